@@ -2,6 +2,7 @@ package io.sluice.tuning;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -94,6 +95,45 @@ public enum Layout
             names.add(stages.get(0));
         }
         return List.copyOf(names);
+    }
+
+    /**
+     * Checks the {@code [tuning.stages.<stage>]} tables found in the configuration against this layout's thread
+     * names, so a setting that would be ignored is an error instead.
+     *
+     * @param stageTables the {@code <stage>} names of the tables present, in any order.
+     * @throws IllegalArgumentException naming each table this layout has no thread for, for example
+     *                                  {@code "tuning.stages.route: layout \"fused\" runs route on the source thread;
+     *                                  configure it under [tuning.stages.source]"}.
+     */
+    public void checkStageTables(final Collection<String> stageTables)
+    {
+        final List<String> names = threadNames();
+        final List<String> problems = new ArrayList<>();
+        for (final String table : stageTables)
+        {
+            if (names.contains(table))
+            {
+                continue;
+            }
+            String host = null;
+            for (final List<String> stages : threadStages)
+            {
+                if (stages.contains(table))
+                {
+                    host = stages.get(0);
+                }
+            }
+            problems.add("tuning.stages." + table + ": " + (host != null ?
+                "layout \"" + configName + "\" runs " + table + " on the " + host + " thread; configure it under " +
+                "[tuning.stages." + host + "]" :
+                "no such stage thread in layout \"" + configName + "\" (stages: " + String.join(", ", names) + ")"));
+        }
+        if (!problems.isEmpty())
+        {
+            throw new IllegalArgumentException("invalid [tuning] configuration:\n  - " +
+                String.join("\n  - ", problems));
+        }
     }
 
     /**

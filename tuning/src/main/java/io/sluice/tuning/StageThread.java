@@ -23,6 +23,11 @@ public record StageThread(String name, List<String> stages, int threads, WaitKin
     /**
      * Validates the shape (not the cpu, which {@link StagePlan#validate} checks with the key it came from).
      *
+     * @param name     thread and configuration name.
+     * @param stages   the stages this thread runs; copied.
+     * @param threads  how many threads run this, {@code >= 1}.
+     * @param waitKind how it waits, or null for "as {@code [tuning] wait}".
+     * @param cpu      the cpu it is pinned to, or {@link CpuAffinity#UNPINNED}.
      * @throws NullPointerException     if {@code name} or {@code stages} or a stage is null.
      * @throws IllegalArgumentException if {@code name} is blank or has white space or dots, {@code stages} is empty,
      *                                  or {@code threads < 1}.

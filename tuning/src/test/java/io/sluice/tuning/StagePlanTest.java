@@ -281,6 +281,20 @@ class StagePlanTest
     }
 
     @Test
+    void shouldRejectStageTablesTheLayoutHasNoThreadFor()
+    {
+        Layout.SPLIT.checkStageTables(List.of("sink", "route", "source"));
+        Layout.FUSED.checkStageTables(List.of("source", "sink"));
+        Layout.FUSED.checkStageTables(List.of());
+
+        final String message = assertThrows(IllegalArgumentException.class,
+            () -> Layout.FUSED.checkStageTables(List.of("source", "route", "produce"))).getMessage();
+        assertContains(message, "tuning.stages.route: layout \"fused\" runs route on the source thread; " +
+            "configure it under [tuning.stages.source]");
+        assertContains(message, "tuning.stages.produce: no such stage thread in layout \"fused\" (stages: source, sink)");
+    }
+
+    @Test
     void shouldFuseByDefaultOnTwoCpus()
     {
         assertEquals(Layout.FUSED, Layout.defaultFor(2));
