@@ -182,20 +182,7 @@ public final class TopicNameSanitizer
      */
     public static boolean isBlank(final String value)
     {
-        if (value == null)
-        {
-            return true;
-        }
-        for (int i = 0; i < value.length(); )
-        {
-            final int codePoint = value.codePointAt(i);
-            if (!isWhitespace(codePoint))
-            {
-                return false;
-            }
-            i += Character.charCount(codePoint);
-        }
-        return true;
+        return value == null || trim(value).isEmpty();
     }
 
     /**
@@ -257,6 +244,24 @@ public final class TopicNameSanitizer
             }
         }
         return true;
+    }
+
+    /**
+     * {@code value} without surrounding whitespace code points (see {@link #isWhitespace(int)}).
+     */
+    static String trim(final String value)
+    {
+        int start = 0;
+        int end = value.length();
+        while (start < end && isWhitespace(value.codePointAt(start)))
+        {
+            start += Character.charCount(value.codePointAt(start));
+        }
+        while (end > start && isWhitespace(value.codePointBefore(end)))
+        {
+            end -= Character.charCount(value.codePointBefore(end));
+        }
+        return value.substring(start, end);
     }
 
     /**
