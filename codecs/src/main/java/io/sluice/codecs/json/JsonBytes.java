@@ -218,8 +218,10 @@ final class JsonBytes
      * @return the code point (0..0x10FFFF, never a surrogate) or a negative {@link JsonError} code:
      *     {@link JsonError#TRUNCATED}, {@link JsonError#BAD_ESCAPE} or {@link JsonError#LONE_SURROGATE}. The raw length
      *     of a successful escape is {@link #escapeLength}.
+     * @param endsString true if {@code end} is the end of the string's contents (a high surrogate there is lone),
+     *                   false if it is the end of the document (a high surrogate there is truncated).
      */
-    static int decodeEscape(final DirectBuffer buffer, final int index, final int end)
+    static int decodeEscape(final DirectBuffer buffer, final int index, final int end, final boolean endsString)
     {
         if (index + 1 >= end)
         {
@@ -245,6 +247,10 @@ final class JsonBytes
             return JsonError.LONE_SURROGATE;
         }
         final int next = index + 6;
+        if (next >= end && endsString)
+        {
+            return JsonError.LONE_SURROGATE;
+        }
         if (next >= end || (next + 1 >= end && buffer.getByte(next) == '\\'))
         {
             return JsonError.TRUNCATED;

@@ -95,7 +95,7 @@ final class JsonReader
             if (c == '\\')
             {
                 escaped = true;
-                final int codePoint = JsonBytes.decodeEscape(buffer, i, end);
+                final int codePoint = JsonBytes.decodeEscape(buffer, i, end, false);
                 if (codePoint < 0)
                 {
                     return fail(codePoint, codePoint == JsonError.TRUNCATED ? end : i);

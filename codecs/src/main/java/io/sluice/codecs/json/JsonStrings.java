@@ -81,7 +81,7 @@ public final class JsonStrings
             final int c = src.getByte(i) & 0xff;
             if (c == '\\')
             {
-                final int codePoint = JsonBytes.decodeEscape(src, i, end);
+                final int codePoint = JsonBytes.decodeEscape(src, i, end, true);
                 if (codePoint < 0)
                 {
                     return codePoint;
