@@ -191,7 +191,7 @@ class JsonScannerOracleTest
         final JsonScanner scan = new JsonScanner(paths, 32);
         final JsonScanner validate = new JsonScanner(paths, 32);
         int rejected = 0;
-        for (int round = 0; round < 20000; round++)
+        for (int round = 0; round < 8000; round++)
         {
             final byte[] original = round % 2 == 0 ? events.get(random.nextInt(events.size())) :
                 write(randomValue(random, 0, true), random).getBytes(StandardCharsets.UTF_8);
@@ -241,7 +241,7 @@ class JsonScannerOracleTest
                 }
             }
         }
-        assertTrue(rejected > 5000, "mutations mostly break documents: " + rejected);
+        assertTrue(rejected > 2000, "mutations mostly break documents: " + rejected);
     }
 
     private static String printable(final String text)
