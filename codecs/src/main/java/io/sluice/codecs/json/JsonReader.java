@@ -1,0 +1,442 @@
+package io.sluice.codecs.json;
+
+import org.agrona.DirectBuffer;
+
+/**
+ * The validating lexer under {@link JsonScanner} and {@link JsonCursor}: skips whitespace, strings, numbers,
+ * literals and whole containers while checking them against RFC 8259, without recursion (a bit stack of
+ * {@code maxDepth} bits records whether each open container is an object or an array) and without allocation.
+ *
+ * <p>Methods take and return absolute buffer indexes. A method that fails returns {@link #FAIL} and leaves the
+ * reason in {@link #errorCode} and the absolute index of the offending byte in {@link #errorIndex}.
+ *
+ * <p>Not thread-safe: one per owner.
+ */
+final class JsonReader
+{
+    static final int FAIL = -1;
+
+    final int maxDepth;
+    private final long[] containerIsObject;
+
+    DirectBuffer buffer;
+    int end;
+    int errorCode;
+    int errorIndex;
+    /** Whether the last string skipped by {@link #skipString} held a backslash. */
+    boolean lastEscaped;
+
+    JsonReader(final int maxDepth)
+    {
+        if (maxDepth < 1)
+        {
+            throw new IllegalArgumentException("maxDepth must be >= 1: " + maxDepth);
+        }
+        this.maxDepth = maxDepth;
+        this.containerIsObject = new long[(maxDepth >>> 6) + 2];
+    }
+
+    void reset(final DirectBuffer buffer, final int end)
+    {
+        this.buffer = buffer;
+        this.end = end;
+        this.errorCode = JsonError.NONE;
+        this.errorIndex = 0;
+    }
+
+    int fail(final int code, final int index)
+    {
+        errorCode = code;
+        errorIndex = index;
+        return FAIL;
+    }
+
+    int skipWhitespace(final int index)
+    {
+        final DirectBuffer buffer = this.buffer;
+        final int end = this.end;
+        int i = index;
+        while (i < end)
+        {
+            final int c = buffer.getByte(i);
+            if (c != ' ' && c != '\n' && c != '\r' && c != '\t')
+            {
+                return i;
+            }
+            i++;
+        }
+        return i;
+    }
+
+    /**
+     * Skips a string whose opening quote is at {@code index - 1}, validating UTF-8, control characters and escapes.
+     *
+     * @return the index after the closing quote, or {@link #FAIL}; sets {@link #lastEscaped}.
+     */
+    int skipString(final int index)
+    {
+        final DirectBuffer buffer = this.buffer;
+        final int end = this.end;
+        boolean escaped = false;
+        int i = index;
+        while (true)
+        {
+            i = JsonBytes.skipPlain(buffer, i, end);
+            if (i >= end)
+            {
+                return fail(JsonError.TRUNCATED, end);
+            }
+            final int c = buffer.getByte(i) & 0xff;
+            if (c == '"')
+            {
+                lastEscaped = escaped;
+                return i + 1;
+            }
+            if (c == '\\')
+            {
+                escaped = true;
+                final int codePoint = JsonBytes.decodeEscape(buffer, i, end, false);
+                if (codePoint < 0)
+                {
+                    return fail(codePoint, codePoint == JsonError.TRUNCATED ? end : i);
+                }
+                i += JsonBytes.escapeLength(buffer, i, codePoint);
+            }
+            else if (c < 0x20)
+            {
+                return fail(JsonError.CONTROL_CHAR_IN_STRING, i);
+            }
+            else
+            {
+                final int length = JsonBytes.utf8SequenceLength(buffer, i, end, c);
+                if (length < 0)
+                {
+                    return length == JsonBytes.UTF8_TRUNCATED ?
+                        fail(JsonError.TRUNCATED, end) : fail(JsonError.INVALID_UTF8, i);
+                }
+                i += length;
+            }
+        }
+    }
+
+    /**
+     * Skips a number starting at {@code index} ({@code -} or a digit) by the RFC 8259 grammar; the number must be
+     * followed by the end of input, whitespace, a comma or a closing bracket.
+     *
+     * @return the index after the number, or {@link #FAIL}.
+     */
+    int skipNumber(final int index)
+    {
+        final DirectBuffer buffer = this.buffer;
+        final int end = this.end;
+        int i = index;
+        int c = buffer.getByte(i);
+        if (c == '-')
+        {
+            if (++i >= end)
+            {
+                return fail(JsonError.TRUNCATED, end);
+            }
+            c = buffer.getByte(i);
+        }
+        if (c == '0')
+        {
+            i++;
+        }
+        else if (c >= '1' && c <= '9')
+        {
+            i = skipDigits(i + 1);
+        }
+        else
+        {
+            return fail(JsonError.BAD_NUMBER, i);
+        }
+        if (i >= end)
+        {
+            return i;
+        }
+        c = buffer.getByte(i);
+        if (c == '.')
+        {
+            if (++i >= end)
+            {
+                return fail(JsonError.TRUNCATED, end);
+            }
+            if (!isDigit(buffer.getByte(i)))
+            {
+                return fail(JsonError.BAD_NUMBER, i);
+            }
+            i = skipDigits(i + 1);
+            if (i >= end)
+            {
+                return i;
+            }
+            c = buffer.getByte(i);
+        }
+        if (c == 'e' || c == 'E')
+        {
+            if (++i >= end)
+            {
+                return fail(JsonError.TRUNCATED, end);
+            }
+            c = buffer.getByte(i);
+            if (c == '+' || c == '-')
+            {
+                if (++i >= end)
+                {
+                    return fail(JsonError.TRUNCATED, end);
+                }
+                c = buffer.getByte(i);
+            }
+            if (!isDigit(c))
+            {
+                return fail(JsonError.BAD_NUMBER, i);
+            }
+            i = skipDigits(i + 1);
+            if (i >= end)
+            {
+                return i;
+            }
+            c = buffer.getByte(i);
+        }
+        return JsonBytes.isDelimiter(c) ? i : fail(JsonError.BAD_NUMBER, i);
+    }
+
+    private int skipDigits(final int index)
+    {
+        final DirectBuffer buffer = this.buffer;
+        final int end = this.end;
+        int i = index;
+        while (i < end && isDigit(buffer.getByte(i)))
+        {
+            i++;
+        }
+        return i;
+    }
+
+    private static boolean isDigit(final int c)
+    {
+        return c >= '0' && c <= '9';
+    }
+
+    /**
+     * Skips {@code true}, {@code false} or {@code null} starting at {@code index}; the literal must be followed by the
+     * end of input, whitespace, a comma or a closing bracket.
+     *
+     * @return the index after the literal, or {@link #FAIL}.
+     */
+    int skipLiteral(final int index, final int first)
+    {
+        final String literal = first == 't' ? "true" : first == 'f' ? "false" : "null";
+        final DirectBuffer buffer = this.buffer;
+        final int end = this.end;
+        final int length = literal.length();
+        for (int k = 1; k < length; k++)
+        {
+            final int i = index + k;
+            if (i >= end)
+            {
+                return fail(JsonError.TRUNCATED, end);
+            }
+            if (buffer.getByte(i) != literal.charAt(k))
+            {
+                return fail(JsonError.UNEXPECTED_BYTE, i);
+            }
+        }
+        final int after = index + length;
+        return after >= end || JsonBytes.isDelimiter(buffer.getByte(after)) ? after :
+            fail(JsonError.UNEXPECTED_BYTE, after);
+    }
+
+    /**
+     * Skips any value starting at {@code index} (no leading whitespace) inside containers already open to
+     * {@code depth}.
+     *
+     * @return the index after the value, or {@link #FAIL}.
+     */
+    int skipValue(final int index, final int depth)
+    {
+        final int c = buffer.getByte(index);
+        switch (c)
+        {
+            case '"':
+                return skipString(index + 1);
+            case '{':
+            case '[':
+                return skipContainer(index, depth);
+            case 't':
+            case 'f':
+            case 'n':
+                return skipLiteral(index, c);
+            default:
+                if (c == '-' || (c >= '0' && c <= '9'))
+                {
+                    return skipNumber(index);
+                }
+                return fail(JsonError.UNEXPECTED_BYTE, index);
+        }
+    }
+
+    private int skipScalar(final int index, final int c)
+    {
+        if (c == '"')
+        {
+            return skipString(index + 1);
+        }
+        if (c == 't' || c == 'f' || c == 'n')
+        {
+            return skipLiteral(index, c);
+        }
+        if (c == '-' || (c >= '0' && c <= '9'))
+        {
+            return skipNumber(index);
+        }
+        return fail(JsonError.UNEXPECTED_BYTE, index);
+    }
+
+    /**
+     * Skips an object member's key and colon: {@code index} is at the key's opening quote.
+     *
+     * @return the index of the member's value (whitespace skipped, at least one byte available), or {@link #FAIL}.
+     */
+    int skipKeyAndColon(final int index)
+    {
+        final DirectBuffer buffer = this.buffer;
+        if (buffer.getByte(index) != '"')
+        {
+            return fail(JsonError.UNEXPECTED_BYTE, index);
+        }
+        int i = skipString(index + 1);
+        if (i < 0)
+        {
+            return FAIL;
+        }
+        i = skipWhitespace(i);
+        if (i >= end)
+        {
+            return fail(JsonError.TRUNCATED, end);
+        }
+        if (buffer.getByte(i) != ':')
+        {
+            return fail(JsonError.UNEXPECTED_BYTE, i);
+        }
+        i = skipWhitespace(i + 1);
+        return i < end ? i : fail(JsonError.TRUNCATED, end);
+    }
+
+    /**
+     * Skips an object or array whose opening bracket is at {@code index}, inside containers already open to
+     * {@code depth}, iteratively.
+     *
+     * @return the index after the closing bracket, or {@link #FAIL}.
+     */
+    int skipContainer(final int index, final int depth)
+    {
+        final DirectBuffer buffer = this.buffer;
+        final int end = this.end;
+        final long[] stack = this.containerIsObject;
+        final int maxDepth = this.maxDepth;
+        int i = index;
+        int d = depth;
+        int c = buffer.getByte(i);
+        while (true)
+        {
+            // i is at an opening bracket c
+            if (++d > maxDepth)
+            {
+                return fail(JsonError.TOO_DEEP, i);
+            }
+            boolean isObject = c == '{';
+            if (isObject)
+            {
+                stack[d >>> 6] |= 1L << d;
+            }
+            else
+            {
+                stack[d >>> 6] &= ~(1L << d);
+            }
+            i = skipWhitespace(i + 1);
+            if (i >= end)
+            {
+                return fail(JsonError.TRUNCATED, end);
+            }
+            c = buffer.getByte(i);
+            boolean open = false;
+            if (c == (isObject ? '}' : ']'))
+            {
+                i++;
+                d--;
+            }
+            else
+            {
+                if (isObject)
+                {
+                    i = skipKeyAndColon(i);
+                    if (i < 0)
+                    {
+                        return FAIL;
+                    }
+                    c = buffer.getByte(i);
+                }
+                if (c == '{' || c == '[')
+                {
+                    open = true;
+                }
+                else if ((i = skipScalar(i, c)) < 0)
+                {
+                    return FAIL;
+                }
+            }
+
+            // after a complete value (or an empty container): continue the enclosing container at depth d
+            while (!open)
+            {
+                if (d == depth)
+                {
+                    return i;
+                }
+                i = skipWhitespace(i);
+                if (i >= end)
+                {
+                    return fail(JsonError.TRUNCATED, end);
+                }
+                c = buffer.getByte(i);
+                isObject = (stack[d >>> 6] & (1L << d)) != 0;
+                if (c == ',')
+                {
+                    i = skipWhitespace(i + 1);
+                    if (i >= end)
+                    {
+                        return fail(JsonError.TRUNCATED, end);
+                    }
+                    if (isObject)
+                    {
+                        i = skipKeyAndColon(i);
+                        if (i < 0)
+                        {
+                            return FAIL;
+                        }
+                    }
+                    c = buffer.getByte(i);
+                    if (c == '{' || c == '[')
+                    {
+                        open = true;
+                    }
+                    else if ((i = skipScalar(i, c)) < 0)
+                    {
+                        return FAIL;
+                    }
+                }
+                else if (c == (isObject ? '}' : ']'))
+                {
+                    i++;
+                    d--;
+                }
+                else
+                {
+                    return fail(JsonError.UNEXPECTED_BYTE, i);
+                }
+            }
+        }
+    }
+}

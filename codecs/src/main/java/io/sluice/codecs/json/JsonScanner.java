@@ -1,0 +1,522 @@
+package io.sluice.codecs.json;
+
+import java.util.Arrays;
+
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * Finds every path of a {@link JsonPathSet} in one pass over a JSON document held in a {@link DirectBuffer}
+ * (typically an off-heap record slot), validating what it passes over, and allocating nothing.
+ *
+ * <h2>What a scan does</h2>
+ * <ul>
+ *   <li>{@link #scan} reads the document from the start and descends only into objects and arrays that lie on a
+ *       compiled path; every other value is skipped, but still validated against RFC 8259 (UTF-8, control
+ *       characters, escapes and surrogate pairing in strings, number grammar, literals, brackets, depth). It stops
+ *       as soon as every distinct path has been found: bytes after that point are not looked at.</li>
+ *   <li>{@link #validate} does the same without the early stop and so checks the whole document, including that
+ *       only whitespace follows the top-level value. With an empty path set {@link #scan} behaves the same.</li>
+ *   <li>Duplicate keys: the first occurrence wins; later members with the same key are skipped (validated, never
+ *       descended into).</li>
+ *   <li>A top-level value that is not an object or array is validated; every path is then
+ *       {@link JsonKind#MISSING}.</li>
+ *   <li>On an error, values completely and validly scanned before the error keep their result (they ended before
+ *       the error offset); every other path is {@link JsonKind#MISSING}. A value is complete when its last byte is
+ *       read: a number or literal additionally needs its following byte to be a delimiter, so {@code 12x} is an
+ *       error and never the number {@code 12}.</li>
+ *   <li>Nesting: the top-level container has depth 1; a container deeper than {@code maxDepth} is
+ *       {@link JsonError#TOO_DEEP}.</li>
+ * </ul>
+ *
+ * <p>Results are per path index of the {@link JsonPathSet}; offsets are absolute indexes into the scanned buffer,
+ * whereas {@link #errorOffset()} is relative to the scan's {@code offset}.
+ *
+ * <p>Not thread-safe: one instance per thread, reused for every record.
+ */
+public final class JsonScanner
+{
+    /** A default nesting limit that real event data never reaches. */
+    public static final int DEFAULT_MAX_DEPTH = 128;
+
+    private static final int STOP = -2;
+
+    private final JsonPathSet paths;
+    private final JsonReader reader;
+    private final int slotCount;
+    private final int[] kinds;
+    private final int[] offsets;
+    private final int[] lengths;
+    private final boolean[] escapes;
+    private final int[] nodeSeenEpoch;
+    private final UnsafeBuffer keyScratch;
+
+    private DirectBuffer buffer;
+    private int start;
+    private int epoch;
+    private int found;
+    private boolean stopEarly;
+    private int errorCode;
+    private int errorOffset;
+
+    /**
+     * Creates a scanner for a path set.
+     *
+     * @param paths    the compiled paths; shared, immutable.
+     * @param maxDepth the deepest nesting of objects and arrays accepted, {@code >= 1}.
+     * @throws IllegalArgumentException if {@code maxDepth < 1}.
+     */
+    public JsonScanner(final JsonPathSet paths, final int maxDepth)
+    {
+        this.paths = paths;
+        this.reader = new JsonReader(maxDepth);
+        this.slotCount = paths.slotCount();
+        this.kinds = new int[slotCount];
+        this.offsets = new int[slotCount];
+        this.lengths = new int[slotCount];
+        this.escapes = new boolean[slotCount];
+        this.nodeSeenEpoch = new int[paths.nodeCount()];
+        // a key whose raw form is longer than 6x the longest name cannot decode to any name (see keyMatches)
+        this.keyScratch = new UnsafeBuffer(new byte[Math.max(16, paths.maxNameLength * 6 + 12)]);
+    }
+
+    /**
+     * The path set this scanner finds.
+     *
+     * @return the path set.
+     */
+    public JsonPathSet paths()
+    {
+        return paths;
+    }
+
+    /**
+     * Scans a document for every path, stopping once all are found.
+     *
+     * @param buffer the document's buffer.
+     * @param offset index of the document's first byte.
+     * @param length number of bytes of the document.
+     * @return {@link JsonError#NONE} or a negative {@link JsonError} code (also in {@link #errorCode()}).
+     */
+    public int scan(final DirectBuffer buffer, final int offset, final int length)
+    {
+        return run(buffer, offset, length, true);
+    }
+
+    /**
+     * Validates the whole document (no early stop) and finds every path on the way.
+     *
+     * @param buffer the document's buffer.
+     * @param offset index of the document's first byte.
+     * @param length number of bytes of the document.
+     * @return {@link JsonError#NONE} if the whole document is valid JSON, else a negative {@link JsonError} code.
+     */
+    public int validate(final DirectBuffer buffer, final int offset, final int length)
+    {
+        return run(buffer, offset, length, false);
+    }
+
+    private int run(final DirectBuffer buffer, final int offset, final int length, final boolean stopEarly)
+    {
+        this.buffer = buffer;
+        this.start = offset;
+        this.stopEarly = stopEarly;
+        this.found = 0;
+        Arrays.fill(kinds, JsonKind.MISSING);
+        if (++epoch == 0)
+        {
+            Arrays.fill(nodeSeenEpoch, 0);
+            epoch = 1;
+        }
+        final int end = offset + length;
+        final JsonReader reader = this.reader;
+        reader.reset(buffer, end);
+
+        final int i = reader.skipWhitespace(offset);
+        if (i >= end)
+        {
+            return error(JsonError.EMPTY_DOCUMENT, length);
+        }
+        final int c = buffer.getByte(i);
+        final int after;
+        if (c == '{' && paths.childCount[0] > 0)
+        {
+            after = scanObject(i, 0, 0);
+        }
+        else if (c == '[' && paths.childCount[0] > 0)
+        {
+            after = scanArray(i, 0, 0);
+        }
+        else
+        {
+            after = reader.skipValue(i, 0);
+        }
+
+        if (after == STOP)
+        {
+            return success();
+        }
+        if (after < 0)
+        {
+            return error(reader.errorCode, reader.errorIndex - offset);
+        }
+        final int trailing = reader.skipWhitespace(after);
+        if (trailing < end)
+        {
+            return error(JsonError.TRAILING_DATA, trailing - offset);
+        }
+        return success();
+    }
+
+    private int success()
+    {
+        errorCode = JsonError.NONE;
+        errorOffset = 0;
+        return JsonError.NONE;
+    }
+
+    private int error(final int code, final int relativeOffset)
+    {
+        errorCode = code;
+        errorOffset = relativeOffset;
+        return code;
+    }
+
+    private int scanObject(final int index, final int node, final int depth)
+    {
+        final JsonReader reader = this.reader;
+        final DirectBuffer buffer = this.buffer;
+        final int end = reader.end;
+        final int d = depth + 1;
+        if (d > reader.maxDepth)
+        {
+            return reader.fail(JsonError.TOO_DEEP, index);
+        }
+        int i = reader.skipWhitespace(index + 1);
+        if (i >= end)
+        {
+            return reader.fail(JsonError.TRUNCATED, end);
+        }
+        int c = buffer.getByte(i);
+        if (c == '}')
+        {
+            return i + 1;
+        }
+        while (true)
+        {
+            if (c != '"')
+            {
+                return reader.fail(JsonError.UNEXPECTED_BYTE, i);
+            }
+            final int keyStart = i + 1;
+            final int keyEnd = reader.skipString(keyStart);
+            if (keyEnd < 0)
+            {
+                return JsonReader.FAIL;
+            }
+            final boolean keyEscaped = reader.lastEscaped;
+            i = reader.skipWhitespace(keyEnd);
+            if (i >= end)
+            {
+                return reader.fail(JsonError.TRUNCATED, end);
+            }
+            if (buffer.getByte(i) != ':')
+            {
+                return reader.fail(JsonError.UNEXPECTED_BYTE, i);
+            }
+            i = reader.skipWhitespace(i + 1);
+            if (i >= end)
+            {
+                return reader.fail(JsonError.TRUNCATED, end);
+            }
+            final int child = findKey(node, keyStart, keyEnd - 1, keyEscaped);
+            i = child < 0 ? reader.skipValue(i, d) : scanMember(i, child, d);
+            if (i < 0)
+            {
+                return i;
+            }
+            i = reader.skipWhitespace(i);
+            if (i >= end)
+            {
+                return reader.fail(JsonError.TRUNCATED, end);
+            }
+            c = buffer.getByte(i);
+            if (c == ',')
+            {
+                i = reader.skipWhitespace(i + 1);
+                if (i >= end)
+                {
+                    return reader.fail(JsonError.TRUNCATED, end);
+                }
+                c = buffer.getByte(i);
+            }
+            else if (c == '}')
+            {
+                return i + 1;
+            }
+            else
+            {
+                return reader.fail(JsonError.UNEXPECTED_BYTE, i);
+            }
+        }
+    }
+
+    private int scanArray(final int index, final int node, final int depth)
+    {
+        final JsonReader reader = this.reader;
+        final DirectBuffer buffer = this.buffer;
+        final int end = reader.end;
+        final int d = depth + 1;
+        if (d > reader.maxDepth)
+        {
+            return reader.fail(JsonError.TOO_DEEP, index);
+        }
+        int i = reader.skipWhitespace(index + 1);
+        if (i >= end)
+        {
+            return reader.fail(JsonError.TRUNCATED, end);
+        }
+        if (buffer.getByte(i) == ']')
+        {
+            return i + 1;
+        }
+        int element = 0;
+        while (true)
+        {
+            final int child = findIndex(node, element);
+            i = child < 0 ? reader.skipValue(i, d) : scanMember(i, child, d);
+            if (i < 0)
+            {
+                return i;
+            }
+            i = reader.skipWhitespace(i);
+            if (i >= end)
+            {
+                return reader.fail(JsonError.TRUNCATED, end);
+            }
+            final int c = buffer.getByte(i);
+            if (c == ',')
+            {
+                i = reader.skipWhitespace(i + 1);
+                if (i >= end)
+                {
+                    return reader.fail(JsonError.TRUNCATED, end);
+                }
+                element++;
+            }
+            else if (c == ']')
+            {
+                return i + 1;
+            }
+            else
+            {
+                return reader.fail(JsonError.UNEXPECTED_BYTE, i);
+            }
+        }
+    }
+
+    /** Scans the value at {@code index} of a member that matched trie node {@code child}. */
+    private int scanMember(final int index, final int child, final int depth)
+    {
+        final JsonReader reader = this.reader;
+        if (nodeSeenEpoch[child] == epoch)
+        {
+            return reader.skipValue(index, depth); // duplicate key: the first occurrence won
+        }
+        nodeSeenEpoch[child] = epoch;
+
+        final JsonPathSet paths = this.paths;
+        final int c = buffer.getByte(index);
+        final int after;
+        if (paths.childCount[child] > 0 && c == '{')
+        {
+            after = scanObject(index, child, depth);
+        }
+        else if (paths.childCount[child] > 0 && c == '[')
+        {
+            after = scanArray(index, child, depth);
+        }
+        else
+        {
+            after = reader.skipValue(index, depth);
+        }
+        if (after < 0)
+        {
+            return after;
+        }
+        final int slot = paths.terminalSlot[child];
+        if (slot >= 0)
+        {
+            final int kind = JsonKind.ofFirstByte(c);
+            kinds[slot] = kind;
+            if (kind == JsonKind.STRING)
+            {
+                offsets[slot] = index + 1;
+                lengths[slot] = after - index - 2;
+                escapes[slot] = reader.lastEscaped;
+            }
+            else
+            {
+                offsets[slot] = index;
+                lengths[slot] = after - index;
+                escapes[slot] = false;
+            }
+            if (++found == slotCount && stopEarly)
+            {
+                return STOP;
+            }
+        }
+        return after;
+    }
+
+    private int findIndex(final int node, final int element)
+    {
+        final JsonPathSet paths = this.paths;
+        final int first = paths.childStart[node];
+        final int last = first + paths.childCount[node];
+        for (int k = first; k < last; k++)
+        {
+            if (paths.childArrayIndex[k] == element)
+            {
+                return paths.childNode[k];
+            }
+        }
+        return -1;
+    }
+
+    private int findKey(final int node, final int keyStart, final int keyEnd, final boolean keyEscaped)
+    {
+        final JsonPathSet paths = this.paths;
+        final int first = paths.childStart[node];
+        final int last = first + paths.childCount[node];
+        if (first == last)
+        {
+            return -1;
+        }
+        final DirectBuffer buffer = this.buffer;
+        int from = keyStart;
+        int length = keyEnd - keyStart;
+        DirectBuffer source = buffer;
+        if (keyEscaped)
+        {
+            if (length > keyScratch.capacity())
+            {
+                return -1;
+            }
+            length = JsonStrings.unescape(buffer, keyStart, length, keyScratch, 0);
+            if (length < 0)
+            {
+                return -1;
+            }
+            source = keyScratch;
+            from = 0;
+        }
+        final byte[][] names = paths.childName;
+        for (int k = first; k < last; k++)
+        {
+            final byte[] name = names[k];
+            if (name.length == length && equals(source, from, name))
+            {
+                return paths.childNode[k];
+            }
+        }
+        return -1;
+    }
+
+    private static boolean equals(final DirectBuffer source, final int from, final byte[] name)
+    {
+        for (int j = 0; j < name.length; j++)
+        {
+            if (source.getByte(from + j) != name[j])
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The code of the last scan.
+     *
+     * @return {@link JsonError#NONE} or a negative {@link JsonError} code.
+     */
+    public int errorCode()
+    {
+        return errorCode;
+    }
+
+    /**
+     * Where the last scan's error was found.
+     *
+     * @return the byte offset relative to the {@code offset} passed to the scan (the document length for a
+     *     truncated document), or 0 when there was no error.
+     */
+    public int errorOffset()
+    {
+        return errorOffset;
+    }
+
+    /**
+     * The kind found for a path in the last scan.
+     *
+     * @param pathIndex index into the {@link JsonPathSet}.
+     * @return a {@link JsonKind} constant, {@link JsonKind#MISSING} if not found.
+     */
+    public int kind(final int pathIndex)
+    {
+        return kinds[paths.slot(pathIndex)];
+    }
+
+    /**
+     * Absolute index in the scanned buffer of a found value (see {@link JsonValueView} for what the range covers).
+     *
+     * @param pathIndex index into the {@link JsonPathSet}.
+     * @return the offset; meaningless if {@link #kind} is {@link JsonKind#MISSING}.
+     */
+    public int valueOffset(final int pathIndex)
+    {
+        return offsets[paths.slot(pathIndex)];
+    }
+
+    /**
+     * Length in bytes of a found value.
+     *
+     * @param pathIndex index into the {@link JsonPathSet}.
+     * @return the length; meaningless if {@link #kind} is {@link JsonKind#MISSING}.
+     */
+    public int valueLength(final int pathIndex)
+    {
+        return lengths[paths.slot(pathIndex)];
+    }
+
+    /**
+     * Whether a found string value contains escapes.
+     *
+     * @param pathIndex index into the {@link JsonPathSet}.
+     * @return true if the string needs {@link JsonStrings#unescape}.
+     */
+    public boolean escaped(final int pathIndex)
+    {
+        return escapes[paths.slot(pathIndex)];
+    }
+
+    /**
+     * Points a view at the value found for a path, or makes it missing.
+     *
+     * @param pathIndex index into the {@link JsonPathSet}.
+     * @param into      the view to fill.
+     */
+    public void value(final int pathIndex, final JsonValueView into)
+    {
+        final int slot = paths.slot(pathIndex);
+        final int kind = kinds[slot];
+        if (kind == JsonKind.MISSING)
+        {
+            into.setMissing();
+        }
+        else
+        {
+            into.set(buffer, kind, offsets[slot], lengths[slot], escapes[slot]);
+        }
+    }
+}

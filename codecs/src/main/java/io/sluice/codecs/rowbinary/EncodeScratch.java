@@ -1,0 +1,155 @@
+package io.sluice.codecs.rowbinary;
+
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import io.sluice.codecs.json.JsonCursor;
+import io.sluice.codecs.json.JsonKind;
+import io.sluice.codecs.json.JsonStrings;
+import io.sluice.codecs.json.JsonValueView;
+
+/**
+ * Per-thread working memory for {@link ColumnEncoder}s: a buffer for unescaped strings, cursors and element views for
+ * each nesting level of Array, Map and Tuple, and the fields conversions leave their results in.
+ *
+ * <p>Everything is allocated up front or on the first use of a nesting level, so encoding allocates nothing in
+ * steady state. Not thread-safe: one per encoding thread, shared by all of that thread's encoders.
+ */
+public final class EncodeScratch
+{
+    private final UnsafeBuffer unescaped;
+    private JsonCursor[] cursors = new JsonCursor[0];
+    private JsonValueView[] elements = new JsonValueView[0];
+    private JsonValueView[] keys = new JsonValueView[0];
+
+    // results of text() and of the number parsers
+    DirectBuffer textBuffer;
+    int textOffset;
+    int textLength;
+    long resultLow;
+    long resultHigh;
+
+    // the parts of a number found by Numbers.split
+    boolean negative;
+    int intStart;
+    int intEnd;
+    int fracStart;
+    int fracEnd;
+    long exponent;
+
+    /**
+     * Creates scratch space.
+     *
+     * @param maxStringBytes the longest string, in raw bytes, that may need unescaping; escaped strings longer than
+     *                       this fail with {@link ConversionError#TOO_LONG}. Strings without escapes have no limit.
+     * @throws IllegalArgumentException if negative.
+     */
+    public EncodeScratch(final int maxStringBytes)
+    {
+        if (maxStringBytes < 0)
+        {
+            throw new IllegalArgumentException("maxStringBytes must be >= 0: " + maxStringBytes);
+        }
+        this.unescaped = new UnsafeBuffer(new byte[Math.max(64, maxStringBytes)]);
+    }
+
+    /**
+     * Capacity of the unescape buffer in bytes.
+     *
+     * @return the capacity.
+     */
+    public int maxStringBytes()
+    {
+        return unescaped.capacity();
+    }
+
+    /**
+     * Points {@link #textBuffer}/{@link #textOffset}/{@link #textLength} at the UTF-8 text of a STRING view,
+     * unescaping into this scratch only when the string holds escapes.
+     *
+     * @return {@link ConversionError#NONE}, {@link ConversionError#INVALID_STRING} or {@link ConversionError#TOO_LONG}.
+     */
+    int text(final JsonValueView value)
+    {
+        if (!value.escaped())
+        {
+            textBuffer = value.buffer();
+            textOffset = value.offset();
+            textLength = value.length();
+            return ConversionError.NONE;
+        }
+        if (JsonStrings.maxUnescapedLength(value.length()) > unescaped.capacity())
+        {
+            return ConversionError.TOO_LONG;
+        }
+        final int n = JsonStrings.unescape(value.buffer(), value.offset(), value.length(), unescaped, 0);
+        if (n < 0)
+        {
+            return ConversionError.INVALID_STRING;
+        }
+        textBuffer = unescaped;
+        textOffset = 0;
+        textLength = n;
+        return ConversionError.NONE;
+    }
+
+    /**
+     * Points the text fields at the literal bytes of a NUMBER, or the text of a STRING.
+     *
+     * @return {@link ConversionError#NONE}, a string error, or {@link ConversionError#WRONG_KIND} for other kinds.
+     */
+    int numberText(final JsonValueView value)
+    {
+        if (value.kind() == JsonKind.NUMBER)
+        {
+            textBuffer = value.buffer();
+            textOffset = value.offset();
+            textLength = value.length();
+            return ConversionError.NONE;
+        }
+        if (value.kind() == JsonKind.STRING)
+        {
+            return text(value);
+        }
+        return ConversionError.WRONG_KIND;
+    }
+
+    JsonCursor cursor(final int level)
+    {
+        ensureLevel(level);
+        return cursors[level];
+    }
+
+    JsonValueView element(final int level)
+    {
+        ensureLevel(level);
+        return elements[level];
+    }
+
+    JsonValueView key(final int level)
+    {
+        ensureLevel(level);
+        return keys[level];
+    }
+
+    private void ensureLevel(final int level)
+    {
+        if (level < cursors.length)
+        {
+            return;
+        }
+        final int size = level + 1;
+        final JsonCursor[] newCursors = java.util.Arrays.copyOf(cursors, size);
+        final JsonValueView[] newElements = java.util.Arrays.copyOf(elements, size);
+        final JsonValueView[] newKeys = java.util.Arrays.copyOf(keys, size);
+        for (int i = cursors.length; i < size; i++)
+        {
+            newCursors[i] = new JsonCursor();
+            newElements[i] = new JsonValueView();
+            newKeys[i] = new JsonValueView();
+        }
+        cursors = newCursors;
+        elements = newElements;
+        keys = newKeys;
+    }
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Builds the benchmarks jar and runs the codec benchmarks (JSON path extraction vs Jackson streaming and tree,
+# murmur2 vs Kafka's Utils.murmur2, RowBinary encoding) with JMH's GC profiler, then prints the comparison.
+# Short iterations for a 2-core machine: the whole run takes about 3-4 minutes.
+#
+#   scripts/bench-codecs.sh                 # build and run everything
+#   SKIP_BUILD=1 scripts/bench-codecs.sh    # reuse bench/target/benchmarks.jar
+#   JMH_ARGS="-wi 5 -i 10" scripts/bench-codecs.sh   # longer runs
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+if [ -z "${SKIP_BUILD:-}" ]; then
+  mvn -B -q -pl bench -am package -DskipTests
+fi
+jar="$root/bench/target/benchmarks.jar"
+out="$root/bench/target/bench-codecs"
+mkdir -p "$out"
+
+# the flags Agrona and Chronicle need on Java 17 (same as the parent pom's sluice.jvm.flags)
+flags="--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED --add-exports=java.base/jdk.internal.ref=ALL-UNNAMED \
+--add-exports=java.base/sun.nio.ch=ALL-UNNAMED --add-exports=jdk.unsupported/sun.misc=ALL-UNNAMED \
+--add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.lang.reflect=ALL-UNNAMED \
+--add-opens=java.base/java.io=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED \
+--add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED \
+-Dchronicle.analytics.disable=true -Dsluice.shared.dir=${SLUICE_SHARED_DIR:-$root/../shared}"
+if [ -z "${SLUICE_SHARED_DIR:-}" ] && [ ! -d "$root/../shared/data" ]; then
+  # a worktree such as /work/wt/codecs finds the shared folder further up
+  d="$root"
+  while [ "$d" != "/" ] && [ ! -d "$d/shared/data" ]; do d=$(dirname "$d"); done
+  flags="${flags% -Dsluice.shared.dir=*} -Dsluice.shared.dir=$d/shared"
+fi
+common="-f 1 -wi 4 -w 2s -i 5 -r 2s -prof gc ${JMH_ARGS:-}"
+
+echo "== codec benchmarks: $(nproc) cores, $(java -version 2>&1 | head -1), $(date -u +%Y-%m-%dT%H:%MZ)"
+# shellcheck disable=SC2086
+java $flags -jar "$jar" 'io.sluice.bench.codecs.(Extraction|Murmur2|RowBinary)Benchmark' $common \
+  -jvmArgsAppend "$flags" -rf json -rff "$out/default.json"
+# shellcheck disable=SC2086
+java $flags -jar "$jar" 'io.sluice.bench.codecs.ExtractionBenchmark.sluiceScan' $common \
+  -jvmArgsAppend "$flags -Dagrona.disable.bounds.checks=true" -rf json -rff "$out/no-bounds-checks.json"
+
+# shellcheck disable=SC2086
+java $flags -cp "$jar" io.sluice.bench.codecs.CodecsBenchReport "=$out/default.json" \
+  "no-bounds-checks=$out/no-bounds-checks.json"
