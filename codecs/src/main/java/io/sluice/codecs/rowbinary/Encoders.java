@@ -173,6 +173,13 @@ final class Encoders
         @Override
         int encodeValue(final JsonValueView value, final Bytes<?> out, final EncodeScratch scratch)
         {
+            final int kind = value.kind();
+            if (kind == JsonKind.TRUE || kind == JsonKind.FALSE)
+            {
+                // JSON booleans into integer columns as 1/0, as ClickHouse's own JSON input formats do
+                writeFixed(out, bytes, kind == JsonKind.TRUE ? 1 : 0);
+                return ConversionError.NONE;
+            }
             int code = scratch.numberText(value);
             if (code == ConversionError.NONE)
             {
@@ -209,6 +216,13 @@ final class Encoders
         @Override
         int encodeValue(final JsonValueView value, final Bytes<?> out, final EncodeScratch scratch)
         {
+            final int kind = value.kind();
+            if (kind == JsonKind.TRUE || kind == JsonKind.FALSE)
+            {
+                // JSON booleans into integer columns as 1/0, as ClickHouse's own JSON input formats do
+                writeFixed(out, bytes, kind == JsonKind.TRUE ? 1 : 0);
+                return ConversionError.NONE;
+            }
             int code = scratch.numberText(value);
             if (code == ConversionError.NONE)
             {

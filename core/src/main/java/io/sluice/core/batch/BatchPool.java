@@ -1,0 +1,70 @@
+package io.sluice.core.batch;
+
+import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+
+/**
+ * Recycles {@link BatchBuffer}s: the route stage takes, insert workers give back. The pool creates a buffer only
+ * when none is free and fewer than {@code maxBuffers} exist; at the limit {@link #tryAcquire()} returns {@code null}
+ * and the route stage waits (back-pressure), so memory stays bounded by {@code maxBuffers} batches.
+ *
+ * <p>Thread-safety: {@link #tryAcquire()} from one thread (the route stage); {@link #release(BatchBuffer)} from any.
+ */
+public final class BatchPool {
+    private final ManyToOneConcurrentArrayQueue<BatchBuffer> free;
+    private final int maxBuffers;
+    private final long initialBytes;
+    private final int initialRows;
+    private int created;
+
+    /**
+     * @param maxBuffers   most buffers that may exist
+     * @param initialBytes initial row-buffer capacity of a new buffer, bytes
+     * @param initialRows  initial coordinate capacity of a new buffer, rows
+     */
+    public BatchPool(final int maxBuffers, final long initialBytes, final int initialRows) {
+        if (maxBuffers < 1) {
+            throw new IllegalArgumentException("maxBuffers must be >= 1: " + maxBuffers);
+        }
+        this.maxBuffers = maxBuffers;
+        this.initialBytes = initialBytes;
+        this.initialRows = initialRows;
+        this.free = new ManyToOneConcurrentArrayQueue<>(Math.max(2, maxBuffers));
+    }
+
+    /** @return a free buffer, a new one while under the limit, or {@code null} at the limit */
+    public BatchBuffer tryAcquire() {
+        final BatchBuffer b = free.poll();
+        if (b != null) {
+            return b;
+        }
+        if (created < maxBuffers) {
+            created++;
+            return new BatchBuffer(initialBytes, initialRows, this);
+        }
+        return null;
+    }
+
+    void release(final BatchBuffer buffer) {
+        if (!free.offer(buffer)) {
+            throw new IllegalStateException("batch pool over-released");
+        }
+    }
+
+    /** @return buffers created so far */
+    public int created() {
+        return created;
+    }
+
+    /** @return the limit */
+    public int maxBuffers() {
+        return maxBuffers;
+    }
+
+    /** Frees every buffer currently in the pool (at shutdown). */
+    public void close() {
+        BatchBuffer b;
+        while ((b = free.poll()) != null) {
+            b.free();
+        }
+    }
+}

@@ -1,0 +1,402 @@
+package io.sluice.core.config;
+
+import static io.sluice.core.config.ConfigSchema.*;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+import org.tomlj.Toml;
+import org.tomlj.TomlParseError;
+import org.tomlj.TomlParseResult;
+import org.tomlj.TomlTable;
+
+import io.sluice.core.config.SluiceConfig.Branch;
+import io.sluice.core.config.SluiceConfig.Condition;
+import io.sluice.core.pipeline.ErrorPolicy;
+
+/**
+ * Parses and validates a TOML configuration against {@link ConfigSchema}. Every problem is collected (syntax errors
+ * with their line, unknown keys, wrong types, out-of-range values, inconsistent combinations) and reported together
+ * in one {@link ConfigException}. Connects to nothing. Thread-safe (stateless).
+ */
+public final class ConfigLoader {
+    private ConfigLoader() {
+    }
+
+    /**
+     * @param file a TOML file
+     * @return the validated configuration
+     * @throws ConfigException with every problem found, or when the file cannot be read
+     */
+    public static SluiceConfig load(final Path file) {
+        final String text;
+        try {
+            text = Files.readString(file);
+        } catch (final IOException e) {
+            throw new ConfigException("(file)", "cannot read " + file + ": " + e);
+        }
+        return parse(text);
+    }
+
+    /**
+     * @param toml TOML text
+     * @return the validated configuration
+     * @throws ConfigException with every problem found
+     */
+    public static SluiceConfig parse(final String toml) {
+        final TomlParseResult result = Toml.parse(toml);
+        final List<ConfigProblem> problems = new ArrayList<>();
+        if (result.hasErrors()) {
+            for (final TomlParseError e : result.errors()) {
+                problems.add(new ConfigProblem("(syntax)", e.position() == null ? 0 : e.position().line(), e.getMessage()));
+            }
+            throw new ConfigException(problems);
+        }
+        final SluiceConfig config = read(result, problems);
+        if (!problems.isEmpty()) {
+            throw new ConfigException(problems);
+        }
+        return config;
+    }
+
+    private static SluiceConfig read(final TomlTable root, final List<ConfigProblem> problems) {
+        final TableReader top = new TableReader(root, "", "", problems, 0);
+
+        final TableReader kafka = sub(top, KAFKA, problems);
+        final SluiceConfig.Kafka kafkaConfig = new SluiceConfig.Kafka(
+            kafka.string(KAFKA_BOOTSTRAP_SERVERS),
+            kafka.stringMap(KAFKA_CONSUMER),
+            kafka.stringMap(KAFKA_PRODUCER),
+            kafka.stringMap(KAFKA_ADMIN));
+        kafka.finish();
+
+        final TableReader cp = sub(top, CHECKPOINT, problems);
+        final SluiceConfig.Checkpoint checkpoint = new SluiceConfig.Checkpoint(
+            cp.longValue(CHECKPOINT_COMMIT_INTERVAL_MS),
+            cp.longValue(CHECKPOINT_STALLED_FAIL_AFTER_MS),
+            cp.longValue(CHECKPOINT_DRAIN_TIMEOUT_MS));
+        cp.finish();
+
+        final TableReader en = sub(top, ENGINE, problems);
+        final SluiceConfig.Engine engine = new SluiceConfig.Engine(
+            powerOfTwo(en, ENGINE_RING_SIZE),
+            multipleOf64(en, ENGINE_SLOT_BYTES),
+            en.intValue(ENGINE_MAX_RECORD_BYTES),
+            en.intValue(ENGINE_OVERFLOW_BUFFERS),
+            powerOfTwo(en, ENGINE_ACK_WINDOW),
+            en.intValue(ENGINE_QUEUE_DEPTH),
+            en.longValue(ENGINE_STATUS_INTERVAL_MS));
+        en.finish();
+
+        final TableReader tu = sub(top, TUNING, problems);
+        final List<Integer> cpus = tu.ints(TUNING_CPUS);
+        final String wait = tu.string(TUNING_WAIT);
+        final Map<String, SluiceConfig.Tuning.Stage> stages = new LinkedHashMap<>();
+        final TomlTable stagesTable = tu.table(TUNING_STAGES);
+        for (final String stage : stagesTable.keySet()) {
+            final String key = "tuning.stages." + stage;
+            if (!Set.of("source", "route", "sink").contains(stage)) {
+                problems.add(new ConfigProblem(key, stagesTable.inputPositionOf(List.of(stage)).line(),
+                    "unknown stage; stages are source, route, sink"));
+                continue;
+            }
+            if (!(stagesTable.get(List.of(stage)) instanceof TomlTable st)) {
+                problems.add(new ConfigProblem(key, stagesTable.inputPositionOf(List.of(stage)).line(), "expected a table"));
+                continue;
+            }
+            String stageWait = null;
+            int stageCpu = -1;
+            for (final String k : st.keySet()) {
+                final Object v = st.get(List.of(k));
+                final int line = st.inputPositionOf(List.of(k)).line();
+                if (k.equals("wait") && v instanceof String s && TUNING_WAIT.allowed().contains(s)) {
+                    stageWait = s;
+                } else if (k.equals("cpu") && v instanceof Long l && l >= 0 && l < 4096) {
+                    stageCpu = l.intValue();
+                } else if (k.equals("wait") || k.equals("cpu")) {
+                    problems.add(new ConfigProblem(key + "." + k, line, k.equals("wait")
+                        ? "expected one of " + TUNING_WAIT.allowed() : "expected a CPU number >= 0"));
+                } else {
+                    problems.add(new ConfigProblem(key + "." + k, line, "unknown key (keys here: cpu, wait)"));
+                }
+            }
+            stages.put(stage, new SluiceConfig.Tuning.Stage(stageWait, stageCpu));
+        }
+        tu.finish();
+        final SluiceConfig.Tuning tuning = new SluiceConfig.Tuning(cpus, wait, Map.copyOf(stages));
+
+        final TableReader me = sub(top, METRICS, problems);
+        final SluiceConfig.Metrics metrics = new SluiceConfig.Metrics(me.string(METRICS_LISTEN));
+        if (!metrics.listen().isEmpty() && !metrics.listen().matches("[^:]*:\\d{1,5}")) {
+            me.problem(METRICS_LISTEN.name(), "expected host:port, e.g. \"127.0.0.1:9464\"");
+        }
+        me.finish();
+
+        final List<SluiceConfig.Sink> sinks = new ArrayList<>();
+        final List<TomlTable> sinkTables = top.tables(SINKS);
+        final Set<String> sinkNames = new HashSet<>();
+        for (int i = 0; i < sinkTables.size(); i++) {
+            final SluiceConfig.Sink sink = readSink(sinkTables.get(i), "sinks[" + i + "]", problems);
+            if (sink != null && !sinkNames.add(sink.name())) {
+                problems.add(new ConfigProblem("sinks[" + i + "].name", line(sinkTables.get(i), "name"),
+                    "duplicate sink name \"" + sink.name() + "\""));
+            }
+            if (sink != null) {
+                sinks.add(sink);
+            }
+        }
+        if (sinkTables.isEmpty()) {
+            problems.add(new ConfigProblem("sinks", 0, "no [[sinks]] defined: nothing to run"));
+        }
+        top.finish();
+        return new SluiceConfig(kafkaConfig, checkpoint, engine, tuning, metrics, List.copyOf(sinks));
+    }
+
+    private static SluiceConfig.Sink readSink(final TomlTable t, final String path, final List<ConfigProblem> problems) {
+        final int firstLine = firstLine(t);
+        final TableReader r = new TableReader(t, path, "sinks[]", problems, firstLine);
+        final String name = r.string(SINK_NAME);
+        final String kind = r.string(SINK_KIND);
+        final String pattern = r.string(SINK_PATTERN);
+        final List<String> topics = r.strings(SINK_TOPICS);
+        if ((pattern == null) == topics.isEmpty()) {
+            r.problem(SINK_PATTERN.name(), pattern == null ? "give pattern (a regular expression) or topics (a list)"
+                : "give either pattern or topics, not both");
+        }
+        if (pattern != null) {
+            try {
+                Pattern.compile(pattern);
+            } catch (final PatternSyntaxException e) {
+                r.problem(SINK_PATTERN.name(), "not a valid regular expression: " + e.getDescription() + " at index " + e.getIndex());
+            }
+        }
+        final String groupId = r.string(SINK_GROUP_ID);
+        final ErrorPolicy unmatched = ErrorPolicy.parse(r.string(SINK_UNMATCHED));
+        final ErrorPolicy onError = ErrorPolicy.parse(r.string(SINK_ON_ERROR));
+        final String reset = r.string(SINK_AUTO_OFFSET_RESET);
+        final long refresh = r.longValue(SINK_TOPIC_REFRESH_MS);
+
+        final TableReader pc = new TableReader(r.table(SINK_PLUGIN_CONFIG), path + ".plugin_config", "sinks[].plugin_config",
+            problems, r.line(SINK_PLUGIN_CONFIG.name()));
+        final List<String> endpoints = pc.strings(PC_ENDPOINT);
+        for (final String e : endpoints) {
+            try {
+                final URI u = URI.create(e);
+                if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null) {
+                    pc.problem(PC_ENDPOINT.name(), "\"" + e + "\" is not an http(s)://host:port URL");
+                }
+            } catch (final IllegalArgumentException ex) {
+                pc.problem(PC_ENDPOINT.name(), "\"" + e + "\" is not a URL: " + ex.getMessage());
+            }
+        }
+        final SluiceConfig.ClickHouse plugin = new SluiceConfig.ClickHouse(
+            endpoints,
+            pc.string(PC_DATABASE),
+            pc.string(PC_TARGET_TABLE),
+            pc.string(PC_USERNAME),
+            pc.string(PC_PASSWORD),
+            pc.intValue(PC_MAX_ROWS),
+            pc.longValue(PC_MAX_BYTES),
+            pc.longValue(PC_LINGER_MS),
+            pc.string(PC_IDENTIFIER),
+            pc.bool(PC_CREATE_TABLE),
+            pc.string(PC_CREATE_TABLE_DDL),
+            pc.string(PC_CREATE_TABLE_LIKE),
+            pc.bool(PC_NULL_AS_DEFAULT),
+            pc.longValue(PC_INSERT_TIMEOUT_MS),
+            pc.longValue(PC_RETRY_BACKOFF_MS),
+            pc.longValue(PC_RETRY_BACKOFF_MAX_MS),
+            pc.intValue(PC_BREAKER_FAILURES),
+            pc.longValue(PC_BREAKER_OPEN_MS));
+        if (plugin.createTable() && plugin.createTableDdl() == null && plugin.createTableLike() == null) {
+            pc.problem(PC_CREATE_TABLE.name(), "create_table = true needs create_table_ddl or create_table_like");
+        }
+        if (plugin.createTableDdl() != null && plugin.createTableLike() != null) {
+            pc.problem(PC_CREATE_TABLE_DDL.name(), "give create_table_ddl or create_table_like, not both");
+        }
+        pc.finish();
+
+        final List<Branch> branches = new ArrayList<>();
+        final List<TomlTable> branchTables = r.tables(SINK_BRANCHES);
+        final Set<String> branchNames = new HashSet<>();
+        for (int b = 0; b < branchTables.size(); b++) {
+            final TomlTable bt = branchTables.get(b);
+            final String bpath = path + ".branches[" + b + "]";
+            final TableReader br = new TableReader(bt, bpath, "sinks[].branches[]", problems, firstLine(bt));
+            final String bname = br.string(BR_NAME);
+            if (bname != null && !branchNames.add(bname)) {
+                br.problem(BR_NAME.name(), "duplicate branch name \"" + bname + "\" in sink \"" + name + "\"");
+            }
+            final Condition when = readCondition(br);
+            if (when == null && b != branchTables.size() - 1) {
+                br.problem(BR_WHEN.name(), "a branch without when takes every record, so it must be the last branch "
+                    + "(branches after it could never match)");
+            }
+            final String table = br.has(BR_TARGET_TABLE) ? br.string(BR_TARGET_TABLE) : plugin.targetTable();
+            if (table == null) {
+                br.problem(BR_TARGET_TABLE.name(), "missing: give target_table here or in plugin_config");
+            }
+            final String database = br.has(BR_DATABASE) ? br.string(BR_DATABASE) : plugin.database();
+            final Map<String, String> columns = br.stringMap(BR_COLUMNS);
+            final long maxRows = br.optionalLong(BR_MAX_ROWS);
+            final long maxBytes = br.optionalLong(BR_MAX_BYTES);
+            final long linger = br.optionalLong(BR_LINGER_MS);
+            branches.add(new Branch(bname, when, database, table, Map.copyOf(columns),
+                maxRows == Long.MIN_VALUE ? plugin.maxRows() : (int)maxRows,
+                maxBytes == Long.MIN_VALUE ? plugin.maxBytes() : maxBytes,
+                linger == Long.MIN_VALUE ? plugin.lingerMs() : linger));
+            br.finish();
+        }
+        if (branchTables.isEmpty()) {
+            if (plugin.targetTable() == null) {
+                pc.problem(PC_TARGET_TABLE.name(), "missing: a sink without branches writes every record to target_table");
+            }
+            branches.add(new Branch("default", null, plugin.database(), plugin.targetTable(), Map.of(),
+                plugin.maxRows(), plugin.maxBytes(), plugin.lingerMs()));
+        }
+        r.finish();
+        if (name == null || kind == null || groupId == null) {
+            return null;
+        }
+        return new SluiceConfig.Sink(name, kind, pattern, topics, groupId, unmatched, onError, reset, refresh, plugin,
+            List.copyOf(branches));
+    }
+
+    private static Condition readCondition(final TableReader br) {
+        final Object raw = br.rule(BR_WHEN);
+        if (raw == null) {
+            return null;
+        }
+        final String key = br.keyPath(BR_WHEN.name());
+        final int line = br.line(BR_WHEN.name());
+        if (!(raw instanceof TomlTable t)) {
+            br.problem(BR_WHEN.name(), "expected an inline table such as { path = \"type\", equals = \"PushEvent\" }");
+            return null;
+        }
+        final List<ConfigProblem> local = new ArrayList<>();
+        String path = null;
+        Condition.Op op = null;
+        List<String> values = List.of();
+        boolean exists = true;
+        for (final String k : t.keySet()) {
+            final Object v = t.get(List.of(k));
+            switch (k) {
+                case "path" -> {
+                    if (v instanceof String s && !s.isEmpty()) {
+                        path = s;
+                    } else {
+                        local.add(new ConfigProblem(key + ".path", line, "expected a non-empty JSON path string"));
+                    }
+                }
+                case "equals", "prefix", "matches" -> {
+                    if (op != null) {
+                        local.add(new ConfigProblem(key + "." + k, line, "only one of equals, in, prefix, matches, exists"));
+                    }
+                    op = k.equals("equals") ? Condition.Op.EQUALS : k.equals("prefix") ? Condition.Op.PREFIX : Condition.Op.MATCHES;
+                    if (v instanceof String s) {
+                        values = List.of(s);
+                        if (op == Condition.Op.MATCHES) {
+                            try {
+                                Pattern.compile(s);
+                            } catch (final PatternSyntaxException e) {
+                                local.add(new ConfigProblem(key + ".matches", line, "not a valid regular expression: " + e.getDescription()));
+                            }
+                        }
+                    } else if (v instanceof Long || v instanceof Boolean) {
+                        values = List.of(String.valueOf(v));
+                    } else {
+                        local.add(new ConfigProblem(key + "." + k, line, "expected a string, got " + TableReader.describe(v)));
+                    }
+                }
+                case "in" -> {
+                    if (op != null) {
+                        local.add(new ConfigProblem(key + ".in", line, "only one of equals, in, prefix, matches, exists"));
+                    }
+                    op = Condition.Op.IN;
+                    if (v instanceof org.tomlj.TomlArray a && !a.isEmpty()) {
+                        final List<String> vs = new ArrayList<>();
+                        for (int i = 0; i < a.size(); i++) {
+                            vs.add(String.valueOf(a.get(i)));
+                        }
+                        values = List.copyOf(vs);
+                    } else {
+                        local.add(new ConfigProblem(key + ".in", line, "expected a non-empty array"));
+                    }
+                }
+                case "exists" -> {
+                    if (op != null) {
+                        local.add(new ConfigProblem(key + ".exists", line, "only one of equals, in, prefix, matches, exists"));
+                    }
+                    op = Condition.Op.EXISTS;
+                    if (v instanceof Boolean b) {
+                        exists = b;
+                    } else {
+                        local.add(new ConfigProblem(key + ".exists", line, "expected true or false"));
+                    }
+                }
+                default -> local.add(new ConfigProblem(key + "." + k, line,
+                    "unknown key (keys here: path, equals, in, prefix, matches, exists)"));
+            }
+        }
+        if (path == null && local.isEmpty()) {
+            local.add(new ConfigProblem(key + ".path", line, "missing: the JSON path the condition reads"));
+        }
+        if (op == null && local.isEmpty()) {
+            local.add(new ConfigProblem(key, line, "give one of equals, in, prefix, matches, exists"));
+        }
+        if (!local.isEmpty()) {
+            localProblems(br, local);
+            return null;
+        }
+        return new Condition(path, op, values, exists);
+    }
+
+    private static void localProblems(final TableReader br, final List<ConfigProblem> local) {
+        for (final ConfigProblem p : local) {
+            br.problem(BR_WHEN.name(), p.key().substring(br.keyPath(BR_WHEN.name()).length()).replaceFirst("^\\.", "")
+                .transform(s -> s.isEmpty() ? p.message() : s + ": " + p.message()));
+        }
+    }
+
+    private static TableReader sub(final TableReader parent, final ConfigKey key, final List<ConfigProblem> problems) {
+        return new TableReader(parent.table(key), parent.keyPath(key.name()), key.name(), problems, parent.line(key.name()));
+    }
+
+    private static int powerOfTwo(final TableReader r, final ConfigKey key) {
+        final int v = r.intValue(key);
+        if (Integer.bitCount(v) != 1) {
+            r.problem(key.name(), v + " is not a power of two");
+        }
+        return v;
+    }
+
+    private static int multipleOf64(final TableReader r, final ConfigKey key) {
+        final int v = r.intValue(key);
+        if (v % 64 != 0) {
+            r.problem(key.name(), v + " is not a multiple of 64");
+        }
+        return v;
+    }
+
+    private static int firstLine(final TomlTable t) {
+        int line = Integer.MAX_VALUE;
+        for (final String k : t.keySet()) {
+            line = Math.min(line, t.inputPositionOf(List.of(k)).line());
+        }
+        return line == Integer.MAX_VALUE ? 0 : line;
+    }
+
+    private static int line(final TomlTable t, final String key) {
+        return t.contains(List.of(key)) ? t.inputPositionOf(List.of(key)).line() : 0;
+    }
+}

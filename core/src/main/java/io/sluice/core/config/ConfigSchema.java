@@ -1,0 +1,283 @@
+package io.sluice.core.config;
+
+import static io.sluice.core.config.ConfigKey.Type.BOOLEAN;
+import static io.sluice.core.config.ConfigKey.Type.INT;
+import static io.sluice.core.config.ConfigKey.Type.INT_LIST;
+import static io.sluice.core.config.ConfigKey.Type.LONG;
+import static io.sluice.core.config.ConfigKey.Type.RULE;
+import static io.sluice.core.config.ConfigKey.Type.STRING;
+import static io.sluice.core.config.ConfigKey.Type.STRING_LIST;
+import static io.sluice.core.config.ConfigKey.Type.STRING_MAP;
+import static io.sluice.core.config.ConfigKey.Type.STRING_OR_LIST;
+import static io.sluice.core.config.ConfigKey.Type.TABLE;
+
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Every configuration key Sluice reads, in one place: type, default, unit, allowed values and doc. The loader
+ * validates against it (unknown keys are errors), and {@link #markdown()} renders docs/configuration.md from it.
+ */
+public final class ConfigSchema {
+    private ConfigSchema() {
+    }
+
+    // ------------------------------------------------------------------------------------------------ root tables
+    public static final ConfigKey KAFKA = ConfigKey.in("", "kafka", TABLE).required()
+        .doc("Connection to the Kafka cluster shared by every source and sink.");
+    public static final ConfigKey CHECKPOINT = ConfigKey.in("", "checkpoint", TABLE)
+        .doc("When offsets are committed and when a stalled partition ends the run.");
+    public static final ConfigKey ENGINE = ConfigKey.in("", "engine", TABLE)
+        .doc("Sizes of the record path: rings, slots, windows. All memory the engine uses follows from these.");
+    public static final ConfigKey TUNING = ConfigKey.in("", "tuning", TABLE)
+        .doc("Threads, wait strategies and CPU pinning per stage (see docs/tuning.md).");
+    public static final ConfigKey METRICS = ConfigKey.in("", "metrics", TABLE)
+        .doc("Prometheus scrape endpoint and the periodic status line.");
+    public static final ConfigKey SINKS = ConfigKey.in("", "sinks", TABLE)
+        .doc("Gather pipelines: each follows topics in a consumer group and writes records into ClickHouse tables.");
+
+    // ------------------------------------------------------------------------------------------------ [kafka]
+    public static final ConfigKey KAFKA_BOOTSTRAP_SERVERS = ConfigKey.in("kafka", "bootstrap_servers", STRING).required()
+        .doc("Comma-separated host:port list of brokers, as Kafka's bootstrap.servers.");
+    public static final ConfigKey KAFKA_CONSUMER = ConfigKey.in("kafka", "consumer", STRING_MAP)
+        .doc("Extra KafkaConsumer properties passed through verbatim (e.g. \"fetch.max.bytes\" = \"52428800\"). "
+            + "Sluice owns group.id, enable.auto.commit, key/value deserializers and auto.offset.reset.");
+    public static final ConfigKey KAFKA_PRODUCER = ConfigKey.in("kafka", "producer", STRING_MAP)
+        .doc("Extra KafkaProducer properties passed through verbatim.");
+    public static final ConfigKey KAFKA_ADMIN = ConfigKey.in("kafka", "admin", STRING_MAP)
+        .doc("Extra Admin client properties passed through verbatim.");
+
+    // ------------------------------------------------------------------------------------------------ [checkpoint]
+    public static final ConfigKey CHECKPOINT_COMMIT_INTERVAL_MS = ConfigKey.in("checkpoint", "commit_interval_ms", LONG)
+        .defaultValue("1000").unit("ms").range(10, 3_600_000)
+        .doc("How often each source commits its partitions' watermarks (the next offset not yet durably written everywhere).");
+    public static final ConfigKey CHECKPOINT_STALLED_FAIL_AFTER_MS = ConfigKey.in("checkpoint", "stalled_fail_after_ms", LONG)
+        .defaultValue("300000").unit("ms").range(100, Long.MAX_VALUE / 2)
+        .doc("A partition whose watermark has not moved for this long while it has records in flight ends the run "
+            + "with exit code 1 and names the table, partition and error that hold it.");
+    public static final ConfigKey CHECKPOINT_DRAIN_TIMEOUT_MS = ConfigKey.in("checkpoint", "drain_timeout_ms", LONG)
+        .defaultValue("30000").unit("ms").range(0, 3_600_000)
+        .doc("On shutdown or rebalance, how long to wait for in-flight batches to be written before committing what is acknowledged.");
+
+    // ------------------------------------------------------------------------------------------------ [engine]
+    public static final ConfigKey ENGINE_RING_SIZE = ConfigKey.in("engine", "ring_size", INT)
+        .defaultValue("4096").unit("slots").range(2, 1 << 24)
+        .doc("Slots in each source's ingest ring; a power of two. A full ring pauses the consumer (back-pressure).");
+    public static final ConfigKey ENGINE_SLOT_BYTES = ConfigKey.in("engine", "slot_bytes", INT)
+        .defaultValue("8192").unit("bytes").range(64, 64 << 20)
+        .doc("Off-heap bytes per ring slot (key + value + headers), a multiple of 64. Larger records take an overflow buffer.");
+    public static final ConfigKey ENGINE_MAX_RECORD_BYTES = ConfigKey.in("engine", "max_record_bytes", INT)
+        .defaultValue("8388608").unit("bytes").range(64, Integer.MAX_VALUE / 2)
+        .doc("Largest record accepted; a larger record is a record error (see on_error).");
+    public static final ConfigKey ENGINE_OVERFLOW_BUFFERS = ConfigKey.in("engine", "overflow_buffers", INT)
+        .defaultValue("16").unit("buffers").range(0, 1 << 16)
+        .doc("Pooled buffers for records larger than a slot; each grows up to max_record_bytes and is reused.");
+    public static final ConfigKey ENGINE_ACK_WINDOW = ConfigKey.in("engine", "ack_window", INT)
+        .defaultValue("262144").unit("offsets").range(64, 1 << 28)
+        .doc("Offsets a partition may have in flight (registered but not yet committable); a power of two. "
+            + "A full window pauses that partition. Costs ack_window/8 bytes per assigned partition.");
+    public static final ConfigKey ENGINE_QUEUE_DEPTH = ConfigKey.in("engine", "queue_depth", INT)
+        .defaultValue("4").unit("batches").range(1, 1024)
+        .doc("Sealed batches that may wait per shard for its insert worker; beyond it the route stage waits (back-pressure).");
+    public static final ConfigKey ENGINE_STATUS_INTERVAL_MS = ConfigKey.in("engine", "status_interval_ms", LONG)
+        .defaultValue("10000").unit("ms").range(0, 86_400_000)
+        .doc("Period of the one-line status log (records, rows, checkpoint lag); 0 turns it off.");
+
+    // ------------------------------------------------------------------------------------------------ [tuning]
+    public static final ConfigKey TUNING_CPUS = ConfigKey.in("tuning", "cpus", INT_LIST)
+        .doc("CPUs given to the engine's stage threads. Empty: all available, unpinned.");
+    public static final ConfigKey TUNING_WAIT = ConfigKey.in("tuning", "wait", STRING)
+        .allowed("busy-spin", "yielding", "sleeping", "blocking", "phased")
+        .doc("Default wait strategy of every stage. Default: phased (spin, then yield, then park) on more than "
+            + "two CPUs, blocking on two or fewer.");
+    public static final ConfigKey TUNING_STAGES = ConfigKey.in("tuning", "stages", TABLE)
+        .doc("Per-stage overrides: [tuning.stages.source|route|sink] with wait and cpu.");
+
+    // ------------------------------------------------------------------------------------------------ [metrics]
+    public static final ConfigKey METRICS_LISTEN = ConfigKey.in("metrics", "listen", STRING).defaultValue("")
+        .doc("host:port of the Prometheus scrape endpoint (path /metrics); empty turns it off.");
+
+    // ------------------------------------------------------------------------------------------------ [[sinks]]
+    public static final ConfigKey SINK_NAME = ConfigKey.in("sinks[]", "name", STRING).required()
+        .doc("Unique name of the sink; used in logs, metrics and the CLI.");
+    public static final ConfigKey SINK_KIND = ConfigKey.in("sinks[]", "kind", STRING).required().allowed("clickhouse")
+        .doc("The destination system.");
+    public static final ConfigKey SINK_PATTERN = ConfigKey.in("sinks[]", "pattern", STRING)
+        .doc("Java regular expression over topic names; the whole name must match. New matching topics are "
+            + "followed within topic_refresh_ms. Give pattern or topics.");
+    public static final ConfigKey SINK_TOPICS = ConfigKey.in("sinks[]", "topics", STRING_LIST)
+        .doc("Literal topic names to consume. Give pattern or topics.");
+    public static final ConfigKey SINK_GROUP_ID = ConfigKey.in("sinks[]", "group_id", STRING).required()
+        .doc("Kafka consumer group; several engine processes with the same group share the partitions.");
+    public static final ConfigKey SINK_UNMATCHED = ConfigKey.in("sinks[]", "unmatched", STRING)
+        .defaultValue("fail").allowed("fail", "skip")
+        .doc("What happens to a record that no branch matches: fail stops the pipeline with the reason "
+            + "(nothing is committed past it); skip drops it, counts records_dropped_total{reason=\"unrouted\"} and "
+            + "lets its offset commit.");
+    public static final ConfigKey SINK_ON_ERROR = ConfigKey.in("sinks[]", "on_error", STRING)
+        .defaultValue("fail").allowed("fail", "skip")
+        .doc("What happens to a record that cannot be written (malformed JSON, a value that does not convert to "
+            + "its column type, a record above max_record_bytes): fail stops the pipeline naming topic, partition, "
+            + "offset, path and type; skip drops it and counts records_dropped_total{reason=...}.");
+    public static final ConfigKey SINK_AUTO_OFFSET_RESET = ConfigKey.in("sinks[]", "auto_offset_reset", STRING)
+        .defaultValue("earliest").allowed("earliest", "latest")
+        .doc("Where a partition without a committed offset starts (also for topics that appear while running).");
+    public static final ConfigKey SINK_TOPIC_REFRESH_MS = ConfigKey.in("sinks[]", "topic_refresh_ms", LONG)
+        .defaultValue("2000").unit("ms").range(100, 3_600_000)
+        .doc("How often the pattern is re-evaluated against the broker's topics (Kafka's metadata.max.age.ms).");
+    public static final ConfigKey SINK_PLUGIN_CONFIG = ConfigKey.in("sinks[]", "plugin_config", TABLE).required()
+        .doc("Settings of the destination and its batching.");
+    public static final ConfigKey SINK_BRANCHES = ConfigKey.in("sinks[]", "branches", TABLE)
+        .doc("The split: each record goes to the first branch whose when matches. Without branches every record "
+            + "goes to plugin_config.target_table.");
+
+    // ------------------------------------------------------------------------------------------------ [sinks.plugin_config]
+    public static final ConfigKey PC_ENDPOINT = ConfigKey.in("sinks[].plugin_config", "endpoint", STRING_OR_LIST).required()
+        .doc("ClickHouse HTTP endpoint(s), e.g. \"http://127.0.0.1:8123\"; a list is one shard's replicas.");
+    public static final ConfigKey PC_DATABASE = ConfigKey.in("sinks[].plugin_config", "database", STRING)
+        .defaultValue("default").doc("Database of the tables; a literal or a template over the topic.");
+    public static final ConfigKey PC_TARGET_TABLE = ConfigKey.in("sinks[].plugin_config", "target_table", STRING)
+        .doc("Table for branches that name none (and for a sink without branches); a literal or a template over "
+            + "the topic: {topic}, {topic_segment[n]}, {topic_segment[-n]}.");
+    public static final ConfigKey PC_USERNAME = ConfigKey.in("sinks[].plugin_config", "username", STRING)
+        .defaultValue("default").doc("ClickHouse user.");
+    public static final ConfigKey PC_PASSWORD = ConfigKey.in("sinks[].plugin_config", "password", STRING)
+        .defaultValue("").doc("ClickHouse password.");
+    public static final ConfigKey PC_MAX_ROWS = ConfigKey.in("sinks[].plugin_config", "max_rows", INT)
+        .defaultValue("100000").unit("rows").range(1, 100_000_000)
+        .doc("A batch is sealed and inserted when it holds this many rows.");
+    public static final ConfigKey PC_MAX_BYTES = ConfigKey.in("sinks[].plugin_config", "max_bytes", LONG)
+        .defaultValue("16777216").unit("bytes").range(1, 1L << 31)
+        .doc("A batch is sealed when its encoded rows reach this many bytes; a single larger row is sealed alone.");
+    public static final ConfigKey PC_LINGER_MS = ConfigKey.in("sinks[].plugin_config", "linger_ms", LONG)
+        .defaultValue("1000").unit("ms").range(0, 3_600_000)
+        .doc("A batch is sealed at the latest this long after its first row, so a trickle is written promptly.");
+    public static final ConfigKey PC_IDENTIFIER = ConfigKey.in("sinks[].plugin_config", "identifier", STRING)
+        .defaultValue("rewrite").allowed("rewrite", "quote")
+        .doc("How a resolved table name becomes an identifier: rewrite turns anything outside [A-Za-z0-9_] into _ "
+            + "(and prefixes a leading digit); quote keeps it verbatim. SQL always quotes identifiers.");
+    public static final ConfigKey PC_CREATE_TABLE = ConfigKey.in("sinks[].plugin_config", "create_table", BOOLEAN)
+        .defaultValue("false").doc("Create a missing table on its first batch (from create_table_ddl or create_table_like).");
+    public static final ConfigKey PC_CREATE_TABLE_DDL = ConfigKey.in("sinks[].plugin_config", "create_table_ddl", STRING)
+        .doc("CREATE TABLE statement with {database} and {table} placeholders (replaced by quoted identifiers).");
+    public static final ConfigKey PC_CREATE_TABLE_LIKE = ConfigKey.in("sinks[].plugin_config", "create_table_like", STRING)
+        .doc("Existing table whose structure and engine a new table copies (CREATE TABLE … AS template).");
+    public static final ConfigKey PC_NULL_AS_DEFAULT = ConfigKey.in("sinks[].plugin_config", "null_as_default", BOOLEAN)
+        .defaultValue("false").doc("A JSON null into a non-Nullable column takes the column's default instead of failing the record.");
+    public static final ConfigKey PC_INSERT_TIMEOUT_MS = ConfigKey.in("sinks[].plugin_config", "insert_timeout_ms", LONG)
+        .defaultValue("60000").unit("ms").range(100, 3_600_000).doc("Timeout of one INSERT request.");
+    public static final ConfigKey PC_RETRY_BACKOFF_MS = ConfigKey.in("sinks[].plugin_config", "retry_backoff_ms", LONG)
+        .defaultValue("200").unit("ms").range(1, 600_000).doc("First wait before retrying a retriable insert failure; doubles each time.");
+    public static final ConfigKey PC_RETRY_BACKOFF_MAX_MS = ConfigKey.in("sinks[].plugin_config", "retry_backoff_max_ms", LONG)
+        .defaultValue("5000").unit("ms").range(1, 3_600_000).doc("Longest wait between retries.");
+    public static final ConfigKey PC_BREAKER_FAILURES = ConfigKey.in("sinks[].plugin_config", "breaker_failures", INT)
+        .defaultValue("5").unit("failures").range(1, 1_000_000)
+        .doc("Consecutive failed inserts that open a shard's circuit breaker.");
+    public static final ConfigKey PC_BREAKER_OPEN_MS = ConfigKey.in("sinks[].plugin_config", "breaker_open_ms", LONG)
+        .defaultValue("5000").unit("ms").range(1, 3_600_000)
+        .doc("How long an open breaker waits before letting one trial insert through (half-open).");
+
+    // ------------------------------------------------------------------------------------------------ [[sinks.branches]]
+    public static final ConfigKey BR_NAME = ConfigKey.in("sinks[].branches[]", "name", STRING).required()
+        .doc("Unique name of the branch within its sink.");
+    public static final ConfigKey BR_WHEN = ConfigKey.in("sinks[].branches[]", "when", RULE)
+        .doc("Condition on a JSON path: { path = \"type\", equals = \"PushEvent\" }; also in = [..], prefix = \"..\", "
+            + "matches = \"regex\", exists = true|false. A branch without when takes every record and must be last.");
+    public static final ConfigKey BR_TARGET_TABLE = ConfigKey.in("sinks[].branches[]", "target_table", STRING)
+        .doc("Table of this branch (literal or template); default plugin_config.target_table.");
+    public static final ConfigKey BR_DATABASE = ConfigKey.in("sinks[].branches[]", "database", STRING)
+        .doc("Database of this branch; default plugin_config.database.");
+    public static final ConfigKey BR_COLUMNS = ConfigKey.in("sinks[].branches[]", "columns", STRING_MAP)
+        .doc("column = \"json.path\" for columns whose path differs from their name; other columns are read from "
+            + "the JSON field of the same name.");
+    public static final ConfigKey BR_MAX_ROWS = ConfigKey.in("sinks[].branches[]", "max_rows", INT)
+        .unit("rows").range(1, 100_000_000).doc("Overrides plugin_config.max_rows for this branch.");
+    public static final ConfigKey BR_MAX_BYTES = ConfigKey.in("sinks[].branches[]", "max_bytes", LONG)
+        .unit("bytes").range(1, 1L << 31).doc("Overrides plugin_config.max_bytes for this branch.");
+    public static final ConfigKey BR_LINGER_MS = ConfigKey.in("sinks[].branches[]", "linger_ms", LONG)
+        .unit("ms").range(0, 3_600_000).doc("Overrides plugin_config.linger_ms for this branch.");
+
+    /** Keys that name the same thing in a user's words and were renamed or misspelt often; maps to the right key. */
+    static final Map<String, String> SYNONYMS = Map.of(
+        "linger", "linger_ms",
+        "max_batch_rows", "max_rows",
+        "max_batch_bytes", "max_bytes",
+        "table", "target_table",
+        "bootstrap.servers", "bootstrap_servers",
+        "group.id", "group_id",
+        "topic_pattern", "pattern");
+
+    private static final Map<String, List<ConfigKey>> BY_SECTION = index();
+
+    private static Map<String, List<ConfigKey>> index() {
+        final Map<String, List<ConfigKey>> map = new LinkedHashMap<>();
+        for (final Field f : ConfigSchema.class.getDeclaredFields()) {
+            if (Modifier.isStatic(f.getModifiers()) && f.getType() == ConfigKey.class) {
+                try {
+                    final ConfigKey k = (ConfigKey)f.get(null);
+                    map.computeIfAbsent(k.section(), s -> new ArrayList<>()).add(k);
+                } catch (final IllegalAccessException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        }
+        map.replaceAll((s, l) -> Collections.unmodifiableList(l));
+        return Collections.unmodifiableMap(map);
+    }
+
+    /**
+     * @param section a section id such as {@code sinks[].plugin_config}
+     * @return the keys defined in that section, in declaration order (empty when none)
+     */
+    public static List<ConfigKey> keys(final String section) {
+        return BY_SECTION.getOrDefault(section, List.of());
+    }
+
+    /** @return every section id, in declaration order */
+    public static List<String> sections() {
+        return List.copyOf(BY_SECTION.keySet());
+    }
+
+    /**
+     * Renders the reference of every key as Markdown (the body of docs/configuration.md's reference part).
+     *
+     * @return Markdown text
+     */
+    public static String markdown() {
+        final StringBuilder sb = new StringBuilder();
+        for (final Map.Entry<String, List<ConfigKey>> e : BY_SECTION.entrySet()) {
+            final String section = e.getKey();
+            sb.append("### ").append(section.isEmpty() ? "top level" : "`[" + section.replace("[]", "") + "]`"
+                + (section.endsWith("[]") ? " (array of tables)" : "")).append("\n\n");
+            sb.append("| key | type | default | unit | description |\n|---|---|---|---|---|\n");
+            for (final ConfigKey k : e.getValue()) {
+                sb.append("| `").append(k.name()).append("` | ").append(typeText(k)).append(" | ")
+                    .append(k.required() ? "**required**" : k.defaultValue() == null ? "—" : "`" + k.defaultValue() + "`")
+                    .append(" | ").append(k.unit().isEmpty() ? "" : k.unit()).append(" | ")
+                    .append(k.doc().replace("|", "\\|")).append(" |\n");
+            }
+            sb.append('\n');
+        }
+        return sb.toString();
+    }
+
+    private static String typeText(final ConfigKey k) {
+        final String base = switch (k.type()) {
+            case STRING -> "string";
+            case INT, LONG -> "integer";
+            case BOOLEAN -> "boolean";
+            case STRING_LIST -> "array of strings";
+            case INT_LIST -> "array of integers";
+            case STRING_OR_LIST -> "string or array of strings";
+            case STRING_MAP -> "table of strings";
+            case TABLE -> "table";
+            case RULE -> "inline table";
+        };
+        return k.allowed().isEmpty() ? base : base + ": " + String.join(" \\| ", k.allowed().stream().map(a -> "`" + a + "`").toList());
+    }
+}

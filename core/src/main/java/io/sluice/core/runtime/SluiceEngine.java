@@ -1,0 +1,231 @@
+package io.sluice.core.runtime;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+import org.HdrHistogram.Histogram;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.sluice.core.ack.AckTracker;
+import io.sluice.core.batch.Destination;
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.sink.SinkDriver;
+import io.sluice.core.sink.SinkException;
+
+/**
+ * Runs every pipeline of a configuration until they stop: on a signal ({@link #shutdown()}), on a failure (exit 1,
+ * the reason logged), or, with {@code untilCaughtUp}, once every partition is committed up to its end. Prints a
+ * periodic status line and a final summary (rows per table, records/s, latency percentiles).
+ *
+ * <p>Exit codes: {@link #EXIT_OK}, {@link #EXIT_FAILURE}; configuration problems are reported before an engine is
+ * built ({@link #EXIT_CONFIG}).
+ */
+public final class SluiceEngine {
+    /** Everything ran and stopped cleanly. */
+    public static final int EXIT_OK = 0;
+    /** A runtime failure: unreachable service, missing table, failed record under fail policy, stalled partition. */
+    public static final int EXIT_FAILURE = 1;
+    /** The configuration is invalid. */
+    public static final int EXIT_CONFIG = 2;
+
+    private static final Logger LOG = LoggerFactory.getLogger(SluiceEngine.class);
+
+    private final SluiceConfig config;
+    private final Function<SluiceConfig.Sink, SinkDriver> drivers;
+    private final GatherPipeline.RunOptions options;
+    private final List<GatherPipeline> pipelines = new ArrayList<>();
+    private final List<SinkDriver> openDrivers = new ArrayList<>();
+    private volatile boolean shutdownRequested;
+    private volatile boolean finished;
+    private String failure;
+    private long startNanos;
+
+    /**
+     * @param config  a validated configuration
+     * @param drivers the driver for a sink (by its kind); the engine closes the drivers it opened
+     * @param options run options
+     */
+    public SluiceEngine(final SluiceConfig config, final Function<SluiceConfig.Sink, SinkDriver> drivers,
+        final GatherPipeline.RunOptions options) {
+        this.config = config;
+        this.drivers = drivers;
+        this.options = options;
+    }
+
+    /**
+     * Starts every pipeline and blocks until all have stopped.
+     *
+     * @return {@link #EXIT_OK} or {@link #EXIT_FAILURE}
+     */
+    public int run() {
+        startNanos = System.nanoTime();
+        try {
+            for (final SluiceConfig.Sink sink : config.sinks()) {
+                final SinkDriver driver = drivers.apply(sink);
+                openDrivers.add(driver);
+                final GatherPipeline p = new GatherPipeline(config, sink, driver, options);
+                try {
+                    p.start();
+                } catch (final SinkException e) {
+                    failure = "sink " + sink.name() + ": " + e.getMessage();
+                    LOG.error("{}", failure);
+                    stopAll();
+                    return EXIT_FAILURE;
+                }
+                pipelines.add(p);
+            }
+            waitForPipelines();
+        } catch (final RuntimeException e) {
+            failure = e.toString();
+            LOG.error("engine failed", e);
+            stopAll();
+        } finally {
+            for (final SinkDriver d : openDrivers) {
+                d.close();
+            }
+            finished = true;
+        }
+        for (final GatherPipeline p : pipelines) {
+            if (p.control().failed() && failure == null) {
+                failure = "sink " + p.name() + ": " + p.control().failureReason();
+            }
+        }
+        printSummary();
+        if (failure != null) {
+            LOG.error("stopped with a failure: {}", failure);
+            return EXIT_FAILURE;
+        }
+        return EXIT_OK;
+    }
+
+    private void waitForPipelines() {
+        final long statusNanos = TimeUnit.MILLISECONDS.toNanos(config.engine().statusIntervalMs());
+        long nextStatus = System.nanoTime() + statusNanos;
+        long lastRows = 0;
+        long lastNanos = System.nanoTime();
+        while (true) {
+            boolean anyRunning = false;
+            boolean anyFailed = false;
+            for (final GatherPipeline p : pipelines) {
+                anyRunning |= !p.sourceFinished();
+                anyFailed |= p.control().failed();
+            }
+            if (anyFailed || shutdownRequested) {
+                // one failed pipeline stops them all: the engine exits non-zero and is restarted as a whole
+                for (final GatherPipeline p : pipelines) {
+                    p.requestStop();
+                }
+            }
+            if (!anyRunning) {
+                break;
+            }
+            final long now = System.nanoTime();
+            if (statusNanos > 0 && now - nextStatus >= 0) {
+                long rows = 0;
+                for (final GatherPipeline p : pipelines) {
+                    rows += p.stats().rowsWritten.get();
+                }
+                final double rate = (rows - lastRows) * 1e9 / Math.max(1, now - lastNanos);
+                for (final GatherPipeline p : pipelines) {
+                    LOG.info("{}", statusLine(p, rate));
+                }
+                lastRows = rows;
+                lastNanos = now;
+                nextStatus = now + statusNanos;
+            }
+            try {
+                Thread.sleep(50);
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+                shutdownRequested = true;
+            }
+        }
+        stopAll();
+    }
+
+    private void stopAll() {
+        for (final GatherPipeline p : pipelines) {
+            p.requestStop();
+        }
+        for (final GatherPipeline p : pipelines) {
+            try {
+                if (!p.awaitTermination(config.checkpoint().drainTimeoutMs() + 60_000)) {
+                    LOG.warn("{}: threads did not stop in time", p.name());
+                }
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Asks every pipeline to drain, commit and stop (signal handlers call this); returns immediately. */
+    public void shutdown() {
+        shutdownRequested = true;
+        for (final GatherPipeline p : pipelines) {
+            p.requestStop();
+        }
+    }
+
+    /** @return true once {@link #run()} has finished stopping everything */
+    public boolean finished() {
+        return finished;
+    }
+
+    /** @return the pipelines (for tests and tools) */
+    public List<GatherPipeline> pipelines() {
+        return List.copyOf(pipelines);
+    }
+
+    private static String statusLine(final GatherPipeline p, final double rowsPerSecond) {
+        final PipelineStats s = p.stats();
+        long lag = 0;
+        int partitions = 0;
+        final PartitionTrackers t = p.trackers();
+        for (int i = 0; i < t.size(); i++) {
+            final AckTracker tr = t.get(i);
+            lag += Math.max(0, tr.inFlight());
+            partitions++;
+        }
+        return String.format("%s: in=%d routed=%d rows=%d (%.0f rows/s) inserts=%d failed_inserts=%d dropped{unrouted=%d,invalid=%d} "
+                + "in_flight=%d over %d partitions, paused=%d",
+            p.name(), s.recordsIn.get(), s.recordsRouted.get(), s.rowsWritten.get(), rowsPerSecond, s.inserts.get(),
+            s.insertFailures.get(), s.droppedUnrouted.get(), s.droppedInvalid.get(), lag, partitions, s.backpressurePauses.get());
+    }
+
+    private void printSummary() {
+        final double seconds = Math.max(1e-9, (System.nanoTime() - startNanos) / 1e9);
+        for (final GatherPipeline p : pipelines) {
+            final PipelineStats s = p.stats();
+            final Map<String, Long> perTable = new TreeMap<>();
+            for (final Destination d : p.destinations()) {
+                perTable.merge(d.toString(), d.rowsWritten(), Long::sum);
+            }
+            final Histogram[] h = s.totals();
+            final StringBuilder sb = new StringBuilder();
+            sb.append(String.format("%s: summary: %d records in, %d rows written in %.1f s (%.0f records/s); "
+                    + "dropped unrouted=%d invalid=%d; inserts=%d (failed attempts %d)%n",
+                p.name(), s.recordsIn.get(), s.rowsWritten.get(), seconds, s.recordsIn.get() / seconds,
+                s.droppedUnrouted.get(), s.droppedInvalid.get(), s.inserts.get(), s.insertFailures.get()));
+            for (final Map.Entry<String, Long> e : perTable.entrySet()) {
+                sb.append(String.format("  %-40s %d rows%n", e.getKey(), e.getValue()));
+            }
+            sb.append(String.format("  latency end-to-end (Kafka timestamp -> ClickHouse ack): p50=%s p99=%s p99.9=%s max=%s%n",
+                ms(h[0], 50), ms(h[0], 99), ms(h[0], 99.9), ms(h[0], 100)));
+            sb.append(String.format("  ring hop: p50=%d ns p99=%d ns; insert: p50=%s p99=%s",
+                h[1].getValueAtPercentile(50), h[1].getValueAtPercentile(99), ms(h[2], 50), ms(h[2], 99)));
+            LOG.info("{}", sb);
+        }
+    }
+
+    private static String ms(final Histogram micros, final double percentile) {
+        if (micros.getTotalCount() == 0) {
+            return "n/a";
+        }
+        return String.format("%.1f ms", micros.getValueAtPercentile(percentile) / 1000.0);
+    }
+}

@@ -1,0 +1,534 @@
+package io.sluice.core.source;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Pattern;
+
+import org.agrona.ExpandableDirectByteBuffer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import com.lmax.disruptor.RingBuffer;
+
+import io.sluice.core.ack.AckTracker;
+import io.sluice.core.runtime.PartitionTrackers;
+import io.sluice.core.runtime.PipelineControl;
+import io.sluice.core.runtime.PipelineStats;
+import io.sluice.core.runtime.TopicRegistry;
+import io.sluice.ringbuffers.OverflowPool;
+import io.sluice.ringbuffers.RecordEvent;
+
+/**
+ * The source stage: owns the {@link KafkaConsumer} (which is not thread-safe) and runs on its own thread. It polls,
+ * copies each record once into a pooled off-heap ring slot, registers the offset with the partition's
+ * {@link AckTracker}, publishes the slot, and periodically commits each partition's watermark (the next offset not
+ * yet durably written everywhere).
+ *
+ * <p>Back-pressure, not buffering: when the ring, a partition's ack window or the overflow pool is full, the source
+ * keeps the rest of the poll, pauses every assigned partition, and resumes once everything kept has been published.
+ *
+ * <p>Stopping: on {@link PipelineControl#requestStop()} (or a failure) the source stops publishing, asks the
+ * downstream stages to flush, waits until they are idle (bounded by {@code drain_timeout_ms}), commits what is
+ * acknowledged and closes the consumer. A rebalance does the same for the revoked partitions before giving them up.
+ */
+public final class KafkaSource implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaSource.class);
+
+    /** What the source needs to know about the stages after it. */
+    public interface Downstream {
+        /** @return true when every published record has been consumed by every stage and nothing is in flight */
+        boolean idle();
+
+        /** Called when waiting for the downstream takes too long: stop retrying, keep offsets unacknowledged. */
+        void abandon();
+
+        /** @return one line naming what the downstream is waiting on (for stall messages), or empty */
+        String describeStall();
+    }
+
+    /** Settings of the source, from the sink's configuration. */
+    public record Settings(
+        String name,
+        String bootstrapServers,
+        String groupId,
+        Pattern pattern,
+        List<String> topics,
+        String autoOffsetReset,
+        long topicRefreshMs,
+        Map<String, String> consumerProperties,
+        long commitIntervalMs,
+        long stalledFailAfterMs,
+        long drainTimeoutMs,
+        int maxRecordBytes,
+        boolean copyKeyAndHeaders,
+        boolean untilCaughtUp) {
+    }
+
+    private final Settings settings;
+    private final RingBuffer<RecordEvent> ring;
+    private final OverflowPool overflow;
+    private final PartitionTrackers trackers;
+    private final TopicRegistry topics;
+    private final PipelineControl control;
+    private final PipelineStats stats;
+    private final Downstream downstream;
+    private final Map<TopicPartition, PartitionState> assigned = new HashMap<>();
+    private final Map<TopicPartition, OffsetAndMetadata> commitScratch = new HashMap<>();
+
+    private KafkaConsumer<byte[], byte[]> consumer;
+    private final List<TopicPartition> pendingPartitions = new ArrayList<>();
+    private ConsumerRecords<byte[], byte[]> pendingRecords;
+    private int pendingPartitionIndex;
+    private List<ConsumerRecord<byte[], byte[]>> pendingList;
+    private PartitionState pendingState;
+    private int pendingRecordIndex;
+    private final int slotCapacity;
+    private boolean paused;
+    private long nextCommitNanos;
+    private long nextCaughtUpCheckNanos;
+    private long flushToken;
+    private volatile boolean finished;
+    private volatile boolean caughtUp;
+
+    /** Per assigned partition, source thread only. */
+    private static final class PartitionState {
+        final TopicPartition tp;
+        final int topicId;
+        final int trackerId;
+        final AckTracker tracker;
+        long committed;
+
+        PartitionState(final TopicPartition tp, final int topicId, final int trackerId, final AckTracker tracker, final long committed) {
+            this.tp = tp;
+            this.topicId = topicId;
+            this.trackerId = trackerId;
+            this.tracker = tracker;
+            this.committed = committed;
+        }
+    }
+
+    /**
+     * @param settings   the source's settings
+     * @param ring       the ingest ring (this source is its only producer)
+     * @param overflow   buffers for records larger than a slot
+     * @param trackers   the pipeline's ack trackers
+     * @param topics     the pipeline's topic registry
+     * @param control    the pipeline's run state
+     * @param stats      the pipeline's counters
+     * @param downstream the stages after the ring
+     */
+    public KafkaSource(final Settings settings, final RingBuffer<RecordEvent> ring, final OverflowPool overflow,
+        final PartitionTrackers trackers, final TopicRegistry topics, final PipelineControl control,
+        final PipelineStats stats, final Downstream downstream) {
+        this.settings = settings;
+        this.ring = ring;
+        this.overflow = overflow;
+        this.trackers = trackers;
+        this.topics = topics;
+        this.control = control;
+        this.stats = stats;
+        this.downstream = downstream;
+        this.slotCapacity = ring.get(0).slotCapacity();
+    }
+
+    /** @return the consumer properties this source uses (Sluice's own keys override the user's) */
+    public static Properties consumerProperties(final Settings s) {
+        final Properties p = new Properties();
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "2000");
+        p.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, String.valueOf(32 << 20));
+        p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, String.valueOf(8 << 20));
+        p.putAll(s.consumerProperties());
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, s.bootstrapServers());
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, s.groupId());
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, s.autoOffsetReset());
+        p.put(ConsumerConfig.METADATA_MAX_AGE_CONFIG, String.valueOf(s.topicRefreshMs()));
+        p.putIfAbsent(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
+        p.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "sluice-" + s.name());
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        return p;
+    }
+
+    /** @return true once {@link #run()} returned */
+    public boolean finished() {
+        return finished;
+    }
+
+    /** @return true when {@code untilCaughtUp} was set and every assigned partition was committed up to its end */
+    public boolean caughtUp() {
+        return caughtUp;
+    }
+
+    @Override
+    public void run() {
+        try {
+            consumer = new KafkaConsumer<>(consumerProperties(settings));
+            final Listener listener = new Listener();
+            if (settings.pattern() != null) {
+                consumer.subscribe(settings.pattern(), listener);
+            } else {
+                consumer.subscribe(settings.topics(), listener);
+            }
+            loop();
+        } catch (final WakeupException e) {
+            LOG.debug("{}: consumer woken up", settings.name());
+        } catch (final RuntimeException e) {
+            control.fail("source of " + settings.name() + " failed: " + e);
+            LOG.error("{}: source failed", settings.name(), e);
+        } finally {
+            shutdown();
+            finished = true;
+        }
+    }
+
+    private void loop() {
+        final long pollMs = 100;
+        nextCommitNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.commitIntervalMs());
+        while (!control.stopRequested()) {
+            if (pendingRecords != null) {
+                publishPending();
+            }
+            if (pendingRecords != null) {
+                if (!paused) {
+                    consumer.pause(consumer.assignment());
+                    paused = true;
+                    stats.backpressurePauses.incrementAndGet();
+                }
+                LockSupport.parkNanos(200_000);
+                housekeeping(true);
+                continue;
+            }
+            if (paused) {
+                consumer.resume(consumer.assignment());
+                paused = false;
+            }
+            final ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(pollMs));
+            if (!records.isEmpty()) {
+                pendingRecords = records;
+                pendingPartitions.clear();
+                pendingPartitions.addAll(records.partitions());
+                pendingPartitionIndex = 0;
+                pendingList = null;
+                publishPending();
+            }
+            housekeeping(false);
+        }
+    }
+
+    private long lastHeartbeatPollNanos;
+
+    private void housekeeping(final boolean blocked) {
+        final long now = System.nanoTime();
+        if (blocked && now - lastHeartbeatPollNanos > TimeUnit.MILLISECONDS.toNanos(500)) {
+            // paused partitions return nothing; polling keeps the group membership and rebalances moving
+            lastHeartbeatPollNanos = now;
+            final ConsumerRecords<byte[], byte[]> none = consumer.poll(Duration.ZERO);
+            if (!none.isEmpty()) {
+                throw new IllegalStateException("records returned while paused");
+            }
+        }
+        if (now - nextCommitNanos >= 0) {
+            nextCommitNanos = now + TimeUnit.MILLISECONDS.toNanos(settings.commitIntervalMs());
+            commit(false);
+            checkStalls(now);
+        }
+        if (settings.untilCaughtUp() && !blocked && now - nextCaughtUpCheckNanos >= 0) {
+            nextCaughtUpCheckNanos = now + TimeUnit.MILLISECONDS.toNanos(500);
+            checkCaughtUp();
+        }
+    }
+
+    private void publishPending() {
+        while (true) {
+            if (pendingList == null) {
+                if (pendingPartitionIndex == pendingPartitions.size()) {
+                    pendingRecords = null;
+                    pendingPartitions.clear();
+                    return;
+                }
+                final TopicPartition tp = pendingPartitions.get(pendingPartitionIndex++);
+                pendingList = pendingRecords.records(tp);
+                pendingState = assigned.get(tp);
+                pendingRecordIndex = 0;
+            }
+            final PartitionState ps = pendingState;
+            final List<ConsumerRecord<byte[], byte[]>> list = pendingList;
+            final int n = list.size();
+            int i = pendingRecordIndex;
+            // a partition revoked while its records were kept: the new owner re-reads them from the last commit
+            if (ps != null) {
+                while (i < n) {
+                    if (!tryPublish(ps, list.get(i))) {
+                        pendingRecordIndex = i;
+                        return;
+                    }
+                    i++;
+                }
+            }
+            pendingList = null;
+            pendingState = null;
+        }
+    }
+
+    /** @return false when back-pressured (nothing was registered or published) */
+    private boolean tryPublish(final PartitionState ps, final ConsumerRecord<byte[], byte[]> r) {
+        final byte[] value = r.value();
+        final byte[] key = settings.copyKeyAndHeaders() ? r.key() : null;
+        int headerBytes = 0;
+        if (settings.copyKeyAndHeaders()) {
+            for (final org.apache.kafka.common.header.Header h : r.headers()) {
+                headerBytes += RecordEvent.headerBytesBound(h.key().length(), h.value() == null ? -1 : h.value().length);
+            }
+        }
+        final int need = RecordEvent.requiredBytes(key == null ? -1 : key.length, value == null ? -1 : value.length, headerBytes);
+        if (!ring.hasAvailableCapacity(1)) {
+            return false;
+        }
+        final boolean tooLarge = need > settings.maxRecordBytes();
+        ExpandableDirectByteBuffer overflowBuffer = null;
+        final long sequence;
+        final RecordEvent event;
+        if (!tooLarge && need > slotCapacity) {
+            overflowBuffer = overflow.tryAcquire();
+            if (overflowBuffer == null) {
+                return false;
+            }
+        }
+        if (ps.tracker.tryRegister(r.offset()) != AckTracker.REGISTERED) {
+            overflow.release(overflowBuffer);
+            return false;
+        }
+        sequence = ring.next();
+        event = ring.get(sequence);
+        if (tooLarge) {
+            // the route stage applies on_error to it: the value is not copied
+            event.beginRecord(null, 0, ps.topicId, r.partition(), r.offset(), r.timestamp(), ps.trackerId, ps.tracker.generation());
+            event.markTooLarge(need);
+        } else {
+            event.beginRecord(overflowBuffer, need, ps.topicId, r.partition(), r.offset(), r.timestamp(), ps.trackerId,
+                ps.tracker.generation());
+            event.putValue(value);
+            if (settings.copyKeyAndHeaders()) {
+                event.putKey(key);
+                for (final org.apache.kafka.common.header.Header h : r.headers()) {
+                    event.putHeader(h.key(), h.value());
+                }
+            }
+        }
+        event.publishNanos(System.nanoTime());
+        ring.publish(sequence);
+        stats.recordsIn.lazySet(stats.recordsIn.get() + 1);
+        return true;
+    }
+
+    private void commit(final boolean sync) {
+        commitScratch.clear();
+        for (final PartitionState ps : assigned.values()) {
+            final long wm = ps.tracker.watermark();
+            if (wm > ps.committed) {
+                commitScratch.put(ps.tp, new OffsetAndMetadata(wm));
+            }
+        }
+        if (commitScratch.isEmpty()) {
+            return;
+        }
+        final Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>(commitScratch);
+        if (sync) {
+            try {
+                consumer.commitSync(offsets, Duration.ofSeconds(30));
+                onCommitted(offsets);
+            } catch (final RuntimeException e) {
+                LOG.warn("{}: commit of {} failed: {}", settings.name(), offsets, e.toString());
+            }
+        } else {
+            consumer.commitAsync(offsets, (committed, error) -> {
+                if (error == null) {
+                    onCommitted(committed);
+                } else {
+                    LOG.warn("{}: commit failed (will retry): {}", settings.name(), error.toString());
+                }
+            });
+        }
+    }
+
+    private void onCommitted(final Map<TopicPartition, OffsetAndMetadata> offsets) {
+        for (final Map.Entry<TopicPartition, OffsetAndMetadata> e : offsets.entrySet()) {
+            final PartitionState ps = assigned.get(e.getKey());
+            if (ps != null && e.getValue().offset() > ps.committed) {
+                ps.committed = e.getValue().offset();
+            }
+        }
+    }
+
+    private void checkStalls(final long now) {
+        final long limit = TimeUnit.MILLISECONDS.toNanos(settings.stalledFailAfterMs());
+        for (final PartitionState ps : assigned.values()) {
+            final AckTracker t = ps.tracker;
+            final long wm = t.watermark();
+            if (t.registeredEnd() > wm && now - t.lastProgressNanos() > limit) {
+                final String why = t.failed() ? t.failureReason() : downstream.describeStall();
+                control.fail("partition " + ps.tp + " made no progress for " + settings.stalledFailAfterMs()
+                    + " ms (checkpoint.stalled_fail_after_ms) at offset " + wm + ": "
+                    + (why == null || why.isEmpty() ? "records are still in flight" : why));
+                return;
+            }
+        }
+    }
+
+    private void checkCaughtUp() {
+        if (assigned.isEmpty()) {
+            return;
+        }
+        final Map<TopicPartition, Long> ends = consumer.endOffsets(assigned.keySet(), Duration.ofSeconds(10));
+        for (final PartitionState ps : assigned.values()) {
+            final Long end = ends.get(ps.tp);
+            if (end == null || ps.committed < end) {
+                return;
+            }
+        }
+        LOG.info("{}: every assigned partition is committed up to its end offset; stopping (--until-caught-up)", settings.name());
+        caughtUp = true;
+        control.requestStop();
+    }
+
+    /** Flushes the downstream and waits (bounded) until it is idle; true when it became idle. */
+    private boolean drain(final String why) {
+        flush();
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.drainTimeoutMs());
+        long nextLog = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!downstream.idle()) {
+            final long now = System.nanoTime();
+            if (now - deadline >= 0) {
+                LOG.warn("{}: {}: in-flight batches not written within {} ms (checkpoint.drain_timeout_ms); "
+                    + "committing only what is acknowledged. {}", settings.name(), why, settings.drainTimeoutMs(),
+                    downstream.describeStall());
+                return false;
+            }
+            if (now - nextLog >= 0) {
+                LOG.info("{}: {}: waiting for in-flight batches: {}", settings.name(), why, downstream.describeStall());
+                nextLog = now + TimeUnit.SECONDS.toNanos(5);
+            }
+            LockSupport.parkNanos(1_000_000);
+        }
+        return true;
+    }
+
+    private void flush() {
+        final long sequence = ring.next();
+        ring.get(sequence).beginControl(RecordEvent.KIND_FLUSH, ++flushToken);
+        ring.publish(sequence);
+    }
+
+    private void shutdown() {
+        if (consumer == null) {
+            return;
+        }
+        try {
+            pendingRecords = null;
+            pendingList = null;
+            pendingState = null;
+            final boolean idle = drain(control.failed() ? "stopping after failure" : "stopping");
+            if (!idle) {
+                downstream.abandon();
+            }
+            commit(true);
+            for (final PartitionState ps : assigned.values()) {
+                LOG.info("{}: {} committed offset {}{}", settings.name(), ps.tp, ps.committed,
+                    ps.tracker.failed() ? " (failed at offset " + ps.tracker.failedOffset() + ": " + ps.tracker.failureReason() + ")" : "");
+            }
+        } catch (final RuntimeException e) {
+            LOG.warn("{}: error while stopping: {}", settings.name(), e.toString());
+        } finally {
+            try {
+                consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(10)));
+            } catch (final RuntimeException e) {
+                LOG.warn("{}: error closing the consumer: {}", settings.name(), e.toString());
+            }
+        }
+    }
+
+    /** @return the assigned partitions' watermarks and committed offsets, for status lines (source thread view) */
+    public String describePartitions() {
+        final StringBuilder sb = new StringBuilder();
+        final List<PartitionState> states;
+        synchronized (this) {
+            states = new ArrayList<>(assigned.values());
+        }
+        for (final PartitionState ps : states) {
+            sb.append(ps.tp).append(" committed=").append(ps.committed).append(' ');
+        }
+        return sb.toString();
+    }
+
+    private final class Listener implements ConsumerRebalanceListener {
+        @Override
+        public void onPartitionsRevoked(final Collection<TopicPartition> partitions) {
+            if (partitions.isEmpty()) {
+                return;
+            }
+            LOG.info("{}: partitions revoked: {}; flushing and committing what they acknowledged", settings.name(), partitions);
+            drain("rebalance");
+            commit(true);
+            remove(partitions);
+        }
+
+        @Override
+        public void onPartitionsLost(final Collection<TopicPartition> partitions) {
+            LOG.warn("{}: partitions lost (no commit possible): {}", settings.name(), partitions);
+            remove(partitions);
+        }
+
+        @Override
+        public void onPartitionsAssigned(final Collection<TopicPartition> partitions) {
+            if (partitions.isEmpty()) {
+                return;
+            }
+            final Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(Set.copyOf(partitions), Duration.ofSeconds(30));
+            for (final TopicPartition tp : partitions) {
+                final long position = consumer.position(tp, Duration.ofSeconds(30));
+                final OffsetAndMetadata c = committed.get(tp);
+                final AckTracker tracker = trackers.trackerFor(tp, position);
+                final PartitionState ps = new PartitionState(tp, topics.idOf(tp.topic()), trackers.idOf(tp), tracker,
+                    c == null ? position : c.offset());
+                synchronized (KafkaSource.this) {
+                    assigned.put(tp, ps);
+                }
+                LOG.info("{}: assigned {} at offset {}{}", settings.name(), tp, position, c == null ? " (no commit: "
+                    + settings.autoOffsetReset() + ")" : "");
+            }
+            if (paused) {
+                consumer.pause(partitions);
+            }
+        }
+
+        private void remove(final Collection<TopicPartition> partitions) {
+            synchronized (KafkaSource.this) {
+                for (final TopicPartition tp : partitions) {
+                    final PartitionState ps = assigned.remove(tp);
+                    if (ps != null && ps == pendingState) {
+                        pendingState = null;
+                    }
+                }
+            }
+        }
+    }
+}

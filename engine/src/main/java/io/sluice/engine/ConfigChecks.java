@@ -1,0 +1,62 @@
+package io.sluice.engine;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.sluice.codecs.json.JsonPath;
+import io.sluice.core.config.ConfigException;
+import io.sluice.core.config.ConfigProblem;
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.naming.DestinationTemplate;
+
+/**
+ * Checks that need the codecs and naming rules (JSON path syntax, destination templates) on top of what
+ * {@code ConfigLoader} validates. Connects to nothing.
+ */
+final class ConfigChecks {
+    private ConfigChecks() {
+    }
+
+    /**
+     * @param config a loaded configuration
+     * @throws ConfigException with every problem found
+     */
+    static void deep(final SluiceConfig config) {
+        final List<ConfigProblem> problems = new ArrayList<>();
+        for (int s = 0; s < config.sinks().size(); s++) {
+            final SluiceConfig.Sink sink = config.sinks().get(s);
+            for (int b = 0; b < sink.branches().size(); b++) {
+                final SluiceConfig.Branch br = sink.branches().get(b);
+                final String at = "sinks[" + s + "].branches[" + b + "]";
+                if (br.when() != null) {
+                    path(problems, at + ".when.path", br.when().path());
+                }
+                br.columns().forEach((column, path) -> path(problems, at + ".columns." + column, path));
+                template(problems, at + ".target_table", br.targetTable());
+                template(problems, at + ".database", br.database());
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new ConfigException(problems);
+        }
+    }
+
+    private static void path(final List<ConfigProblem> problems, final String key, final String path) {
+        try {
+            JsonPath.parse(path);
+        } catch (final IllegalArgumentException e) {
+            problems.add(new ConfigProblem(key, 0, e.getMessage()));
+        }
+    }
+
+    private static void template(final List<ConfigProblem> problems, final String key, final String template) {
+        if (template == null) {
+            return;
+        }
+        try {
+            DestinationTemplate.parse(template);
+        } catch (final IllegalArgumentException e) {
+            problems.add(new ConfigProblem(key, 0, e.getMessage()));
+        }
+    }
+}

@@ -1,0 +1,187 @@
+package io.sluice.engine;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.zip.GZIPInputStream;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import io.sluice.codecs.json.JsonError;
+import io.sluice.codecs.json.JsonKind;
+import io.sluice.codecs.json.JsonPathSet;
+import io.sluice.codecs.json.JsonScanner;
+
+/**
+ * {@code engine.jar produce}: loads a JSON-lines file (plain or gzip) into a Kafka topic, creating the topic with
+ * the given partitions when it is missing. For quickstarts, tests and benchmarks; idempotent producer, acks=all.
+ */
+@Command(name = "produce", mixinStandardHelpOptions = true,
+    description = "Produce a JSON-lines file (.gz allowed) into a topic, one record per line.")
+public final class ProduceCommand implements java.util.concurrent.Callable<Integer> {
+    @Option(names = "--bootstrap-servers", defaultValue = "127.0.0.1:19092", description = "Kafka brokers (default ${DEFAULT-VALUE}).")
+    String bootstrap;
+
+    @Option(names = "--topic", required = true, description = "Topic to produce into.")
+    String topic;
+
+    @Option(names = "--partitions", defaultValue = "4", description = "Partitions when creating the topic (default ${DEFAULT-VALUE}).")
+    int partitions;
+
+    @Option(names = "--file", required = true, description = "JSON lines, one record per line; .gz is decompressed.")
+    Path file;
+
+    @Option(names = "--repeat", defaultValue = "1", description = "Produce the file this many times (default ${DEFAULT-VALUE}).")
+    int repeat;
+
+    @Option(names = "--id-step", defaultValue = "0",
+        description = "With --repeat: add copy*STEP to the top-level string field \"id\" (decimal digits) of each copy, so copies stay distinct.")
+    long idStep;
+
+    @Option(names = "--limit", defaultValue = "0", description = "Stop after this many records in total (0 = no limit).")
+    long limit;
+
+    @Option(names = "--recreate", description = "Delete the topic first if it exists (its records are lost), then create it.")
+    boolean recreate;
+
+    @Option(names = "--delete-group", paramLabel = "GROUP", description = "Delete this consumer group first (its committed offsets), e.g. to replay from the start.")
+    List<String> deleteGroups = new ArrayList<>();
+
+    @Override
+    public Integer call() throws Exception {
+        final List<byte[]> lines = readLines(file);
+        createTopic();
+        final Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, String.valueOf(512 * 1024));
+        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        final JsonScanner scanner = new JsonScanner(JsonPathSet.compile(List.of("id")), 128);
+        long sent = 0;
+        final long start = System.nanoTime();
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+            Future<RecordMetadata> last = null;
+            outer:
+            for (int copy = 0; copy < repeat; copy++) {
+                for (final byte[] line : lines) {
+                    if (limit > 0 && sent >= limit) {
+                        break outer;
+                    }
+                    final byte[] value = copy == 0 || idStep == 0 ? line : withId(scanner, line, copy * idStep);
+                    last = producer.send(new ProducerRecord<>(topic, value));
+                    sent++;
+                }
+            }
+            producer.flush();
+            if (last != null) {
+                last.get();
+            }
+        }
+        final double secs = (System.nanoTime() - start) / 1e9;
+        System.out.printf("produced %d records into %s in %.1f s (%.0f records/s)%n", sent, topic, secs, sent / secs);
+        return 0;
+    }
+
+    static List<byte[]> readLines(final Path file) throws IOException {
+        final List<byte[]> lines = new ArrayList<>();
+        try (InputStream raw = Files.newInputStream(file);
+            InputStream in = file.toString().endsWith(".gz") ? new GZIPInputStream(raw, 1 << 16) : raw;
+            BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8), 1 << 16)) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                if (!line.isBlank()) {
+                    lines.add(line.getBytes(StandardCharsets.UTF_8));
+                }
+            }
+        }
+        return lines;
+    }
+
+    private static byte[] withId(final JsonScanner scanner, final byte[] line, final long add) {
+        final UnsafeBuffer b = new UnsafeBuffer(line);
+        if (scanner.scan(b, 0, line.length) != JsonError.NONE || scanner.kind(0) != JsonKind.STRING) {
+            return line;
+        }
+        final int off = scanner.valueOffset(0);
+        final int len = scanner.valueLength(0);
+        final String digits = new String(line, off, len, StandardCharsets.US_ASCII);
+        if (!digits.matches("[0-9]{1,18}")) {
+            return line;
+        }
+        final byte[] id = Long.toString(Long.parseLong(digits) + add).getBytes(StandardCharsets.US_ASCII);
+        final byte[] out = new byte[line.length - len + id.length];
+        System.arraycopy(line, 0, out, 0, off);
+        System.arraycopy(id, 0, out, off, id.length);
+        System.arraycopy(line, off + len, out, off + id.length, line.length - off - len);
+        return out;
+    }
+
+    private void createTopic() throws InterruptedException {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            for (final String group : deleteGroups) {
+                try {
+                    admin.deleteConsumerGroups(List.of(group)).all().get();
+                    System.out.printf("deleted consumer group %s%n", group);
+                } catch (final ExecutionException e) {
+                    if (!(e.getCause() instanceof org.apache.kafka.common.errors.GroupIdNotFoundException)) {
+                        throw new IllegalStateException("cannot delete consumer group " + group + ": " + e.getCause(), e.getCause());
+                    }
+                }
+            }
+            if (admin.listTopics().names().get().contains(topic)) {
+                if (!recreate) {
+                    return;
+                }
+                admin.deleteTopics(List.of(topic)).all().get();
+                System.out.printf("deleted topic %s%n", topic);
+                // deletion is asynchronous in KRaft: wait until the name is free again
+                for (int i = 0; i < 300 && admin.listTopics().names().get().contains(topic); i++) {
+                    Thread.sleep(100);
+                }
+            }
+            for (int attempt = 0; ; attempt++) {
+                try {
+                    admin.createTopics(Set.of(new NewTopic(topic, partitions, (short)1))).all().get();
+                    break;
+                } catch (final ExecutionException e) {
+                    if (!(e.getCause() instanceof TopicExistsException) || attempt > 50) {
+                        throw e;
+                    }
+                    Thread.sleep(200); // the deleted topic is still being removed
+                }
+            }
+            System.out.printf("created topic %s with %d partitions%n", topic, partitions);
+        } catch (final ExecutionException e) {
+            if (!(e.getCause() instanceof TopicExistsException)) {
+                throw new IllegalStateException("cannot create topic " + topic + " at " + bootstrap + ": " + e.getCause(), e.getCause());
+            }
+        }
+    }
+}

@@ -1,0 +1,69 @@
+package io.sluice.engine;
+
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import io.sluice.core.config.ConfigException;
+import io.sluice.core.config.ConfigLoader;
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.runtime.GatherPipeline;
+import io.sluice.core.runtime.SluiceEngine;
+import io.sluice.sinks.clickhouse.ClickHouseDriver;
+
+/** {@code engine.jar run --config F}: runs every pipeline of F until a signal, a failure or (optionally) catch-up. */
+@Command(name = "run", mixinStandardHelpOptions = true, description = "Run the pipelines of a configuration.")
+public final class RunCommand implements Callable<Integer> {
+    private static final Logger LOG = LoggerFactory.getLogger(RunCommand.class);
+
+    @Option(names = "--config", required = true, paramLabel = "FILE", description = "Pipeline configuration (TOML).")
+    Path config;
+
+    @Option(names = "--until-caught-up", description = "Stop (exit 0) once every assigned partition is committed up to its end offset.")
+    boolean untilCaughtUp;
+
+    @Override
+    public Integer call() {
+        return run(config, untilCaughtUp);
+    }
+
+    static int run(final Path file, final boolean untilCaughtUp) {
+        final SluiceConfig config;
+        try {
+            config = ConfigLoader.load(file);
+            ConfigChecks.deep(config);
+        } catch (final ConfigException e) {
+            System.err.println(file + ": " + e.getMessage());
+            return SluiceEngine.EXIT_CONFIG;
+        }
+        LOG.info("Sluice starting with {} ({} sink(s)); Kafka at {}", file, config.sinks().size(), config.kafka().bootstrapServers());
+        final SluiceEngine engine = new SluiceEngine(config, sink -> new ClickHouseDriver(),
+            new GatherPipeline.RunOptions(untilCaughtUp));
+        final Thread hook = new Thread(() -> {
+            LOG.info("signal received: draining in-flight batches and committing (up to {} ms)", config.checkpoint().drainTimeoutMs());
+            engine.shutdown();
+            final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.checkpoint().drainTimeoutMs() + 30_000);
+            while (!engine.finished() && System.nanoTime() < deadline) {
+                try {
+                    Thread.sleep(20);
+                } catch (final InterruptedException e) {
+                    return;
+                }
+            }
+        }, "sluice-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        final int code = engine.run();
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (final IllegalStateException e) {
+            // shutting down already: the hook is running and waits for us
+        }
+        return code;
+    }
+}

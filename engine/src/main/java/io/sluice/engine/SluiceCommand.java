@@ -1,0 +1,31 @@
+package io.sluice.engine;
+
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The top-level command: {@code engine.jar --config F} runs the pipelines of F (same as {@code run}).
+ */
+@Command(name = "engine.jar", mixinStandardHelpOptions = true, versionProvider = Version.class,
+    description = "Sluice: routes JSON records between Kafka and ClickHouse, per record, at-least-once.",
+    subcommands = {RunCommand.class, CheckCommand.class, ProduceCommand.class},
+    footer = {"", "Exit codes: 0 ok, 1 runtime failure, 2 bad configuration or usage."})
+public final class SluiceCommand implements Callable<Integer> {
+    @Option(names = "--config", paramLabel = "FILE", description = "Pipeline configuration (TOML) to run.")
+    Path config;
+
+    @Option(names = "--until-caught-up", description = "Stop (exit 0) once every assigned partition is committed up to its end offset.")
+    boolean untilCaughtUp;
+
+    @Override
+    public Integer call() {
+        if (config == null) {
+            System.err.println("error: give --config FILE (or a subcommand; see --help)");
+            return 2;
+        }
+        return RunCommand.run(config, untilCaughtUp);
+    }
+}

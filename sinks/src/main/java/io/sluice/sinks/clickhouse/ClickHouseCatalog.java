@@ -1,0 +1,126 @@
+package io.sluice.sinks.clickhouse;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+
+import com.clickhouse.client.api.Client;
+
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.naming.ClickHouseIdentifiers;
+import io.sluice.core.sink.ColumnSpec;
+import io.sluice.core.sink.DestinationCatalog;
+import io.sluice.core.sink.SinkException;
+import io.sluice.core.sink.TableSchema;
+
+/**
+ * A ClickHouse sink's catalog: table existence and columns through {@code DESCRIBE TABLE … FORMAT TabSeparated}
+ * (name, type, default kind, default expression — the first four columns on every server version), table creation
+ * from {@code create_table_ddl} or {@code create_table_like}, and constant DEFAULT evaluation. Every identifier is
+ * quoted with {@link ClickHouseIdentifiers}, so no table or database name can change a statement. Thread-safe.
+ */
+final class ClickHouseCatalog implements DestinationCatalog {
+    /** A DEFAULT expression Sluice evaluates once: a literal, or a cast/conversion function of literals. */
+    private static final Pattern CONSTANT = Pattern.compile(
+        "\\s*(-?[0-9][0-9._eE+-]*|'([^'\\\\]|\\\\.)*'|NULL|\\[\\]|(CAST|to[A-Za-z0-9]+)\\(\\s*('([^'\\\\]|\\\\.)*'|-?[0-9][0-9._eE+-]*)\\s*(,\\s*'[^']*'\\s*)?\\))\\s*");
+
+    private final Client client;
+    private final String endpoint;
+    private final SluiceConfig.ClickHouse config;
+
+    ClickHouseCatalog(final Client client, final String endpoint, final SluiceConfig.ClickHouse config) {
+        this.client = client;
+        this.endpoint = endpoint;
+        this.config = config;
+    }
+
+    @Override
+    public TableSchema describe(final String database, final String table) throws SinkException {
+        final String sql = "DESCRIBE TABLE " + qualifiedName(database, table);
+        final String body;
+        try {
+            body = ClickHouseConnections.query(client, sql, "describe " + database + "." + table + " at " + endpoint, 30_000);
+        } catch (final SinkException e) {
+            if (e.code() == ClickHouseErrors.UNKNOWN_TABLE || e.code() == ClickHouseErrors.UNKNOWN_DATABASE) {
+                return null;
+            }
+            throw e;
+        }
+        final List<ColumnSpec> columns = new ArrayList<>();
+        for (final List<String> row : TabSeparated.parse(body)) {
+            if (row.size() < 2) {
+                continue;
+            }
+            columns.add(new ColumnSpec(row.get(0), row.get(1), row.size() > 2 ? row.get(2) : "", row.size() > 3 ? row.get(3) : ""));
+        }
+        if (columns.isEmpty()) {
+            throw new SinkException("describe " + database + "." + table + " at " + endpoint + " returned no columns", false, 0, null);
+        }
+        return new TableSchema(database, table, columns);
+    }
+
+    @Override
+    public void create(final String database, final String table) throws SinkException {
+        final String sql;
+        if (config.createTableDdl() != null) {
+            sql = config.createTableDdl()
+                .replace("{database}", ClickHouseIdentifiers.quote(database))
+                .replace("{table}", ClickHouseIdentifiers.quote(table));
+        } else if (config.createTableLike() != null) {
+            final String like = config.createTableLike();
+            final String template = like.contains(".") ? like : database + "." + like;
+            final int dot = template.indexOf('.');
+            sql = "CREATE TABLE IF NOT EXISTS " + qualifiedName(database, table) + " AS "
+                + qualifiedName(template.substring(0, dot), template.substring(dot + 1));
+        } else {
+            throw new SinkException("table " + database + "." + table + " is missing and neither create_table_ddl nor "
+                + "create_table_like is configured", false, 0, null);
+        }
+        try {
+            ClickHouseConnections.execute(client, sql, "create table " + database + "." + table + " at " + endpoint, 60_000);
+        } catch (final SinkException e) {
+            if (e.code() != 57) { // TABLE_ALREADY_EXISTS: another process created it meanwhile
+                throw e;
+            }
+        }
+    }
+
+    @Override
+    public String evaluateDefault(final ColumnSpec column) throws SinkException {
+        if (!CONSTANT.matcher(column.defaultExpression()).matches()) {
+            return null;
+        }
+        final String body = ClickHouseConnections.query(client,
+            "SELECT toString(" + column.defaultExpression() + ")", "evaluate default of " + column.name(), 30_000);
+        final List<List<String>> rows = TabSeparated.parse(body);
+        if (rows.isEmpty() || rows.get(0).isEmpty()) {
+            return null;
+        }
+        return jsonString(rows.get(0).get(0));
+    }
+
+    private static String jsonString(final String text) {
+        final StringBuilder sb = new StringBuilder(text.length() + 2).append('"');
+        for (int i = 0; i < text.length(); i++) {
+            final char c = text.charAt(i);
+            if (c == '"' || c == '\\') {
+                sb.append('\\').append(c);
+            } else if (c < 0x20) {
+                sb.append(String.format("\\u%04x", (int)c));
+            } else {
+                sb.append(c);
+            }
+        }
+        return sb.append('"').toString();
+    }
+
+    @Override
+    public String qualifiedName(final String database, final String table) {
+        return ClickHouseIdentifiers.qualified(database, table);
+    }
+
+    @Override
+    public String quoteColumn(final String column) {
+        return ClickHouseIdentifiers.quote(column);
+    }
+}

@@ -1,0 +1,133 @@
+package io.sluice.sinks.clickhouse;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.util.Map;
+import java.util.concurrent.TimeoutException;
+
+import com.clickhouse.client.api.ConnectionInitiationException;
+import com.clickhouse.client.api.ServerException;
+
+import io.sluice.core.sink.SinkException;
+
+/**
+ * The explicit table of which ClickHouse failures are worth retrying. Codes and names are ClickHouse's own
+ * ({@code src/Common/ErrorCodes.cpp} in the ClickHouse repository); the list of transient conditions follows the
+ * ones ClickHouse's Kafka connector retries, extended with memory pressure, read-only replicas and inserts of
+ * unknown status. Every code not listed is permanent: retrying the same bytes would fail the same way (a missing
+ * table, a type mismatch, bad data, a denied permission).
+ *
+ * <p>I/O failures (connection refused, reset, timeouts, unknown host) are retriable: the server may come back.
+ * Thread-safe (stateless).
+ */
+public final class ClickHouseErrors {
+    /** Retriable ClickHouse error codes, with their names as ClickHouse spells them. */
+    public static final Map<Integer, String> RETRIABLE = Map.ofEntries(
+        Map.entry(3, "UNEXPECTED_END_OF_FILE"),
+        Map.entry(159, "TIMEOUT_EXCEEDED"),
+        Map.entry(164, "READONLY"),
+        Map.entry(202, "TOO_MANY_SIMULTANEOUS_QUERIES"),
+        Map.entry(203, "NO_FREE_CONNECTION"),
+        Map.entry(209, "SOCKET_TIMEOUT"),
+        Map.entry(210, "NETWORK_ERROR"),
+        Map.entry(241, "MEMORY_LIMIT_EXCEEDED"),
+        Map.entry(242, "TABLE_IS_READ_ONLY"),
+        Map.entry(252, "TOO_MANY_PARTS"),
+        Map.entry(285, "TOO_FEW_LIVE_REPLICAS"),
+        Map.entry(319, "UNKNOWN_STATUS_OF_INSERT"),
+        Map.entry(425, "SYSTEM_ERROR"),
+        Map.entry(999, "KEEPER_EXCEPTION"),
+        Map.entry(1002, "UNKNOWN_EXCEPTION"));
+
+    /** ClickHouse's UNKNOWN_TABLE. */
+    public static final int UNKNOWN_TABLE = 60;
+    /** ClickHouse's UNKNOWN_DATABASE. */
+    public static final int UNKNOWN_DATABASE = 81;
+
+    private ClickHouseErrors() {
+    }
+
+    /**
+     * @param code a ClickHouse error code
+     * @return whether a request that failed with it may succeed when retried
+     */
+    public static boolean retriable(final int code) {
+        return RETRIABLE.containsKey(code);
+    }
+
+    /**
+     * Classifies any failure of a client-v2 call.
+     *
+     * @param what     what was being done, naming the table and endpoint (e.g. "insert into `db`.`t` at http://…")
+     * @param failure  the exception thrown (or the cause of an ExecutionException)
+     * @return a classified exception with a message a user can act on
+     */
+    public static SinkException classify(final String what, final Throwable failure) {
+        final ServerException server = find(failure, ServerException.class);
+        if (server != null) {
+            final int code = server.getCode();
+            final boolean retry = retriable(code);
+            return new SinkException(what + ": ClickHouse error " + code + (retry ? " (" + RETRIABLE.get(code) + ")" : "")
+                + ": " + firstLine(server.getMessage()), retry, code, failure);
+        }
+        final Throwable io = ioCause(failure);
+        if (io != null) {
+            return new SinkException(what + ": " + describeIo(io), true, 0, failure);
+        }
+        if (find(failure, ConnectionInitiationException.class) != null || find(failure, TimeoutException.class) != null) {
+            return new SinkException(what + ": " + firstLine(failure.getMessage()), true, 0, failure);
+        }
+        return new SinkException(what + ": " + firstLine(String.valueOf(failure)), false, 0, failure);
+    }
+
+    private static Throwable ioCause(final Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof ConnectException || c instanceof SocketTimeoutException || c instanceof UnknownHostException
+                || c instanceof NoRouteToHostException || c instanceof SocketException || c instanceof IOException) {
+                return c;
+            }
+            if (c.getCause() == c) {
+                break;
+            }
+        }
+        return null;
+    }
+
+    private static String describeIo(final Throwable io) {
+        if (io instanceof ConnectException) {
+            return "connection refused (" + io.getMessage() + "): is ClickHouse running there?";
+        }
+        if (io instanceof UnknownHostException) {
+            return "unknown host " + io.getMessage();
+        }
+        if (io instanceof SocketTimeoutException) {
+            return "timed out (" + io.getMessage() + ")";
+        }
+        return io.getClass().getSimpleName() + ": " + io.getMessage();
+    }
+
+    private static <T extends Throwable> T find(final Throwable t, final Class<T> type) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (type.isInstance(c)) {
+                return type.cast(c);
+            }
+            if (c.getCause() == c) {
+                break;
+            }
+        }
+        return null;
+    }
+
+    static String firstLine(final String message) {
+        if (message == null) {
+            return "";
+        }
+        final String m = message.strip();
+        final int nl = m.indexOf('\n');
+        return nl < 0 ? m : m.substring(0, nl);
+    }
+}
