@@ -33,6 +33,30 @@ public final class RunCommand implements Callable<Integer> {
         return run(config, untilCaughtUp);
     }
 
+    /**
+     * SIGTERM and SIGINT (Ctrl-C) ask the engine to drain, commit and return, so the process exits with the engine's
+     * own code (0 after a clean drain) rather than the JVM's 143/130 for a signal. A second signal while draining
+     * stops at once (exit 130); what was not committed is re-read on the next start (at-least-once).
+     */
+    private static void installSignalHandlers(final SluiceEngine engine, final long drainTimeoutMs) {
+        final java.util.concurrent.atomic.AtomicInteger signals = new java.util.concurrent.atomic.AtomicInteger();
+        for (final String name : new String[] {"TERM", "INT"}) {
+            final boolean installed = Signals.handle(name, () -> {
+                if (signals.incrementAndGet() == 1) {
+                    LOG.info("signal {} received: draining in-flight batches and committing (up to {} ms; signal again to stop at once)",
+                        name, drainTimeoutMs);
+                    engine.shutdown();
+                } else {
+                    LOG.warn("second signal: stopping without draining; uncommitted records are re-read on the next start");
+                    Runtime.getRuntime().halt(130);
+                }
+            });
+            if (!installed) {
+                LOG.debug("cannot handle SIG{} here; the shutdown hook drains instead", name);
+            }
+        }
+    }
+
     static int run(final Path file, final boolean untilCaughtUp) {
         final SluiceConfig config;
         try {
@@ -45,8 +69,9 @@ public final class RunCommand implements Callable<Integer> {
         LOG.info("Sluice starting with {} ({} sink(s)); Kafka at {}", file, config.sinks().size(), config.kafka().bootstrapServers());
         final SluiceEngine engine = new SluiceEngine(config, sink -> new ClickHouseDriver(),
             new GatherPipeline.RunOptions(untilCaughtUp));
+        installSignalHandlers(engine, config.checkpoint().drainTimeoutMs());
+        // any other JVM exit (System.exit elsewhere, a signal the handlers do not cover) still drains
         final Thread hook = new Thread(() -> {
-            LOG.info("signal received: draining in-flight batches and committing (up to {} ms)", config.checkpoint().drainTimeoutMs());
             engine.shutdown();
             final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.checkpoint().drainTimeoutMs() + 30_000);
             while (!engine.finished() && System.nanoTime() < deadline) {

@@ -16,6 +16,7 @@ import io.sluice.core.batch.Destination;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.sink.SinkDriver;
 import io.sluice.core.sink.SinkException;
+import io.sluice.core.source.KafkaChecks;
 
 /**
  * Runs every pipeline of a configuration until they stop: on a signal ({@link #shutdown()}), on a failure (exit 1,
@@ -64,6 +65,13 @@ public final class SluiceEngine {
      */
     public int run() {
         startNanos = System.nanoTime();
+        final String kafkaProblem = KafkaChecks.unreachable(config.kafka().bootstrapServers(), config.kafka().admin(), 10_000);
+        if (kafkaProblem != null) {
+            failure = kafkaProblem;
+            LOG.error("{}", failure);
+            finished = true;
+            return EXIT_FAILURE;
+        }
         try {
             for (final SluiceConfig.Sink sink : config.sinks()) {
                 final SinkDriver driver = drivers.apply(sink);

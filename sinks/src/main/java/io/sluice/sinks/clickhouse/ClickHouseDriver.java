@@ -47,7 +47,7 @@ public final class ClickHouseDriver implements SinkDriver {
                 last = e;
             }
         }
-        throw new SinkException("sink " + sink.name() + ": no ClickHouse endpoint answers: "
+        throw new SinkException("no ClickHouse endpoint answers: "
             + (last == null ? "no endpoints" : last.getMessage()), true, last == null ? 0 : last.code(), last);
     }
 

@@ -69,10 +69,10 @@ public final class ClickHouseErrors {
     public static SinkException classify(final String what, final Throwable failure) {
         final ServerException server = find(failure, ServerException.class);
         if (server != null) {
-            final int code = server.getCode();
+            final int code = server.getCode() > 0 ? server.getCode() : codeIn(server.getMessage());
             final boolean retry = retriable(code);
             return new SinkException(what + ": ClickHouse error " + code + (retry ? " (" + RETRIABLE.get(code) + ")" : "")
-                + ": " + firstLine(server.getMessage()), retry, code, failure);
+                + ": " + serverText(server.getMessage()), retry, code, failure);
         }
         final Throwable io = ioCause(failure);
         if (io != null) {
@@ -120,6 +120,33 @@ public final class ClickHouseErrors {
             }
         }
         return null;
+    }
+
+    private static final java.util.regex.Pattern CODE = java.util.regex.Pattern.compile("Code: (\\d+)");
+    private static final java.util.regex.Pattern TEXT = java.util.regex.Pattern.compile(
+        "(?:DB::Exception|e\\.displayText\\(\\) = DB::Exception): (.*?)(?:, e\\.what\\(\\) = .*|\\s*\\(version .*|\\s*\\(transport error.*)?$",
+        java.util.regex.Pattern.DOTALL);
+
+    /**
+     * The error code in a server message, for servers whose responses client-v2 does not parse (18.16 answers
+     * {@code Code: 60, e.displayText() = DB::Exception: …} without the header newer servers send).
+     *
+     * @param message the server's message
+     * @return the code, or 0 when there is none
+     */
+    static int codeIn(final String message) {
+        if (message == null) {
+            return 0;
+        }
+        final java.util.regex.Matcher m = CODE.matcher(message);
+        return m.find() ? Integer.parseInt(m.group(1)) : 0;
+    }
+
+    /** @return the human part of a server message (the DB::Exception text), on one line */
+    static String serverText(final String message) {
+        final String line = firstLine(message);
+        final java.util.regex.Matcher m = TEXT.matcher(line);
+        return m.find() ? m.group(1).strip() : line;
     }
 
     static String firstLine(final String message) {
