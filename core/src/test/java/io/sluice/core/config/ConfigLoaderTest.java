@@ -1,0 +1,178 @@
+package io.sluice.core.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import io.sluice.core.pipeline.ErrorPolicy;
+
+class ConfigLoaderTest {
+    private static final String MINIMAL = """
+        [kafka]
+        bootstrap_servers = "k:9092"
+
+        [[sinks]]
+        name = "s"
+        kind = "clickhouse"
+        pattern = 'events\\..*'
+        group_id = "g"
+
+        [sinks.plugin_config]
+        endpoint = "http://ch:8123"
+        target_table = "events"
+        """;
+
+    private static List<ConfigProblem> problems(final String toml) {
+        return assertThrows(ConfigException.class, () -> ConfigLoader.parse(toml)).problems();
+    }
+
+    private static ConfigProblem only(final String toml) {
+        final List<ConfigProblem> p = problems(toml);
+        assertEquals(1, p.size(), p.toString());
+        return p.get(0);
+    }
+
+    @Test
+    void shouldApplyDefaultsToAMinimalSink() {
+        final SluiceConfig c = ConfigLoader.parse(MINIMAL);
+        final SluiceConfig.Sink s = c.sink("s");
+        assertEquals(ErrorPolicy.FAIL, s.unmatched());
+        assertEquals(ErrorPolicy.FAIL, s.onError());
+        assertEquals("earliest", s.autoOffsetReset());
+        assertEquals(2000, s.topicRefreshMs());
+        assertEquals(List.of("http://ch:8123"), s.plugin().endpoints());
+        assertEquals("default", s.plugin().database());
+        assertEquals(1, s.branches().size(), "a sink without branches writes everything to target_table");
+        final SluiceConfig.Branch b = s.branches().get(0);
+        assertNull(b.when());
+        assertEquals("events", b.targetTable());
+        assertEquals(100_000, b.maxRows());
+        assertEquals(16 << 20, b.maxBytes());
+        assertEquals(1000, b.lingerMs());
+        assertEquals(300_000, c.checkpoint().stalledFailAfterMs());
+        assertEquals(4096, c.engine().ringSize());
+    }
+
+    @Test
+    void shouldLetBranchesOverrideBatchingAndInheritTheRest() {
+        final SluiceConfig c = ConfigLoader.parse(MINIMAL + """
+            max_rows = 500
+            [[sinks.branches]]
+            name = "a"
+            when = { path = "type", in = ["x", "y"] }
+            linger_ms = 10
+            [[sinks.branches]]
+            name = "b"
+            when = { path = "n", equals = 42 }
+            target_table = "b_table"
+            database = "other"
+            columns = { user_id = "user.id" }
+            """);
+        final SluiceConfig.Branch a = c.sink("s").branches().get(0);
+        final SluiceConfig.Branch b = c.sink("s").branches().get(1);
+        assertEquals(500, a.maxRows());
+        assertEquals(10, a.lingerMs());
+        assertEquals("events", a.targetTable());
+        assertEquals(SluiceConfig.Condition.Op.IN, a.when().op());
+        assertEquals(List.of("x", "y"), a.when().values());
+        assertEquals(List.of("42"), b.when().values(), "a number literal compares with the number's text");
+        assertEquals("b_table", b.targetTable());
+        assertEquals("other", b.database());
+        assertEquals("user.id", b.columns().get("user_id"));
+        assertEquals(1000, b.lingerMs());
+    }
+
+    @Test
+    void shouldNameAnUnknownKeyWithItsLineAndSuggestTheRightOne() {
+        final ConfigProblem p = only(MINIMAL + "maxrows = 5\n");
+        assertEquals("sinks[0].plugin_config.maxrows", p.key());
+        assertEquals(13, p.line());
+        assertTrue(p.message().contains("did you mean max_rows?"), p.message());
+        assertTrue(only(MINIMAL + "linger = 5\n").message().contains("did you mean linger_ms?"));
+    }
+
+    @Test
+    void shouldReportEveryProblemAtOnce() {
+        final List<ConfigProblem> p = problems("""
+            [kafka]
+            bootstrap_servers = 9092
+            [engine]
+            ring_size = 1000
+            [[sinks]]
+            name = "s"
+            kind = "postgres"
+            group_id = "g"
+            unmatched = "drop"
+            [sinks.plugin_config]
+            endpoint = "ch:8123"
+            max_rows = 0
+            """);
+        final String all = p.toString();
+        assertTrue(all.contains("kafka.bootstrap_servers (line 2): expected a string, got the integer 9092"), all);
+        assertTrue(all.contains("engine.ring_size (line 4): 1000 is not a power of two"), all);
+        assertTrue(all.contains("sinks[0].kind (line 7): \"postgres\" is not one of \"clickhouse\""), all);
+        assertTrue(all.contains("sinks[0].unmatched (line 9): \"drop\" is not one of \"fail\", \"skip\""), all);
+        assertTrue(all.contains("sinks[0].pattern"), all);
+        assertTrue(all.contains("sinks[0].plugin_config.endpoint (line 11): \"ch:8123\" is not an http(s)://host:port URL"), all);
+        assertTrue(all.contains("sinks[0].plugin_config.max_rows (line 12): 0 is out of range"), all);
+        assertTrue(all.contains("target_table"), all);
+    }
+
+    @Test
+    void shouldReportSyntaxErrorsWithTheirLine() {
+        final ConfigProblem p = only("[kafka]\nbootstrap_servers = \"x\"\n[[sinks]\n");
+        assertEquals("(syntax)", p.key());
+        assertEquals(3, p.line());
+    }
+
+    @Test
+    void shouldRequireTheCatchAllBranchToBeLast() {
+        final ConfigProblem p = only(MINIMAL + """
+            [[sinks.branches]]
+            name = "all"
+            [[sinks.branches]]
+            name = "never"
+            when = { path = "type", equals = "x" }
+            """);
+        assertEquals("sinks[0].branches[0].when", p.key());
+        assertTrue(p.message().contains("must be the last branch"), p.message());
+    }
+
+    @Test
+    void shouldRejectMalformedConditions() {
+        assertTrue(only(MINIMAL + "[[sinks.branches]]\nname = \"a\"\nwhen = { path = \"t\" }\n").message()
+            .contains("give one of equals, in, prefix, matches, exists"));
+        assertTrue(only(MINIMAL + "[[sinks.branches]]\nname = \"a\"\nwhen = { path = \"t\", equals = \"x\", prefix = \"y\" }\n").message()
+            .contains("only one of"));
+        assertTrue(only(MINIMAL + "[[sinks.branches]]\nname = \"a\"\nwhen = { path = \"t\", matches = \"(\" }\n").message()
+            .contains("not a valid regular expression"));
+        assertTrue(only(MINIMAL + "[[sinks.branches]]\nname = \"a\"\nwhen = { path = \"t\", equal = \"x\" }\n").message()
+            .contains("unknown key"));
+    }
+
+    @Test
+    void shouldRejectDuplicateNamesAndAmbiguousSubscriptions() {
+        final String twice = MINIMAL + MINIMAL.substring(MINIMAL.indexOf("[[sinks]]"));
+        assertTrue(problems(twice).toString().contains("duplicate sink name \"s\""));
+        assertTrue(only(MINIMAL.replace("group_id = \"g\"", "group_id = \"g\"\ntopics = [\"a\"]")).message()
+            .contains("either pattern or topics"));
+    }
+
+    @Test
+    void shouldLoadTheShippedExample() throws Exception {
+        Path dir = Path.of("").toAbsolutePath();
+        while (!Files.exists(dir.resolve("examples/github-events.toml"))) {
+            dir = dir.getParent();
+        }
+        final SluiceConfig c = ConfigLoader.load(dir.resolve("examples/github-events.toml"));
+        assertEquals(8, c.sink("github").branches().size());
+        assertNull(c.sink("github").branches().get(7).when(), "the catch-all is the last branch");
+    }
+}
