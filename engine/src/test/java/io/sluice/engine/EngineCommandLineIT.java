@@ -86,7 +86,8 @@ class EngineCommandLineIT {
         final Path f = EngineProcess.writeConfig(config(topic, group, db, "t", ""));
         try (EngineProcess p = EngineProcess.start("--config", f.toString(), "--until-caught-up")) {
             assertEquals(1, p.waitFor(120), p.output());
-            assertTrue(p.output().contains("record " + topic + "-0@1: column n (UInt8) of " + db + ".t from path n"), p.output());
+            assertTrue(p.output().contains("record " + topic + "-0@1: column n (UInt8) from path n: "), p.output());
+            assertTrue(p.output().contains("(table " + db + ".t)"), p.output());
         }
         final Long committed = TestServices.committed(group).get(new TopicPartition(topic, 0));
         assertTrue(committed == null || committed <= 1, "committed " + committed);

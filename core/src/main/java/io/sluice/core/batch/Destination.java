@@ -16,7 +16,8 @@ public final class Destination {
     private final String table;
     private final String sqlTable;
     private final List<String> sqlColumns;
-    private final BoundColumn[] columns;
+    private final String sink;
+    private final io.sluice.core.pipeline.RowEncoder.Bound<?> encoder;
     private final AtomicLong rowsWritten = new AtomicLong();
     private final AtomicLong bytesWritten = new AtomicLong();
     private final AtomicLong inserts = new AtomicLong();
@@ -29,10 +30,12 @@ public final class Destination {
      * @param table      table, verbatim
      * @param sqlTable   the qualified, quoted name as written in SQL
      * @param sqlColumns the quoted column names in insert order
-     * @param columns    bound columns in insert order
+     * @param sink       name of the sink it belongs to
+     * @param encoder    the branch's encoder bound to this table
      */
     public Destination(final int id, final int branch, final String branchName, final String database, final String table,
-        final String sqlTable, final List<String> sqlColumns, final BoundColumn[] columns) {
+        final String sqlTable, final List<String> sqlColumns, final String sink,
+        final io.sluice.core.pipeline.RowEncoder.Bound<?> encoder) {
         this.id = id;
         this.branch = branch;
         this.branchName = branchName;
@@ -40,7 +43,8 @@ public final class Destination {
         this.table = table;
         this.sqlTable = sqlTable;
         this.sqlColumns = List.copyOf(sqlColumns);
-        this.columns = columns.clone();
+        this.sink = sink;
+        this.encoder = encoder;
     }
 
     /** @return dense id */
@@ -78,14 +82,19 @@ public final class Destination {
         return sqlColumns;
     }
 
-    /** @return number of bound columns */
+    /** @return number of columns written */
     public int columnCount() {
-        return columns.length;
+        return sqlColumns.size();
     }
 
-    /** @return bound column {@code i} in insert order */
-    public BoundColumn column(final int i) {
-        return columns[i];
+    /** @return the name of the sink this destination belongs to */
+    public String sink() {
+        return sink;
+    }
+
+    /** @return the branch's encoder bound to this table (the route stage casts it to the branch's row type) */
+    public io.sluice.core.pipeline.RowEncoder.Bound<?> encoder() {
+        return encoder;
     }
 
     /** Counts one successful insert (insert worker). */

@@ -46,6 +46,8 @@ public record ConfigKey(
         INT_LIST,
         /** A string or an array of strings. */
         STRING_OR_LIST,
+        /** An array of arrays of strings (shards of endpoints). */
+        STRING_LIST_LIST,
         /** A table of string keys to string values (passed through, e.g. Kafka client properties). */
         STRING_MAP,
         /** A table whose keys are described by their own section. */

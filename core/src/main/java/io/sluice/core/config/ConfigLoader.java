@@ -189,7 +189,13 @@ public final class ConfigLoader {
         final TableReader pc = new TableReader(r.table(SINK_PLUGIN_CONFIG), path + ".plugin_config", "sinks[].plugin_config",
             problems, r.line(SINK_PLUGIN_CONFIG.name()));
         final List<String> endpoints = pc.strings(PC_ENDPOINT);
-        for (final String e : endpoints) {
+        final List<List<String>> configuredShards = pc.stringLists(PC_SHARDS);
+        if (endpoints.isEmpty() == configuredShards.isEmpty()) {
+            pc.problem(PC_ENDPOINT.name(), endpoints.isEmpty() ? "missing: give endpoint (one shard) or shards"
+                : "give either endpoint or shards, not both");
+        }
+        final List<List<String>> shards = configuredShards.isEmpty() ? (endpoints.isEmpty() ? List.of() : List.of(endpoints)) : configuredShards;
+        for (final String e : shards.stream().flatMap(List::stream).toList()) {
             try {
                 final URI u = URI.create(e);
                 if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null) {
@@ -200,7 +206,9 @@ public final class ConfigLoader {
             }
         }
         final SluiceConfig.ClickHouse plugin = new SluiceConfig.ClickHouse(
-            endpoints,
+            endpoints.isEmpty() && !shards.isEmpty() ? shards.get(0) : endpoints,
+            shards,
+            pc.intValue(PC_INSERT_WORKERS),
             pc.string(PC_DATABASE),
             pc.string(PC_TARGET_TABLE),
             pc.string(PC_USERNAME),
@@ -248,10 +256,11 @@ public final class ConfigLoader {
             }
             final String database = br.has(BR_DATABASE) ? br.string(BR_DATABASE) : plugin.database();
             final Map<String, String> columns = br.stringMap(BR_COLUMNS);
+            final String shardBy = br.string(BR_SHARD_BY);
             final long maxRows = br.optionalLong(BR_MAX_ROWS);
             final long maxBytes = br.optionalLong(BR_MAX_BYTES);
             final long linger = br.optionalLong(BR_LINGER_MS);
-            branches.add(new Branch(bname, when, database, table, Map.copyOf(columns),
+            branches.add(new Branch(bname, when, database, table, Map.copyOf(columns), shardBy,
                 maxRows == Long.MIN_VALUE ? plugin.maxRows() : (int)maxRows,
                 maxBytes == Long.MIN_VALUE ? plugin.maxBytes() : maxBytes,
                 linger == Long.MIN_VALUE ? plugin.lingerMs() : linger));
@@ -261,7 +270,7 @@ public final class ConfigLoader {
             if (plugin.targetTable() == null) {
                 pc.problem(PC_TARGET_TABLE.name(), "missing: a sink without branches writes every record to target_table");
             }
-            branches.add(new Branch("default", null, plugin.database(), plugin.targetTable(), Map.of(),
+            branches.add(new Branch("default", null, plugin.database(), plugin.targetTable(), Map.of(), null,
                 plugin.maxRows(), plugin.maxBytes(), plugin.lingerMs()));
         }
         r.finish();

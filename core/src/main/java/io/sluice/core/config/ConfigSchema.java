@@ -7,6 +7,7 @@ import static io.sluice.core.config.ConfigKey.Type.LONG;
 import static io.sluice.core.config.ConfigKey.Type.RULE;
 import static io.sluice.core.config.ConfigKey.Type.STRING;
 import static io.sluice.core.config.ConfigKey.Type.STRING_LIST;
+import static io.sluice.core.config.ConfigKey.Type.STRING_LIST_LIST;
 import static io.sluice.core.config.ConfigKey.Type.STRING_MAP;
 import static io.sluice.core.config.ConfigKey.Type.STRING_OR_LIST;
 import static io.sluice.core.config.ConfigKey.Type.TABLE;
@@ -137,8 +138,15 @@ public final class ConfigSchema {
             + "goes to plugin_config.target_table.");
 
     // ------------------------------------------------------------------------------------------------ [sinks.plugin_config]
-    public static final ConfigKey PC_ENDPOINT = ConfigKey.in("sinks[].plugin_config", "endpoint", STRING_OR_LIST).required()
-        .doc("ClickHouse HTTP endpoint(s), e.g. \"http://127.0.0.1:8123\"; a list is one shard's replicas.");
+    public static final ConfigKey PC_ENDPOINT = ConfigKey.in("sinks[].plugin_config", "endpoint", STRING_OR_LIST)
+        .doc("ClickHouse HTTP endpoint(s) of a single shard, e.g. \"http://127.0.0.1:8123\"; a list is the shard's "
+            + "replicas (a failed insert moves to the next). Give endpoint or shards.");
+    public static final ConfigKey PC_SHARDS = ConfigKey.in("sinks[].plugin_config", "shards", STRING_LIST_LIST)
+        .doc("Several shards, each a list of replica endpoints: [[\"http://a:8123\"], [\"http://b:8123\"]]. Each shard "
+            + "has its own queue and insert workers; a branch's shard_by (or round robin) picks the shard of each row.");
+    public static final ConfigKey PC_INSERT_WORKERS = ConfigKey.in("sinks[].plugin_config", "insert_workers", INT)
+        .defaultValue("2").unit("threads").range(1, 64)
+        .doc("Insert worker threads per shard; a destination's batches always go to the same worker, in order.");
     public static final ConfigKey PC_DATABASE = ConfigKey.in("sinks[].plugin_config", "database", STRING)
         .defaultValue("default").doc("Database of the tables; a literal or a template over the topic.");
     public static final ConfigKey PC_TARGET_TABLE = ConfigKey.in("sinks[].plugin_config", "target_table", STRING)
@@ -195,6 +203,9 @@ public final class ConfigSchema {
     public static final ConfigKey BR_COLUMNS = ConfigKey.in("sinks[].branches[]", "columns", STRING_MAP)
         .doc("column = \"json.path\" for columns whose path differs from their name; other columns are read from "
             + "the JSON field of the same name.");
+    public static final ConfigKey BR_SHARD_BY = ConfigKey.in("sinks[].branches[]", "shard_by", STRING)
+        .doc("JSON path whose value picks the shard (murmur2, as Kafka's default partitioner); without it rows take "
+            + "the shards in turn.");
     public static final ConfigKey BR_MAX_ROWS = ConfigKey.in("sinks[].branches[]", "max_rows", INT)
         .unit("rows").range(1, 100_000_000).doc("Overrides plugin_config.max_rows for this branch.");
     public static final ConfigKey BR_MAX_BYTES = ConfigKey.in("sinks[].branches[]", "max_bytes", LONG)
@@ -274,6 +285,7 @@ public final class ConfigSchema {
             case STRING_LIST -> "array of strings";
             case INT_LIST -> "array of integers";
             case STRING_OR_LIST -> "string or array of strings";
+            case STRING_LIST_LIST -> "array of arrays of strings";
             case STRING_MAP -> "table of strings";
             case TABLE -> "table";
             case RULE -> "inline table";

@@ -78,9 +78,14 @@ public record SluiceConfig(
         List<Branch> branches) {
     }
 
-    /** [sinks.plugin_config] of a ClickHouse sink. */
+    /**
+     * [sinks.plugin_config] of a ClickHouse sink. {@code shards} is always set: the configured shards, or one shard
+     * made of {@code endpoints}.
+     */
     public record ClickHouse(
         List<String> endpoints,
+        List<List<String>> shards,
+        int insertWorkers,
         String database,
         String targetTable,
         String username,
@@ -110,6 +115,7 @@ public record SluiceConfig(
         String database,
         String targetTable,
         Map<String, String> columns,
+        String shardBy,
         int maxRows,
         long maxBytes,
         long lingerMs) {

@@ -152,6 +152,32 @@ final class TableReader {
         return List.copyOf(out);
     }
 
+    List<List<String>> stringLists(final ConfigKey key) {
+        final Object v = raw(key);
+        if (v == null) {
+            return List.of();
+        }
+        final String expected = "an array of arrays of strings, e.g. [[\"http://a:8123\"], [\"http://b:8123\"]]";
+        if (!(v instanceof TomlArray a) || !all(a, a::isArray)) {
+            problem(key.name(), "expected " + expected + ", got " + describe(v));
+            return List.of();
+        }
+        final List<List<String>> out = new ArrayList<>(a.size());
+        for (int i = 0; i < a.size(); i++) {
+            final TomlArray inner = a.getArray(i);
+            if (inner.isEmpty() || !all(inner, inner::isString)) {
+                problem(key.name(), "shard " + i + ": expected a non-empty array of strings");
+                return List.of();
+            }
+            final List<String> items = new ArrayList<>();
+            for (int j = 0; j < inner.size(); j++) {
+                items.add(inner.getString(j));
+            }
+            out.add(List.copyOf(items));
+        }
+        return List.copyOf(out);
+    }
+
     List<Integer> ints(final ConfigKey key) {
         final Object v = raw(key);
         if (v == null) {

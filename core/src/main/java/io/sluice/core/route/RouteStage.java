@@ -2,7 +2,9 @@ package io.sluice.core.route;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 import org.slf4j.Logger;
@@ -12,18 +14,18 @@ import com.lmax.disruptor.EventHandler;
 
 import net.openhft.chronicle.bytes.Bytes;
 
-import io.sluice.codecs.json.JsonError;
-import io.sluice.codecs.json.JsonScanner;
-import io.sluice.codecs.json.JsonValueView;
-import io.sluice.codecs.rowbinary.ConversionError;
-import io.sluice.codecs.rowbinary.EncodeScratch;
 import io.sluice.core.ack.AckTracker;
 import io.sluice.core.batch.BatchBuffer;
 import io.sluice.core.batch.BatchPool;
-import io.sluice.core.batch.BoundColumn;
 import io.sluice.core.batch.Destination;
-import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.pipeline.BranchHandle;
+import io.sluice.core.pipeline.Emitter;
 import io.sluice.core.pipeline.ErrorPolicy;
+import io.sluice.core.pipeline.RecordDecoder;
+import io.sluice.core.pipeline.RowEncoder;
+import io.sluice.core.pipeline.ShardRouter;
+import io.sluice.core.pipeline.Split;
+import io.sluice.core.pipeline.SplitClassifier;
 import io.sluice.core.runtime.InsertWorker;
 import io.sluice.core.runtime.PartitionTrackers;
 import io.sluice.core.runtime.PipelineControl;
@@ -33,55 +35,64 @@ import io.sluice.ringbuffers.OverflowPool;
 import io.sluice.ringbuffers.RecordEvent;
 
 /**
- * The route stage of a gather pipeline (one Disruptor event handler on the ingest ring): per record, one pass of
- * JSON path extraction, the classifier picks a branch (or the unmatched policy applies), the branch's destination is
- * looked up by topic (resolved once per topic), the row is encoded as RowBinary straight into the open batch of
- * (destination, shard), and the sealer hands a batch to its shard's insert worker on {@code max_rows},
- * {@code max_bytes} or {@code linger_ms}.
+ * The route stage of a gather pipeline (one Disruptor event handler on the ingest ring): per record, the decoder
+ * builds the view once (for JSON: one pass of path extraction), the split's classifier emits it to one branch (or
+ * none: the unmatched policy applies), the branch's destination is looked up by topic (resolved once per topic), the
+ * shard router picks the shard, the row is encoded straight into the open batch of (destination, shard), and the
+ * sealer hands a batch to its insert worker on {@code max_rows}, {@code max_bytes} or {@code linger_ms}.
  *
- * <p>Nothing here allocates per record in steady state: the scanner, views and scratch are reused, destinations are
- * cached in arrays indexed by topic id, and batch buffers come from pools.
+ * <p>Dispatch is O(1): the handle carries the branch index; destinations are cached in arrays indexed by topic id.
+ * Nothing here allocates per record in steady state.
  *
  * <p>Errors: a record that cannot be written (malformed JSON, a null value, a value that does not convert to its
  * column type, a record above {@code max_record_bytes}, a topic whose destination cannot be resolved) follows the
- * sink's {@code on_error} policy; a record no branch matches follows {@code unmatched}. {@code fail} marks the
+ * {@code on_error} policy; a record no branch takes follows the split's unmatched policy. {@code fail} marks the
  * record failed in its partition's tracker (so nothing is committed past it) and stops the pipeline naming topic,
- * partition, offset, and the path, column and type where applicable; {@code skip} counts and acknowledges it.
+ * partition and offset, and column, path and type where they apply; {@code skip} counts and acknowledges it.
  *
- * <p>Thread-safety: runs on its own thread (or fused with another stage); not thread-safe.
+ * <p>Thread-safety: runs on one thread; not thread-safe.
+ *
+ * @param <T> the record view type
  */
-public final class RouteStage implements EventHandler<RecordEvent> {
+public final class RouteStage<T> implements EventHandler<RecordEvent> {
     private static final Logger LOG = LoggerFactory.getLogger(RouteStage.class);
-    private static final int MAX_DEPTH = 128;
 
     /** One branch at run time. */
     private static final class Branch {
         final int index;
-        final SluiceConfig.Branch config;
+        final String name;
+        final RowEncoder<?> encoder;
+        final ShardRouter<Object> router;
+        final DestinationResolver.SinkTarget sink;
+        final InsertWorker[][] workers;
+        final int shards;
         final int maxRows;
         final long maxBytes;
         final long lingerNanos;
         final BatchPool pool;
-        final InsertWorker[] shards;
         Destination[] byTopic = new Destination[16];
         String[] errorByTopic = new String[16];
-        int roundRobin;
 
-        Branch(final int index, final SluiceConfig.Branch config, final BatchPool pool, final InsertWorker[] shards) {
-            this.index = index;
-            this.config = config;
-            this.maxRows = config.maxRows();
-            this.maxBytes = config.maxBytes();
-            this.lingerNanos = TimeUnit.MILLISECONDS.toNanos(config.lingerMs());
+        @SuppressWarnings("unchecked")
+        Branch(final Split.Branch<?> b, final DestinationResolver.SinkTarget sink, final InsertWorker[][] workers, final BatchPool pool) {
+            this.index = b.index();
+            this.name = b.name();
+            this.encoder = b.encoder();
+            this.router = (ShardRouter<Object>)b.router();
+            this.sink = sink;
+            this.workers = workers;
+            this.shards = workers.length;
+            this.maxRows = b.chunk().maxRows();
+            this.maxBytes = b.chunk().maxBytes();
+            this.lingerNanos = TimeUnit.MILLISECONDS.toNanos(b.chunk().lingerMs());
             this.pool = pool;
-            this.shards = shards;
         }
     }
 
-    private final String sinkName;
+    private final String pipeline;
+    private final RecordDecoder<T> decoder;
+    private final SplitClassifier<T> classifier;
     private final Branch[] branches;
-    private final Classifier classifier;
-    private final PathRegistry paths;
     private final DestinationResolver resolver;
     private final PartitionTrackers trackers;
     private final TopicRegistry topics;
@@ -90,8 +101,7 @@ public final class RouteStage implements EventHandler<RecordEvent> {
     private final PipelineStats stats;
     private final ErrorPolicy unmatched;
     private final ErrorPolicy onError;
-    private final JsonValueView view = new JsonValueView();
-    private final EncodeScratch scratch;
+    private final RowEmitter emitter = new RowEmitter();
 
     private BatchBuffer[][] open = new BatchBuffer[16][];
     private long nextDeadlineNanos = Long.MAX_VALUE;
@@ -100,54 +110,57 @@ public final class RouteStage implements EventHandler<RecordEvent> {
     private long errorsLogged;
 
     /**
-     * @param sink      the sink's configuration
-     * @param resolver  resolves destinations (owns the catalog)
-     * @param paths     the path registry the resolver and classifier share
-     * @param pools     one batch pool per branch
-     * @param shards    the insert workers, one per shard
-     * @param trackers  the pipeline's ack trackers
-     * @param topics    the pipeline's topic registry
-     * @param overflow  where overflow buffers go back
-     * @param control   the pipeline's run state
-     * @param stats     the pipeline's counters
+     * @param pipeline   pipeline name
+     * @param decoder    record → view
+     * @param split      the split
+     * @param onError    record error policy
+     * @param sinks      per branch, the sink it writes to
+     * @param workers    per branch, its sink's insert workers by shard
+     * @param pools      per branch, its batch pool
+     * @param resolver   resolves destinations
+     * @param trackers   the pipeline's ack trackers
+     * @param topics     the pipeline's topic registry
+     * @param overflow   where overflow buffers go back
+     * @param control    the pipeline's run state
+     * @param stats      the pipeline's counters
      */
-    public RouteStage(final SluiceConfig.Sink sink, final DestinationResolver resolver, final PathRegistry paths,
-        final List<BatchPool> pools, final InsertWorker[] shards, final PartitionTrackers trackers, final TopicRegistry topics,
+    public RouteStage(final String pipeline, final RecordDecoder<T> decoder, final Split<T> split, final ErrorPolicy onError,
+        final List<DestinationResolver.SinkTarget> sinks, final List<InsertWorker[][]> workers, final List<BatchPool> pools,
+        final DestinationResolver resolver, final PartitionTrackers trackers, final TopicRegistry topics,
         final OverflowPool overflow, final PipelineControl control, final PipelineStats stats) {
-        this.sinkName = sink.name();
-        this.paths = paths;
-        this.resolver = resolver;
-        this.classifier = new Classifier(sink.branches(), paths);
-        this.branches = new Branch[sink.branches().size()];
+        this.pipeline = pipeline;
+        this.decoder = decoder;
+        this.classifier = split.classifier();
+        final List<Split.Branch<?>> bs = split.branches();
+        this.branches = new Branch[bs.size()];
         for (int i = 0; i < branches.length; i++) {
-            branches[i] = new Branch(i, sink.branches().get(i), pools.get(i), shards);
+            branches[i] = new Branch(bs.get(i), sinks.get(i), workers.get(i), pools.get(i));
         }
+        this.resolver = resolver;
         this.trackers = trackers;
         this.topics = topics;
         this.overflow = overflow;
         this.control = control;
         this.stats = stats;
-        this.unmatched = sink.unmatched();
-        this.onError = sink.onError();
-        this.scratch = new EncodeScratch(1 << 20);
+        this.unmatched = split.unmatched();
+        this.onError = onError;
     }
 
     /**
-     * Resolves every branch whose database and table are literals, before any record flows, so a missing table or a
-     * column Sluice cannot write is reported at start (called on the starting thread before the stage runs).
+     * Resolves every branch whose sink's database and table are literals, before any record flows, so a missing
+     * table or a column the encoder cannot write is reported at start (called before the stage runs).
      *
      * @return {@code null} when all resolved, else the first problem
      */
     public String resolveLiteralDestinations() {
         for (final Branch b : branches) {
-            if (resolver.isLiteral(b.index)) {
-                final DestinationResolver.Result r = resolver.resolve(b.index, b.config, "");
+            if (b.sink.isLiteral()) {
+                final DestinationResolver.Result r = resolver.resolve(b.index, b.name, b.encoder, b.sink, "");
                 if (r.destination() == null) {
                     return r.error();
                 }
             }
         }
-        paths.scanner();
         return null;
     }
 
@@ -203,54 +216,74 @@ public final class RouteStage implements EventHandler<RecordEvent> {
             recordError(event, "record value is null (a tombstone); there is nothing to write", onError, stats.droppedInvalid);
             return;
         }
-        final JsonScanner scanner = paths.scanner();
-        final int rc = scanner.scan(event.value(), 0, event.valueLength());
-        if (rc != JsonError.NONE) {
-            recordError(event, "malformed JSON: " + JsonError.describe(rc) + " at byte " + scanner.errorOffset(), onError,
-                stats.droppedInvalid);
+        final T view = decoder.decode(event);
+        if (view == null) {
+            recordError(event, decoder.error(), onError, stats.droppedInvalid);
             return;
         }
-        final int b = classifier.classify(scanner);
-        if (b == Classifier.UNMATCHED) {
-            recordError(event, "no branch matches the record (unmatched = " + unmatched.name().toLowerCase(java.util.Locale.ROOT)
-                + ")", unmatched, stats.droppedUnrouted);
+        final RowEmitter e = emitter;
+        e.begin(event);
+        try {
+            classifier.route(view, e);
+        } catch (final RuntimeException ex) {
+            if (!e.settled) {
+                e.settled = true;
+                recordError(event, "the classifier failed: " + ex, onError, stats.droppedInvalid);
+            }
+            LOG.error("{}: classifier failed on {}", pipeline, where(event), ex);
             return;
         }
-        final Branch branch = branches[b];
-        final Destination dest = destinationFor(branch, event);
-        if (dest == null) {
-            return;
+        if (!e.settled) {
+            recordError(event, "no branch matches the record (unmatched = " + unmatched.name().toLowerCase(Locale.ROOT) + ")",
+                unmatched, stats.droppedUnrouted);
         }
-        final int shard = branch.shards.length == 1 ? 0 : (branch.roundRobin++ & Integer.MAX_VALUE) % branch.shards.length;
-        final BatchBuffer batch = openBatch(branch, dest, shard);
-        final Bytes<Void> rows = batch.rows();
-        final long start = rows.writePosition();
-        final JsonScanner s = paths.scanner();
-        final int n = dest.columnCount();
-        for (int i = 0; i < n; i++) {
-            final BoundColumn c = dest.column(i);
-            s.value(c.pathIndex(), view);
-            final int code = c.encoder().encode(view, rows, scratch);
-            if (code != ConversionError.NONE) {
-                if (code == ConversionError.MISSING_NOT_ALLOWED && c.defaultValue() != null) {
-                    rows.write(c.defaultValue());
-                    continue;
-                }
+    }
+
+    /** The emitter handed to the classifier; one per stage, reset per record. */
+    private final class RowEmitter implements Emitter {
+        RecordEvent event;
+        boolean settled;
+
+        void begin(final RecordEvent e) {
+            event = e;
+            settled = false;
+        }
+
+        @Override
+        public <R> void emit(final BranchHandle<R> handle, final R row) {
+            final RecordEvent ev = event;
+            if (settled) {
+                LOG.error("{}: {} emitted to a second branch ({}); a record goes to exactly one branch", pipeline, where(ev), handle);
+                return;
+            }
+            settled = true;
+            final Branch branch = branches[handle.index()];
+            final Destination dest = destinationFor(branch, ev);
+            if (dest == null) {
+                return;
+            }
+            final int shard = branch.shards == 1 ? 0 : branch.router.shard(row, branch.shards);
+            final BatchBuffer batch = openBatch(branch, dest, shard);
+            final Bytes<Void> rows = batch.rows();
+            final long start = rows.writePosition();
+            @SuppressWarnings("unchecked")
+            final RowEncoder.Bound<R> encoder = (RowEncoder.Bound<R>)dest.encoder();
+            final String error = encoder.encode(row, rows);
+            if (error != null) {
                 rows.writePosition(start);
-                recordError(event, "column " + c.name() + " (" + c.type() + ") of " + dest + " from path " + c.path()
-                    + ": " + ConversionError.describe(code), onError, stats.droppedInvalid);
+                recordError(ev, error + " (table " + dest + ")", onError, stats.droppedInvalid);
                 if (batch.rowCount() == 0) {
                     closeEmpty(batch);
                 }
                 return;
             }
-        }
-        batch.addRow(event.trackerId(), event.trackerGeneration(), event.offset(), event.timestampMs());
-        stats.recordsRouted.lazySet(stats.recordsRouted.get() + 1);
-        if (batch.rowCount() >= branch.maxRows) {
-            seal(batch, stats.sealedByRows);
-        } else if (rows.writePosition() >= branch.maxBytes) {
-            seal(batch, stats.sealedByBytes);
+            batch.addRow(ev.trackerId(), ev.trackerGeneration(), ev.offset(), ev.timestampMs());
+            stats.recordsRouted.lazySet(stats.recordsRouted.get() + 1);
+            if (batch.rowCount() >= branch.maxRows) {
+                seal(batch, stats.sealedByRows);
+            } else if (rows.writePosition() >= branch.maxBytes) {
+                seal(batch, stats.sealedByBytes);
+            }
         }
     }
 
@@ -267,12 +300,15 @@ public final class RouteStage implements EventHandler<RecordEvent> {
         }
         String error = branch.errorByTopic[topicId];
         if (error == null) {
-            long wait = 100;
+            long waitMs = 100;
             while (true) {
-                final DestinationResolver.Result r = resolver.resolve(branch.index, branch.config, topics.name(topicId));
+                final DestinationResolver.Result r = resolver.resolve(branch.index, branch.name, branch.encoder, branch.sink,
+                    topics.name(topicId));
                 if (r.destination() != null) {
                     branch.byTopic[topicId] = r.destination();
-                    ensureOpenSlots(r.destination().id());
+                    if (r.destination().id() >= open.length) {
+                        open = Arrays.copyOf(open, Math.max(r.destination().id() + 1, open.length * 2));
+                    }
                     return r.destination();
                 }
                 if (!r.retriable() || control.stopRequested()) {
@@ -282,26 +318,20 @@ public final class RouteStage implements EventHandler<RecordEvent> {
                     }
                     break;
                 }
-                LOG.warn("{}: cannot resolve the destination of topic {} yet: {} (retrying in {} ms)", sinkName,
-                    topics.name(topicId), r.error(), wait);
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(wait));
-                wait = Math.min(wait * 2, 5000);
+                LOG.warn("{}: cannot resolve the destination of topic {} yet: {} (retrying in {} ms)", pipeline,
+                    topics.name(topicId), r.error(), waitMs);
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(waitMs));
+                waitMs = Math.min(waitMs * 2, 5000);
             }
         }
         recordError(event, error, onError, stats.droppedInvalid);
         return null;
     }
 
-    private void ensureOpenSlots(final int destinationId) {
-        if (destinationId >= open.length) {
-            open = Arrays.copyOf(open, Math.max(destinationId + 1, open.length * 2));
-        }
-    }
-
     private BatchBuffer openBatch(final Branch branch, final Destination dest, final int shard) {
         BatchBuffer[] perShard = open[dest.id()];
         if (perShard == null) {
-            perShard = new BatchBuffer[branch.shards.length];
+            perShard = new BatchBuffer[branch.shards];
             open[dest.id()] = perShard;
         }
         BatchBuffer batch = perShard[shard];
@@ -309,11 +339,10 @@ public final class RouteStage implements EventHandler<RecordEvent> {
             return batch;
         }
         while ((batch = branch.pool.tryAcquire()) == null) {
-            // every buffer of this branch is open, queued or being inserted: seal the oldest open one (it will come
-            // back once written), then wait for a worker to give a buffer back
+            // every buffer of this branch is open, queued or being inserted: seal the oldest open one (it comes back
+            // once written), then wait for a worker to give a buffer back
             sealOldestOpen(branch);
-            LockSupport.parkNanos(50_000);
-            nowNanos = System.nanoTime();
+            waitForWorker();
         }
         batch.open(dest, shard, nowNanos);
         perShard[shard] = batch;
@@ -352,13 +381,14 @@ public final class RouteStage implements EventHandler<RecordEvent> {
         batch.release();
     }
 
-    private void seal(final BatchBuffer batch, final java.util.concurrent.atomic.AtomicLong reason) {
+    private void seal(final BatchBuffer batch, final AtomicLong reason) {
         open[batch.destination().id()][batch.shard()] = null;
         if (batch.rowCount() == 0) {
             batch.release();
             return;
         }
-        final InsertWorker worker = branches[batch.destination().branch()].shards[batch.shard()];
+        final InsertWorker[] shardWorkers = branches[batch.destination().branch()].workers[batch.shard()];
+        final InsertWorker worker = shardWorkers[batch.destination().id() % shardWorkers.length];
         batch.sealedNanos(System.nanoTime());
         while (!worker.offer(batch)) {
             if (worker.finished()) {
@@ -371,7 +401,7 @@ public final class RouteStage implements EventHandler<RecordEvent> {
         reason.lazySet(reason.get() + 1);
     }
 
-    private void sealAll(final java.util.concurrent.atomic.AtomicLong reason) {
+    private void sealAll(final AtomicLong reason) {
         for (final BatchBuffer[] perShard : open) {
             if (perShard == null) {
                 continue;
@@ -406,40 +436,25 @@ public final class RouteStage implements EventHandler<RecordEvent> {
         nextDeadlineNanos = next;
     }
 
-    private void recordError(final RecordEvent event, final String what, final ErrorPolicy policy,
-        final java.util.concurrent.atomic.AtomicLong dropped) {
+    private String where(final RecordEvent event) {
+        return "record " + topics.name(event.topicId()) + "-" + event.partition() + "@" + event.offset();
+    }
+
+    private void recordError(final RecordEvent event, final String what, final ErrorPolicy policy, final AtomicLong dropped) {
         final AckTracker tracker = trackers.get(event.trackerId());
-        final String where = "record " + topics.name(event.topicId()) + "-" + event.partition() + "@" + event.offset();
         if (policy == ErrorPolicy.SKIP) {
             dropped.lazySet(dropped.get() + 1);
             tracker.ack(event.offset(), event.trackerGeneration());
             if (errorsLogged++ < 100 || errorsLogged % 10_000 == 0) {
-                LOG.warn("{}: skipped {}: {} (skipped so far: {})", sinkName, where, what, dropped.get());
+                LOG.warn("{}: skipped {}: {} (skipped so far: {})", pipeline, where(event), what, dropped.get());
             }
             return;
         }
-        final String reason = where + ": " + what;
+        final String reason = where(event) + ": " + what;
         tracker.fail(event.offset(), event.trackerGeneration(), -1, reason);
         if (!control.failed()) {
-            LOG.error("{}: {}; stopping (nothing is committed past offset {})", sinkName, reason, event.offset());
+            LOG.error("{}: {}; stopping (nothing is committed past offset {})", pipeline, reason, event.offset());
         }
         control.fail(reason);
-    }
-
-    /** @return a one-line description of the open batches, for status and stall messages */
-    public String describeOpenBatches() {
-        int count = 0;
-        long rows = 0;
-        for (final BatchBuffer[] perShard : open) {
-            if (perShard != null) {
-                for (final BatchBuffer b : perShard) {
-                    if (b != null) {
-                        count++;
-                        rows += b.rowCount();
-                    }
-                }
-            }
-        }
-        return count + " open batches (" + rows + " rows)";
     }
 }

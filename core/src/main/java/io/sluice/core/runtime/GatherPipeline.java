@@ -1,12 +1,14 @@
 package io.sluice.core.runtime;
 
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
 
-import org.agrona.concurrent.IdleStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,8 +20,10 @@ import com.lmax.disruptor.WaitStrategy;
 import io.sluice.core.batch.BatchPool;
 import io.sluice.core.batch.Destination;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.pipeline.GatherSpec;
+import io.sluice.core.pipeline.SinkSpec;
+import io.sluice.core.pipeline.Split;
 import io.sluice.core.route.DestinationResolver;
-import io.sluice.core.route.PathRegistry;
 import io.sluice.core.route.RouteStage;
 import io.sluice.core.sink.SinkDriver;
 import io.sluice.core.sink.SinkException;
@@ -33,14 +37,17 @@ import io.sluice.tuning.WaitKind;
 import io.sluice.tuning.WaitStrategies;
 
 /**
- * One gather pipeline ({@code [[sinks]]}): Kafka source thread → ingest ring → route stage thread (extract,
- * classify, encode, seal) → per-shard insert worker threads → ack trackers → the source commits watermarks.
+ * One gather pipeline: Kafka source thread → ingest ring → route stage thread (decode, classify, encode, seal) →
+ * per-shard insert worker threads → ack trackers → the source commits watermarks. Built from a {@link GatherSpec}
+ * (a {@code [[sinks]]} table, or an embedding application's split).
  *
- * <p>Lifecycle: {@link #start()} checks the destination is reachable, resolves literal destinations (so a missing
- * table is reported before anything is consumed), then starts the threads; {@link #requestStop()} drains and
- * commits; {@link #awaitTermination(long)} returns once every thread has ended. Thread-safe for these calls.
+ * <p>Lifecycle: {@link #start()} checks every sink is reachable, resolves literal destinations (so a missing table
+ * is reported before anything is consumed), then starts the threads; {@link #requestStop()} drains and commits;
+ * {@link #awaitTermination(long)} returns once every thread has ended. Thread-safe for these calls.
+ *
+ * @param <T> the record view type of the split
  */
-public final class GatherPipeline {
+public final class GatherPipeline<T> {
     private static final Logger LOG = LoggerFactory.getLogger(GatherPipeline.class);
 
     /** Options of a run that are not part of the configuration file. */
@@ -48,7 +55,7 @@ public final class GatherPipeline {
     }
 
     private final SluiceConfig config;
-    private final SluiceConfig.Sink sink;
+    private final GatherSpec<T> spec;
     private final SinkDriver driver;
     private final RunOptions options;
     private final PipelineControl control = new PipelineControl();
@@ -56,77 +63,100 @@ public final class GatherPipeline {
     private final TopicRegistry topics = new TopicRegistry();
     private final PartitionTrackers trackers;
     private final List<Thread> threads = new ArrayList<>();
+    private final List<InsertWorker> workers = new ArrayList<>();
+    private final List<BatchPool> pools = new ArrayList<>();
+    private final DestinationResolver resolver = new DestinationResolver();
 
     private RecordRing ring;
-    private OverflowPool overflow;
-    private RouteStage route;
-    private DestinationResolver resolver;
     private BatchEventProcessor<RecordEvent> routeProcessor;
-    private InsertWorker[] workers;
     private KafkaSource source;
-    private List<BatchPool> pools;
+    private Thread sourceThread;
     private long startNanos;
 
     /**
-     * @param config  the whole configuration
-     * @param sink    the sink this pipeline runs
+     * @param config  the whole configuration (engine, checkpoint, tuning, kafka)
+     * @param spec    what this pipeline runs
      * @param driver  the destination system's driver
      * @param options run options
      */
-    public GatherPipeline(final SluiceConfig config, final SluiceConfig.Sink sink, final SinkDriver driver, final RunOptions options) {
+    public GatherPipeline(final SluiceConfig config, final GatherSpec<T> spec, final SinkDriver driver, final RunOptions options) {
         this.config = config;
-        this.sink = sink;
+        this.spec = spec;
         this.driver = driver;
         this.options = options;
         this.trackers = new PartitionTrackers(config.engine().ackWindow());
     }
 
-    /** @return the sink's name */
+    /** @return the pipeline's name */
     public String name() {
-        return sink.name();
+        return spec.name();
     }
 
     /**
      * Builds and starts the pipeline.
      *
-     * @throws SinkException when the destination is unreachable or a literal destination cannot be used
+     * @throws SinkException when a destination is unreachable or a literal destination cannot be used
      */
     public void start() throws SinkException {
         final SluiceConfig.Engine e = config.engine();
-        driver.checkReachable(sink);
-
         final int cpus = config.tuning().cpus().isEmpty() ? Runtime.getRuntime().availableProcessors() : config.tuning().cpus().size();
         final WaitKind defaultWait = config.tuning().waitKind() != null ? WaitKind.parse(config.tuning().waitKind())
             : StagePlan.defaultWaitKind(cpus);
         final WaitKind routeWait = stageWait("route", defaultWait);
         final WaitKind sinkWait = stageWait("sink", defaultWait);
 
-        long minLingerMs = Long.MAX_VALUE;
-        for (final SluiceConfig.Branch b : sink.branches()) {
-            minLingerMs = Math.min(minLingerMs, b.lingerMs());
+        // sinks: reachability, catalogs, and insert workers per distinct shard (shared by sinks with the same endpoints)
+        final Set<List<List<String>>> checked = new HashSet<>();
+        final Map<String, DestinationResolver.SinkTarget> targets = new LinkedHashMap<>();
+        final Map<List<String>, InsertWorker[]> workersByShard = new LinkedHashMap<>();
+        final Map<String, InsertWorker[][]> workersBySink = new LinkedHashMap<>();
+        for (final SinkSpec s : spec.sinks().values()) {
+            if (checked.add(s.shards())) {
+                driver.checkReachable(s);
+            }
+            targets.put(s.name(), new DestinationResolver.SinkTarget(s, driver.catalog(s)));
+            final InsertWorker[][] byShard = new InsertWorker[s.shards().size()][];
+            for (int shard = 0; shard < byShard.length; shard++) {
+                final int shardIndex = shard;
+                byShard[shard] = workersByShard.computeIfAbsent(s.shards().get(shard), endpoints -> {
+                    final InsertWorker[] ws = new InsertWorker[s.connection().insertWorkers()];
+                    for (int w = 0; w < ws.length; w++) {
+                        ws[w] = new InsertWorker(spec.name() + "/shard-" + workersByShard.size() + "-" + w, e.queueDepth(),
+                            driver.writer(s, shardIndex), trackers, stats, new CircuitBreaker(s.connection().breakerFailures(),
+                            TimeUnit.MILLISECONDS.toNanos(s.connection().breakerOpenMs())), WaitStrategies.idleStrategy(sinkWait),
+                            s.connection().retryBackoffMs(), s.connection().retryBackoffMaxMs());
+                        workers.add(ws[w]);
+                    }
+                    return ws;
+                });
+            }
+            workersBySink.put(s.name(), byShard);
         }
+
+        final List<Split.Branch<?>> branches = spec.split().branches();
+        final List<DestinationResolver.SinkTarget> branchSinks = new ArrayList<>();
+        final List<InsertWorker[][]> branchWorkers = new ArrayList<>();
+        long minLingerMs = Long.MAX_VALUE;
+        for (final Split.Branch<?> b : branches) {
+            branchSinks.add(targets.get(b.sink()));
+            final InsertWorker[][] w = workersBySink.get(b.sink());
+            branchWorkers.add(w);
+            int perBranchWorkers = 0;
+            for (final InsertWorker[] shard : w) {
+                perBranchWorkers += shard.length;
+            }
+            pools.add(new BatchPool(perBranchWorkers * (e.queueDepth() + 1) + w.length + 4,
+                Math.min(b.chunk().maxBytes() + 4096, 1 << 20), Math.min(b.chunk().maxRows(), 1024)));
+            minLingerMs = Math.min(minLingerMs, b.chunk().lingerMs());
+        }
+
         final long timeoutNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(1, Math.min(100, minLingerMs / 4)));
         final WaitStrategy waitStrategy = WaitStrategies.forStage(routeWait, timeoutNanos);
         ring = new RecordRing(e.ringSize(), e.slotBytes(), waitStrategy);
-        overflow = new OverflowPool(e.overflowBuffers(), Math.min(e.maxRecordBytes(), e.slotBytes() * 4), e.maxRecordBytes());
-
-        final List<String> endpoints = sink.plugin().endpoints();
-        workers = new InsertWorker[1];
-        for (int s = 0; s < workers.length; s++) {
-            final IdleStrategy idle = WaitStrategies.idleStrategy(sinkWait);
-            workers[s] = new InsertWorker(sink.name() + "/shard-" + s, e.queueDepth(), driver.writer(sink, s, endpoints),
-                trackers, stats, new CircuitBreaker(sink.plugin().breakerFailures(),
-                TimeUnit.MILLISECONDS.toNanos(sink.plugin().breakerOpenMs())), idle, sink.plugin().retryBackoffMs(),
-                sink.plugin().retryBackoffMaxMs());
-        }
-        pools = new ArrayList<>();
-        for (final SluiceConfig.Branch b : sink.branches()) {
-            final int buffers = workers.length * (e.queueDepth() + 2) + 8;
-            pools.add(new BatchPool(buffers, Math.min(b.maxBytes() + 4096, 1 << 20), Math.min(b.maxRows(), 1024)));
-        }
-        final PathRegistry paths = new PathRegistry(128);
-        resolver = new DestinationResolver(sink, driver.catalog(sink), paths);
-        route = new RouteStage(sink, resolver, paths, pools, workers, trackers, topics, overflow, control, stats);
+        final OverflowPool overflow = new OverflowPool(e.overflowBuffers(), Math.min(e.maxRecordBytes(), e.slotBytes() * 4),
+            e.maxRecordBytes());
+        final RouteStage<T> route = new RouteStage<>(spec.name(), spec.decoder(), spec.split(), spec.onError(), branchSinks,
+            branchWorkers, pools, resolver, trackers, topics, overflow, control, stats);
         final String problem = route.resolveLiteralDestinations();
         if (problem != null) {
             throw new SinkException(problem, false, 0, null);
@@ -137,13 +167,13 @@ public final class GatherPipeline {
         rb.addGatingSequences(routeProcessor.getSequence());
 
         source = new KafkaSource(new KafkaSource.Settings(
-            sink.name(),
+            spec.name(),
             config.kafka().bootstrapServers(),
-            sink.groupId(),
-            sink.pattern() == null ? null : Pattern.compile(sink.pattern()),
-            sink.topics(),
-            sink.autoOffsetReset(),
-            sink.topicRefreshMs(),
+            spec.groupId(),
+            spec.pattern(),
+            spec.topics(),
+            spec.autoOffsetReset(),
+            spec.topicRefreshMs(),
             config.kafka().consumer(),
             config.checkpoint().commitIntervalMs(),
             config.checkpoint().stalledFailAfterMs(),
@@ -152,18 +182,23 @@ public final class GatherPipeline {
             false,
             options.untilCaughtUp()), rb, overflow, trackers, topics, control, stats, new Downstream());
 
-        LOG.info("{}: memory: ring {} slots x {} B = {} MiB off-heap; overflow up to {} x {} B; ack window {} offsets "
-                + "({} KiB per partition); batch pools up to {} buffers per branch (max_bytes {} B); wait: route={} sink={}",
-            sink.name(), e.ringSize(), e.slotBytes(), ring.capacityBytes() >> 20, e.overflowBuffers(), e.maxRecordBytes(),
-            e.ackWindow(), e.ackWindow() / 8 / 1024, pools.get(0).maxBuffers(), sink.plugin().maxBytes(),
-            routeWait.configName(), sinkWait.configName());
+        long poolBytes = 0;
+        for (final Split.Branch<?> b : branches) {
+            poolBytes += pools.get(b.index()).maxBuffers() * b.chunk().maxBytes();
+        }
+        LOG.info("{}: {} branches, {} insert workers over {} shard(s); memory bound: ring {} slots x {} B = {} MiB "
+                + "off-heap, overflow up to {} x {} B, ack window {} offsets ({} KiB per partition), batch buffers up to "
+                + "{} MiB; wait: route={} sink={}",
+            spec.name(), branches.size(), workers.size(), workersByShard.size(), e.ringSize(), e.slotBytes(),
+            ring.capacityBytes() >> 20, e.overflowBuffers(), e.maxRecordBytes(), e.ackWindow(), e.ackWindow() / 8 / 1024,
+            poolBytes >> 20, routeWait.configName(), sinkWait.configName());
 
         startNanos = System.nanoTime();
-        for (int s = 0; s < workers.length; s++) {
-            startThread(sink.name() + "-insert-" + s, stageCpu("sink"), workers[s]);
+        for (final InsertWorker w : workers) {
+            startThread(w.name(), stageCpu("sink"), w);
         }
-        startThread(sink.name() + "-route", stageCpu("route"), routeProcessor);
-        startThread(sink.name() + "-source", stageCpu("source"), source);
+        startThread(spec.name() + "-route", stageCpu("route"), routeProcessor);
+        sourceThread = startThread(spec.name() + "-source", stageCpu("source"), source);
     }
 
     private WaitKind stageWait(final String stage, final WaitKind fallback) {
@@ -176,11 +211,12 @@ public final class GatherPipeline {
         return s == null ? -1 : s.cpu();
     }
 
-    private void startThread(final String name, final int cpu, final Runnable r) {
-        final ThreadFactory f = CpuAffinity.threadFactory(name, cpu);
+    private Thread startThread(final String name, final int cpu, final Runnable r) {
+        final ThreadFactory f = CpuAffinity.threadFactory(name.replace('/', '-'), cpu);
         final Thread t = f.newThread(r);
         threads.add(t);
         t.start();
+        return t;
     }
 
     /** Asks for a graceful stop: drain what is in flight, commit what is acknowledged. */
@@ -196,8 +232,10 @@ public final class GatherPipeline {
      */
     public boolean awaitTermination(final long timeoutMs) throws InterruptedException {
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        if (sourceThread == null) {
+            return true;
+        }
         // the source ends first (after draining and committing); then the route stage and workers are stopped
-        final Thread sourceThread = threads.get(threads.size() - 1);
         sourceThread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
         if (sourceThread.isAlive()) {
             return false;
@@ -220,7 +258,7 @@ public final class GatherPipeline {
 
     /** @return whether the source thread has ended (the pipeline is stopping or stopped) */
     public boolean sourceFinished() {
-        return source != null && source.finished();
+        return source == null || source.finished();
     }
 
     /** @return the run state */
@@ -235,7 +273,7 @@ public final class GatherPipeline {
 
     /** @return destinations resolved so far */
     public List<Destination> destinations() {
-        return resolver == null ? List.of() : resolver.destinations();
+        return resolver.destinations();
     }
 
     /** @return the partition trackers */
@@ -244,8 +282,8 @@ public final class GatherPipeline {
     }
 
     /** @return the insert workers */
-    public InsertWorker[] workers() {
-        return workers.clone();
+    public List<InsertWorker> workers() {
+        return List.copyOf(workers);
     }
 
     /** @return nanoseconds since start */
@@ -284,6 +322,9 @@ public final class GatherPipeline {
             final StringBuilder sb = new StringBuilder();
             for (final InsertWorker w : workers) {
                 final String err = w.lastError();
+                if (err == null && w.queued() == 0 && w.inFlightSinceNanos() == 0) {
+                    continue;
+                }
                 sb.append(w.describe()).append(": ").append(w.queued()).append(" batches queued, breaker ")
                     .append(CircuitBreaker.name(w.breaker().state()));
                 if (err != null) {

@@ -124,6 +124,11 @@ public final class InsertWorker implements Runnable {
         return breaker;
     }
 
+    /** @return the worker's name */
+    public String name() {
+        return name;
+    }
+
     /** @return the writer's description */
     public String describe() {
         return name + " (" + writer.describe() + ")";

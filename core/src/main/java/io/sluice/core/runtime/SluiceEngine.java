@@ -14,6 +14,7 @@ import org.slf4j.LoggerFactory;
 import io.sluice.core.ack.AckTracker;
 import io.sluice.core.batch.Destination;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.route.TomlGather;
 import io.sluice.core.sink.SinkDriver;
 import io.sluice.core.sink.SinkException;
 import io.sluice.core.source.KafkaChecks;
@@ -39,7 +40,7 @@ public final class SluiceEngine {
     private final SluiceConfig config;
     private final Function<SluiceConfig.Sink, SinkDriver> drivers;
     private final GatherPipeline.RunOptions options;
-    private final List<GatherPipeline> pipelines = new ArrayList<>();
+    private final List<GatherPipeline<?>> pipelines = new ArrayList<>();
     private final List<SinkDriver> openDrivers = new ArrayList<>();
     private volatile boolean shutdownRequested;
     private volatile boolean finished;
@@ -76,7 +77,15 @@ public final class SluiceEngine {
             for (final SluiceConfig.Sink sink : config.sinks()) {
                 final SinkDriver driver = drivers.apply(sink);
                 openDrivers.add(driver);
-                final GatherPipeline p = new GatherPipeline(config, sink, driver, options);
+                final GatherPipeline<?> p;
+                try {
+                    p = new GatherPipeline<>(config, TomlGather.build(sink), driver, options);
+                } catch (final IllegalArgumentException e) {
+                    failure = "sink " + sink.name() + ": " + e.getMessage();
+                    LOG.error("{}", failure);
+                    stopAll();
+                    return EXIT_FAILURE;
+                }
                 try {
                     p.start();
                 } catch (final SinkException e) {
@@ -98,7 +107,7 @@ public final class SluiceEngine {
             }
             finished = true;
         }
-        for (final GatherPipeline p : pipelines) {
+        for (final GatherPipeline<?> p : pipelines) {
             if (p.control().failed() && failure == null) {
                 failure = "sink " + p.name() + ": " + p.control().failureReason();
             }
@@ -119,13 +128,13 @@ public final class SluiceEngine {
         while (true) {
             boolean anyRunning = false;
             boolean anyFailed = false;
-            for (final GatherPipeline p : pipelines) {
+            for (final GatherPipeline<?> p : pipelines) {
                 anyRunning |= !p.sourceFinished();
                 anyFailed |= p.control().failed();
             }
             if (anyFailed || shutdownRequested) {
                 // one failed pipeline stops them all: the engine exits non-zero and is restarted as a whole
-                for (final GatherPipeline p : pipelines) {
+                for (final GatherPipeline<?> p : pipelines) {
                     p.requestStop();
                 }
             }
@@ -135,11 +144,11 @@ public final class SluiceEngine {
             final long now = System.nanoTime();
             if (statusNanos > 0 && now - nextStatus >= 0) {
                 long rows = 0;
-                for (final GatherPipeline p : pipelines) {
+                for (final GatherPipeline<?> p : pipelines) {
                     rows += p.stats().rowsWritten.get();
                 }
                 final double rate = (rows - lastRows) * 1e9 / Math.max(1, now - lastNanos);
-                for (final GatherPipeline p : pipelines) {
+                for (final GatherPipeline<?> p : pipelines) {
                     LOG.info("{}", statusLine(p, rate));
                 }
                 lastRows = rows;
@@ -157,10 +166,10 @@ public final class SluiceEngine {
     }
 
     private void stopAll() {
-        for (final GatherPipeline p : pipelines) {
+        for (final GatherPipeline<?> p : pipelines) {
             p.requestStop();
         }
-        for (final GatherPipeline p : pipelines) {
+        for (final GatherPipeline<?> p : pipelines) {
             try {
                 if (!p.awaitTermination(config.checkpoint().drainTimeoutMs() + 60_000)) {
                     LOG.warn("{}: threads did not stop in time", p.name());
@@ -174,7 +183,7 @@ public final class SluiceEngine {
     /** Asks every pipeline to drain, commit and stop (signal handlers call this); returns immediately. */
     public void shutdown() {
         shutdownRequested = true;
-        for (final GatherPipeline p : pipelines) {
+        for (final GatherPipeline<?> p : pipelines) {
             p.requestStop();
         }
     }
@@ -185,11 +194,11 @@ public final class SluiceEngine {
     }
 
     /** @return the pipelines (for tests and tools) */
-    public List<GatherPipeline> pipelines() {
+    public List<GatherPipeline<?>> pipelines() {
         return List.copyOf(pipelines);
     }
 
-    private static String statusLine(final GatherPipeline p, final double rowsPerSecond) {
+    private static String statusLine(final GatherPipeline<?> p, final double rowsPerSecond) {
         final PipelineStats s = p.stats();
         long lag = 0;
         int partitions = 0;
@@ -207,7 +216,7 @@ public final class SluiceEngine {
 
     private void printSummary() {
         final double seconds = Math.max(1e-9, (System.nanoTime() - startNanos) / 1e9);
-        for (final GatherPipeline p : pipelines) {
+        for (final GatherPipeline<?> p : pipelines) {
             final PipelineStats s = p.stats();
             final Map<String, Long> perTable = new TreeMap<>();
             for (final Destination d : p.destinations()) {

@@ -1,35 +1,33 @@
 package io.sluice.core.sink;
 
-import java.util.List;
-
-import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.pipeline.SinkSpec;
 
 /**
- * A destination system (ClickHouse today) as the runtime sees it: a catalog for its tables and one writer per shard.
- * The engine passes the driver for a sink's {@code kind}; {@code core} never depends on a concrete sink.
+ * A destination system (ClickHouse today) as the runtime sees it: a catalog for a sink's tables and one writer per
+ * shard and insert worker. The engine passes the driver; {@code core} never depends on a concrete sink.
+ * Implementations are thread-safe.
  */
 public interface SinkDriver extends AutoCloseable {
     /**
-     * @param sink the sink's configuration
-     * @return the catalog of the sink's destinations
+     * @param sink an installed sink
+     * @return the catalog of the sink's destinations (may be shared by sinks with the same connection)
      */
-    DestinationCatalog catalog(SluiceConfig.Sink sink);
+    DestinationCatalog catalog(SinkSpec sink);
 
     /**
-     * @param sink     the sink's configuration
-     * @param shardId  0-based shard index
-     * @param endpoints endpoints of the shard (replicas)
+     * @param sink  an installed sink
+     * @param shard 0-based shard index into {@link SinkSpec#shards()}
      * @return a new writer owned by the caller
      */
-    BatchWriter writer(SluiceConfig.Sink sink, int shardId, List<String> endpoints);
+    BatchWriter writer(SinkSpec sink, int shard);
 
     /**
-     * Checks that the destination answers, before any record is consumed.
+     * Checks that every shard answers, before any record is consumed.
      *
-     * @param sink the sink's configuration
-     * @throws SinkException naming the endpoint when it does not answer
+     * @param sink an installed sink
+     * @throws SinkException naming the endpoint that does not answer
      */
-    void checkReachable(SluiceConfig.Sink sink) throws SinkException;
+    void checkReachable(SinkSpec sink) throws SinkException;
 
     /** Releases shared resources; never throws. */
     @Override

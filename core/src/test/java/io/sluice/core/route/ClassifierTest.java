@@ -19,7 +19,7 @@ class ClassifierTest {
     private static int classify(final Condition when, final String json) {
         final PathRegistry paths = new PathRegistry(64);
         final List<SluiceConfig.Branch> branches = List.of(
-            new SluiceConfig.Branch("b", when, "db", "t", java.util.Map.of(), 1, 1, 1));
+            new SluiceConfig.Branch("b", when, "db", "t", java.util.Map.of(), null, 1, 1, 1));
         final Classifier c = new Classifier(branches, paths);
         final JsonScanner s = paths.scanner();
         final byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
@@ -85,9 +85,9 @@ class ClassifierTest {
     void shouldPickTheFirstMatchingBranchInOrder() {
         final PathRegistry paths = new PathRegistry(64);
         final List<SluiceConfig.Branch> branches = List.of(
-            new SluiceConfig.Branch("x", cond("k", Op.EQUALS, "1"), "db", "t", java.util.Map.of(), 1, 1, 1),
-            new SluiceConfig.Branch("y", cond("k", Op.PREFIX, ""), "db", "t", java.util.Map.of(), 1, 1, 1),
-            new SluiceConfig.Branch("z", null, "db", "t", java.util.Map.of(), 1, 1, 1));
+            new SluiceConfig.Branch("x", cond("k", Op.EQUALS, "1"), "db", "t", java.util.Map.of(), null, 1, 1, 1),
+            new SluiceConfig.Branch("y", cond("k", Op.PREFIX, ""), "db", "t", java.util.Map.of(), null, 1, 1, 1),
+            new SluiceConfig.Branch("z", null, "db", "t", java.util.Map.of(), null, 1, 1, 1));
         final Classifier c = new Classifier(branches, paths);
         final JsonScanner s = paths.scanner();
         final String[] docs = {"{\"k\":1}", "{\"k\":\"2\"}", "{\"j\":1}"};

@@ -14,7 +14,6 @@ import org.junit.jupiter.api.Test;
 import io.sluice.core.ack.AckTracker;
 import io.sluice.core.batch.BatchBuffer;
 import io.sluice.core.batch.BatchPool;
-import io.sluice.core.batch.BoundColumn;
 import io.sluice.core.batch.Destination;
 import io.sluice.core.sink.BatchWriter;
 import io.sluice.core.sink.SinkException;
@@ -52,7 +51,7 @@ class InsertWorkerTest {
     private final PartitionTrackers trackers = new PartitionTrackers(1024);
     private final AckTracker tracker = trackers.trackerFor(new TopicPartition("t", 0), 10);
     private final BatchPool pool = new BatchPool(4, 1024, 16);
-    private final Destination table = new Destination(0, 0, "b", "db", "a", "`db`.`a`", List.of(), new BoundColumn[0]);
+    private final Destination table = new Destination(0, 0, "b", "db", "a", "`db`.`a`", List.of(), "s", null);
 
     private BatchBuffer batch(final long... offsets) {
         final BatchBuffer b = pool.tryAcquire();

@@ -24,13 +24,22 @@ final class ClickHouseCatalog implements DestinationCatalog {
     private static final Pattern CONSTANT = Pattern.compile(
         "\\s*(-?[0-9][0-9._eE+-]*|'([^'\\\\]|\\\\.)*'|NULL|\\[\\]|(CAST|to[A-Za-z0-9]+)\\(\\s*('([^'\\\\]|\\\\.)*'|-?[0-9][0-9._eE+-]*)\\s*(,\\s*'[^']*'\\s*)?\\))\\s*");
 
+    private final List<Client> shards;
+    private final List<String> shardEndpoints;
     private final Client client;
     private final String endpoint;
     private final SluiceConfig.ClickHouse config;
 
-    ClickHouseCatalog(final Client client, final String endpoint, final SluiceConfig.ClickHouse config) {
-        this.client = client;
-        this.endpoint = endpoint;
+    /**
+     * @param shards         one metadata client per shard (its first endpoint)
+     * @param shardEndpoints the endpoint of each client
+     * @param config         the sink's connection settings
+     */
+    ClickHouseCatalog(final List<Client> shards, final List<String> shardEndpoints, final SluiceConfig.ClickHouse config) {
+        this.shards = List.copyOf(shards);
+        this.shardEndpoints = List.copyOf(shardEndpoints);
+        this.client = shards.get(0);
+        this.endpoint = shardEndpoints.get(0);
         this.config = config;
     }
 
@@ -76,11 +85,15 @@ final class ClickHouseCatalog implements DestinationCatalog {
             throw new SinkException("table " + database + "." + table + " is missing and neither create_table_ddl nor "
                 + "create_table_like is configured", false, 0, null);
         }
-        try {
-            ClickHouseConnections.execute(client, sql, "create table " + database + "." + table + " at " + endpoint, 60_000);
-        } catch (final SinkException e) {
-            if (e.code() != 57) { // TABLE_ALREADY_EXISTS: another process created it meanwhile
-                throw e;
+        // every shard gets the table; describing uses the first shard
+        for (int i = 0; i < shards.size(); i++) {
+            try {
+                ClickHouseConnections.execute(shards.get(i), sql, "create table " + database + "." + table + " at "
+                    + shardEndpoints.get(i), 60_000);
+            } catch (final SinkException e) {
+                if (e.code() != 57) { // TABLE_ALREADY_EXISTS: another process created it meanwhile
+                    throw e;
+                }
             }
         }
     }

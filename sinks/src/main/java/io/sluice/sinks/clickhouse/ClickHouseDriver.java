@@ -7,7 +7,7 @@ import java.util.Map;
 
 import com.clickhouse.client.api.Client;
 
-import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.pipeline.SinkSpec;
 import io.sluice.core.sink.BatchWriter;
 import io.sluice.core.sink.DestinationCatalog;
 import io.sluice.core.sink.SinkDriver;
@@ -22,33 +22,46 @@ public final class ClickHouseDriver implements SinkDriver {
     private final Map<String, ClickHouseCatalog> catalogs = new HashMap<>();
 
     @Override
-    public synchronized DestinationCatalog catalog(final SluiceConfig.Sink sink) {
-        return catalogs.computeIfAbsent(sink.name(), n -> {
-            final String endpoint = sink.plugin().endpoints().get(0);
-            final Client c = ClickHouseConnections.client(endpoint, sink.plugin());
-            metadataClients.add(c);
-            return new ClickHouseCatalog(c, endpoint, sink.plugin());
+    public synchronized DestinationCatalog catalog(final SinkSpec sink) {
+        final String key = sink.shards() + "\u0000" + sink.connection().username() + "\u0000" + sink.connection().createTableDdl()
+            + "\u0000" + sink.connection().createTableLike();
+        return catalogs.computeIfAbsent(key, k -> {
+            final List<Client> perShard = new ArrayList<>();
+            final List<String> endpoints = new ArrayList<>();
+            for (final List<String> shard : sink.shards()) {
+                final Client c = ClickHouseConnections.client(shard.get(0), sink.connection());
+                metadataClients.add(c);
+                perShard.add(c);
+                endpoints.add(shard.get(0));
+            }
+            return new ClickHouseCatalog(perShard, endpoints, sink.connection());
         });
     }
 
     @Override
-    public BatchWriter writer(final SluiceConfig.Sink sink, final int shardId, final List<String> endpoints) {
-        return new ClickHouseBatchWriter(endpoints, sink.plugin());
+    public BatchWriter writer(final SinkSpec sink, final int shard) {
+        return new ClickHouseBatchWriter(sink.shards().get(shard), sink.connection());
     }
 
     @Override
-    public void checkReachable(final SluiceConfig.Sink sink) throws SinkException {
-        SinkException last = null;
-        for (final String endpoint : sink.plugin().endpoints()) {
-            try (Client c = ClickHouseConnections.client(endpoint, sink.plugin())) {
-                ClickHouseConnections.query(c, "SELECT 1", "connect to ClickHouse at " + endpoint, 10_000);
-                return;
-            } catch (final SinkException e) {
-                last = e;
+    public void checkReachable(final SinkSpec sink) throws SinkException {
+        for (int shard = 0; shard < sink.shards().size(); shard++) {
+            SinkException last = null;
+            boolean ok = false;
+            for (final String endpoint : sink.shards().get(shard)) {
+                try (Client c = ClickHouseConnections.client(endpoint, sink.connection())) {
+                    ClickHouseConnections.query(c, "SELECT 1", "connect to ClickHouse at " + endpoint, 10_000);
+                    ok = true;
+                    break;
+                } catch (final SinkException e) {
+                    last = e;
+                }
+            }
+            if (!ok) {
+                throw new SinkException("no ClickHouse endpoint of shard " + shard + " answers: "
+                    + (last == null ? "no endpoints" : last.getMessage()), true, last == null ? 0 : last.code(), last);
             }
         }
-        throw new SinkException("no ClickHouse endpoint answers: "
-            + (last == null ? "no endpoints" : last.getMessage()), true, last == null ? 0 : last.code(), last);
     }
 
     @Override
