@@ -480,6 +480,51 @@ class AckTrackerTest
     }
 
     @Test
+    void shouldAckABatchOfOffsets()
+    {
+        final AckTracker tracker = tracker(0, 128);
+        registerRange(tracker, 0, 100);
+        final long[] evens = new long[50];
+        final long[] odds = new long[50];
+        for (int i = 0; i < 50; i++)
+        {
+            evens[i] = 2L * i;
+            odds[49 - i] = 2L * i + 1;
+        }
+
+        assertEquals(50, tracker.ackAll(evens, 0, 50, tracker.generation()));
+        assertEquals(1, tracker.watermark());
+        assertEquals(49, tracker.ackAll(odds, 0, 49, tracker.generation()), "descending order works too");
+        assertEquals(1, tracker.watermark());
+        assertEquals(1, tracker.ackAll(odds, 49, 50, tracker.generation()));
+        assertEquals(100, tracker.watermark());
+        assertEquals(0, tracker.invalidAcks());
+    }
+
+    @Test
+    void shouldCountTheOffsetsOfABatchThatAreRejected()
+    {
+        final AckTracker tracker = tracker(0, 64);
+        final int generation = tracker.generation();
+        registerRange(tracker, 0, 20);
+        ackAll(tracker, 3);
+
+        // 3 is a duplicate, 5 appears twice, 200 is outside the window
+        final long[] offsets = {1, 2, 3, 5, 5, 6, 200};
+        assertEquals(4, tracker.ackAll(offsets, 0, offsets.length, generation));
+        assertEquals(3, tracker.invalidAcks());
+
+        assertEquals(0, tracker.ackAll(new long[] {7, 8, 9}, 0, 3, generation - 1));
+        assertEquals(3, tracker.staleAcks());
+        assertEquals(0, tracker.ackAll(offsets, 2, 2, generation), "an empty range acks nothing");
+        assertThrows(IndexOutOfBoundsException.class, () -> tracker.ackAll(offsets, 5, 8, generation));
+        assertThrows(IndexOutOfBoundsException.class, () -> tracker.ackAll(offsets, 3, 2, generation));
+
+        ackAll(tracker, 0);
+        assertEquals(4, tracker.watermark());
+    }
+
+    @Test
     void shouldRejectOffsetsThatDoNotIncrease()
     {
         final AckTracker tracker = tracker(10, 64);
