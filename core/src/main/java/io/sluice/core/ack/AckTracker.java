@@ -91,6 +91,7 @@ abstract class AckTrackerSourceFields extends AckTrackerPadSource
     long registeredEnd;
     long lastProgressNanos;
     long generationTag;
+    boolean progressStampPending;
 
     AckTrackerSourceFields(
         final String topic,
@@ -268,6 +269,7 @@ public final class AckTracker extends AckTrackerCounters
     private static final VarHandle WATERMARK;
     private static final VarHandle REGISTERED_END;
     private static final VarHandle LAST_PROGRESS_NANOS;
+    private static final VarHandle PROGRESS_STAMP_PENDING;
     private static final VarHandle STALE_ACKS;
     private static final VarHandle INVALID_ACKS;
 
@@ -281,6 +283,8 @@ public final class AckTracker extends AckTrackerCounters
             WATERMARK = lookup.findVarHandle(AckTrackerSourceFields.class, "watermark", long.class);
             REGISTERED_END = lookup.findVarHandle(AckTrackerSourceFields.class, "registeredEnd", long.class);
             LAST_PROGRESS_NANOS = lookup.findVarHandle(AckTrackerSourceFields.class, "lastProgressNanos", long.class);
+            PROGRESS_STAMP_PENDING =
+                lookup.findVarHandle(AckTrackerSourceFields.class, "progressStampPending", boolean.class);
             STALE_ACKS = lookup.findVarHandle(AckTrackerCounters.class, "staleAcks", long.class);
             INVALID_ACKS = lookup.findVarHandle(AckTrackerCounters.class, "invalidAcks", long.class);
         }
@@ -327,8 +331,10 @@ public final class AckTracker extends AckTrackerCounters
      *                       {@code [0, MAX_OFFSET]}; the watermark starts here.
      * @param windowCapacity a power of two in {@code [MIN_WINDOW_CAPACITY, MAX_WINDOW_CAPACITY]}, in offsets; see
      *                       {@link #AckTracker(String, int, long, int)}.
-     * @param nanoClock      monotonic time in nanoseconds, called on the source thread only, when the watermark moves
-     *                       or an idle partition receives a record; not null.
+     * @param nanoClock      monotonic time in nanoseconds, called on the source thread only: at most once per
+     *                       {@link #watermark()} call (when it moved, or first found work after an idle period) and
+     *                       on reset; never per offset. A cached clock that the source thread's duty cycle updates
+     *                       (such as Agrona's {@code CachedNanoClock}) saves {@link System#nanoTime()} calls; not null.
      * @throws NullPointerException     if {@code topic} or {@code nanoClock} is null.
      * @throws IllegalArgumentException if an argument is out of range; the message names it.
      */
@@ -384,7 +390,8 @@ public final class AckTracker extends AckTrackerCounters
 
         if (watermark == end)
         {
-            LAST_PROGRESS_NANOS.setRelease(this, nanoClock.getAsLong());
+            // the partition was idle: the stall clock starts at the next watermark() call, not at its last advance
+            PROGRESS_STAMP_PENDING.setRelease(this, true);
         }
         if (offset > end)
         {
@@ -434,7 +441,8 @@ public final class AckTracker extends AckTrackerCounters
 
         if (watermark == end)
         {
-            LAST_PROGRESS_NANOS.setRelease(this, nanoClock.getAsLong());
+            // the partition was idle: the stall clock starts at the next watermark() call, not at its last advance
+            PROGRESS_STAMP_PENDING.setRelease(this, true);
         }
         markDone(end, nextOffset);
         REGISTERED_END.setRelease(this, nextOffset);
@@ -670,7 +678,11 @@ public final class AckTracker extends AckTrackerCounters
         if (position != start)
         {
             WATERMARK.setRelease(this, position);
-            LAST_PROGRESS_NANOS.setRelease(this, nanoClock.getAsLong());
+            stampProgress();
+        }
+        else if (progressStampPending)
+        {
+            stampProgress();
         }
 
         return position;
@@ -768,8 +780,9 @@ public final class AckTracker extends AckTrackerCounters
 
     /**
      * The clock value (nanoseconds, from the injected clock) of the last time the watermark advanced, the tracker was
-     * created or reset, or an idle partition (nothing in flight) received a record. For
-     * {@code checkpoint.stalled_fail_after_ms}.
+     * created or reset, or {@link #watermark()} first found work after the partition had been idle (nothing in
+     * flight): so an idle period never counts as a stall, and the stall clock starts at most one watermark call after
+     * the first record arrives. For {@code checkpoint.stalled_fail_after_ms}.
      *
      * <p>Any thread.
      *
@@ -782,7 +795,8 @@ public final class AckTracker extends AckTrackerCounters
 
     /**
      * How long the partition has been held back: {@code nowNanos - lastProgressNanos()} while anything is in flight,
-     * 0 when nothing is. Compare it with {@code checkpoint.stalled_fail_after_ms}.
+     * 0 when nothing is (or when {@link #watermark()} has not run since an idle partition received work). Compare it
+     * with {@code checkpoint.stalled_fail_after_ms}; call it after {@link #watermark()} in the same loop.
      *
      * <p>Any thread; approximate off the source thread.
      *
@@ -791,7 +805,7 @@ public final class AckTracker extends AckTrackerCounters
      */
     public long stalledNanos(final long nowNanos)
     {
-        if (0 == inFlight())
+        if (0 == inFlight() || (boolean)PROGRESS_STAMP_PENDING.getOpaque(this))
         {
             return 0L;
         }
@@ -948,7 +962,13 @@ public final class AckTracker extends AckTrackerCounters
         retagWindow(startOffset >>> FLAG_SHIFT);
         WATERMARK.setRelease(this, startOffset);
         REGISTERED_END.setRelease(this, startOffset);
+        stampProgress();
+    }
+
+    private void stampProgress()
+    {
         LAST_PROGRESS_NANOS.setRelease(this, nanoClock.getAsLong());
+        PROGRESS_STAMP_PENDING.setRelease(this, false);
     }
 
     /**
@@ -985,7 +1005,7 @@ public final class AckTracker extends AckTrackerCounters
             retagWindow(newWatermark >>> FLAG_SHIFT);
             WATERMARK.setRelease(this, newWatermark);
             REGISTERED_END.setRelease(this, newEnd);
-            LAST_PROGRESS_NANOS.setRelease(this, nanoClock.getAsLong());
+            stampProgress();
             return JUMPED;
         }
 

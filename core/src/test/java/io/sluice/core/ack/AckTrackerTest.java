@@ -568,27 +568,39 @@ class AckTrackerTest
 
         clock.set(2_000);
         registerAll(tracker, 0, 1);
-        assertEquals(2_000, tracker.lastProgressNanos(), "the stall clock starts when an idle partition gets work");
+        assertEquals(0, tracker.stalledNanos(60_000), "an idle period before the first record is not a stall");
+        assertEquals(1_000, tracker.lastProgressNanos(), "registering reads no clock");
 
         clock.set(5_000);
         assertEquals(0, tracker.watermark());
-        assertEquals(2_000, tracker.lastProgressNanos());
-        assertEquals(3_000, tracker.stalledNanos(5_000));
+        assertEquals(5_000, tracker.lastProgressNanos(), "the stall clock starts when watermark() first sees work");
+        clock.set(6_000);
+        assertEquals(0, tracker.watermark());
+        assertEquals(5_000, tracker.lastProgressNanos());
+        assertEquals(3_000, tracker.stalledNanos(8_000));
 
         ackAll(tracker, 0);
-        clock.set(6_000);
+        clock.set(9_000);
         assertEquals(1, tracker.watermark());
-        assertEquals(6_000, tracker.lastProgressNanos());
-        assertEquals(1_000, tracker.stalledNanos(7_000));
+        assertEquals(9_000, tracker.lastProgressNanos());
+        assertEquals(1_000, tracker.stalledNanos(10_000));
 
         ackAll(tracker, 1);
-        clock.set(8_000);
+        clock.set(11_000);
         assertEquals(2, tracker.watermark());
-        assertEquals(0, tracker.stalledNanos(9_000));
+        assertEquals(11_000, tracker.lastProgressNanos());
+        assertEquals(0, tracker.stalledNanos(12_000));
 
-        clock.set(9_500);
+        clock.set(13_000);
+        registerAll(tracker, 2);
+        ackAll(tracker, 2);
+        clock.set(14_000);
+        assertEquals(3, tracker.watermark());
+        assertEquals(14_000, tracker.lastProgressNanos(), "one clock read per advancing watermark() call");
+
+        clock.set(20_000);
         tracker.reset(2);
-        assertEquals(9_500, tracker.lastProgressNanos());
+        assertEquals(20_000, tracker.lastProgressNanos());
     }
 
     @Test
