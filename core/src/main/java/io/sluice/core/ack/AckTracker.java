@@ -153,8 +153,8 @@ abstract class AckTrackerCounters extends AckTrackerPadCounters
  * <h2>Threads</h2>
  * Exactly one <em>source thread</em> (the thread that owns the {@code KafkaConsumer}) calls {@link #tryRegister},
  * {@link #trySkipTo}, {@link #watermark()} and {@link #reset}. Any number of other threads (sink workers, the route
- * stage) call {@link #ack(long, int)} and {@link #fail(long, int, int, String)} concurrently; both are lock-free and
- * never allocate on success. Every getter may be called from any thread: it is exact on the source thread and a
+ * stage) call {@link #ack(long, int)}, {@link #ackAll} and {@link #fail(long, int, int, String)} concurrently; they are
+ * lock-free, and the acks never allocate. Every getter may be called from any thread: it is exact on the source thread and a
  * recent value elsewhere (good enough for metrics). Hand a new tracker to other threads through a safe publication
  * (a final field, a volatile, a queue).
  *
@@ -175,9 +175,10 @@ abstract class AckTrackerCounters extends AckTrackerPadCounters
  *
  * <h2>Window</h2>
  * An offset can be registered only while it lies within {@code windowCapacity} offsets of the start of the watermark's
- * block: {@code offset < (watermark & ~15) + windowCapacity}. Otherwise {@link #tryRegister} returns
- * {@link #WINDOW_FULL} (back pressure: pause the partition and retry later). A gap wider than the window is crossed in
- * one step once everything registered before it is done.
+ * block: {@code offset < (watermark & ~15) + windowCapacity}, so between {@code windowCapacity - 15} and
+ * {@code windowCapacity} offsets can be outstanding. Otherwise {@link #tryRegister} returns {@link #WINDOW_FULL} (back
+ * pressure: pause the partition and retry later). A gap wider than the window is crossed in one step once everything
+ * registered before it is done.
  *
  * <h2>Failures: worst-status merge</h2>
  * {@link #fail(long, int, int, String)} marks the partition failed. The watermark never passes the lowest failed
