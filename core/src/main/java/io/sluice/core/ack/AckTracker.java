@@ -91,6 +91,7 @@ abstract class AckTrackerSourceFields extends AckTrackerPadSource
     long registeredEnd;
     long lastProgressNanos;
     long generationTag;
+    boolean progressStampPending;
 
     AckTrackerSourceFields(
         final String topic,
@@ -152,8 +153,8 @@ abstract class AckTrackerCounters extends AckTrackerPadCounters
  * <h2>Threads</h2>
  * Exactly one <em>source thread</em> (the thread that owns the {@code KafkaConsumer}) calls {@link #tryRegister},
  * {@link #trySkipTo}, {@link #watermark()} and {@link #reset}. Any number of other threads (sink workers, the route
- * stage) call {@link #ack(long, int)} and {@link #fail(long, int, int, String)} concurrently; both are lock-free and
- * never allocate on success. Every getter may be called from any thread: it is exact on the source thread and a
+ * stage) call {@link #ack(long, int)}, {@link #ackAll} and {@link #fail(long, int, int, String)} concurrently; they are
+ * lock-free, and the acks never allocate. Every getter may be called from any thread: it is exact on the source thread and a
  * recent value elsewhere (good enough for metrics). Hand a new tracker to other threads through a safe publication
  * (a final field, a volatile, a queue).
  *
@@ -174,9 +175,10 @@ abstract class AckTrackerCounters extends AckTrackerPadCounters
  *
  * <h2>Window</h2>
  * An offset can be registered only while it lies within {@code windowCapacity} offsets of the start of the watermark's
- * block: {@code offset < (watermark & ~15) + windowCapacity}. Otherwise {@link #tryRegister} returns
- * {@link #WINDOW_FULL} (back pressure: pause the partition and retry later). A gap wider than the window is crossed in
- * one step once everything registered before it is done.
+ * block: {@code offset < (watermark & ~15) + windowCapacity}, so between {@code windowCapacity - 15} and
+ * {@code windowCapacity} offsets can be outstanding. Otherwise {@link #tryRegister} returns {@link #WINDOW_FULL} (back
+ * pressure: pause the partition and retry later). A gap wider than the window is crossed in one step once everything
+ * registered before it is done.
  *
  * <h2>Failures: worst-status merge</h2>
  * {@link #fail(long, int, int, String)} marks the partition failed. The watermark never passes the lowest failed
@@ -268,6 +270,7 @@ public final class AckTracker extends AckTrackerCounters
     private static final VarHandle WATERMARK;
     private static final VarHandle REGISTERED_END;
     private static final VarHandle LAST_PROGRESS_NANOS;
+    private static final VarHandle PROGRESS_STAMP_PENDING;
     private static final VarHandle STALE_ACKS;
     private static final VarHandle INVALID_ACKS;
 
@@ -281,6 +284,8 @@ public final class AckTracker extends AckTrackerCounters
             WATERMARK = lookup.findVarHandle(AckTrackerSourceFields.class, "watermark", long.class);
             REGISTERED_END = lookup.findVarHandle(AckTrackerSourceFields.class, "registeredEnd", long.class);
             LAST_PROGRESS_NANOS = lookup.findVarHandle(AckTrackerSourceFields.class, "lastProgressNanos", long.class);
+            PROGRESS_STAMP_PENDING =
+                lookup.findVarHandle(AckTrackerSourceFields.class, "progressStampPending", boolean.class);
             STALE_ACKS = lookup.findVarHandle(AckTrackerCounters.class, "staleAcks", long.class);
             INVALID_ACKS = lookup.findVarHandle(AckTrackerCounters.class, "invalidAcks", long.class);
         }
@@ -327,8 +332,10 @@ public final class AckTracker extends AckTrackerCounters
      *                       {@code [0, MAX_OFFSET]}; the watermark starts here.
      * @param windowCapacity a power of two in {@code [MIN_WINDOW_CAPACITY, MAX_WINDOW_CAPACITY]}, in offsets; see
      *                       {@link #AckTracker(String, int, long, int)}.
-     * @param nanoClock      monotonic time in nanoseconds, called on the source thread only, when the watermark moves
-     *                       or an idle partition receives a record; not null.
+     * @param nanoClock      monotonic time in nanoseconds, called on the source thread only: at most once per
+     *                       {@link #watermark()} call (when it moved, or first found work after an idle period) and
+     *                       on reset; never per offset. A cached clock that the source thread's duty cycle updates
+     *                       (such as Agrona's {@code CachedNanoClock}) saves {@link System#nanoTime()} calls; not null.
      * @throws NullPointerException     if {@code topic} or {@code nanoClock} is null.
      * @throws IllegalArgumentException if an argument is out of range; the message names it.
      */
@@ -384,7 +391,8 @@ public final class AckTracker extends AckTrackerCounters
 
         if (watermark == end)
         {
-            LAST_PROGRESS_NANOS.setRelease(this, nanoClock.getAsLong());
+            // the partition was idle: the stall clock starts at the next watermark() call, not at its last advance
+            PROGRESS_STAMP_PENDING.setRelease(this, true);
         }
         if (offset > end)
         {
@@ -434,7 +442,8 @@ public final class AckTracker extends AckTrackerCounters
 
         if (watermark == end)
         {
-            LAST_PROGRESS_NANOS.setRelease(this, nanoClock.getAsLong());
+            // the partition was idle: the stall clock starts at the next watermark() call, not at its last advance
+            PROGRESS_STAMP_PENDING.setRelease(this, true);
         }
         markDone(end, nextOffset);
         REGISTERED_END.setRelease(this, nextOffset);
@@ -484,6 +493,46 @@ public final class AckTracker extends AckTrackerCounters
             }
             value = witness;
         }
+    }
+
+    /**
+     * Marks every offset in {@code offsets[fromIndex..toIndex)} of {@code generation} durably written, as
+     * {@link #ack(long, int)} would one by one, but with one compare-and-set per block of 16 offsets instead of one per
+     * offset: use it when a sink worker acks the offsets a sealed batch carried. Offsets in ascending order group best
+     * (consecutive entries in the same block share one compare-and-set); any order is correct. Lock-free; never
+     * allocates. Rejected offsets are counted as by {@link #ack(long, int)}: stale ones in {@link #staleAcks()},
+     * duplicates and offsets outside the window in {@link #invalidAcks()}.
+     *
+     * <p>Any thread.
+     *
+     * @param offsets    offsets of this tracker's partition; the array is only read.
+     * @param fromIndex  first index, inclusive.
+     * @param toIndex    last index, exclusive.
+     * @param generation the {@link #generation()} that was current when the offsets were registered.
+     * @return how many offsets became done; less than {@code toIndex - fromIndex} if some were rejected.
+     * @throws IndexOutOfBoundsException if the range is not inside the array (nothing was acked).
+     */
+    public int ackAll(final long[] offsets, final int fromIndex, final int toIndex, final int generation)
+    {
+        Objects.checkFromToIndex(fromIndex, toIndex, offsets.length);
+        int acked = 0;
+        int i = fromIndex;
+        while (i < toIndex)
+        {
+            final long block = offsets[i] >>> FLAG_SHIFT;
+            long mask = 0;
+            int count = 0;
+            do
+            {
+                mask |= 1L << (int)(offsets[i] & FLAG_INDEX_MASK);
+                count++;
+                i++;
+            }
+            while (i < toIndex && (offsets[i] >>> FLAG_SHIFT) == block);
+
+            acked += ackBlock(block, mask, count, generation);
+        }
+        return acked;
     }
 
     /**
@@ -630,7 +679,11 @@ public final class AckTracker extends AckTrackerCounters
         if (position != start)
         {
             WATERMARK.setRelease(this, position);
-            LAST_PROGRESS_NANOS.setRelease(this, nanoClock.getAsLong());
+            stampProgress();
+        }
+        else if (progressStampPending)
+        {
+            stampProgress();
         }
 
         return position;
@@ -728,8 +781,9 @@ public final class AckTracker extends AckTrackerCounters
 
     /**
      * The clock value (nanoseconds, from the injected clock) of the last time the watermark advanced, the tracker was
-     * created or reset, or an idle partition (nothing in flight) received a record. For
-     * {@code checkpoint.stalled_fail_after_ms}.
+     * created or reset, or {@link #watermark()} first found work after the partition had been idle (nothing in
+     * flight): so an idle period never counts as a stall, and the stall clock starts at most one watermark call after
+     * the first record arrives. For {@code checkpoint.stalled_fail_after_ms}.
      *
      * <p>Any thread.
      *
@@ -742,7 +796,8 @@ public final class AckTracker extends AckTrackerCounters
 
     /**
      * How long the partition has been held back: {@code nowNanos - lastProgressNanos()} while anything is in flight,
-     * 0 when nothing is. Compare it with {@code checkpoint.stalled_fail_after_ms}.
+     * 0 when nothing is (or when {@link #watermark()} has not run since an idle partition received work). Compare it
+     * with {@code checkpoint.stalled_fail_after_ms}; call it after {@link #watermark()} in the same loop.
      *
      * <p>Any thread; approximate off the source thread.
      *
@@ -751,7 +806,7 @@ public final class AckTracker extends AckTrackerCounters
      */
     public long stalledNanos(final long nowNanos)
     {
-        if (0 == inFlight())
+        if (0 == inFlight() || (boolean)PROGRESS_STAMP_PENDING.getOpaque(this))
         {
             return 0L;
         }
@@ -908,7 +963,13 @@ public final class AckTracker extends AckTrackerCounters
         retagWindow(startOffset >>> FLAG_SHIFT);
         WATERMARK.setRelease(this, startOffset);
         REGISTERED_END.setRelease(this, startOffset);
+        stampProgress();
+    }
+
+    private void stampProgress()
+    {
         LAST_PROGRESS_NANOS.setRelease(this, nanoClock.getAsLong());
+        PROGRESS_STAMP_PENDING.setRelease(this, false);
     }
 
     /**
@@ -945,7 +1006,7 @@ public final class AckTracker extends AckTrackerCounters
             retagWindow(newWatermark >>> FLAG_SHIFT);
             WATERMARK.setRelease(this, newWatermark);
             REGISTERED_END.setRelease(this, newEnd);
-            LAST_PROGRESS_NANOS.setRelease(this, nanoClock.getAsLong());
+            stampProgress();
             return JUMPED;
         }
 
@@ -987,6 +1048,47 @@ public final class AckTracker extends AckTrackerCounters
             {
                 INVALID_ACKS.getAndAdd(this, 1L);
             }
+        }
+    }
+
+    /**
+     * Sets the {@code mask} flags of {@code block} (which stand for {@code count} input offsets) in one
+     * compare-and-set; returns how many flags were newly set.
+     */
+    private int ackBlock(final long block, final long mask, final int count, final int generation)
+    {
+        final long[] slots = this.slots;
+        final int index = ARRAY_PAD + (int)(block & slotMask);
+        final long expectedTag =
+            ((long)generation << GENERATION_SHIFT) | (((block >>> slotShift) & LAP_MASK) << LAP_SHIFT);
+
+        long value = (long)SLOTS.getOpaque(slots, index);
+        while (true)
+        {
+            if ((value & TAG_MASK) != expectedTag)
+            {
+                final boolean stale = (int)(value >>> GENERATION_SHIFT) != generation;
+                (stale ? STALE_ACKS : INVALID_ACKS).getAndAdd(this, (long)count);
+                return 0;
+            }
+
+            final long fresh = mask & ~value;
+            if (0 != fresh)
+            {
+                final long witness = (long)SLOTS.compareAndExchangeRelease(slots, index, value, value | fresh);
+                if (witness != value)
+                {
+                    value = witness;
+                    continue;
+                }
+            }
+
+            final int acked = Long.bitCount(fresh);
+            if (acked != count)
+            {
+                INVALID_ACKS.getAndAdd(this, (long)(count - acked));
+            }
+            return acked;
         }
     }
 

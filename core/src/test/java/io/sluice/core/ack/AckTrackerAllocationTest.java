@@ -69,8 +69,9 @@ class AckTrackerAllocationTest
     }
 
     /**
-     * Batches of up to 60 records with a gap after every 7th, acked in reverse order, a watermark per batch, a window-full
-     * retry, duplicate and stale acks, and a skip to a position past a trailing marker.
+     * Batches of up to 60 records with a gap after every 7th, half acked with one ackAll call and half one by one in
+     * reverse order, a watermark per batch, a window-full retry, duplicate and stale acks, and a skip to a position
+     * past a trailing marker.
      */
     private static long exercise(final AckTracker tracker, final long[] batch, final long from, final int records)
     {
@@ -91,7 +92,9 @@ class AckTrackerAllocationTest
                 batch[size++] = next;
                 next += (next % 7 == 0) ? 2 : 1;
             }
-            for (int i = size - 1; i >= 0; i--)
+            final int half = size / 2;
+            tracker.ackAll(batch, 0, half, generation);
+            for (int i = size - 1; i >= half; i--)
             {
                 tracker.ack(batch[i], generation);
             }

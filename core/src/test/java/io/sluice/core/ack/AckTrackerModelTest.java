@@ -3,6 +3,7 @@ package io.sluice.core.ack;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -50,7 +51,7 @@ class AckTrackerModelTest
         }
 
         for (final String outcome : new String[] {
-            "register", "window full", "jump", "ack", "duplicate", "out of window", "stale ack", "stale fail",
+            "register", "window full", "jump", "ack", "ack batch", "duplicate", "out of window", "stale ack", "stale fail",
             "fail recorded", "fail superseded", "skip", "reset"})
         {
             assertTrue(seen.getOrDefault(outcome, 0) > 10, "the random runs must exercise " + outcome + ": " + seen);
@@ -100,6 +101,36 @@ class AckTrackerModelTest
                     assertEquals(ACKED, tracker.ack(offset, model.generation), step + " ack " + offset);
                     see("ack");
                 }
+            }
+            else if (dice < 76)
+            {
+                final int size = 1 + random.nextInt(24);
+                final long[] batch = new long[size + 1];
+                int count = 0;
+                for (int i = 0; i < size; i++)
+                {
+                    final Long offset = pick(random, model.pending);
+                    if (null == offset)
+                    {
+                        break;
+                    }
+                    model.pending.remove(offset);
+                    model.done.add(offset);
+                    batch[count++] = offset;
+                }
+                final int fresh = count;
+                if (count > 0 && random.nextInt(4) == 0)
+                {
+                    batch[count] = batch[random.nextInt(count)];
+                    count++;
+                    model.invalidAcks++;
+                }
+                if (random.nextBoolean())
+                {
+                    Arrays.sort(batch, 0, count);
+                }
+                assertEquals(fresh, tracker.ackAll(batch, 0, count, model.generation), step + " ackAll");
+                see("ack batch");
             }
             else if (dice < 85)
             {

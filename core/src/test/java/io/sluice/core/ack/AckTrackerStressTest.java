@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Queue;
 import java.util.Random;
@@ -387,6 +388,11 @@ class AckTrackerStressTest
                     }
 
                     final Generation gen = batch.generation;
+                    if (ackAllInOne(batch))
+                    {
+                        gen.outstandingBatches.decrementAndGet();
+                        continue;
+                    }
                     for (int i = 0; i < batch.offsets.length; i++)
                     {
                         final long offset = batch.offsets[i];
@@ -420,6 +426,40 @@ class AckTrackerStressTest
             {
                 error.compareAndSet(null, ex);
             }
+        }
+
+        /**
+         * Every other batch without fails is acked with one {@link AckTracker#ackAll} call, sorted as a sink worker
+         * would have it.
+         */
+        private boolean ackAllInOne(final Batch batch)
+        {
+            final long[] offsets = batch.offsets;
+            if ((offsets[0] & 1) == 0)
+            {
+                return false;
+            }
+            for (final boolean failed : batch.fails)
+            {
+                if (failed)
+                {
+                    return false;
+                }
+            }
+
+            final Generation gen = batch.generation;
+            final long[] sorted = offsets.clone();
+            Arrays.sort(sorted);
+            for (final long offset : sorted)
+            {
+                gen.markDone(offset);
+            }
+            final int acked = tracker.ackAll(sorted, 0, sorted.length, gen.id);
+            if (acked != sorted.length && gen.id == tracker.generation())
+            {
+                throw new AssertionError("ackAll acked " + acked + " of " + sorted.length + " in the current generation");
+            }
+            return true;
         }
 
         private void rethrow()

@@ -480,6 +480,51 @@ class AckTrackerTest
     }
 
     @Test
+    void shouldAckABatchOfOffsets()
+    {
+        final AckTracker tracker = tracker(0, 128);
+        registerRange(tracker, 0, 100);
+        final long[] evens = new long[50];
+        final long[] odds = new long[50];
+        for (int i = 0; i < 50; i++)
+        {
+            evens[i] = 2L * i;
+            odds[49 - i] = 2L * i + 1;
+        }
+
+        assertEquals(50, tracker.ackAll(evens, 0, 50, tracker.generation()));
+        assertEquals(1, tracker.watermark());
+        assertEquals(49, tracker.ackAll(odds, 0, 49, tracker.generation()), "descending order works too");
+        assertEquals(1, tracker.watermark());
+        assertEquals(1, tracker.ackAll(odds, 49, 50, tracker.generation()));
+        assertEquals(100, tracker.watermark());
+        assertEquals(0, tracker.invalidAcks());
+    }
+
+    @Test
+    void shouldCountTheOffsetsOfABatchThatAreRejected()
+    {
+        final AckTracker tracker = tracker(0, 64);
+        final int generation = tracker.generation();
+        registerRange(tracker, 0, 20);
+        ackAll(tracker, 3);
+
+        // 3 is a duplicate, 5 appears twice, 200 is outside the window
+        final long[] offsets = {1, 2, 3, 5, 5, 6, 200};
+        assertEquals(4, tracker.ackAll(offsets, 0, offsets.length, generation));
+        assertEquals(3, tracker.invalidAcks());
+
+        assertEquals(0, tracker.ackAll(new long[] {7, 8, 9}, 0, 3, generation - 1));
+        assertEquals(3, tracker.staleAcks());
+        assertEquals(0, tracker.ackAll(offsets, 2, 2, generation), "an empty range acks nothing");
+        assertThrows(IndexOutOfBoundsException.class, () -> tracker.ackAll(offsets, 5, 8, generation));
+        assertThrows(IndexOutOfBoundsException.class, () -> tracker.ackAll(offsets, 3, 2, generation));
+
+        ackAll(tracker, 0);
+        assertEquals(4, tracker.watermark());
+    }
+
+    @Test
     void shouldRejectOffsetsThatDoNotIncrease()
     {
         final AckTracker tracker = tracker(10, 64);
@@ -523,27 +568,39 @@ class AckTrackerTest
 
         clock.set(2_000);
         registerAll(tracker, 0, 1);
-        assertEquals(2_000, tracker.lastProgressNanos(), "the stall clock starts when an idle partition gets work");
+        assertEquals(0, tracker.stalledNanos(60_000), "an idle period before the first record is not a stall");
+        assertEquals(1_000, tracker.lastProgressNanos(), "registering reads no clock");
 
         clock.set(5_000);
         assertEquals(0, tracker.watermark());
-        assertEquals(2_000, tracker.lastProgressNanos());
-        assertEquals(3_000, tracker.stalledNanos(5_000));
+        assertEquals(5_000, tracker.lastProgressNanos(), "the stall clock starts when watermark() first sees work");
+        clock.set(6_000);
+        assertEquals(0, tracker.watermark());
+        assertEquals(5_000, tracker.lastProgressNanos());
+        assertEquals(3_000, tracker.stalledNanos(8_000));
 
         ackAll(tracker, 0);
-        clock.set(6_000);
+        clock.set(9_000);
         assertEquals(1, tracker.watermark());
-        assertEquals(6_000, tracker.lastProgressNanos());
-        assertEquals(1_000, tracker.stalledNanos(7_000));
+        assertEquals(9_000, tracker.lastProgressNanos());
+        assertEquals(1_000, tracker.stalledNanos(10_000));
 
         ackAll(tracker, 1);
-        clock.set(8_000);
+        clock.set(11_000);
         assertEquals(2, tracker.watermark());
-        assertEquals(0, tracker.stalledNanos(9_000));
+        assertEquals(11_000, tracker.lastProgressNanos());
+        assertEquals(0, tracker.stalledNanos(12_000));
 
-        clock.set(9_500);
+        clock.set(13_000);
+        registerAll(tracker, 2);
+        ackAll(tracker, 2);
+        clock.set(14_000);
+        assertEquals(3, tracker.watermark());
+        assertEquals(14_000, tracker.lastProgressNanos(), "one clock read per advancing watermark() call");
+
+        clock.set(20_000);
         tracker.reset(2);
-        assertEquals(9_500, tracker.lastProgressNanos());
+        assertEquals(20_000, tracker.lastProgressNanos());
     }
 
     @Test
