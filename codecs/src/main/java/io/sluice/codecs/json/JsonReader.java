@@ -350,6 +350,15 @@ final class JsonReader
         {
             return FAIL;
         }
+        // compact JSON: "key":value with no whitespace, checked with one two-byte read
+        if (i + 2 <= end)
+        {
+            final int pair = buffer.getShort(i, JsonBytes.LE);
+            if ((pair & 0xff) == ':' && (pair >> 8 & 0xff) > ' ')
+            {
+                return i + 1;
+            }
+        }
         i = skipWhitespace(i);
         if (i >= end)
         {
@@ -443,10 +452,18 @@ final class JsonReader
                 isObject = (stack[d >>> 6] & (1L << d)) != 0;
                 if (c == ',')
                 {
-                    i = skipWhitespace(i + 1);
-                    if (i >= end)
+                    // compact JSON: the next member starts right after the comma
+                    if (i + 1 < end && buffer.getByte(i + 1) > ' ')
                     {
-                        return fail(JsonError.TRUNCATED, end);
+                        i++;
+                    }
+                    else
+                    {
+                        i = skipWhitespace(i + 1);
+                        if (i >= end)
+                        {
+                            return fail(JsonError.TRUNCATED, end);
+                        }
                     }
                     if (isObject)
                     {
