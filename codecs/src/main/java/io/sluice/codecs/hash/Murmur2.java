@@ -1,5 +1,7 @@
 package io.sluice.codecs.hash;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
 import org.agrona.DirectBuffer;
@@ -23,6 +25,7 @@ public final class Murmur2
     /** Kafka's murmur2 seed. */
     public static final int SEED = 0x9747b28c;
 
+    private static final VarHandle INT_LE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     private static final int M = 0x5bd1e995;
     private static final int R = 24;
 
@@ -88,11 +91,7 @@ public final class Murmur2
         int i = 0;
         while (i < blocksEnd)
         {
-            final int k = (data[i] & 0xff)
-                | (data[i + 1] & 0xff) << 8
-                | (data[i + 2] & 0xff) << 16
-                | (data[i + 3] & 0xff) << 24;
-            h = mixBlock(h, k);
+            h = mixBlock(h, (int)INT_LE.get(data, i));
             i += 4;
         }
 
