@@ -59,6 +59,14 @@ jmh 'io.sluice.bench.codecs.ExtractionBenchmark.sluiceScan' $common \
   -jvmArgsAppend "$flags -Dagrona.disable.bounds.checks=true" -rf json -rff "$out/no-bounds-checks.json"
 echo "== load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
+# a cross-check that tolerates a busy machine: Sluice and Jackson streaming alternate batch by batch in one JVM
+# shellcheck disable=SC2086
+java $flags -cp "$jar" io.sluice.bench.codecs.PairedComparison > "$out/paired.txt"
+# shellcheck disable=SC2086
+java $flags -Dagrona.disable.bounds.checks=true -cp "$jar" io.sluice.bench.codecs.PairedComparison \
+  >> "$out/paired.txt"
+
 # shellcheck disable=SC2086
 java $flags -cp "$jar" io.sluice.bench.codecs.CodecsBenchReport "=$out/default.json" \
   "no-bounds-checks=$out/no-bounds-checks.json"
+cat "$out/paired.txt"

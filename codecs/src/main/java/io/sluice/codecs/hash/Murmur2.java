@@ -40,10 +40,16 @@ public final class Murmur2
      * @param offset index of the first byte.
      * @param length number of bytes, {@code >= 0}.
      * @return the 32-bit murmur2 hash, identical to Kafka's {@code Utils.murmur2} over the same bytes.
-     * @throws IndexOutOfBoundsException if the range is outside the buffer and Agrona bounds checks are enabled.
+     * @throws IndexOutOfBoundsException if the range is outside the buffer (checked once, also when Agrona's
+     *                                   per-access bounds checks are disabled).
      */
     public static int hash(final DirectBuffer buffer, final int offset, final int length)
     {
+        if (offset < 0 || length < 0 || (long)offset + length > buffer.capacity())
+        {
+            throw new IndexOutOfBoundsException("key [" + offset + ", +" + length + ") outside buffer capacity " +
+                buffer.capacity());
+        }
         int h = SEED ^ length;
         final int blocksEnd = offset + (length & ~3);
         int i = offset;
