@@ -4,7 +4,7 @@
  * ({@link io.sluice.codecs.rowbinary}).
  *
  * <p>Hot-path classes report expected outcomes as {@code int} return codes and allocate nothing in steady state.
- * Types in {@code io.sluice.codecs.internal} are implementation details shared between the packages; they are not
- * part of the supported API.
+ * Implementation details (the validating lexer, number and date parsing, zone tables, the encoder variants) are
+ * package-private classes next to the public API they serve.
  */
 package io.sluice.codecs;

@@ -1,5 +1,7 @@
 package io.sluice.codecs.hash;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
 import org.agrona.DirectBuffer;
@@ -23,6 +25,7 @@ public final class Murmur2
     /** Kafka's murmur2 seed. */
     public static final int SEED = 0x9747b28c;
 
+    private static final VarHandle INT_LE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     private static final int M = 0x5bd1e995;
     private static final int R = 24;
 
@@ -37,10 +40,16 @@ public final class Murmur2
      * @param offset index of the first byte.
      * @param length number of bytes, {@code >= 0}.
      * @return the 32-bit murmur2 hash, identical to Kafka's {@code Utils.murmur2} over the same bytes.
-     * @throws IndexOutOfBoundsException if the range is outside the buffer and Agrona bounds checks are enabled.
+     * @throws IndexOutOfBoundsException if the range is outside the buffer (checked once, also when Agrona's
+     *                                   per-access bounds checks are disabled).
      */
     public static int hash(final DirectBuffer buffer, final int offset, final int length)
     {
+        if (offset < 0 || length < 0 || (long)offset + length > buffer.capacity())
+        {
+            throw new IndexOutOfBoundsException("key [" + offset + ", +" + length + ") outside buffer capacity " +
+                buffer.capacity());
+        }
         int h = SEED ^ length;
         final int blocksEnd = offset + (length & ~3);
         int i = offset;
@@ -88,11 +97,7 @@ public final class Murmur2
         int i = 0;
         while (i < blocksEnd)
         {
-            final int k = (data[i] & 0xff)
-                | (data[i + 1] & 0xff) << 8
-                | (data[i + 2] & 0xff) << 16
-                | (data[i + 3] & 0xff) << 24;
-            h = mixBlock(h, k);
+            h = mixBlock(h, (int)INT_LE.get(data, i));
             i += 4;
         }
 

@@ -36,9 +36,10 @@ final class JsonBytes
      */
     static long specialMask(final long word)
     {
-        final long q = word ^ QUOTES;
-        final long b = word ^ BACKSLASHES;
-        return ((q - ONES) & ~q | (b - ONES) & ~b | (word - SPACES) & ~word | word) & HIGHS;
+        // (x - 0x01..) sets a lane's high bit where x's byte is 0 (a quote or backslash) and also where it is above
+        // 0x80; (word - 0x20..) where the byte is below 0x20 and also above 0xA0. Those extra lanes all hold a
+        // non-ASCII byte, which "| word" flags anyway, so the usual "& ~x" terms are not needed.
+        return (((word ^ QUOTES) - ONES) | ((word ^ BACKSLASHES) - ONES) | (word - SPACES) | word) & HIGHS;
     }
 
     /** Index of the first byte flagged by a non-zero {@link #specialMask}, relative to the word's first byte. */

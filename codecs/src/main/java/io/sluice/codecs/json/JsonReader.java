@@ -59,7 +59,8 @@ final class JsonReader
         while (i < end)
         {
             final int c = buffer.getByte(i);
-            if (c != ' ' && c != '\n' && c != '\r' && c != '\t')
+            // every byte above the space, and every negative (non-ASCII) byte, ends the run: one compare for both
+            if ((c & 0xff) > ' ' || (c != ' ' && c != '\n' && c != '\r' && c != '\t'))
             {
                 return i;
             }
@@ -126,6 +127,28 @@ final class JsonReader
      * @return the index after the number, or {@link #FAIL}.
      */
     int skipNumber(final int index)
+    {
+        // fast path, small enough to be inlined: [1-9][0-9]* followed by ',', '}' or ']'
+        final DirectBuffer b = this.buffer;
+        final int c0 = b.getByte(index);
+        if (c0 >= '1' && c0 <= '9')
+        {
+            int i = index + 1;
+            final int limit = this.end;
+            int c = 0;
+            while (i < limit && (c = b.getByte(i)) >= '0' && c <= '9')
+            {
+                i++;
+            }
+            if (i < limit && (c == ',' || c == '}' || c == ']'))
+            {
+                return i;
+            }
+        }
+        return skipNumberFully(index);
+    }
+
+    private int skipNumberFully(final int index)
     {
         final DirectBuffer buffer = this.buffer;
         final int end = this.end;
@@ -227,11 +250,29 @@ final class JsonReader
      */
     int skipLiteral(final int index, final int first)
     {
-        final String literal = first == 't' ? "true" : first == 'f' ? "false" : "null";
         final DirectBuffer buffer = this.buffer;
         final int end = this.end;
-        final int length = literal.length();
-        for (int k = 1; k < length; k++)
+        // compare the four bytes after 'f', or the four bytes of "true"/"null", as one little-endian int
+        final int from = first == 'f' ? index + 1 : index;
+        final int expected = first == 't' ? TRUE_LE : first == 'f' ? ALSE_LE : NULL_LE;
+        final int after = from + 4;
+        if (after > end || buffer.getInt(from, JsonBytes.LE) != expected)
+        {
+            return literalError(index, first);
+        }
+        return after >= end || JsonBytes.isDelimiter(buffer.getByte(after)) ? after :
+            fail(JsonError.UNEXPECTED_BYTE, after);
+    }
+
+    private static final int TRUE_LE = 't' | 'r' << 8 | 'u' << 16 | 'e' << 24;
+    private static final int ALSE_LE = 'a' | 'l' << 8 | 's' << 16 | 'e' << 24;
+    private static final int NULL_LE = 'n' | 'u' << 8 | 'l' << 16 | 'l' << 24;
+
+    /** Finds where a literal that did not match goes wrong: a wrong byte, or the end of input. */
+    private int literalError(final int index, final int first)
+    {
+        final String literal = first == 't' ? "true" : first == 'f' ? "false" : "null";
+        for (int k = 1; k < literal.length(); k++)
         {
             final int i = index + k;
             if (i >= end)
@@ -243,9 +284,7 @@ final class JsonReader
                 return fail(JsonError.UNEXPECTED_BYTE, i);
             }
         }
-        final int after = index + length;
-        return after >= end || JsonBytes.isDelimiter(buffer.getByte(after)) ? after :
-            fail(JsonError.UNEXPECTED_BYTE, after);
+        return fail(JsonError.UNEXPECTED_BYTE, index);
     }
 
     /**
@@ -310,6 +349,15 @@ final class JsonReader
         if (i < 0)
         {
             return FAIL;
+        }
+        // compact JSON: "key":value with no whitespace, checked with one two-byte read
+        if (i + 2 <= end)
+        {
+            final int pair = buffer.getShort(i, JsonBytes.LE);
+            if ((pair & 0xff) == ':' && (pair >> 8 & 0xff) > ' ')
+            {
+                return i + 1;
+            }
         }
         i = skipWhitespace(i);
         if (i >= end)
@@ -404,10 +452,18 @@ final class JsonReader
                 isObject = (stack[d >>> 6] & (1L << d)) != 0;
                 if (c == ',')
                 {
-                    i = skipWhitespace(i + 1);
-                    if (i >= end)
+                    // compact JSON: the next member starts right after the comma
+                    if (i + 1 < end && buffer.getByte(i + 1) > ' ')
                     {
-                        return fail(JsonError.TRUNCATED, end);
+                        i++;
+                    }
+                    else
+                    {
+                        i = skipWhitespace(i + 1);
+                        if (i >= end)
+                        {
+                            return fail(JsonError.TRUNCATED, end);
+                        }
                     }
                     if (isObject)
                     {

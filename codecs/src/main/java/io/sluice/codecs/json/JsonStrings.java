@@ -54,10 +54,16 @@ public final class JsonStrings
      *     {@link JsonError#CONTROL_CHAR_IN_STRING}, {@link JsonError#UNEXPECTED_BYTE}, {@link JsonError#TRUNCATED}
      *     (an escape cut by the end) or {@link JsonError#BUFFER_TOO_SMALL}. On error, bytes before the problem may
      *     have been written.
+     * @throws IndexOutOfBoundsException if the source range lies outside {@code src} (a programming error).
      */
     public static int unescape(final DirectBuffer src, final int offset, final int length,
         final MutableDirectBuffer dst, final int dstOffset)
     {
+        if (offset < 0 || length < 0 || (long)offset + length > src.capacity())
+        {
+            throw new IndexOutOfBoundsException("string [" + offset + ", +" + length + ") outside buffer capacity " +
+                src.capacity());
+        }
         if (dstOffset < 0 || (long)dstOffset + length > dst.capacity())
         {
             return JsonError.BUFFER_TOO_SMALL;

@@ -288,4 +288,15 @@ class JsonScannerTest
         assertEquals(JsonError.describe(code), JsonError.describe(v.code), "skipping agrees: " + json);
         assertEquals(offset, v.scanner.errorOffset(), "skipping agrees: " + json);
     }
+
+    @Test
+    void shouldRejectRangesOutsideTheBufferBeforeReading()
+    {
+        final JsonScanner scanner = new JsonScanner(JsonPathSet.compile(List.of("a")), 8);
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[16]);
+        org.junit.jupiter.api.Assertions.assertThrows(IndexOutOfBoundsException.class, () -> scanner.scan(buffer, 10, 7));
+        org.junit.jupiter.api.Assertions.assertThrows(IndexOutOfBoundsException.class, () -> scanner.scan(buffer, -1, 2));
+        org.junit.jupiter.api.Assertions.assertThrows(IndexOutOfBoundsException.class,
+            () -> scanner.validate(buffer, 0, 17));
+    }
 }
