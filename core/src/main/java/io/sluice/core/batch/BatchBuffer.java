@@ -24,7 +24,10 @@ public final class BatchBuffer {
     private int rowCount;
     private long openedNanos;
     private long sealedNanos;
-    private Destination destination;
+    private volatile Destination destination;
+    private long[] firstOffsetByTracker = new long[16];
+    private int[] stampByTracker = new int[16];
+    private int stamp;
     private int shard;
     private final BatchPool pool;
 
@@ -57,6 +60,7 @@ public final class BatchBuffer {
         this.openedNanos = nowNanos;
         this.rowCount = 0;
         this.rows.clear();
+        this.stamp++;
     }
 
     /** @return the row buffer; encoders append one row at its write position */
@@ -82,6 +86,37 @@ public final class BatchBuffer {
         offsets[i] = offset;
         timestampsMs[i] = timestampMs;
         rowCount = i + 1;
+        if (trackerId >= stampByTracker.length) {
+            final int n = Math.max(trackerId + 1, stampByTracker.length * 2);
+            stampByTracker = Arrays.copyOf(stampByTracker, n);
+            firstOffsetByTracker = Arrays.copyOf(firstOffsetByTracker, n);
+        }
+        if (stampByTracker[trackerId] != stamp) {
+            stampByTracker[trackerId] = stamp;
+            firstOffsetByTracker[trackerId] = offset;
+        }
+    }
+
+    /**
+     * The lowest offset of a partition in this batch (a partition's offsets arrive in increasing order), for finding
+     * which destination holds a partition's watermark back. Read by the status thread without synchronisation: the
+     * answer may be stale, which is fine for a diagnostic.
+     *
+     * @param trackerId a tracker id
+     * @return the offset, or -1 when the batch holds no row of that partition
+     */
+    public long firstOffsetOf(final int trackerId) {
+        final int[] stamps = stampByTracker;
+        final long[] firsts = firstOffsetByTracker;
+        if (destination == null || trackerId >= stamps.length || trackerId >= firsts.length || stamps[trackerId] != stamp) {
+            return -1;
+        }
+        return firsts[trackerId];
+    }
+
+    /** @return true while the batch is open, queued or being inserted */
+    public boolean inUse() {
+        return destination != null;
     }
 
     private void grow() {

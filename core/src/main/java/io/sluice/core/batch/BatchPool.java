@@ -15,6 +15,7 @@ public final class BatchPool {
     private final long initialBytes;
     private final int initialRows;
     private int created;
+    private volatile BatchBuffer[] all = new BatchBuffer[0];
 
     /**
      * @param maxBuffers   most buffers that may exist
@@ -37,9 +38,13 @@ public final class BatchPool {
         if (b != null) {
             return b;
         }
-        if (created < maxBuffers) {
-            created++;
-            return new BatchBuffer(initialBytes, initialRows, this);
+        if (this.created < maxBuffers) {
+            this.created++;
+            final BatchBuffer created = new BatchBuffer(initialBytes, initialRows, this);
+            final BatchBuffer[] grown = java.util.Arrays.copyOf(all, all.length + 1);
+            grown[grown.length - 1] = created;
+            all = grown;
+            return created;
         }
         return null;
     }
@@ -48,6 +53,11 @@ public final class BatchPool {
         if (!free.offer(buffer)) {
             throw new IllegalStateException("batch pool over-released");
         }
+    }
+
+    /** @return every buffer created so far, in use or free (any thread; for diagnostics) */
+    public BatchBuffer[] buffers() {
+        return all.clone();
     }
 
     /** @return buffers created so far */

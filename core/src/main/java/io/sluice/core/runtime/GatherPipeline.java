@@ -286,6 +286,34 @@ public final class GatherPipeline<T> {
         return List.copyOf(workers);
     }
 
+    /**
+     * Says what holds a partition's watermark back: the destination whose open, queued or in-flight batch carries the
+     * partition's oldest unacknowledged offset, the failure that stopped it, or the route stage (not routed yet).
+     * Diagnostic: reads other threads' state without locking, so the answer may be a moment stale.
+     *
+     * @param trackerId a tracker id
+     * @return a short description, or {@code null} when nothing is in flight
+     */
+    public String watermarkHolder(final int trackerId) {
+        final io.sluice.core.ack.AckTracker t = trackers.get(trackerId);
+        final long pending = t.pendingOldestOffset();
+        if (pending < 0) {
+            return null;
+        }
+        if (t.failed() && t.failedOffset() == pending) {
+            return "failed: " + t.failureReason();
+        }
+        for (final BatchPool pool : pools) {
+            for (final io.sluice.core.batch.BatchBuffer b : pool.buffers()) {
+                final Destination d = b.destination();
+                if (d != null && b.firstOffsetOf(trackerId) == pending) {
+                    return d.toString();
+                }
+            }
+        }
+        return "route stage";
+    }
+
     /** @return nanoseconds since start */
     public long elapsedNanos() {
         return System.nanoTime() - startNanos;

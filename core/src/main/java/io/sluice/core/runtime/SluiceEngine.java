@@ -73,6 +73,18 @@ public final class SluiceEngine {
             finished = true;
             return EXIT_FAILURE;
         }
+        MetricsEndpoint metrics = null;
+        if (!config.metrics().listen().isEmpty()) {
+            try {
+                metrics = MetricsEndpoint.start(config.metrics().listen(), this::pipelines);
+                LOG.info("metrics: http://{}/metrics", config.metrics().listen());
+            } catch (final java.io.IOException | RuntimeException e) {
+                failure = "cannot serve metrics on " + config.metrics().listen() + " (metrics.listen): " + e.getMessage();
+                LOG.error("{}", failure);
+                finished = true;
+                return EXIT_FAILURE;
+            }
+        }
         try {
             for (final SluiceConfig.Sink sink : config.sinks()) {
                 final SinkDriver driver = drivers.apply(sink);
@@ -104,6 +116,9 @@ public final class SluiceEngine {
         } finally {
             for (final SinkDriver d : openDrivers) {
                 d.close();
+            }
+            if (metrics != null) {
+                metrics.close();
             }
             finished = true;
         }
@@ -201,17 +216,27 @@ public final class SluiceEngine {
     private static String statusLine(final GatherPipeline<?> p, final double rowsPerSecond) {
         final PipelineStats s = p.stats();
         long lag = 0;
-        int partitions = 0;
+        long worstLagMs = 0;
+        String worst = "";
+        final long now = System.nanoTime();
         final PartitionTrackers t = p.trackers();
         for (int i = 0; i < t.size(); i++) {
             final AckTracker tr = t.get(i);
             lag += Math.max(0, tr.inFlight());
-            partitions++;
+            final long ms = TimeUnit.NANOSECONDS.toMillis(tr.stalledNanos(now));
+            if (ms > worstLagMs) {
+                final String holder = p.watermarkHolder(i);
+                if (holder != null) {
+                    worstLagMs = ms;
+                    worst = String.format(" oldest: %s-%d %d ms held by %s", tr.topic(), tr.partition(), ms, holder);
+                }
+            }
         }
         return String.format("%s: in=%d routed=%d rows=%d (%.0f rows/s) inserts=%d failed_inserts=%d dropped{unrouted=%d,invalid=%d} "
-                + "in_flight=%d over %d partitions, paused=%d",
+                + "checkpoint_lag=%d offsets over %d partitions%s; back-pressure pauses=%d",
             p.name(), s.recordsIn.get(), s.recordsRouted.get(), s.rowsWritten.get(), rowsPerSecond, s.inserts.get(),
-            s.insertFailures.get(), s.droppedUnrouted.get(), s.droppedInvalid.get(), lag, partitions, s.backpressurePauses.get());
+            s.insertFailures.get(), s.droppedUnrouted.get(), s.droppedInvalid.get(), lag, t.size(), worst,
+            s.backpressurePauses.get());
     }
 
     private void printSummary() {
