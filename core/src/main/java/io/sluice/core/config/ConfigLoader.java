@@ -101,6 +101,7 @@ public final class ConfigLoader {
         final TableReader tu = sub(top, TUNING, problems);
         final List<Integer> cpus = tu.ints(TUNING_CPUS);
         final String wait = tu.string(TUNING_WAIT);
+        final String layout = tu.string(TUNING_LAYOUT);
         final Map<String, SluiceConfig.Tuning.Stage> stages = new LinkedHashMap<>();
         final TomlTable stagesTable = tu.table(TUNING_STAGES);
         for (final String stage : stagesTable.keySet()) {
@@ -133,7 +134,7 @@ public final class ConfigLoader {
             stages.put(stage, new SluiceConfig.Tuning.Stage(stageWait, stageCpu));
         }
         tu.finish();
-        final SluiceConfig.Tuning tuning = new SluiceConfig.Tuning(cpus, wait, Map.copyOf(stages));
+        final SluiceConfig.Tuning tuning = new SluiceConfig.Tuning(cpus, wait, layout, Map.copyOf(stages));
 
         final TableReader me = sub(top, METRICS, problems);
         final SluiceConfig.Metrics metrics = new SluiceConfig.Metrics(me.string(METRICS_LISTEN));

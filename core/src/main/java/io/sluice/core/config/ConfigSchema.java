@@ -94,10 +94,13 @@ public final class ConfigSchema {
         .doc("CPUs given to the engine's stage threads. Empty: all available, unpinned.");
     public static final ConfigKey TUNING_WAIT = ConfigKey.in("tuning", "wait", STRING)
         .allowed("busy-spin", "yielding", "sleeping", "blocking", "phased")
-        .doc("Default wait strategy of every stage. Default: phased (spin, then yield, then park) on more than "
-            + "two CPUs, blocking on two or fewer.");
+        .doc("Default wait strategy of every stage thread: phased (spin about 10 µs, yield about 50 µs, then block) "
+            + "unless set. busy-spin and yielding occupy a CPU each and are refused beyond the CPUs given.");
+    public static final ConfigKey TUNING_LAYOUT = ConfigKey.in("tuning", "layout", STRING).allowed("split", "fused")
+        .doc("split: source, route and insert workers on their own threads; fused: the route stage runs on the source "
+            + "thread (one hand-off and one thread fewer). Default: fused on two CPUs or fewer, split otherwise.");
     public static final ConfigKey TUNING_STAGES = ConfigKey.in("tuning", "stages", TABLE)
-        .doc("Per-stage overrides: [tuning.stages.source|route|sink] with wait and cpu.");
+        .doc("Per-stage overrides: [tuning.stages.source|route|sink] with wait and cpu (route only in the split layout).");
 
     // ------------------------------------------------------------------------------------------------ [metrics]
     public static final ConfigKey METRICS_LISTEN = ConfigKey.in("metrics", "listen", STRING).defaultValue("")

@@ -52,8 +52,8 @@ public record SluiceConfig(
         int queueDepth, long statusIntervalMs) {
     }
 
-    /** [tuning]: CPUs given to the engine, default wait kind (null = by CPU count) and per-stage overrides. */
-    public record Tuning(List<Integer> cpus, String waitKind, Map<String, Stage> stages) {
+    /** [tuning]: CPUs given to the engine, default wait kind and layout (null = by CPU count), per-stage overrides. */
+    public record Tuning(List<Integer> cpus, String waitKind, String layout, Map<String, Stage> stages) {
         /** One [tuning.stages.NAME] table: wait kind (null = default) and CPU (-1 = unpinned). */
         public record Stage(String waitKind, int cpu) {
         }

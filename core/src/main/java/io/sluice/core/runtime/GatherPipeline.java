@@ -14,6 +14,8 @@ import org.slf4j.LoggerFactory;
 
 import com.lmax.disruptor.BatchEventProcessor;
 import com.lmax.disruptor.BatchEventProcessorBuilder;
+import com.lmax.disruptor.EventPoller;
+import com.lmax.disruptor.Sequence;
 import com.lmax.disruptor.RingBuffer;
 import com.lmax.disruptor.WaitStrategy;
 
@@ -32,6 +34,8 @@ import io.sluice.ringbuffers.OverflowPool;
 import io.sluice.ringbuffers.RecordEvent;
 import io.sluice.ringbuffers.RecordRing;
 import io.sluice.tuning.CpuAffinity;
+import io.sluice.tuning.Layout;
+import io.sluice.tuning.StageThread;
 import io.sluice.tuning.StagePlan;
 import io.sluice.tuning.WaitKind;
 import io.sluice.tuning.WaitStrategies;
@@ -68,7 +72,12 @@ public final class GatherPipeline<T> {
     private final DestinationResolver resolver = new DestinationResolver();
 
     private RecordRing ring;
+    private Layout layout;
+    private RouteStage<T> route;
     private BatchEventProcessor<RecordEvent> routeProcessor;
+    private EventPoller<RecordEvent> poller;
+    private EventPoller.Handler<RecordEvent> pollHandler;
+    private Sequence routeSequence;
     private KafkaSource source;
     private Thread sourceThread;
     private long startNanos;
@@ -99,11 +108,13 @@ public final class GatherPipeline<T> {
      */
     public void start() throws SinkException {
         final SluiceConfig.Engine e = config.engine();
-        final int cpus = config.tuning().cpus().isEmpty() ? Runtime.getRuntime().availableProcessors() : config.tuning().cpus().size();
-        final WaitKind defaultWait = config.tuning().waitKind() != null ? WaitKind.parse(config.tuning().waitKind())
-            : StagePlan.defaultWaitKind(cpus);
-        final WaitKind routeWait = stageWait("route", defaultWait);
-        final WaitKind sinkWait = stageWait("sink", defaultWait);
+        layout = StageLayouts.layout(config);
+        final StagePlan plan = StageLayouts.plan(config);
+        final StageThread sourceThreadPlan = plan.threadOf(StagePlan.SOURCE);
+        final StageThread routeThreadPlan = layout == Layout.FUSED ? sourceThreadPlan : plan.threadOf(StagePlan.ROUTE);
+        final StageThread sinkThreadPlan = plan.threadOf(StagePlan.SINK);
+        final WaitKind routeWait = routeThreadPlan.waitKind();
+        final WaitKind sinkWait = sinkThreadPlan.waitKind();
 
         // sinks: reachability, catalogs, and insert workers per distinct shard (shared by sinks with the same endpoints)
         final Set<List<List<String>>> checked = new HashSet<>();
@@ -163,8 +174,16 @@ public final class GatherPipeline<T> {
         }
 
         final RingBuffer<RecordEvent> rb = ring.ringBuffer();
-        routeProcessor = new BatchEventProcessorBuilder().build(rb, rb.newBarrier(), route);
-        rb.addGatingSequences(routeProcessor.getSequence());
+        this.route = route;
+        if (layout == Layout.FUSED) {
+            poller = rb.newPoller();
+            rb.addGatingSequences(poller.getSequence());
+            routeSequence = poller.getSequence();
+        } else {
+            routeProcessor = new BatchEventProcessorBuilder().build(rb, rb.newBarrier(), route);
+            rb.addGatingSequences(routeProcessor.getSequence());
+            routeSequence = routeProcessor.getSequence();
+        }
 
         source = new KafkaSource(new KafkaSource.Settings(
             spec.name(),
@@ -180,7 +199,8 @@ public final class GatherPipeline<T> {
             config.checkpoint().drainTimeoutMs(),
             e.maxRecordBytes(),
             false,
-            options.untilCaughtUp()), rb, overflow, trackers, topics, control, stats, new Downstream());
+            options.untilCaughtUp(),
+            Math.max(5, Math.min(100, minLingerMs / 2))), rb, overflow, trackers, topics, control, stats, new Downstream());
 
         long poolBytes = 0;
         for (final Split.Branch<?> b : branches) {
@@ -188,27 +208,19 @@ public final class GatherPipeline<T> {
         }
         LOG.info("{}: {} branches, {} insert workers over {} shard(s); memory bound: ring {} slots x {} B = {} MiB "
                 + "off-heap, overflow up to {} x {} B, ack window {} offsets ({} KiB per partition), batch buffers up to "
-                + "{} MiB; wait: route={} sink={}",
+                + "{} MiB; layout {}: {}",
             spec.name(), branches.size(), workers.size(), workersByShard.size(), e.ringSize(), e.slotBytes(),
             ring.capacityBytes() >> 20, e.overflowBuffers(), e.maxRecordBytes(), e.ackWindow(), e.ackWindow() / 8 / 1024,
-            poolBytes >> 20, routeWait.configName(), sinkWait.configName());
+            poolBytes >> 20, layout.configName(), plan.describe());
 
         startNanos = System.nanoTime();
         for (final InsertWorker w : workers) {
-            startThread(w.name(), stageCpu("sink"), w);
+            startThread(w.name(), sinkThreadPlan.cpu(), w);
         }
-        startThread(spec.name() + "-route", stageCpu("route"), routeProcessor);
-        sourceThread = startThread(spec.name() + "-source", stageCpu("source"), source);
-    }
-
-    private WaitKind stageWait(final String stage, final WaitKind fallback) {
-        final SluiceConfig.Tuning.Stage s = config.tuning().stages().get(stage);
-        return s == null || s.waitKind() == null ? fallback : WaitKind.parse(s.waitKind());
-    }
-
-    private int stageCpu(final String stage) {
-        final SluiceConfig.Tuning.Stage s = config.tuning().stages().get(stage);
-        return s == null ? -1 : s.cpu();
+        if (routeProcessor != null) {
+            startThread(spec.name() + "-route", routeThreadPlan.cpu(), routeProcessor);
+        }
+        sourceThread = startThread(spec.name() + "-source", sourceThreadPlan.cpu(), source);
     }
 
     private Thread startThread(final String name, final int cpu, final Runnable r) {
@@ -240,7 +252,9 @@ public final class GatherPipeline<T> {
         if (sourceThread.isAlive()) {
             return false;
         }
-        routeProcessor.halt();
+        if (routeProcessor != null) {
+            routeProcessor.halt();
+        }
         for (final InsertWorker w : workers) {
             w.stop();
         }
@@ -326,8 +340,31 @@ public final class GatherPipeline<T> {
 
     private final class Downstream implements KafkaSource.Downstream {
         @Override
+        public void pump() {
+            if (poller == null) {
+                return;
+            }
+            if (pollHandler == null) {
+                pollHandler = (event, sequence, endOfBatch) -> {
+                    route.onEvent(event, sequence, endOfBatch);
+                    return true;
+                };
+            }
+            try {
+                route.onBatchStart(0, 0);
+                if (poller.poll(pollHandler) != EventPoller.PollState.PROCESSING) {
+                    route.onTimeout(-1);
+                }
+            } catch (final RuntimeException ex) {
+                throw ex;
+            } catch (final Exception ex) {
+                throw new IllegalStateException("route stage failed", ex);
+            }
+        }
+
+        @Override
         public boolean idle() {
-            if (routeProcessor.getSequence().get() != ring.ringBuffer().getCursor()) {
+            if (routeSequence.get() != ring.ringBuffer().getCursor()) {
                 return false;
             }
             for (final InsertWorker w : workers) {

@@ -62,6 +62,13 @@ public final class KafkaSource implements Runnable {
 
         /** @return one line naming what the downstream is waiting on (for stall messages), or empty */
         String describeStall();
+
+        /**
+         * Runs the stages fused onto the source thread over what has been published (the fused layout), and lets
+         * them seal lingering batches; a no-op when every stage has its own thread.
+         */
+        default void pump() {
+        }
     }
 
     /** Settings of the source, from the sink's configuration. */
@@ -79,7 +86,8 @@ public final class KafkaSource implements Runnable {
         long drainTimeoutMs,
         int maxRecordBytes,
         boolean copyKeyAndHeaders,
-        boolean untilCaughtUp) {
+        boolean untilCaughtUp,
+        long pollTimeoutMs) {
     }
 
     private final Settings settings;
@@ -201,11 +209,12 @@ public final class KafkaSource implements Runnable {
     }
 
     private void loop() {
-        final long pollMs = 100;
+        final long pollMs = settings.pollTimeoutMs();
         nextCommitNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.commitIntervalMs());
         while (!control.stopRequested()) {
             if (pendingRecords != null) {
                 publishPending();
+                downstream.pump();
             }
             if (pendingRecords != null) {
                 if (!paused) {
@@ -230,6 +239,7 @@ public final class KafkaSource implements Runnable {
                 pendingList = null;
                 publishPending();
             }
+            downstream.pump();
             housekeeping(false);
         }
     }
@@ -415,7 +425,11 @@ public final class KafkaSource implements Runnable {
         flush();
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.drainTimeoutMs());
         long nextLog = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (!downstream.idle()) {
+        while (true) {
+            downstream.pump();
+            if (downstream.idle()) {
+                break;
+            }
             final long now = System.nanoTime();
             if (now - deadline >= 0) {
                 LOG.warn("{}: {}: in-flight batches not written within {} ms (checkpoint.drain_timeout_ms); "
