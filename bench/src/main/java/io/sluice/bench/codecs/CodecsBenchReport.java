@@ -87,7 +87,7 @@ public final class CodecsBenchReport
         if (encode != null)
         {
             System.out.printf(Locale.ROOT, "RowBinary: %.2f M rows/s scan+encode (8 columns)", 1e3 / encode[0]);
-            if (scan != null)
+            if (scan != null && encode[0] > scan[0])
             {
                 System.out.printf(Locale.ROOT, ", %.0f ns/row of which encoding", encode[0] - scan[0]);
             }

@@ -44,9 +44,30 @@ public final class PairedComparison
                 bestJackson = Math.min(bestJackson, (t2 - t1) / (double)BenchData.RECORDS);
             }
         }
+        final String checks = Boolean.getBoolean("agrona.disable.bounds.checks") ? "disabled" : "enabled";
         System.out.printf(Locale.ROOT, "paired, fastest of %d alternating batches: Sluice %.0f ns/record, " +
             "Jackson streaming %.0f ns/record, ratio %.2fx (bounds checks %s)%n", rounds - rounds / 3, bestSluice,
-            bestJackson, bestJackson / bestSluice,
-            Boolean.getBoolean("agrona.disable.bounds.checks") ? "disabled" : "enabled");
+            bestJackson, bestJackson / bestSluice, checks);
+
+        final RowBinaryBenchmark rows = new RowBinaryBenchmark();
+        double bestScan = Double.MAX_VALUE;
+        double bestEncode = Double.MAX_VALUE;
+        for (int round = 0; round < rounds; round++)
+        {
+            final long t0 = System.nanoTime();
+            bh.consume(rows.scanOnly());
+            final long t1 = System.nanoTime();
+            bh.consume(rows.scanAndEncode());
+            final long t2 = System.nanoTime();
+            if (round >= rounds / 3)
+            {
+                bestScan = Math.min(bestScan, (t1 - t0) / (double)BenchData.RECORDS);
+                bestEncode = Math.min(bestEncode, (t2 - t1) / (double)BenchData.RECORDS);
+            }
+        }
+        rows.release();
+        System.out.printf(Locale.ROOT, "paired RowBinary, 8 columns: scan %.0f ns/row, scan+encode %.0f ns/row " +
+            "(%.2f M rows/s, encoding %.0f ns/row) (bounds checks %s)%n", bestScan, bestEncode, 1e3 / bestEncode,
+            bestEncode - bestScan, checks);
     }
 }
