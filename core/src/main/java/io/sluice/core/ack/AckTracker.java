@@ -90,7 +90,6 @@ abstract class AckTrackerSourceFields extends AckTrackerPadSource
     long watermark;
     long registeredEnd;
     long lastProgressNanos;
-    long generationTag;
     boolean progressStampPending;
 
     AckTrackerSourceFields(
@@ -353,7 +352,6 @@ public final class AckTracker extends AckTrackerCounters
             Objects.requireNonNull(nanoClock, "nanoClock"));
         checkStartOffset(startOffset);
         generation = INITIAL_GENERATION;
-        generationTag = (long)INITIAL_GENERATION << GENERATION_SHIFT;
         restart(startOffset);
         VarHandle.releaseFence();
     }
@@ -380,28 +378,12 @@ public final class AckTracker extends AckTrackerCounters
             throw offsetNotIncreasing(offset, end);
         }
 
-        if (offset >= (watermark & BLOCK_START_MASK) + windowCapacity)
+        final int outcome = extend(end, offset, offset + 1, offset);
+        if (REGISTERED == outcome)
         {
-            final int room = makeRoom(offset, offset, offset + 1, end);
-            if (ROOM != room)
-            {
-                return JUMPED == room ? REGISTERED : WINDOW_FULL;
-            }
+            discardEarlyAck(offset);
         }
-
-        if (watermark == end)
-        {
-            // the partition was idle: the stall clock starts at the next watermark() call, not at its last advance
-            PROGRESS_STAMP_PENDING.setRelease(this, true);
-        }
-        if (offset > end)
-        {
-            markDone(end, offset);
-        }
-        discardEarlyAck(offset);
-        REGISTERED_END.setRelease(this, offset + 1);
-
-        return REGISTERED;
+        return outcome;
     }
 
     /**
@@ -430,25 +412,7 @@ public final class AckTracker extends AckTrackerCounters
             return REGISTERED;
         }
 
-        final long last = nextOffset - 1;
-        if (last >= (watermark & BLOCK_START_MASK) + windowCapacity)
-        {
-            final int room = makeRoom(last, nextOffset, nextOffset, end);
-            if (ROOM != room)
-            {
-                return JUMPED == room ? REGISTERED : WINDOW_FULL;
-            }
-        }
-
-        if (watermark == end)
-        {
-            // the partition was idle: the stall clock starts at the next watermark() call, not at its last advance
-            PROGRESS_STAMP_PENDING.setRelease(this, true);
-        }
-        markDone(end, nextOffset);
-        REGISTERED_END.setRelease(this, nextOffset);
-
-        return REGISTERED;
+        return extend(end, nextOffset, nextOffset, nextOffset);
     }
 
     /**
@@ -467,32 +431,15 @@ public final class AckTracker extends AckTrackerCounters
      */
     public int ack(final long offset, final int generation)
     {
-        final long[] slots = this.slots;
-        final int index = ARRAY_PAD + (int)((offset >>> FLAG_SHIFT) & slotMask);
-        final long expectedTag =
-            ((long)generation << GENERATION_SHIFT) | (((offset >>> capacityShift) & LAP_MASK) << LAP_SHIFT);
-        final long bit = 1L << (int)(offset & FLAG_INDEX_MASK);
-
-        long value = (long)SLOTS.getOpaque(slots, index);
-        while (true)
+        final long fresh = setFlags(offset >>> FLAG_SHIFT, 1L << (int)(offset & FLAG_INDEX_MASK), generation);
+        if (fresh > 0)
         {
-            if ((value & TAG_MASK) != expectedTag)
-            {
-                return rejectTag(value, generation);
-            }
-            if ((value & bit) != 0)
-            {
-                INVALID_ACKS.getAndAdd(this, 1L);
-                return ACK_DUPLICATE;
-            }
-
-            final long witness = (long)SLOTS.compareAndExchangeRelease(slots, index, value, value | bit);
-            if (witness == value)
-            {
-                return ACKED;
-            }
-            value = witness;
+            return ACKED;
         }
+
+        final int outcome = 0 == fresh ? ACK_DUPLICATE : (int)fresh;
+        (ACK_STALE_GENERATION == outcome ? STALE_ACKS : INVALID_ACKS).getAndAdd(this, 1L);
+        return outcome;
     }
 
     /**
@@ -530,7 +477,18 @@ public final class AckTracker extends AckTrackerCounters
             }
             while (i < toIndex && (offsets[i] >>> FLAG_SHIFT) == block);
 
-            acked += ackBlock(block, mask, count, generation);
+            final long fresh = setFlags(block, mask, generation);
+            if (fresh < 0)
+            {
+                (ACK_STALE_GENERATION == fresh ? STALE_ACKS : INVALID_ACKS).getAndAdd(this, (long)count);
+                continue;
+            }
+            final int newlyDone = Long.bitCount(fresh);
+            if (newlyDone != count)
+            {
+                INVALID_ACKS.getAndAdd(this, (long)(count - newlyDone));
+            }
+            acked += newlyDone;
         }
         return acked;
     }
@@ -706,7 +664,6 @@ public final class AckTracker extends AckTrackerCounters
         checkStartOffset(startOffset);
         final int next = generation + 1;
         GENERATION.setRelease(this, next);
-        generationTag = (long)next << GENERATION_SHIFT;
         FAILURE.setRelease(this, null);
         restart(startOffset);
     }
@@ -955,7 +912,15 @@ public final class AckTracker extends AckTrackerCounters
 
     private long slotTag(final long block)
     {
-        return generationTag | (((block >>> slotShift) & LAP_MASK) << LAP_SHIFT);
+        return tag(generation, block);
+    }
+
+    /**
+     * The tag (generation and lap, flags clear) that the slot of {@code block} carries in {@code generation}.
+     */
+    private long tag(final int generation, final long block)
+    {
+        return ((long)generation << GENERATION_SHIFT) | (((block >>> slotShift) & LAP_MASK) << LAP_SHIFT);
     }
 
     private void restart(final long startOffset)
@@ -984,6 +949,37 @@ public final class AckTracker extends AckTrackerCounters
             final long block = firstBlock + i;
             SLOTS.setRelease(slots, ARRAY_PAD + (int)(block & slotMask), slotTag(block));
         }
+    }
+
+    /**
+     * Extends the registered range from {@code end} to {@code newEnd}: the offsets in {@code [end, gapEnd)} are gaps.
+     * If the last offset lies beyond the window even after advancing the watermark, either jumps (nothing in flight:
+     * the watermark becomes {@code jumpWatermark}) or changes nothing and returns {@link #WINDOW_FULL}.
+     */
+    private int extend(final long end, final long gapEnd, final long newEnd, final long jumpWatermark)
+    {
+        final long last = newEnd - 1;
+        if (last >= (watermark & BLOCK_START_MASK) + windowCapacity)
+        {
+            final int room = makeRoom(last, jumpWatermark, newEnd, end);
+            if (ROOM != room)
+            {
+                return JUMPED == room ? REGISTERED : WINDOW_FULL;
+            }
+        }
+
+        if (watermark == end)
+        {
+            // the partition was idle: the stall clock starts at the next watermark() call, not at its last advance
+            PROGRESS_STAMP_PENDING.setRelease(this, true);
+        }
+        if (gapEnd > end)
+        {
+            markDone(end, gapEnd);
+        }
+        REGISTERED_END.setRelease(this, newEnd);
+
+        return REGISTERED;
     }
 
     /**
@@ -1052,55 +1048,38 @@ public final class AckTracker extends AckTrackerCounters
     }
 
     /**
-     * Sets the {@code mask} flags of {@code block} (which stand for {@code count} input offsets) in one
-     * compare-and-set; returns how many flags were newly set.
+     * Sets the {@code mask} flags of {@code block} in one compare-and-set, if the slot carries the tag that
+     * {@code generation} and the block's lap imply. Counts nothing.
+     *
+     * @return the flags this call set (0 if all were set already), or {@link #ACK_STALE_GENERATION} or
+     * {@link #ACK_OUT_OF_WINDOW} if the tag did not match.
      */
-    private int ackBlock(final long block, final long mask, final int count, final int generation)
+    private long setFlags(final long block, final long mask, final int generation)
     {
         final long[] slots = this.slots;
         final int index = ARRAY_PAD + (int)(block & slotMask);
-        final long expectedTag =
-            ((long)generation << GENERATION_SHIFT) | (((block >>> slotShift) & LAP_MASK) << LAP_SHIFT);
+        final long expectedTag = tag(generation, block);
 
         long value = (long)SLOTS.getOpaque(slots, index);
         while (true)
         {
             if ((value & TAG_MASK) != expectedTag)
             {
-                final boolean stale = (int)(value >>> GENERATION_SHIFT) != generation;
-                (stale ? STALE_ACKS : INVALID_ACKS).getAndAdd(this, (long)count);
-                return 0;
+                return (int)(value >>> GENERATION_SHIFT) != generation ? ACK_STALE_GENERATION : ACK_OUT_OF_WINDOW;
             }
 
             final long fresh = mask & ~value;
-            if (0 != fresh)
+            if (0 == fresh)
             {
-                final long witness = (long)SLOTS.compareAndExchangeRelease(slots, index, value, value | fresh);
-                if (witness != value)
-                {
-                    value = witness;
-                    continue;
-                }
+                return 0;
             }
-
-            final int acked = Long.bitCount(fresh);
-            if (acked != count)
+            final long witness = (long)SLOTS.compareAndExchangeRelease(slots, index, value, value | fresh);
+            if (witness == value)
             {
-                INVALID_ACKS.getAndAdd(this, (long)(count - acked));
+                return fresh;
             }
-            return acked;
+            value = witness;
         }
-    }
-
-    private int rejectTag(final long value, final int generation)
-    {
-        if ((int)(value >>> GENERATION_SHIFT) != generation)
-        {
-            STALE_ACKS.getAndAdd(this, 1L);
-            return ACK_STALE_GENERATION;
-        }
-        INVALID_ACKS.getAndAdd(this, 1L);
-        return ACK_OUT_OF_WINDOW;
     }
 
     private IllegalArgumentException offsetNotIncreasing(final long offset, final long end)

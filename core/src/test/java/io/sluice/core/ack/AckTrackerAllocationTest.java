@@ -1,8 +1,10 @@
 package io.sluice.core.ack;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.lang.management.ManagementFactory;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,6 +13,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * Register, ack, watermark, the window-full path, gaps, skips and rejected acks allocate nothing once warmed up.
  */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
 class AckTrackerAllocationTest
 {
     private static final int WARM_UP = 3_000_000;
@@ -91,6 +94,10 @@ class AckTrackerAllocationTest
                 }
                 batch[size++] = next;
                 next += (next % 7 == 0) ? 2 : 1;
+            }
+            if (0 == size)
+            {
+                throw new AssertionError("window full with nothing pending: " + tracker);
             }
             final int half = size / 2;
             tracker.ackAll(batch, 0, half, generation);

@@ -22,7 +22,7 @@ class AckTrackerLayoutTest
     {
         final long[] readMostly = offsets("generation", "failure", "slots", "nanoClock");
         final long[] source = offsets(
-            "watermark", "registeredEnd", "lastProgressNanos", "generationTag", "progressStampPending");
+            "watermark", "registeredEnd", "lastProgressNanos", "progressStampPending");
         final long[] counters = offsets("staleAcks", "invalidAcks");
 
         assertApart(readMostly, source, "read-mostly vs source fields");

@@ -1,6 +1,7 @@
 package io.sluice.core.ack;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -11,6 +12,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 
 import static io.sluice.core.ack.AckTracker.ACKED;
 import static io.sluice.core.ack.AckTracker.ACK_DUPLICATE;
@@ -36,6 +38,7 @@ class AckTrackerModelTest
     private final Map<String, Integer> seen = new TreeMap<>();
 
     @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void shouldMatchTheReferenceModelForRandomOperationSequences()
     {
         for (int seed = 0; seed < SEEDS; seed++)

@@ -36,10 +36,11 @@ class AckTrackerStressTest
     private static final int WINDOW = 4096;
     private static final int ACKERS = 3;
     private static final int CHUNK = 96;
+    private static final long STUCK_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final LongBinaryOperator OR = (a, b) -> a | b;
 
     @Test
-    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void shouldNeverPassAnUnackedOffsetWithThreeAckers() throws Exception
     {
         final Result result = new Harness(1, 0, 0, 0, false).run(5_000_000);
@@ -50,7 +51,7 @@ class AckTrackerStressTest
     }
 
     @Test
-    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void shouldNeverPassAnUnackedOffsetWithRandomGaps() throws Exception
     {
         final Result result = new Harness(2, 0.2, 0.00005, 0, false).run(5_000_000);
@@ -61,7 +62,7 @@ class AckTrackerStressTest
     }
 
     @Test
-    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void shouldNeverPassTheLowestFailedOffsetWithRandomFailsAndResets() throws Exception
     {
         final Result result = new Harness(3, 0.05, 0, 0.00005, true).run(5_000_000);
@@ -142,6 +143,7 @@ class AckTrackerStressTest
         private Generation generation;
         private long checkedUpTo;
         private long lastWatermark;
+        private long lastProgressAt = System.nanoTime();
         private final Result result = new Result();
 
         Harness(
@@ -159,6 +161,18 @@ class AckTrackerStressTest
         }
 
         Result run(final long offsetsToCover) throws Exception
+        {
+            try
+            {
+                return runUntilCovered(offsetsToCover);
+            }
+            finally
+            {
+                finished = true;
+            }
+        }
+
+        private Result runUntilCovered(final long offsetsToCover) throws Exception
         {
             final Random random = new Random(seed);
             final int span = (int)offsetsToCover + 10 * WINDOW;
@@ -205,6 +219,7 @@ class AckTrackerStressTest
                     {
                         break;
                     }
+                    failIfStuck();
                     Thread.yield();
                 }
                 if (WINDOW_FULL == outcome)
@@ -233,6 +248,7 @@ class AckTrackerStressTest
             while (generation.outstandingBatches.get() > 0 && null == error.get())
             {
                 observe();
+                failIfStuck();
                 Thread.yield();
             }
             final long watermark = observe();
@@ -289,6 +305,7 @@ class AckTrackerStressTest
             assertTrue(restart <= generation.lowestFailed.get());
 
             tracker.reset(restart);
+            lastProgressAt = System.nanoTime();
             generation = new Generation(tracker.generation(), restart, (int)(generation.acked.length() * 64L));
             checkedUpTo = restart;
             lastWatermark = restart;
@@ -320,9 +337,25 @@ class AckTrackerStressTest
                     fail("watermark " + watermark + " passed offset " + offset + ", which was not acked");
                 }
             }
+            if (watermark != lastWatermark)
+            {
+                lastProgressAt = System.nanoTime();
+            }
             checkedUpTo = watermark;
             lastWatermark = watermark;
             return watermark;
+        }
+
+        /**
+         * A watermark that stops moving while nothing failed is a bug (an offset the tracker never takes as done).
+         */
+        private void failIfStuck()
+        {
+            if (System.nanoTime() - lastProgressAt > STUCK_NANOS && !tracker.failed())
+            {
+                fail("no progress for 10 s: " + tracker + ", in flight " + tracker.inFlight() +
+                    ", batches outstanding " + generation.outstandingBatches.get());
+            }
         }
 
         private int flush(

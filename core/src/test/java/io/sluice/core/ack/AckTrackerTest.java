@@ -1,11 +1,13 @@
 package io.sluice.core.ack;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static io.sluice.core.ack.AckTracker.ACKED;
@@ -22,7 +24,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
+@Timeout(value = 10, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class AckTrackerTest
 {
     private final AtomicLong clock = new AtomicLong(1_000L);
@@ -167,6 +171,10 @@ class AckTrackerTest
             {
                 pending.add(records.get(registered++));
             }
+            if (pending.isEmpty())
+            {
+                fail("window full with nothing pending: watermark " + tracker.watermark());
+            }
             Collections.shuffle(pending, random);
             final long acked = pending.remove(pending.size() - 1);
             assertEquals(ACKED, tracker.ack(acked));
@@ -219,6 +227,10 @@ class AckTrackerTest
             {
                 pending.add(next);
                 next += 1 + (random.nextInt(8) == 0 ? random.nextInt(5) : 0);
+            }
+            if (pending.isEmpty())
+            {
+                fail("window full with nothing pending: watermark " + tracker.watermark());
             }
             Collections.shuffle(pending, random);
             final int acks = 1 + random.nextInt(pending.size());
