@@ -58,7 +58,11 @@ class MetricsEndpointIT {
             String body = "";
             while (System.nanoTime() < deadline) {
                 Thread.sleep(200);
-                body = scrape(port);
+                try {
+                    body = scrape(port);
+                } catch (final java.net.ConnectException e) {
+                    continue; // the engine has not bound the port yet
+                }
                 if (body.contains("sluice_rows_written_total{pipeline=\"m\",table=\"" + db + ".b\"} 100.0")
                     && body.contains("sluice_rows_written_total{pipeline=\"m\",table=\"" + db + ".a\"} 100.0")) {
                     break;

@@ -445,7 +445,7 @@ public final class RouteStage<T> implements EventHandler<RecordEvent> {
         if (policy == ErrorPolicy.SKIP) {
             dropped.lazySet(dropped.get() + 1);
             tracker.ack(event.offset(), event.trackerGeneration());
-            if (errorsLogged++ < 100 || errorsLogged % 10_000 == 0) {
+            if (errorsLogged++ < 10 || errorsLogged % 10_000 == 0) {
                 LOG.warn("{}: skipped {}: {} (skipped so far: {})", pipeline, where(event), what, dropped.get());
             }
             return;
