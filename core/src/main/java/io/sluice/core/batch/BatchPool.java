@@ -49,6 +49,21 @@ public final class BatchPool {
         return null;
     }
 
+    /**
+     * Creates every buffer up to the limit now (route stage thread, before records flow), so later acquisitions never
+     * allocate; without it buffers are created on first need, which keeps memory low when few are needed.
+     */
+    public void prefill() {
+        final java.util.List<BatchBuffer> taken = new java.util.ArrayList<>();
+        BatchBuffer b;
+        while ((b = tryAcquire()) != null) {
+            taken.add(b);
+        }
+        for (final BatchBuffer t : taken) {
+            release(t);
+        }
+    }
+
     void release(final BatchBuffer buffer) {
         if (!free.offer(buffer)) {
             throw new IllegalStateException("batch pool over-released");

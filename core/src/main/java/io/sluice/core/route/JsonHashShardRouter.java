@@ -14,14 +14,19 @@ import io.sluice.core.pipeline.ShardRouter;
  * Used by one route stage thread.
  */
 public final class JsonHashShardRouter implements ShardRouter<JsonRecord> {
+    private final JsonRecord.Scope scope;
     private final int field;
     private final JsonValueView view = new JsonValueView();
     private UnsafeBuffer text = new UnsafeBuffer(new byte[256]);
     private final ShardRouter<JsonRecord> fallback = ShardRouter.roundRobin();
 
-    /** @param field index of the shard key's path in the record */
-    public JsonHashShardRouter(final int field) {
-        this.field = field;
+    /**
+     * @param scope the branch's scope
+     * @param path  the shard key's JSON path
+     */
+    public JsonHashShardRouter(final JsonRecord.Scope scope, final String path) {
+        this.scope = scope;
+        this.field = scope.field(path);
     }
 
     @Override
@@ -29,7 +34,7 @@ public final class JsonHashShardRouter implements ShardRouter<JsonRecord> {
         if (shards == 1) {
             return 0;
         }
-        row.value(field, view);
+        scope.value(field, view);
         if (view.length() > text.capacity()) {
             text = new UnsafeBuffer(new byte[Math.max(view.length(), text.capacity() * 2)]);
         }

@@ -42,7 +42,7 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord> {
 
     private final String branch;
     private final Map<String, String> columnPaths;
-    private final JsonRecord record;
+    private final JsonRecord.Scope scope;
     private final EncoderOptions options;
     private final EncodeScratch scratch;
     private final JsonValueView view = new JsonValueView();
@@ -50,15 +50,15 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord> {
     /**
      * @param branch      branch name, for messages
      * @param columnPaths column → JSON path overrides
-     * @param record      the route stage's JSON record (registers the paths)
+     * @param scope       the branch's scope of the route stage's JSON record (its paths are extracted in one pass)
      * @param options     conversion options
      * @param scratch     the route stage's encode scratch (shared by its encoders)
      */
-    public JsonRowEncoder(final String branch, final Map<String, String> columnPaths, final JsonRecord record,
+    public JsonRowEncoder(final String branch, final Map<String, String> columnPaths, final JsonRecord.Scope scope,
         final EncoderOptions options, final EncodeScratch scratch) {
         this.branch = branch;
         this.columnPaths = Map.copyOf(columnPaths);
-        this.record = record;
+        this.scope = scope;
         this.options = options;
         this.scratch = scratch;
     }
@@ -81,7 +81,7 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord> {
             }
             final ColumnEncoder encoder = ColumnEncoder.forType(type, options);
             final String path = columnPaths.getOrDefault(c.name(), escapeName(c.name()));
-            final int pathIndex = record.field(path);
+            final int pathIndex = scope.field(path);
             final byte[] defaultBytes = c.hasDefault() ? encodeDefault(c, encoder, catalog) : null;
             columns.add(new BoundColumn(c.name(), c.type(), path, pathIndex, encoder, defaultBytes));
         }
@@ -118,9 +118,12 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord> {
 
         @Override
         public String encode(final JsonRecord row, final Bytes<?> out) {
+            if (scope.scan() != io.sluice.codecs.json.JsonError.NONE) {
+                return scope.error();
+            }
             final BoundColumn[] cs = columns;
             for (final BoundColumn c : cs) {
-                row.value(c.pathIndex(), view);
+                scope.value(c.pathIndex(), view);
                 final int code = c.encoder().encode(view, out, scratch);
                 if (code != ConversionError.NONE) {
                     if (code == ConversionError.MISSING_NOT_ALLOWED && c.defaultValue() != null) {

@@ -53,6 +53,11 @@ public final class PathRegistry {
         return s;
     }
 
+    /** @return the deepest nesting accepted */
+    public int maxDepth() {
+        return maxDepth;
+    }
+
     /** @return the registered paths in index order */
     public List<String> paths() {
         return List.copyOf(paths);

@@ -19,8 +19,9 @@ import io.sluice.core.pipeline.Split;
 
 /**
  * Builds the same pipeline model an embedding application builds, from a {@code [[sinks]]} table: a
- * {@link Split} over {@link JsonRecord}s whose classifier tries the branches' {@code when} conditions in order, one
- * {@link JsonRowEncoder} per branch, a shard router per branch ({@code shard_by}: murmur2 of a field, else round
+ * {@link Split} over {@link JsonRecord}s whose classifier tries the branches' {@code when} conditions in order (the
+ * record's own scan extracts only the condition paths), one {@link JsonRowEncoder} per branch (each with its own
+ * scope: a branch's columns are extracted only for records that reach it), a shard router per branch ({@code shard_by}: murmur2 of a field, else round
  * robin), and one installed sink per branch carrying the branch's database and table (literal or template).
  */
 public final class TomlGather {
@@ -40,11 +41,12 @@ public final class TomlGather {
         final Map<String, SinkSpec> sinks = new LinkedHashMap<>();
         final List<BranchHandle<JsonRecord>> handles = new ArrayList<>();
         for (final SluiceConfig.Branch b : sink.branches()) {
+            final JsonRecord.Scope scope = record.scope();
             final ShardRouter<JsonRecord> router = b.shardBy() == null ? ShardRouter.roundRobin()
-                : new JsonHashShardRouter(record.field(b.shardBy()));
+                : new JsonHashShardRouter(scope, b.shardBy());
             final String sinkName = sink.name() + "/" + b.name();
             sinks.put(sinkName, new SinkSpec(sinkName, sink.plugin(), sink.plugin().shards(), b.database(), b.targetTable()));
-            handles.add(split.add(b.name(), new JsonRowEncoder(b.name(), b.columns(), record, options, scratch), router, sinkName,
+            handles.add(split.add(b.name(), new JsonRowEncoder(b.name(), b.columns(), scope, options, scratch), router, sinkName,
                 new ChunkConfig(b.maxRows(), b.maxBytes(), b.lingerMs())));
         }
         final Classifier classifier = new Classifier(sink.branches(), paths);

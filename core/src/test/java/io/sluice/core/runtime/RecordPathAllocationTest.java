@@ -166,7 +166,9 @@ class RecordPathAllocationTest {
             final SinkSpec s = spec.sinks().get(b.sink());
             targets.add(new DestinationResolver.SinkTarget(s, new Catalog()));
             workers.add(shards);
-            pools.add(new BatchPool(16, 1 << 20, 2048));
+            final BatchPool pool = new BatchPool(16, 1 << 20, 2048);
+            pool.prefill(); // buffers are created on first need; steady state starts once the pool is full
+            pools.add(pool);
         }
         final OverflowPool overflow = new OverflowPool(4, 64 << 10, 1 << 20);
         final RouteStage<JsonRecord> route = new RouteStage<>("g", spec.decoder(), spec.split(), spec.onError(), targets, workers,
