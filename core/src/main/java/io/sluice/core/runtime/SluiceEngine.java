@@ -14,6 +14,9 @@ import org.slf4j.LoggerFactory;
 import io.sluice.core.ack.AckTracker;
 import io.sluice.core.batch.Destination;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.scatter.ScatterDriver;
+import io.sluice.core.scatter.ScatterException;
+import io.sluice.core.scatter.ScatterPipeline;
 import io.sluice.core.sink.SinkDriver;
 import io.sluice.core.sink.SinkException;
 
@@ -40,6 +43,8 @@ public final class SluiceEngine {
     private final GatherPipeline.RunOptions options;
     private final List<GatherPipeline> pipelines = new ArrayList<>();
     private final List<SinkDriver> openDrivers = new ArrayList<>();
+    private final Function<SluiceConfig.Source, ScatterDriver> scatterDrivers;
+    private final List<ScatterPipeline> scatters = new ArrayList<>();
     private volatile boolean shutdownRequested;
     private volatile boolean finished;
     private String failure;
@@ -52,8 +57,22 @@ public final class SluiceEngine {
      */
     public SluiceEngine(final SluiceConfig config, final Function<SluiceConfig.Sink, SinkDriver> drivers,
         final GatherPipeline.RunOptions options) {
+        this(config, drivers, source -> {
+            throw new IllegalStateException("no scatter driver given for source " + source.name());
+        }, options);
+    }
+
+    /**
+     * @param config         a validated configuration
+     * @param drivers        the driver for a sink (by its kind); the engine closes the drivers it opened
+     * @param scatterDrivers the Kafka connection of a source ({@code [[sources]]}, scatter)
+     * @param options        run options
+     */
+    public SluiceEngine(final SluiceConfig config, final Function<SluiceConfig.Sink, SinkDriver> drivers,
+        final Function<SluiceConfig.Source, ScatterDriver> scatterDrivers, final GatherPipeline.RunOptions options) {
         this.config = config;
         this.drivers = drivers;
+        this.scatterDrivers = scatterDrivers;
         this.options = options;
     }
 
@@ -79,6 +98,29 @@ public final class SluiceEngine {
                 }
                 pipelines.add(p);
             }
+            for (final SluiceConfig.Source source : config.sources()) {
+                if (SluiceConfig.Source.EMBEDDED.equals(source.kind())) {
+                    LOG.info("{}: embedded source: its records are offered by a host application through "
+                        + "ScatterRouter; nothing to run here", source.name());
+                    continue;
+                }
+                final ScatterPipeline p = new ScatterPipeline(config, source, scatterDrivers.apply(source),
+                    options.untilCaughtUp());
+                try {
+                    p.start();
+                } catch (final ScatterException e) {
+                    failure = "source " + source.name() + ": " + e.getMessage();
+                    LOG.error("{}", failure);
+                    stopAll();
+                    return EXIT_FAILURE;
+                }
+                scatters.add(p);
+            }
+            if (pipelines.isEmpty() && scatters.isEmpty()) {
+                failure = "nothing to run: every source is embedded and there are no sinks";
+                LOG.error("{}", failure);
+                return EXIT_CONFIG;
+            }
             waitForPipelines();
         } catch (final RuntimeException e) {
             failure = e.toString();
@@ -93,6 +135,11 @@ public final class SluiceEngine {
         for (final GatherPipeline p : pipelines) {
             if (p.control().failed() && failure == null) {
                 failure = "sink " + p.name() + ": " + p.control().failureReason();
+            }
+        }
+        for (final ScatterPipeline p : scatters) {
+            if (p.control().failed() && failure == null) {
+                failure = "source " + p.name() + ": " + p.control().failureReason();
             }
         }
         printSummary();
@@ -115,9 +162,16 @@ public final class SluiceEngine {
                 anyRunning |= !p.sourceFinished();
                 anyFailed |= p.control().failed();
             }
+            for (final ScatterPipeline p : scatters) {
+                anyRunning |= !p.sourceFinished();
+                anyFailed |= p.control().failed();
+            }
             if (anyFailed || shutdownRequested) {
                 // one failed pipeline stops them all: the engine exits non-zero and is restarted as a whole
                 for (final GatherPipeline p : pipelines) {
+                    p.requestStop();
+                }
+                for (final ScatterPipeline p : scatters) {
                     p.requestStop();
                 }
             }
@@ -134,6 +188,9 @@ public final class SluiceEngine {
                 for (final GatherPipeline p : pipelines) {
                     LOG.info("{}", statusLine(p, rate));
                 }
+                for (final ScatterPipeline p : scatters) {
+                    LOG.info("{}", p.statusLine());
+                }
                 lastRows = rows;
                 lastNanos = now;
                 nextStatus = now + statusNanos;
@@ -149,6 +206,18 @@ public final class SluiceEngine {
     }
 
     private void stopAll() {
+        for (final ScatterPipeline p : scatters) {
+            p.requestStop();
+        }
+        for (final ScatterPipeline p : scatters) {
+            try {
+                if (!p.awaitTermination(config.checkpoint().drainTimeoutMs() + 60_000)) {
+                    LOG.warn("{}: threads did not stop in time", p.name());
+                }
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         for (final GatherPipeline p : pipelines) {
             p.requestStop();
         }
@@ -169,6 +238,9 @@ public final class SluiceEngine {
         for (final GatherPipeline p : pipelines) {
             p.requestStop();
         }
+        for (final ScatterPipeline p : scatters) {
+            p.requestStop();
+        }
     }
 
     /** @return true once {@link #run()} has finished stopping everything */
@@ -179,6 +251,11 @@ public final class SluiceEngine {
     /** @return the pipelines (for tests and tools) */
     public List<GatherPipeline> pipelines() {
         return List.copyOf(pipelines);
+    }
+
+    /** @return the scatter pipelines (for tests and tools) */
+    public List<ScatterPipeline> scatterPipelines() {
+        return List.copyOf(scatters);
     }
 
     private static String statusLine(final GatherPipeline p, final double rowsPerSecond) {
@@ -198,6 +275,9 @@ public final class SluiceEngine {
     }
 
     private void printSummary() {
+        for (final ScatterPipeline p : scatters) {
+            LOG.info("{}", p.summary());
+        }
         final double seconds = Math.max(1e-9, (System.nanoTime() - startNanos) / 1e9);
         for (final GatherPipeline p : pipelines) {
             final PipelineStats s = p.stats();
