@@ -142,6 +142,7 @@ public final class ScatterPipeline {
             }
         }
         producer = driver.producer(config, source);
+        provisioner.prepareWith(producer);
 
         final RecordFailures failures = new RecordFailures(source.name(), trackers, this::where, stats);
         final ScatterRouteStage route = new ScatterRouteStage(source.name(), new TopicRouter(rule), table, provisioner,

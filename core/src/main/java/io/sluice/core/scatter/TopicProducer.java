@@ -24,6 +24,17 @@ public interface TopicProducer extends AutoCloseable {
      */
     void send(String topic, RecordEvent record, Delivery delivery);
 
+    /**
+     * Fetches what the producer needs to send to new topics (their metadata) before the first record for them, so
+     * the produce stage does not wait for it one topic at a time. Called by the admin thread (concurrently with
+     * {@link #send}) right after the topics were created or found; blocks until done or the client's timeout. The
+     * default does nothing.
+     *
+     * @param topics topics that exist
+     */
+    default void prepare(final java.util.Collection<String> topics) {
+    }
+
     /** Sends everything buffered now and waits until it is acknowledged or failed. */
     void flush();
 

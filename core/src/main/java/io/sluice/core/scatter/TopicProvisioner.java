@@ -36,7 +36,9 @@ public final class TopicProvisioner implements Runnable {
     private final ManyToOneConcurrentArrayQueue<TopicEntry> requests = new ManyToOneConcurrentArrayQueue<>(1 << 16);
     private final List<TopicEntry> batch = new ArrayList<>();
     private final List<String> names = new ArrayList<>();
+    private final List<String> ready = new ArrayList<>();
     private Set<String> known = Set.of();
+    private TopicProducer producer;
     private volatile boolean stopped;
     private volatile long roundTrips;
 
@@ -75,6 +77,16 @@ public final class TopicProvisioner implements Runnable {
      */
     public boolean isKnownAtStart(final String topic) {
         return known.contains(topic);
+    }
+
+    /**
+     * Lets the provisioner prepare the producer for the topics it finds or creates ({@link TopicProducer#prepare}),
+     * before records for them are released to the produce stage. Call before {@link #run()} starts.
+     *
+     * @param topicProducer the pipeline's producer
+     */
+    public void prepareWith(final TopicProducer topicProducer) {
+        this.producer = topicProducer;
     }
 
     /** @return whether this provisioner creates topics */
@@ -140,6 +152,20 @@ public final class TopicProvisioner implements Runnable {
             failure = e.toString();
         }
         roundTrips = roundTrips + 1;
+        ready.clear();
+        for (final TopicEntry e : batch) {
+            final TopicAdmin.Result r = results.get(e.name());
+            if (r != null && (r.outcome() == TopicAdmin.Outcome.CREATED || r.outcome() == TopicAdmin.Outcome.EXISTS)) {
+                ready.add(e.name());
+            }
+        }
+        if (producer != null && !ready.isEmpty()) {
+            try {
+                producer.prepare(ready);
+            } catch (final RuntimeException ex) {
+                LOG.debug("{}: preparing the producer for {} topics: {}", name, ready.size(), ex.toString());
+            }
+        }
         final long now = System.nanoTime();
         for (final TopicEntry e : batch) {
             final TopicAdmin.Result r = results.get(e.name());
