@@ -141,6 +141,8 @@ class ScatterEndToEndIT {
         assertTrue(p.adminRoundTrips() <= 1_000, "at most one admin round trip per new topic: " + p.adminRoundTrips());
         System.out.printf("scatter IT: 20000 records, 1000 topics created in %d admin round trips; run %d ms%n",
             p.adminRoundTrips(), runMs);
+        topics.add(input);
+        deleteTopics(topics);
     }
 
     @Test
@@ -202,6 +204,20 @@ class ScatterEndToEndIT {
         }
         assertTrue(seqs.containsAll(List.of(0, 1, 2, 3, 4)), "the records before it are in Kafka: " + seqs);
         System.out.printf("scatter stall IT: exit 1 after %d ms (stall limit 3000 ms)%n", runMs);
+        topics.add(input);
+        deleteTopics(topics);
+    }
+
+    /** Deletes what a test created, so repeated runs do not pile thousands of topics onto the shared broker. */
+    static void deleteTopics(final Set<String> topics) {
+        if (topics.isEmpty()) {
+            return;
+        }
+        try (Admin admin = TestServices.admin()) {
+            admin.deleteTopics(topics).all().get(60, TimeUnit.SECONDS);
+        } catch (final Exception e) {
+            System.out.println("could not delete the test's topics: " + e);
+        }
     }
 
     /** Reads every record of every partition of the topics, up to their end offsets, with a plain consumer. */
