@@ -142,6 +142,22 @@ class RouteCommandTest {
     }
 
     @Test
+    void shouldCheckAndDryRunTheShippedExample() throws IOException {
+        Path root = Path.of("").toAbsolutePath();
+        while (!Files.exists(root.resolve("examples/scatter-users.toml"))) {
+            root = root.getParent();
+        }
+        final Path example = root.resolve("examples/scatter-users.toml");
+        assertEquals(0, Main.commandLine().execute("check", "--config", example.toString()));
+        final StringWriter out = new StringWriter();
+        assertEquals(0, RouteCommand.run(example, "github-by-type", false, new ByteArrayInputStream(
+            "{\"type\":\"PushEvent\",\"actor\":{\"login\":\"x\"}}\n{\"actor\":{\"login\":\"x\"}}\n"
+                .getBytes(StandardCharsets.UTF_8)), new PrintWriter(out), new PrintWriter(new StringWriter())));
+        assertEquals("{\"topic\": \"github.PushEvent\"}\n{\"topic\": \"github.unrouted\", \"fallback\": true, "
+            + "\"reason\": \"field type: no value at the path\"}\n", out.toString());
+    }
+
+    @Test
     void shouldBeACommandOfTheJar() throws IOException {
         final Path file = dir.resolve("sluice.toml");
         Files.writeString(file, CONFIG);
