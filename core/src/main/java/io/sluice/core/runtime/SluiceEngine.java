@@ -206,10 +206,10 @@ public final class SluiceEngine {
     }
 
     private void stopAll() {
-        for (final ScatterPipeline p : scatters) {
+        for (final GatherPipeline p : pipelines) {
             p.requestStop();
         }
-        for (final ScatterPipeline p : scatters) {
+        for (final GatherPipeline p : pipelines) {
             try {
                 if (!p.awaitTermination(config.checkpoint().drainTimeoutMs() + 60_000)) {
                     LOG.warn("{}: threads did not stop in time", p.name());
@@ -218,10 +218,14 @@ public final class SluiceEngine {
                 Thread.currentThread().interrupt();
             }
         }
-        for (final GatherPipeline p : pipelines) {
+        stopScatters();
+    }
+
+    private void stopScatters() {
+        for (final ScatterPipeline p : scatters) {
             p.requestStop();
         }
-        for (final GatherPipeline p : pipelines) {
+        for (final ScatterPipeline p : scatters) {
             try {
                 if (!p.awaitTermination(config.checkpoint().drainTimeoutMs() + 60_000)) {
                     LOG.warn("{}: threads did not stop in time", p.name());
@@ -243,6 +247,11 @@ public final class SluiceEngine {
         }
     }
 
+    /** @return the scatter pipelines (for tests and tools) */
+    public List<ScatterPipeline> scatterPipelines() {
+        return List.copyOf(scatters);
+    }
+
     /** @return true once {@link #run()} has finished stopping everything */
     public boolean finished() {
         return finished;
@@ -253,10 +262,6 @@ public final class SluiceEngine {
         return List.copyOf(pipelines);
     }
 
-    /** @return the scatter pipelines (for tests and tools) */
-    public List<ScatterPipeline> scatterPipelines() {
-        return List.copyOf(scatters);
-    }
 
     private static String statusLine(final GatherPipeline p, final double rowsPerSecond) {
         final PipelineStats s = p.stats();

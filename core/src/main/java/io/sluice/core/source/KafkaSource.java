@@ -63,15 +63,6 @@ public final class KafkaSource implements Runnable {
 
     /** What the source needs to know about the stages after it. */
     public interface Downstream {
-        /** @return true when every published record has been consumed by every stage and nothing is in flight */
-        boolean idle();
-
-        /** Called when waiting for the downstream takes too long: stop retrying, keep offsets unacknowledged. */
-        void abandon();
-
-        /** @return one line naming what the downstream is waiting on (for stall messages), or empty */
-        String describeStall();
-
         /**
          * Whether every record published at or before a ring sequence has been acknowledged or failed downstream,
          * so that re-reading its partition cannot race with it. The default waits for {@link #idle()}.
@@ -82,6 +73,15 @@ public final class KafkaSource implements Runnable {
         default boolean settledThrough(final long sequence) {
             return idle();
         }
+
+        /** @return true when every published record has been consumed by every stage and nothing is in flight */
+        boolean idle();
+
+        /** Called when waiting for the downstream takes too long: stop retrying, keep offsets unacknowledged. */
+        void abandon();
+
+        /** @return one line naming what the downstream is waiting on (for stall messages), or empty */
+        String describeStall();
     }
 
     /** Settings of the source, from the sink's configuration. */
