@@ -262,7 +262,6 @@ public final class SluiceEngine {
         return List.copyOf(pipelines);
     }
 
-
     private static String statusLine(final GatherPipeline p, final double rowsPerSecond) {
         final PipelineStats s = p.stats();
         long lag = 0;
