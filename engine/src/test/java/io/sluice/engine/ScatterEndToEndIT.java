@@ -208,6 +208,61 @@ class ScatterEndToEndIT {
         deleteTopics(topics);
     }
 
+    @Test
+    void shouldSeekBackAndRecoverOnceAMissingTopicIsProvisioned() throws Exception {
+        final String s = suffix();
+        final String input = "scatter-it-" + s + ".recover";
+        final String prefix = "scatter-it-" + s + ".r.";
+        final String group = "sluice-scatter-recover-it-" + s;
+        TestServices.createTopic(input, 1);
+        TestServices.createTopic(prefix + "u0", 1);
+        TestServices.createTopic(prefix + "u1", 1);
+        final List<byte[]> values = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            values.add(("{\"user\":{\"id\":\"u" + (i % 3) + "\"},\"seq\":" + i + "}").getBytes(StandardCharsets.UTF_8));
+        }
+        TestServices.produce(input, values);
+
+        // create_topics = false and topic u2 is missing: its first record fails, the partition seeks back to it and
+        // re-reads (with backoff) until the topic is provisioned, then everything goes through
+        final SluiceEngine engine = new SluiceEngine(config(input, group, prefix + "{value}", 60_000, "create_topics = false"),
+            sink -> {
+                throw new IllegalStateException("no sinks");
+            }, source -> new KafkaScatterDriver(), new GatherPipeline.RunOptions(true));
+        final int[] code = {-1};
+        final Thread runner = new Thread(() -> code[0] = engine.run(), "scatter-recover-it");
+        runner.start();
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while ((engine.scatterPipelines().isEmpty() || engine.scatterPipelines().get(0).stats().failed.get() < 3)
+            && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertTrue(engine.scatterPipelines().get(0).stats().failed.get() >= 3, "failed first");
+        final Map<TopicPartition, Long> upToIt = Map.of(new TopicPartition(input, 0), 2L);
+        while (!upToIt.equals(TestServices.committed(group)) && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        Thread.sleep(1_500);
+        assertEquals(upToIt, TestServices.committed(group), "committed up to the first record of u2, never past it");
+        TestServices.createTopic(prefix + "u2", 1);
+        runner.join(TimeUnit.SECONDS.toMillis(90));
+        assertFalse(runner.isAlive());
+        assertEquals(SluiceEngine.EXIT_OK, code[0]);
+
+        final Set<String> topics = new TreeSet<>(List.of(prefix + "u0", prefix + "u1", prefix + "u2"));
+        final Map<Integer, String> topicOfSeq = new HashMap<>();
+        for (final ConsumerRecord<byte[], byte[]> r : readAll(topics)) {
+            final Matcher m = SEQ_AND_USER.matcher(new String(r.value(), StandardCharsets.UTF_8));
+            assertTrue(m.matches());
+            assertEquals(prefix + m.group(1), r.topic());
+            topicOfSeq.put(Integer.parseInt(m.group(2)), r.topic());
+        }
+        assertEquals(30, topicOfSeq.size(), "every record at least once");
+        assertEquals(TestServices.endOffsets(input, 1), TestServices.committed(group), "then committed to the end");
+        topics.add(input);
+        deleteTopics(topics);
+    }
+
     /** Deletes what a test created, so repeated runs do not pile thousands of topics onto the shared broker. */
     static void deleteTopics(final Set<String> topics) {
         if (topics.isEmpty()) {

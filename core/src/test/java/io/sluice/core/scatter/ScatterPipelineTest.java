@@ -230,6 +230,28 @@ class ScatterPipelineTest {
     }
 
     @Test
+    void shouldReadStandardInputToItsEnd() {
+        final SluiceConfig config = ConfigLoader.parse(header(5_000) + """
+            [[sources]]
+            name = "in"
+            kind = "stdin"
+            create_topics = true
+            [[sources.topics]]
+            topic = { strategy = "key", template = "k.{value}", fallback = "k.none" }
+            """);
+        final java.io.InputStream stdin = System.in;
+        try {
+            System.setIn(new java.io.ByteArrayInputStream("{\"a\":1}\r\n\n{\"a\":2}\n{\"a\":3}".getBytes(StandardCharsets.UTF_8)));
+            final FakeScatterDriver driver = new FakeScatterDriver();
+            final Run r = run(config, driver);
+            assertEquals(SluiceEngine.EXIT_OK, r.exit, r.failure());
+            assertEquals(List.of("{\"a\":1}", "{\"a\":2}", "{\"a\":3}"), driver.produced.get("k.none"));
+        } finally {
+            System.setIn(stdin);
+        }
+    }
+
+    @Test
     void shouldWarnOnceWhenTwoTopicsCollideInKafkasMetricNames() throws IOException {
         final Logger logger = (Logger)LoggerFactory.getLogger(ScatterRouteStage.class);
         final ListAppender<ILoggingEvent> appender = new ListAppender<>();
