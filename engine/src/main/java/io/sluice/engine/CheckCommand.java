@@ -25,7 +25,8 @@ public final class CheckCommand implements Callable<Integer> {
             final SluiceConfig c = ConfigLoader.load(config);
             ConfigChecks.deep(c);
             System.out.println(config + ": ok (" + c.sinks().size() + " sink(s), "
-                + c.sinks().stream().mapToInt(s -> s.branches().size()).sum() + " branch(es))");
+                + c.sinks().stream().mapToInt(s -> s.branches().size()).sum() + " branch(es), "
+                + c.sources().size() + " source(s))");
             return SluiceEngine.EXIT_OK;
         } catch (final ConfigException e) {
             System.err.println(config + ": " + e.problems().size() + (e.problems().size() == 1 ? " problem" : " problems"));

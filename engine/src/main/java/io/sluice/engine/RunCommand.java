@@ -16,6 +16,7 @@ import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.runtime.GatherPipeline;
 import io.sluice.core.runtime.SluiceEngine;
 import io.sluice.sinks.clickhouse.ClickHouseDriver;
+import io.sluice.sinks.kafka.KafkaScatterDriver;
 
 /** {@code engine.jar run --config F}: runs every pipeline of F until a signal, a failure or (optionally) catch-up. */
 @Command(name = "run", mixinStandardHelpOptions = true, description = "Run the pipelines of a configuration.")
@@ -66,8 +67,9 @@ public final class RunCommand implements Callable<Integer> {
             System.err.println(file + ": " + e.getMessage());
             return SluiceEngine.EXIT_CONFIG;
         }
-        LOG.info("Sluice starting with {} ({} sink(s)); Kafka at {}", file, config.sinks().size(), config.kafka().bootstrapServers());
-        final SluiceEngine engine = new SluiceEngine(config, sink -> new ClickHouseDriver(),
+        LOG.info("Sluice starting with {} ({} sink(s), {} source(s)); Kafka at {}", file, config.sinks().size(),
+            config.sources().size(), config.kafka().bootstrapServers());
+        final SluiceEngine engine = new SluiceEngine(config, sink -> new ClickHouseDriver(), source -> new KafkaScatterDriver(),
             new GatherPipeline.RunOptions(untilCaughtUp));
         installSignalHandlers(engine, config.checkpoint().drainTimeoutMs());
         // any other JVM exit (System.exit elsewhere, a signal the handlers do not cover) still drains

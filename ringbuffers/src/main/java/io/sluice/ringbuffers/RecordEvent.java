@@ -198,6 +198,20 @@ public final class RecordEvent {
     }
 
     /**
+     * Copies the key from a direct buffer (the embedded API); call after the value.
+     *
+     * @param src       the key bytes
+     * @param srcOffset index of the first byte
+     * @param length    number of bytes
+     */
+    public void putKey(final DirectBuffer src, final int srcOffset, final int length) {
+        storage.putBytes(writePosition, src, srcOffset, length);
+        keyView.wrap(storage, writePosition, length);
+        keyLength = length;
+        writePosition += length;
+    }
+
+    /**
      * Appends a header; call after the key. The name is encoded to UTF-8 without allocating.
      *
      * @param name  header name

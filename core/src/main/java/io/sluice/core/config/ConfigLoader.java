@@ -156,11 +156,13 @@ public final class ConfigLoader {
                 sinks.add(sink);
             }
         }
-        if (sinkTables.isEmpty()) {
-            problems.add(new ConfigProblem("sinks", 0, "no [[sinks]] defined: nothing to run"));
+        final List<SluiceConfig.Source> sources = new ArrayList<>();
+        final int sourceTables = SourceConfigs.read(top, problems, sources);
+        if (sinkTables.isEmpty() && sourceTables == 0) {
+            problems.add(new ConfigProblem("sinks", 0, "no [[sources]] or [[sinks]] defined: nothing to run"));
         }
         top.finish();
-        return new SluiceConfig(kafkaConfig, checkpoint, engine, tuning, metrics, List.copyOf(sinks));
+        return new SluiceConfig(kafkaConfig, checkpoint, engine, tuning, metrics, List.copyOf(sinks), List.copyOf(sources));
     }
 
     private static SluiceConfig.Sink readSink(final TomlTable t, final String path, final List<ConfigProblem> problems) {

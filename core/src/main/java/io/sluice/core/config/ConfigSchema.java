@@ -41,6 +41,9 @@ public final class ConfigSchema {
         .doc("Prometheus scrape endpoint and the periodic status line.");
     public static final ConfigKey SINKS = ConfigKey.in("", "sinks", TABLE)
         .doc("Gather pipelines: each follows topics in a consumer group and writes records into ClickHouse tables.");
+    public static final ConfigKey SOURCES = ConfigKey.in("", "sources", TABLE)
+        .doc("Scatter pipelines: each reads records (from Kafka, a file, stdin or the embedded API) and produces each "
+            + "one into the Kafka topic its routing rule picks (see docs/routing.md).");
 
     // ------------------------------------------------------------------------------------------------ [kafka]
     public static final ConfigKey KAFKA_BOOTSTRAP_SERVERS = ConfigKey.in("kafka", "bootstrap_servers", STRING).required()
@@ -216,6 +219,92 @@ public final class ConfigSchema {
     public static final ConfigKey BR_LINGER_MS = ConfigKey.in("sinks[].branches[]", "linger_ms", LONG)
         .unit("ms").range(0, 3_600_000).doc("Overrides plugin_config.linger_ms for this branch.");
 
+    // ------------------------------------------------------------------------------------------------ [[sources]]
+    public static final ConfigKey SRC_NAME = ConfigKey.in("sources[]", "name", STRING).required()
+        .doc("Unique name of the source; used in logs, metrics and the CLI (route --source NAME).");
+    public static final ConfigKey SRC_KIND = ConfigKey.in("sources[]", "kind", STRING).required()
+        .allowed("kafka", "file", "stdin", "embedded")
+        .doc("Where records come from: kafka consumes input_topics or pattern in group_id and re-routes them; file "
+            + "reads JSON lines from path (gzip is detected); stdin reads JSON lines from standard input; embedded "
+            + "records are offered by a host application through the Java API (ScatterRouter) and are not run by the "
+            + "command line.");
+    public static final ConfigKey SRC_INPUT_TOPICS = ConfigKey.in("sources[]", "input_topics", STRING_LIST)
+        .doc("kind = kafka: literal topic names to consume. Give pattern or input_topics. (Not topics: "
+            + "[[sources.topics]] is the routing block.)");
+    public static final ConfigKey SRC_PATTERN = ConfigKey.in("sources[]", "pattern", STRING)
+        .doc("kind = kafka: Java regular expression over topic names to consume; the whole name must match. "
+            + "Give pattern or input_topics.");
+    public static final ConfigKey SRC_GROUP_ID = ConfigKey.in("sources[]", "group_id", STRING)
+        .doc("kind = kafka (required there): the consumer group whose committed offsets say where the source resumes.");
+    public static final ConfigKey SRC_AUTO_OFFSET_RESET = ConfigKey.in("sources[]", "auto_offset_reset", STRING)
+        .defaultValue("earliest").allowed("earliest", "latest")
+        .doc("kind = kafka: where a partition without a committed offset starts.");
+    public static final ConfigKey SRC_TOPIC_REFRESH_MS = ConfigKey.in("sources[]", "topic_refresh_ms", LONG)
+        .defaultValue("2000").unit("ms").range(100, 3_600_000)
+        .doc("kind = kafka: how often the pattern is re-evaluated against the broker's topics.");
+    public static final ConfigKey SRC_PATH = ConfigKey.in("sources[]", "path", STRING)
+        .doc("kind = file (required there): the JSON-lines file, one record per line; gzip is detected by its magic "
+            + "bytes. Blank lines are skipped. The run ends (exit 0) once every line is in Kafka.");
+    public static final ConfigKey SRC_CREATE_TOPICS = ConfigKey.in("sources[]", "create_topics", BOOLEAN)
+        .defaultValue("false")
+        .doc("Create a routed topic through the admin API the first time a record needs it (cached: one round trip "
+            + "per new topic over the life of the process). false: a record for a topic that does not exist fails "
+            + "its batch, naming the topic.");
+    public static final ConfigKey SRC_PARTITIONS = ConfigKey.in("sources[]", "partitions", INT)
+        .defaultValue("1").unit("partitions").range(-1, 100_000)
+        .doc("Partitions of a topic created by create_topics; -1 takes the broker's num.partitions.");
+    public static final ConfigKey SRC_REPLICATION_FACTOR = ConfigKey.in("sources[]", "replication_factor", INT)
+        .defaultValue("-1").unit("replicas").range(-1, Short.MAX_VALUE)
+        .doc("Replication factor of a topic created by create_topics; -1 takes the broker's default.replication.factor.");
+    public static final ConfigKey SRC_MAX_NEW_TOPICS_PER_MINUTE = ConfigKey.in("sources[]", "max_new_topics_per_minute", INT)
+        .defaultValue("100").unit("topics").range(1, 100_000)
+        .doc("Guard against a topic explosion: at most this many topics are created in any 60 s. Beyond it a record "
+            + "that needs a new topic takes the fallback, or fails its batch (re-read later).");
+    public static final ConfigKey SRC_RETRY_BACKOFF_MS = ConfigKey.in("sources[]", "retry_backoff_ms", LONG)
+        .defaultValue("200").unit("ms").range(1, 600_000)
+        .doc("First wait before a nacked batch is re-read (a kafka source seeks back, a file or stdin source replays "
+            + "from the failed line); doubles each time up to retry_backoff_max_ms.");
+    public static final ConfigKey SRC_RETRY_BACKOFF_MAX_MS = ConfigKey.in("sources[]", "retry_backoff_max_ms", LONG)
+        .defaultValue("5000").unit("ms").range(1, 3_600_000)
+        .doc("Longest wait between re-reads of a nacked batch.");
+    public static final ConfigKey SRC_REPLAY_BUFFER_BYTES = ConfigKey.in("sources[]", "replay_buffer_bytes", LONG)
+        .defaultValue("67108864").unit("bytes").range(1 << 16, 1L << 30)
+        .doc("kind = file or stdin: lines not yet acknowledged by Kafka are kept here so a nacked batch can be "
+            + "replayed (stdin cannot seek); when full, reading waits for acknowledgements. Must hold two records of "
+            + "engine.max_record_bytes.");
+    public static final ConfigKey SRC_TOPICS = ConfigKey.in("sources[]", "topics", TABLE).required()
+        .doc("The routing block: exactly one [[sources.topics]] with topic = \"literal\" or a rule.");
+
+    // ------------------------------------------------------------------------------------------------ [[sources.topics]]
+    public static final ConfigKey ST_TOPIC = ConfigKey.in("sources[].topics[]", "topic", RULE).required()
+        .doc("The routing rule: a literal topic name (\"orders\"), or an inline table { strategy, path | header, "
+            + "template, fallback, buckets } whose keys are listed under [sources.topics.topic].");
+
+    // ------------------------------------------------------------------------------------------------ topic = { ... }
+    public static final ConfigKey RULE_STRATEGY = ConfigKey.in("sources[].topics[].topic", "strategy", STRING).required()
+        .allowed("static", "field", "header", "key", "hash")
+        .doc("static: a fixed name (name or template without {value}); field: the value at path in the JSON record; "
+            + "header: the record header named header, as UTF-8; key: the record key, as UTF-8; hash: murmur2 of the "
+            + "field (path), header (header) or key (neither) bytes, masked to 31 bits, modulo buckets.");
+    public static final ConfigKey RULE_PATH = ConfigKey.in("sources[].topics[].topic", "path", STRING)
+        .doc("field (required), hash: JSON path, dotted for nested objects, numeric for array indices (user.id, items.0.sku).");
+    public static final ConfigKey RULE_HEADER = ConfigKey.in("sources[].topics[].topic", "header", STRING)
+        .doc("header (required), hash: the header name; the last header with that name wins.");
+    public static final ConfigKey RULE_TEMPLATE = ConfigKey.in("sources[].topics[].topic", "template", STRING)
+        .defaultValue("{value}")
+        .doc("The topic name with {value} where the derived value (for hash: the bucket number) goes; the result is "
+            + "sanitised. {{ and }} are literal braces.");
+    public static final ConfigKey RULE_NAME = ConfigKey.in("sources[].topics[].topic", "name", STRING)
+        .doc("static: the literal topic name (the same as writing topic = \"name\").");
+    public static final ConfigKey RULE_FALLBACK = ConfigKey.in("sources[].topics[].topic", "fallback", STRING)
+        .doc("Topic for a record whose value is missing (null, object, array, absent, blank, or a name Kafka "
+            + "rejects). Without it such a record fails its batch: nothing of it is acknowledged and the source "
+            + "re-reads it.");
+    public static final ConfigKey RULE_BUCKETS = ConfigKey.in("sources[].topics[].topic", "buckets", INT)
+        .unit("buckets").range(1, 1_000_000)
+        .doc("hash (required): the number of buckets; a key lands in the bucket Kafka's default partitioner would "
+            + "give it among that many partitions. Fixed once data flows: changing it moves most keys.");
+
     /** Keys that name the same thing in a user's words and were renamed or misspelt often; maps to the right key. */
     static final Map<String, String> SYNONYMS = Map.of(
         "linger", "linger_ms",
@@ -224,7 +313,10 @@ public final class ConfigSchema {
         "table", "target_table",
         "bootstrap.servers", "bootstrap_servers",
         "group.id", "group_id",
-        "topic_pattern", "pattern");
+        "topic_pattern", "pattern",
+        "rule", "strategy",
+        "bucket_count", "buckets",
+        "default", "fallback");
 
     private static final Map<String, List<ConfigKey>> BY_SECTION = index();
 

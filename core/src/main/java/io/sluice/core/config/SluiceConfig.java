@@ -14,6 +14,7 @@ import io.sluice.core.pipeline.ErrorPolicy;
  * @param tuning     [tuning]
  * @param metrics    [metrics]
  * @param sinks      [[sinks]], in file order
+ * @param sources    [[sources]], in file order
  */
 public record SluiceConfig(
     Kafka kafka,
@@ -21,7 +22,38 @@ public record SluiceConfig(
     Engine engine,
     Tuning tuning,
     Metrics metrics,
-    List<Sink> sinks) {
+    List<Sink> sinks,
+    List<Source> sources) {
+
+    /**
+     * A configuration without sources (gather only).
+     *
+     * @param kafka      [kafka]
+     * @param checkpoint [checkpoint]
+     * @param engine     [engine]
+     * @param tuning     [tuning]
+     * @param metrics    [metrics]
+     * @param sinks      [[sinks]], in file order
+     */
+    public SluiceConfig(final Kafka kafka, final Checkpoint checkpoint, final Engine engine, final Tuning tuning,
+        final Metrics metrics, final List<Sink> sinks) {
+        this(kafka, checkpoint, engine, tuning, metrics, sinks, List.of());
+    }
+
+    /**
+     * @param name a source name
+     * @return the source with that name
+     * @throws ConfigException when there is none
+     */
+    public Source source(final String name) {
+        for (final Source s : sources) {
+            if (s.name().equals(name)) {
+                return s;
+            }
+        }
+        throw new ConfigException("sources", "no source named \"" + name + "\" (sources: "
+            + String.join(", ", sources.stream().map(Source::name).toList()) + ")");
+    }
 
     /**
      * @param name a sink name
@@ -138,6 +170,102 @@ public record SluiceConfig(
             MATCHES,
             /** The path holds a non-null value ({@code exists = true}) or does not ({@code exists = false}). */
             EXISTS
+        }
+    }
+
+    /**
+     * One [[sources]] scatter pipeline: where records come from and the routing rule that picks each one's topic.
+     *
+     * @param name                  unique source name
+     * @param kind                  {@link #KAFKA}, {@link #FILE}, {@link #STDIN} or {@link #EMBEDDED}
+     * @param inputTopics           kafka: literal topics to consume (empty when pattern is used)
+     * @param pattern               kafka: topic regular expression, or null
+     * @param groupId               kafka: consumer group, else null
+     * @param autoOffsetReset       kafka: earliest or latest
+     * @param topicRefreshMs        kafka: pattern refresh period, ms
+     * @param path                  file: the JSON-lines file, else null
+     * @param createTopics          whether routed topics are created on first use
+     * @param partitions            partitions of a created topic, -1 for the broker's default
+     * @param replicationFactor     replication factor of a created topic, -1 for the broker's default
+     * @param maxNewTopicsPerMinute most topics created in any 60 s
+     * @param retryBackoffMs        first wait before a nacked batch is re-read, ms
+     * @param retryBackoffMaxMs     longest wait between re-reads, ms
+     * @param replayBufferBytes     file, stdin: bytes of unacknowledged lines kept for replay
+     * @param rule                  the routing rule of the source's [[sources.topics]] block
+     */
+    public record Source(
+        String name,
+        String kind,
+        List<String> inputTopics,
+        String pattern,
+        String groupId,
+        String autoOffsetReset,
+        long topicRefreshMs,
+        String path,
+        boolean createTopics,
+        int partitions,
+        int replicationFactor,
+        int maxNewTopicsPerMinute,
+        long retryBackoffMs,
+        long retryBackoffMaxMs,
+        long replayBufferBytes,
+        TopicRule rule) {
+        /** Consumes Kafka topics in a consumer group and re-routes their records. */
+        public static final String KAFKA = "kafka";
+        /** Reads JSON lines from a file (plain or gzip). */
+        public static final String FILE = "file";
+        /** Reads JSON lines from standard input. */
+        public static final String STDIN = "stdin";
+        /** Records are offered by a host application through the embedded Java API. */
+        public static final String EMBEDDED = "embedded";
+    }
+
+    /**
+     * The routing rule of a source ({@code topic = "literal"} or {@code topic = { strategy, ... }}), validated: the
+     * template parses, the path parses, the strategy has what it requires (seed 000, "Routing rules on sources").
+     *
+     * @param strategy the strategy
+     * @param hashOf   for {@link Strategy#HASH}: where the hashed bytes come from ({@link Strategy#FIELD},
+     *                 {@link Strategy#HEADER} or {@link Strategy#KEY}); else null
+     * @param path     JSON path for FIELD (and HASH of a field), else null
+     * @param header   header name for HEADER (and HASH of a header), else null
+     * @param template the topic template; for STATIC the literal topic name
+     * @param fallback topic for records whose value is missing, or null
+     * @param buckets  HASH: number of buckets, else 0
+     */
+    public record TopicRule(
+        Strategy strategy,
+        Strategy hashOf,
+        String path,
+        String header,
+        String template,
+        String fallback,
+        int buckets) {
+
+        /** The strategies of seed 000. */
+        public enum Strategy {
+            /** The literal name. */
+            STATIC,
+            /** A path into a JSON payload. */
+            FIELD,
+            /** A record header, read as UTF-8. */
+            HEADER,
+            /** The record key, read as UTF-8. */
+            KEY,
+            /** murmur2 of the field, header or key, masked to 31 bits, modulo buckets. */
+            HASH
+        }
+
+        /** @return a short description for logs and messages, e.g. {@code field user.id} or {@code hash of key} */
+        public String describe() {
+            return switch (strategy) {
+                case STATIC -> "static " + template;
+                case FIELD -> "field " + path;
+                case HEADER -> "header " + header;
+                case KEY -> "key";
+                case HASH -> "hash of " + (hashOf == Strategy.FIELD ? "field " + path
+                    : hashOf == Strategy.HEADER ? "header " + header : "key") + " into " + buckets + " buckets";
+            };
         }
     }
 }

@@ -144,6 +144,7 @@ public final class GatherPipeline<T> {
             workersBySink.put(s.name(), byShard);
         }
 
+        final SinkSpec firstSink = spec.sinks().values().iterator().next();
         final List<Split.Branch<?>> branches = spec.split().branches();
         final List<DestinationResolver.SinkTarget> branchSinks = new ArrayList<>();
         final List<InsertWorker[][]> branchWorkers = new ArrayList<>();
@@ -200,7 +201,10 @@ public final class GatherPipeline<T> {
             e.maxRecordBytes(),
             false,
             options.untilCaughtUp(),
-            Math.max(5, Math.min(100, minLingerMs / 2))), rb, overflow, trackers, topics, control, stats, new Downstream());
+            Math.max(5, Math.min(100, minLingerMs / 2))), rb, overflow, trackers, topics, control, stats, new Downstream())
+            // a batch that failed for good (a dropped table, a server-side type error) is read again from the watermark,
+            // with backoff, until it is written or checkpoint.stalled_fail_after_ms ends the run
+            .rereadOnFailure(firstSink.connection().retryBackoffMs(), firstSink.connection().retryBackoffMaxMs());
 
         long poolBytes = 0;
         for (final Split.Branch<?> b : branches) {

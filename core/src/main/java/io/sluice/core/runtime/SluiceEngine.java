@@ -15,6 +15,9 @@ import io.sluice.core.ack.AckTracker;
 import io.sluice.core.batch.Destination;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.route.TomlGather;
+import io.sluice.core.scatter.ScatterDriver;
+import io.sluice.core.scatter.ScatterException;
+import io.sluice.core.scatter.ScatterPipeline;
 import io.sluice.core.sink.SinkDriver;
 import io.sluice.core.sink.SinkException;
 import io.sluice.core.source.KafkaChecks;
@@ -42,6 +45,8 @@ public final class SluiceEngine {
     private final GatherPipeline.RunOptions options;
     private final List<GatherPipeline<?>> pipelines = new ArrayList<>();
     private final List<SinkDriver> openDrivers = new ArrayList<>();
+    private final Function<SluiceConfig.Source, ScatterDriver> scatterDrivers;
+    private final List<ScatterPipeline> scatters = new ArrayList<>();
     private volatile boolean shutdownRequested;
     private volatile boolean finished;
     private String failure;
@@ -54,8 +59,22 @@ public final class SluiceEngine {
      */
     public SluiceEngine(final SluiceConfig config, final Function<SluiceConfig.Sink, SinkDriver> drivers,
         final GatherPipeline.RunOptions options) {
+        this(config, drivers, source -> {
+            throw new IllegalStateException("no scatter driver given for source " + source.name());
+        }, options);
+    }
+
+    /**
+     * @param config         a validated configuration
+     * @param drivers        the driver for a sink (by its kind); the engine closes the drivers it opened
+     * @param scatterDrivers the Kafka connection of a source ({@code [[sources]]}, scatter)
+     * @param options        run options
+     */
+    public SluiceEngine(final SluiceConfig config, final Function<SluiceConfig.Sink, SinkDriver> drivers,
+        final Function<SluiceConfig.Source, ScatterDriver> scatterDrivers, final GatherPipeline.RunOptions options) {
         this.config = config;
         this.drivers = drivers;
+        this.scatterDrivers = scatterDrivers;
         this.options = options;
     }
 
@@ -66,7 +85,11 @@ public final class SluiceEngine {
      */
     public int run() {
         startNanos = System.nanoTime();
-        final String kafkaProblem = KafkaChecks.unreachable(config.kafka().bootstrapServers(), config.kafka().admin(), 10_000);
+        // consumers retry an unreachable broker silently forever: ask once, up front, and name the address
+        final boolean consumes = !config.sinks().isEmpty()
+            || config.sources().stream().anyMatch(s -> SluiceConfig.Source.KAFKA.equals(s.kind()));
+        final String kafkaProblem = consumes
+            ? KafkaChecks.unreachable(config.kafka().bootstrapServers(), config.kafka().admin(), 10_000) : null;
         if (kafkaProblem != null) {
             failure = kafkaProblem;
             LOG.error("{}", failure);
@@ -108,6 +131,29 @@ public final class SluiceEngine {
                 }
                 pipelines.add(p);
             }
+            for (final SluiceConfig.Source source : config.sources()) {
+                if (SluiceConfig.Source.EMBEDDED.equals(source.kind())) {
+                    LOG.info("{}: embedded source: its records are offered by a host application through "
+                        + "ScatterRouter; nothing to run here", source.name());
+                    continue;
+                }
+                final ScatterPipeline p = new ScatterPipeline(config, source, scatterDrivers.apply(source),
+                    options.untilCaughtUp());
+                try {
+                    p.start();
+                } catch (final ScatterException e) {
+                    failure = "source " + source.name() + ": " + e.getMessage();
+                    LOG.error("{}", failure);
+                    stopAll();
+                    return EXIT_FAILURE;
+                }
+                scatters.add(p);
+            }
+            if (pipelines.isEmpty() && scatters.isEmpty()) {
+                failure = "nothing to run: every source is embedded and there are no sinks";
+                LOG.error("{}", failure);
+                return EXIT_CONFIG;
+            }
             waitForPipelines();
         } catch (final RuntimeException e) {
             failure = e.toString();
@@ -125,6 +171,11 @@ public final class SluiceEngine {
         for (final GatherPipeline<?> p : pipelines) {
             if (p.control().failed() && failure == null) {
                 failure = "sink " + p.name() + ": " + p.control().failureReason();
+            }
+        }
+        for (final ScatterPipeline p : scatters) {
+            if (p.control().failed() && failure == null) {
+                failure = "source " + p.name() + ": " + p.control().failureReason();
             }
         }
         printSummary();
@@ -147,9 +198,16 @@ public final class SluiceEngine {
                 anyRunning |= !p.sourceFinished();
                 anyFailed |= p.control().failed();
             }
+            for (final ScatterPipeline p : scatters) {
+                anyRunning |= !p.sourceFinished();
+                anyFailed |= p.control().failed();
+            }
             if (anyFailed || shutdownRequested) {
                 // one failed pipeline stops them all: the engine exits non-zero and is restarted as a whole
                 for (final GatherPipeline<?> p : pipelines) {
+                    p.requestStop();
+                }
+                for (final ScatterPipeline p : scatters) {
                     p.requestStop();
                 }
             }
@@ -165,6 +223,9 @@ public final class SluiceEngine {
                 final double rate = (rows - lastRows) * 1e9 / Math.max(1, now - lastNanos);
                 for (final GatherPipeline<?> p : pipelines) {
                     LOG.info("{}", statusLine(p, rate));
+                }
+                for (final ScatterPipeline p : scatters) {
+                    LOG.info("{}", p.statusLine());
                 }
                 lastRows = rows;
                 lastNanos = now;
@@ -193,6 +254,22 @@ public final class SluiceEngine {
                 Thread.currentThread().interrupt();
             }
         }
+        stopScatters();
+    }
+
+    private void stopScatters() {
+        for (final ScatterPipeline p : scatters) {
+            p.requestStop();
+        }
+        for (final ScatterPipeline p : scatters) {
+            try {
+                if (!p.awaitTermination(config.checkpoint().drainTimeoutMs() + 60_000)) {
+                    LOG.warn("{}: threads did not stop in time", p.name());
+                }
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     /** Asks every pipeline to drain, commit and stop (signal handlers call this); returns immediately. */
@@ -201,6 +278,14 @@ public final class SluiceEngine {
         for (final GatherPipeline<?> p : pipelines) {
             p.requestStop();
         }
+        for (final ScatterPipeline p : scatters) {
+            p.requestStop();
+        }
+    }
+
+    /** @return the scatter pipelines (for tests and tools) */
+    public List<ScatterPipeline> scatterPipelines() {
+        return List.copyOf(scatters);
     }
 
     /** @return true once {@link #run()} has finished stopping everything */
@@ -240,6 +325,9 @@ public final class SluiceEngine {
     }
 
     private void printSummary() {
+        for (final ScatterPipeline p : scatters) {
+            LOG.info("{}", p.summary());
+        }
         final double seconds = Math.max(1e-9, (System.nanoTime() - startNanos) / 1e9);
         for (final GatherPipeline<?> p : pipelines) {
             final PipelineStats s = p.stats();

@@ -48,12 +48,32 @@ import io.sluice.ringbuffers.RecordEvent;
  * <p>Stopping: on {@link PipelineControl#requestStop()} (or a failure) the source stops publishing, asks the
  * downstream stages to flush, waits until they are idle (bounded by {@code drain_timeout_ms}), commits what is
  * acknowledged and closes the consumer. A rebalance does the same for the revoked partitions before giving them up.
+ *
+ * <p>Re-reading ({@link #rereadOnFailure}, off by default): when a record of a partition fails (its tracker is
+ * failed), the source pauses that partition and drops what it kept of it, waits until every record it published of
+ * that partition has settled downstream ({@link Downstream#settledThrough}) and a backoff has passed, then seeks the
+ * partition back to its watermark and resets its tracker (a new generation: late acknowledgements of the old one
+ * are ignored) so the nacked batch is read again. The backoff doubles per failure at the same watermark. The stall
+ * clock does not restart with a re-read: a partition whose watermark has not passed the failed offset for
+ * {@code checkpoint.stalled_fail_after_ms} ends the run, naming the record and the reason.
  */
 public final class KafkaSource implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaSource.class);
+    private static final long NO_FAILURE = Long.MIN_VALUE;
 
     /** What the source needs to know about the stages after it. */
     public interface Downstream {
+        /**
+         * Whether every record published at or before a ring sequence has been acknowledged or failed downstream,
+         * so that re-reading its partition cannot race with it. The default waits for {@link #idle()}.
+         *
+         * @param sequence a ring sequence this source published
+         * @return true when nothing published at or before it is still in flight
+         */
+        default boolean settledThrough(final long sequence) {
+            return idle();
+        }
+
         /** @return true when every published record has been consumed by every stage and nothing is in flight */
         boolean idle();
 
@@ -115,6 +135,10 @@ public final class KafkaSource implements Runnable {
     private long flushToken;
     private volatile boolean finished;
     private volatile boolean caughtUp;
+    private long rereadBackoffNanos;
+    private long rereadBackoffMaxNanos;
+    private PartitionState[] partitionArray = new PartitionState[0];
+    private int holdingCount;
 
     /** Per assigned partition, source thread only. */
     private static final class PartitionState {
@@ -123,6 +147,17 @@ public final class KafkaSource implements Runnable {
         final int trackerId;
         final AckTracker tracker;
         long committed;
+        /** Ring sequence of the last record published from this partition. */
+        long lastSequence = -1;
+        /** Re-read: paused after a failure, waiting for its records to settle and the backoff to pass. */
+        boolean holding;
+        /** When a failure at {@link #failOffset} was first seen ({@code NO_FAILURE}: none); survives re-reads. */
+        long failSinceNanos = NO_FAILURE;
+        long failOffset = -1;
+        String failReason;
+        long backoffNanos;
+        long rereadAtNanos;
+        int rereads;
 
         PartitionState(final TopicPartition tp, final int topicId, final int trackerId, final AckTracker tracker, final long committed) {
             this.tp = tp;
@@ -155,6 +190,20 @@ public final class KafkaSource implements Runnable {
         this.stats = stats;
         this.downstream = downstream;
         this.slotCapacity = ring.get(0).slotCapacity();
+    }
+
+    /**
+     * Re-reads a partition from its watermark when one of its records fails, instead of holding it until the stall
+     * limit (see the class comment). Call before {@link #run()}.
+     *
+     * @param backoffMs    first wait before a re-read, ms ({@code > 0})
+     * @param backoffMaxMs longest wait, ms; the wait doubles per failure at the same watermark
+     * @return this source
+     */
+    public KafkaSource rereadOnFailure(final long backoffMs, final long backoffMaxMs) {
+        this.rereadBackoffNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(1, backoffMs));
+        this.rereadBackoffMaxNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(backoffMs, backoffMaxMs));
+        return this;
     }
 
     /** @return the consumer properties this source uses (Sluice's own keys override the user's) */
@@ -227,7 +276,7 @@ public final class KafkaSource implements Runnable {
                 continue;
             }
             if (paused) {
-                consumer.resume(consumer.assignment());
+                resumeAssigned();
                 paused = false;
             }
             final ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(pollMs));
@@ -248,6 +297,9 @@ public final class KafkaSource implements Runnable {
 
     private void housekeeping(final boolean blocked) {
         final long now = System.nanoTime();
+        if (rereadBackoffNanos > 0) {
+            rereadFailed(now);
+        }
         if (blocked && now - lastHeartbeatPollNanos > TimeUnit.MILLISECONDS.toNanos(500)) {
             // paused partitions return nothing; polling keeps the group membership and rebalances moving
             lastHeartbeatPollNanos = now;
@@ -284,8 +336,9 @@ public final class KafkaSource implements Runnable {
             final List<ConsumerRecord<byte[], byte[]>> list = pendingList;
             final int n = list.size();
             int i = pendingRecordIndex;
-            // a partition revoked while its records were kept: the new owner re-reads them from the last commit
-            if (ps != null) {
+            // a partition revoked while its records were kept: the new owner re-reads them from the last commit;
+            // a partition waiting to be re-read reads them again after its seek
+            if (ps != null && !ps.holding) {
                 while (i < n) {
                     if (!tryPublish(ps, list.get(i))) {
                         pendingRecordIndex = i;
@@ -328,6 +381,7 @@ public final class KafkaSource implements Runnable {
             return false;
         }
         sequence = ring.next();
+        ps.lastSequence = sequence;
         event = ring.get(sequence);
         if (tooLarge) {
             // the route stage applies on_error to it: the value is not copied
@@ -394,8 +448,11 @@ public final class KafkaSource implements Runnable {
         for (final PartitionState ps : assigned.values()) {
             final AckTracker t = ps.tracker;
             final long wm = t.watermark();
-            if (t.registeredEnd() > wm && now - t.lastProgressNanos() > limit) {
-                final String why = t.failed() ? t.failureReason() : downstream.describeStall();
+            // a re-read restarts the tracker's clock, so a failure keeps its own
+            final boolean failedTooLong = ps.failSinceNanos != NO_FAILURE && now - ps.failSinceNanos > limit;
+            if (failedTooLong || t.registeredEnd() > wm && now - t.lastProgressNanos() > limit) {
+                final String why = t.failed() ? t.failureReason() : ps.failReason != null ? ps.failReason
+                    : downstream.describeStall();
                 control.fail("partition " + ps.tp + " made no progress for " + settings.stalledFailAfterMs()
                     + " ms (checkpoint.stalled_fail_after_ms) at offset " + wm + ": "
                     + (why == null || why.isEmpty() ? "records are still in flight" : why));
@@ -418,6 +475,86 @@ public final class KafkaSource implements Runnable {
         LOG.info("{}: every assigned partition is committed up to its end offset; stopping (--until-caught-up)", settings.name());
         caughtUp = true;
         control.requestStop();
+    }
+
+    /**
+     * Re-reading: holds a partition whose tracker failed, then seeks it back to its watermark once what it published
+     * has settled and the backoff has passed. Source thread; allocates only when a partition fails or is re-read.
+     */
+    private void rereadFailed(final long now) {
+        final PartitionState[] states = partitionArray;
+        for (final PartitionState ps : states) {
+            final AckTracker t = ps.tracker;
+            if (!ps.holding) {
+                if (!t.failed()) {
+                    if (ps.failSinceNanos != NO_FAILURE && t.watermark() > ps.failOffset) {
+                        LOG.info("{}: {} moved past offset {} after {} re-read(s)", settings.name(), ps.tp, ps.failOffset,
+                            ps.rereads);
+                        ps.failSinceNanos = NO_FAILURE;
+                        ps.failReason = null;
+                        ps.backoffNanos = 0;
+                        ps.rereads = 0;
+                    }
+                    continue;
+                }
+                hold(ps, t, now);
+            } else if (now - ps.rereadAtNanos >= 0 && downstream.settledThrough(ps.lastSequence)) {
+                final long wm = t.watermark();
+                consumer.seek(ps.tp, wm);
+                t.reset(wm);
+                ps.holding = false;
+                holdingCount--;
+                ps.rereads++;
+                if (!paused) {
+                    consumer.resume(List.of(ps.tp));
+                }
+                LOG.debug("{}: {} re-reading from offset {} (re-read {})", settings.name(), ps.tp, wm, ps.rereads);
+            }
+        }
+    }
+
+    private void hold(final PartitionState ps, final AckTracker t, final long now) {
+        final long failed = t.failedOffset();
+        ps.holding = true;
+        holdingCount++;
+        final boolean again = ps.failSinceNanos != NO_FAILURE && failed == ps.failOffset;
+        if (ps.failSinceNanos == NO_FAILURE) {
+            ps.failSinceNanos = now;
+        }
+        ps.failOffset = failed;
+        ps.failReason = t.failureReason();
+        ps.backoffNanos = ps.backoffNanos == 0 ? rereadBackoffNanos : Math.min(ps.backoffNanos * 2, rereadBackoffMaxNanos);
+        ps.rereadAtNanos = now + ps.backoffNanos;
+        consumer.pause(List.of(ps.tp));
+        if (pendingState == ps) {
+            pendingList = null;
+            pendingState = null;
+        }
+        if (again) {
+            LOG.info("{}: {} still failing at offset {} after {} re-read(s); re-reading in {} ms (failing for {} ms of "
+                    + "checkpoint.stalled_fail_after_ms = {})", settings.name(), ps.tp, failed, ps.rereads,
+                TimeUnit.NANOSECONDS.toMillis(ps.backoffNanos), TimeUnit.NANOSECONDS.toMillis(now - ps.failSinceNanos),
+                settings.stalledFailAfterMs());
+            return;
+        }
+        LOG.warn("{}: {} nacked at offset {}: {}; nothing past offset {} is committed; re-reading in {} ms once its "
+                + "records in flight have settled (the run ends if it still fails after checkpoint.stalled_fail_after_ms = {})",
+            settings.name(), ps.tp, failed, ps.failReason, t.watermark(), TimeUnit.NANOSECONDS.toMillis(ps.backoffNanos),
+            settings.stalledFailAfterMs());
+    }
+
+    private void resumeAssigned() {
+        if (holdingCount == 0) {
+            consumer.resume(consumer.assignment());
+            return;
+        }
+        final List<TopicPartition> resume = new ArrayList<>();
+        for (final PartitionState ps : partitionArray) {
+            if (!ps.holding) {
+                resume.add(ps.tp);
+            }
+        }
+        consumer.resume(resume);
     }
 
     /** Flushes the downstream and waits (bounded) until it is idle; true when it became idle. */
@@ -525,6 +662,7 @@ public final class KafkaSource implements Runnable {
                     c == null ? position : c.offset());
                 synchronized (KafkaSource.this) {
                     assigned.put(tp, ps);
+                    partitionArray = assigned.values().toArray(new PartitionState[0]);
                 }
                 LOG.info("{}: assigned {} at offset {}{}", settings.name(), tp, position, c == null ? " (no commit: "
                     + settings.autoOffsetReset() + ")" : "");
@@ -541,7 +679,11 @@ public final class KafkaSource implements Runnable {
                     if (ps != null && ps == pendingState) {
                         pendingState = null;
                     }
+                    if (ps != null && ps.holding) {
+                        holdingCount--;
+                    }
                 }
+                partitionArray = assigned.values().toArray(new PartitionState[0]);
             }
         }
     }

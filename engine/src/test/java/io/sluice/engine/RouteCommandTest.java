@@ -1,0 +1,173 @@
+package io.sluice.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.sluice.codecs.json.JsonError;
+import io.sluice.codecs.json.JsonPathSet;
+import io.sluice.codecs.json.JsonScanner;
+
+/** {@code engine.jar route}: the dry run prints one JSON object per input line, in order, and never connects. */
+class RouteCommandTest {
+    private static final String CONFIG = """
+        [kafka]
+        bootstrap_servers = "127.0.0.1:1"   # never contacted
+
+        [[sources]]
+        name = "users"
+        kind = "stdin"
+        [[sources.topics]]
+        topic = { strategy = "field", path = "user.id", template = "users.{value}" }
+
+        [[sources]]
+        name = "tenants"
+        kind = "embedded"
+        [[sources.topics]]
+        topic = { strategy = "header", header = "tenant", template = "tenant.{value}", fallback = "tenant.unknown" }
+
+        [[sources]]
+        name = "shards"
+        kind = "stdin"
+        [[sources.topics]]
+        topic = { strategy = "hash", buckets = 12, template = "shard.{value}" }
+        """;
+
+    @TempDir
+    Path dir;
+
+    private String[] route(final String source, final boolean envelope, final String input) throws IOException {
+        final Path file = dir.resolve("sluice.toml");
+        Files.writeString(file, CONFIG);
+        final StringWriter out = new StringWriter();
+        final StringWriter err = new StringWriter();
+        final int code = RouteCommand.run(file, source, envelope,
+            new ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)), new PrintWriter(out), new PrintWriter(err));
+        assertEquals(0, code, err.toString());
+        final String[] lines = out.toString().split("\n", -1);
+        assertEquals("", lines[lines.length - 1], "output ends with a line feed");
+        final String[] result = java.util.Arrays.copyOf(lines, lines.length - 1);
+        final JsonScanner scanner = new JsonScanner(JsonPathSet.compile(List.of("topic")), 8);
+        for (final String line : result) {
+            final byte[] b = line.getBytes(StandardCharsets.UTF_8);
+            assertEquals(JsonError.NONE, scanner.validate(new UnsafeBuffer(b), 0, b.length), line);
+        }
+        return result;
+    }
+
+    @Test
+    void shouldPrintOneObjectPerLineInOrder() throws IOException {
+        final String[] out = route("users", false, """
+            {"user":{"id":42}}
+            {"user":{"id":"acme corp"}}
+            {"user":{}}
+            {"user":{"id":null}}
+
+            not json
+            {"user":{"id":"orders/eu"}}
+            """);
+        assertEquals(List.of(
+            "{\"topic\": \"users.42\"}",
+            "{\"topic\": \"users.acme_corp\"}",
+            "{\"topic\": null, \"reason\": \"field user.id: no value at the path\"}",
+            "{\"topic\": null, \"reason\": \"field user.id: null at the path\"}",
+            "{\"topic\": null, \"reason\": \"blank line (file and stdin sources skip blank lines)\"}",
+            "{\"topic\": null, \"reason\": \"field user.id: no value at the path: the record is not valid JSON (unexpected byte at byte 1)\"}",
+            "{\"topic\": \"users.orders_eu\"}"), List.of(out));
+    }
+
+    @Test
+    void shouldReadKeysAndHeadersFromEnvelopes() throws IOException {
+        final String[] tenants = route("tenants", true, """
+            {"key": null, "headers": {"tenant": "acme corp"}, "value": {"x": 1}}
+            {"key": "k", "headers": {}, "value": {"x": 1}}
+            {"key": "k", "headers": {"tenant": null}, "value": null}
+            {"value": {"x": 1}, "headers": {"other": "a", "tenant": "t\\u00e9"}}
+            {"key": 5, "value": {}}
+            [1, 2]
+            """);
+        assertEquals(List.of(
+            "{\"topic\": \"tenant.acme_corp\"}",
+            "{\"topic\": \"tenant.unknown\", \"fallback\": true, \"reason\": \"header tenant: the record has no header tenant\"}",
+            "{\"topic\": \"tenant.unknown\", \"fallback\": true, \"reason\": \"header tenant: header tenant is null\"}",
+            "{\"topic\": \"tenant.t_\"}",
+            "{\"topic\": null, \"reason\": \"not an envelope: key must be a string or null\"}",
+            "{\"topic\": null, \"reason\": \"not an envelope: expected an object {\\\"key\\\": ..., \\\"headers\\\": {...}, \\\"value\\\": ...}\"}"),
+            List.of(tenants));
+
+        // R1: key 100:48069 -> bucket 9 of 12; R2's sign bit through 12 buckets as well
+        final String[] shards = route("shards", true, """
+            {"key": "100:48069", "headers": {}, "value": {}}
+            {"key": null, "headers": {}, "value": {}}
+            """);
+        assertEquals(List.of("{\"topic\": \"shard.9\"}",
+            "{\"topic\": null, \"reason\": \"hash of key into 12 buckets: the record has no key\"}"), List.of(shards));
+    }
+
+    @Test
+    void shouldTreatAnEnvelopeFieldValueAsTheRecord() throws IOException {
+        final String[] out = route("users", true, "{\"key\": \"k\", \"value\": {\"user\": {\"id\": \"u1\"}}}\r\n"
+            + "{\"value\": {\"user\": {\"id\": 7}}, \"key\": null}");
+        assertEquals(List.of("{\"topic\": \"users.u1\"}", "{\"topic\": \"users.7\"}"), List.of(out));
+    }
+
+    @Test
+    void shouldExitTwoOnABadConfigurationOrAnUnknownSource() throws IOException {
+        final Path bad = dir.resolve("bad.toml");
+        Files.writeString(bad, CONFIG.replace("template = \"users.{value}\"", "template = \"users.{user}\""));
+        final StringWriter err = new StringWriter();
+        assertEquals(2, RouteCommand.run(bad, "users", false, new ByteArrayInputStream(new byte[0]),
+            new PrintWriter(new StringWriter()), new PrintWriter(err)));
+        assertTrue(err.toString().contains("sources[0].topics[0].topic.template (line 8): routing template 'users.{user}'"),
+            err.toString());
+
+        final Path good = dir.resolve("good.toml");
+        Files.writeString(good, CONFIG);
+        final StringWriter err2 = new StringWriter();
+        assertEquals(2, RouteCommand.run(good, "nope", false, new ByteArrayInputStream(new byte[0]),
+            new PrintWriter(new StringWriter()), new PrintWriter(err2)));
+        assertTrue(err2.toString().contains("no source named \"nope\" (sources: users, tenants, shards)"), err2.toString());
+    }
+
+    @Test
+    void shouldCheckAndDryRunTheShippedExample() throws IOException {
+        Path root = Path.of("").toAbsolutePath();
+        while (!Files.exists(root.resolve("examples/scatter-users.toml"))) {
+            root = root.getParent();
+        }
+        final Path example = root.resolve("examples/scatter-users.toml");
+        assertEquals(0, Main.commandLine().execute("check", "--config", example.toString()));
+        final StringWriter out = new StringWriter();
+        assertEquals(0, RouteCommand.run(example, "github-by-type", false, new ByteArrayInputStream(
+            "{\"type\":\"PushEvent\",\"actor\":{\"login\":\"x\"}}\n{\"actor\":{\"login\":\"x\"}}\n"
+                .getBytes(StandardCharsets.UTF_8)), new PrintWriter(out), new PrintWriter(new StringWriter())));
+        assertEquals("{\"topic\": \"github.PushEvent\"}\n{\"topic\": \"github.unrouted\", \"fallback\": true, "
+            + "\"reason\": \"field type: no value at the path\"}\n", out.toString());
+    }
+
+    @Test
+    void shouldBeACommandOfTheJar() throws IOException {
+        final Path file = dir.resolve("sluice.toml");
+        Files.writeString(file, CONFIG);
+        final java.io.InputStream stdin = System.in;
+        try {
+            System.setIn(new ByteArrayInputStream("{\"user\":{\"id\":1}}\n".getBytes(StandardCharsets.UTF_8)));
+            assertEquals(0, Main.commandLine().execute("route", "--config", file.toString(), "--source", "users"));
+            assertEquals(2, Main.commandLine().execute("route", "--config", file.toString()));
+        } finally {
+            System.setIn(stdin);
+        }
+    }
+}

@@ -1,0 +1,169 @@
+package io.sluice.sinks.kafka;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.agrona.DirectBuffer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.scatter.Delivery;
+import io.sluice.core.scatter.TopicProducer;
+import io.sluice.ringbuffers.RecordEvent;
+
+/**
+ * {@link TopicProducer} over one {@link KafkaProducer}: idempotent, {@code acks=all}, byte arrays in and out. The
+ * record's value, key and headers are copied from the off-heap slot into the {@code byte[]}s and the
+ * {@link ProducerRecord} that Kafka's API takes; that allocation, and what the client allocates inside
+ * {@code send}, is the producer's and is measured separately from the engine's zero-allocation stages. The record's
+ * timestamp is kept when the source had one (a Kafka source), else the producer stamps the send time.
+ *
+ * <p>Defaults Sluice chooses (the user's {@code [kafka.producer]} may change them): {@code linger.ms=5},
+ * {@code batch.size=128 KiB}, {@code compression.type=lz4}, {@code max.block.ms=30000}, {@code retry.backoff.ms=10}
+ * (the client spaces metadata refreshes by it, and each new topic needs one) and
+ * {@code max.in.flight.requests.per.connection=1}. The last one matters for routing into new topics: for a moment
+ * after a topic is created the broker answers {@code NOT_LEADER_OR_FOLLOWER}, and with several requests in flight
+ * an idempotent producer's retries of a new partition can reach the broker out of order; we saw a partition stuck
+ * on {@code OUT_OF_ORDER_SEQUENCE_NUMBER} until {@code delivery.timeout.ms} expired (Kafka 4.1, KRaft), which
+ * nacks and re-reads its batch. One request in flight per broker keeps each partition's batches in order; the
+ * requests still carry batches of every partition.
+ *
+ * <p>Topics: Sluice sends only to topics it has seen exist (created or looked up through the admin client), so the
+ * producer never creates one by accident. (kafka-clients has no producer-side {@code allow.auto.create.topics}: that
+ * key is a consumer setting, and a producer's metadata request always allows creation; whether a broker creates
+ * topics on metadata requests is its {@code auto.create.topics.enable}.)
+ *
+ * <p>Threads: one sending thread (the produce stage); {@link Delivery#onCompletion} runs on the client's I/O thread.
+ */
+public final class KafkaTopicProducer implements TopicProducer {
+    private static final int WARMERS = 32;
+
+    private final KafkaProducer<byte[], byte[]> producer;
+    private ExecutorService warmers;
+
+    /** @param properties producer properties, from {@link #properties} */
+    public KafkaTopicProducer(final Properties properties) {
+        this.producer = new KafkaProducer<>(properties);
+    }
+
+    /**
+     * The producer's properties: Sluice's defaults, then the user's {@code [kafka.producer]}, then what Sluice's
+     * guarantees need (idempotence, {@code acks=all}, byte-array serializers), which the user cannot override.
+     *
+     * @param kafka    [kafka]
+     * @param clientId the client id (unless the user gave one)
+     * @return the properties
+     */
+    public static Properties properties(final SluiceConfig.Kafka kafka, final String clientId) {
+        final Properties p = new Properties();
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, String.valueOf(128 * 1024));
+        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "30000");
+        p.put(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, "10");
+        p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
+        p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+        p.putAll(kafka.producer());
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        return p;
+    }
+
+    @Override
+    public void send(final String topic, final RecordEvent record, final Delivery delivery) {
+        final byte[] value = copy(record.value(), record.valueLength());
+        final byte[] key = copy(record.key(), record.keyLength());
+        RecordHeaders headers = null;
+        final int count = record.headerCount();
+        if (count > 0) {
+            headers = new RecordHeaders();
+            for (int i = 0; i < count; i++) {
+                final DirectBuffer name = record.headerName(i);
+                final String headerName = name.getStringWithoutLengthUtf8(0, name.capacity());
+                final DirectBuffer headerValue = record.headerValue();
+                headers.add(headerName, headerValue == null ? null : copy(headerValue, headerValue.capacity()));
+            }
+        }
+        final Long timestamp = record.timestampMs() > 0 ? record.timestampMs() : null;
+        producer.send(new ProducerRecord<>(topic, null, timestamp, key, value, headers), delivery);
+    }
+
+    private static byte[] copy(final DirectBuffer b, final int length) {
+        if (length < 0) {
+            return null;
+        }
+        final byte[] out = new byte[length];
+        b.getBytes(0, out, 0, length);
+        return out;
+    }
+
+    /**
+     * Fetches the metadata of new topics with several threads at once, so one metadata round trip serves many topics
+     * ({@code partitionsFor} blocks per topic, and the client spaces metadata refreshes by {@code retry.backoff.ms}):
+     * the produce stage then finds them ready instead of waiting once per topic.
+     */
+    @Override
+    public void prepare(final Collection<String> topics) {
+        final ExecutorService pool = warmers();
+        final List<Future<?>> pending = new ArrayList<>(topics.size());
+        for (final String topic : topics) {
+            pending.add(pool.submit(() -> producer.partitionsFor(topic)));
+        }
+        for (final Future<?> f : pending) {
+            try {
+                f.get();
+            } catch (final ExecutionException e) {
+                // the first send to the topic waits for its metadata itself
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    private synchronized ExecutorService warmers() {
+        if (warmers == null) {
+            final AtomicInteger n = new AtomicInteger();
+            warmers = Executors.newFixedThreadPool(WARMERS, r -> {
+                final Thread t = new Thread(r, "sluice-producer-metadata-" + n.incrementAndGet());
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        return warmers;
+    }
+
+    @Override
+    public void flush() {
+        producer.flush();
+    }
+
+    @Override
+    public void close(final long timeoutMs) {
+        synchronized (this) {
+            if (warmers != null) {
+                warmers.shutdownNow();
+            }
+        }
+        try {
+            producer.close(Duration.ofMillis(timeoutMs));
+        } catch (final RuntimeException e) {
+            // closing: nothing left to do with it
+        }
+    }
+}
