@@ -71,6 +71,10 @@ public final class BenchCommand implements Callable<Integer> {
         description = "Stop once N rows are written (for a topic that is still being produced to) instead of once caught up.")
     long stopAfterRows;
 
+    @Option(names = "--latency-after-rows", paramLabel = "N", defaultValue = "0",
+        description = "Leave the first N rows written (the JVM's warm-up) out of the latency percentiles.")
+    long latencyAfterRows;
+
     @Option(names = "--from-beginning", description = "Delete the sinks' consumer groups first, so their topics are read from the start.")
     boolean fromBeginning;
 
@@ -92,7 +96,7 @@ public final class BenchCommand implements Callable<Integer> {
             new GatherPipeline.RunOptions(stopAfterRows <= 0));
         final Thread hook = new Thread(engine::shutdown, "sluice-bench-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
-        final Monitor monitor = new Monitor(engine, meter, stopAfterRows);
+        final Monitor monitor = new Monitor(engine, meter, stopAfterRows, latencyAfterRows);
         meter.excludeThread(monitor);
         monitor.start();
         final int code = engine.run();
@@ -115,6 +119,10 @@ public final class BenchCommand implements Callable<Integer> {
             rowBinary += s.bytesWritten.get();
             inserts += s.inserts.get();
             latency.add(s.totals()[0]);
+        }
+        final Histogram warmup = monitor.warmupLatency;
+        if (warmup != null) {
+            latency.subtract(warmup);
         }
         final Map<String, Object> r = new LinkedHashMap<>();
         r.put("contender", "sluice");
@@ -185,14 +193,17 @@ public final class BenchCommand implements Callable<Integer> {
         private final SluiceEngine engine;
         private final ProcessMeter meter;
         private final long stopAfterRows;
+        private final long latencyAfterRows;
         private volatile boolean halted;
+        volatile Histogram warmupLatency;
 
-        Monitor(final SluiceEngine engine, final ProcessMeter meter, final long stopAfterRows) {
+        Monitor(final SluiceEngine engine, final ProcessMeter meter, final long stopAfterRows, final long latencyAfterRows) {
             super("sluice-bench-monitor");
             setDaemon(true);
             this.engine = engine;
             this.meter = meter;
             this.stopAfterRows = stopAfterRows;
+            this.latencyAfterRows = latencyAfterRows;
         }
 
         void halt() {
@@ -222,6 +233,13 @@ public final class BenchCommand implements Callable<Integer> {
                 if (rows > lastRows) {
                     meter.windowEnd();
                     lastRows = rows;
+                }
+                if (latencyAfterRows > 0 && warmupLatency == null && rows >= latencyAfterRows) {
+                    final Histogram h = new Histogram(3);
+                    for (final GatherPipeline p : pipelines) {
+                        h.add(p.stats().totals()[0]);
+                    }
+                    warmupLatency = h;
                 }
                 if (!stopping && stopAfterRows > 0 && rows >= stopAfterRows) {
                     stopping = true;

@@ -88,6 +88,7 @@ public final class BenchRun {
     private String contenderJvm = CONTENDER_JVM;
     private double liveRate = 5000;
     private double liveSeconds = 10;
+    private double liveWarmupSeconds = 5;
     private boolean reload;
     private boolean quick;
     private String command = "scripts/bench.sh";
@@ -119,12 +120,13 @@ public final class BenchRun {
         return String.join("\n",
             "usage: BenchRun [--quick] [--records N] [--rounds R] [--partitions P] [--bootstrap-servers H:P]",
             "                [--clickhouse URL] [--root DIR] [--out DIR] [--topic T] [--database D] [--reload]",
-            "                [--live-rate R] [--live-seconds S] [--jvm-opts \"...\"] [--command TEXT]",
-            "  --quick          100,000 records, 1 round, a 5 s live phase at 2,000 records/s",
+            "                [--live-rate R] [--live-seconds S] [--live-warmup-seconds W] [--jvm-opts \"...\"]",
+            "  --quick          100,000 records, 1 round, a live phase of 3 s warm-up + 5 s at 2,000 records/s",
             "  --records N      records in the topic (default 1,000,000; the 8,502-event sample repeated with distinct ids)",
             "  --rounds R       rounds of limits, baseline, Sluice (default 3)",
             "  --live-rate R    records/s of the paced latency phase (default 5000; 0 skips the phase)",
             "  --live-seconds S length of the latency phase (default 10)",
+            "  --live-warmup-seconds W  records produced first at the same rate and left out of the percentiles (default 5)",
             "  --reload         reload the topic even if it already holds exactly N records",
             "  --jvm-opts \"..\"  JVM options of both contenders (default \"" + CONTENDER_JVM + "\")");
     }
@@ -193,6 +195,10 @@ public final class BenchRun {
                     liveSet = true;
                     i++;
                 }
+                case "--live-warmup-seconds" -> {
+                    liveWarmupSeconds = Double.parseDouble(value.get());
+                    i++;
+                }
                 case "--jvm-opts" -> {
                     contenderJvm = value.get();
                     i++;
@@ -214,6 +220,7 @@ public final class BenchRun {
             if (!liveSet) {
                 liveRate = 2000;
                 liveSeconds = 5;
+                liveWarmupSeconds = 3;
             }
         }
         if (records < 1 || rounds < 1 || partitions < 1) {
@@ -416,7 +423,8 @@ public final class BenchRun {
         return f;
     }
 
-    private List<String> command(final String contender, final Path config, final Path json, final long stopAfterRows) {
+    private List<String> command(final String contender, final Path config, final Path json, final long stopAfterRows,
+        final long latencyAfterRows) {
         final List<String> cmd = new ArrayList<>();
         cmd.add("java");
         final String jvm = contender.endsWith("limit") ? "-Xms512m -Xmx4g -XX:+UseG1GC" : contenderJvm;
@@ -436,6 +444,9 @@ public final class BenchRun {
         if (stopAfterRows > 0) {
             cmd.addAll(List.of("--stop-after-rows", String.valueOf(stopAfterRows)));
         }
+        if (latencyAfterRows > 0) {
+            cmd.addAll(List.of("--latency-after-rows", String.valueOf(latencyAfterRows)));
+        }
         return cmd;
     }
 
@@ -448,7 +459,7 @@ public final class BenchRun {
         if (writes) {
             freshTables();
         }
-        final Map<String, Object> run = launch(name, contender, round, "drain", command(contender, config, json, 0), json,
+        final Map<String, Object> run = launch(name, contender, round, "drain", command(contender, config, json, 0, 0), json,
             600 + records / 200);
         if (writes && Boolean.TRUE.equals(run.get("exited_ok"))) {
             final long[] v = verify();
@@ -469,7 +480,8 @@ public final class BenchRun {
         final String name = contender + "-live-r" + round;
         final String liveTopic = topic + ".live-" + runId + "-" + name;
         final String group = "sluice-bench-" + runId + "-" + name;
-        final long n = Math.max(1, Math.round(liveRate * liveSeconds));
+        final long warm = Math.round(liveRate * liveWarmupSeconds);
+        final long n = warm + Math.max(1, Math.round(liveRate * liveSeconds));
         try (Admin admin = admin()) {
             admin.createTopics(Set.of(new NewTopic(liveTopic, partitions, (short)1))).all().get();
         }
@@ -477,7 +489,7 @@ public final class BenchRun {
         final Path config = config(name, liveTopic, group);
         final Path json = runDir.resolve(name + ".json");
         final Path log = runDir.resolve(name + ".log");
-        final List<String> cmd = command(contender, config, json, n);
+        final List<String> cmd = command(contender, config, json, n, warm);
         Files.writeString(runDir.resolve(name + ".cmd"), String.join(" ", cmd) + "\n");
         final Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         final Map<String, Object> run = new LinkedHashMap<>();
@@ -487,10 +499,11 @@ public final class BenchRun {
         run.put("phase", "live");
         run.put("live_rate", liveRate);
         run.put("live_records", n);
+        run.put("live_warmup_records", warm);
         try {
             awaitAssignment(group, p);
             produceLive(liveTopic, n, round);
-            final boolean done = p.waitFor(300 + (long)liveSeconds * 3, TimeUnit.SECONDS);
+            final boolean done = p.waitFor(300 + (long)(liveSeconds + liveWarmupSeconds) * 3, TimeUnit.SECONDS);
             if (!done) {
                 p.destroy();
                 p.waitFor(30, TimeUnit.SECONDS);
@@ -637,8 +650,8 @@ public final class BenchRun {
             return;
         }
         if ("live".equals(run.get("phase"))) {
-            System.out.printf(Locale.ROOT, "   %-22s %,d records at %,.0f/s: latency p50 %.0f ms, p99 %.0f ms, p99.9 %.0f ms%s%n",
-                run.get("name"), ((Number)run.get("live_records")).longValue(), liveRate, num(run, "latency_p50_us") / 1e3,
+            System.out.printf(Locale.ROOT, "   %-22s %,d records at %,.0f/s (first %,d left out): latency p50 %.0f ms, p99 %.0f ms, p99.9 %.0f ms%s%n",
+                run.get("name"), ((Number)run.get("live_records")).longValue(), liveRate, ((Number)run.get("live_warmup_records")).longValue(), num(run, "latency_p50_us") / 1e3,
                 num(run, "latency_p99_us") / 1e3, num(run, "latency_p999_us") / 1e3, verifiedText(run));
             return;
         }
@@ -761,8 +774,8 @@ public final class BenchRun {
         t.append(String.format(Locale.ROOT, "  Sluice / min(limits) records/s     %6.2f    (goal >= 0.80)%n", ratios.get("sluice_over_min_limits_records_per_s")));
         t.append(String.format(Locale.ROOT, "  Sluice / baseline CPU per record   %6.2f    (goal: a fraction)%n", ratios.get("sluice_over_baseline_cpu_per_record")));
         t.append(String.format(Locale.ROOT, "  Sluice / baseline alloc per record %6.3f%n", ratios.get("sluice_over_baseline_alloc_per_record")));
-        t.append(String.format(Locale.ROOT, "  Sluice / baseline p99 latency      %6.2f    (goal < 1; live phase at %,.0f records/s for %.0f s)%n",
-            ratios.get("sluice_over_baseline_p99"), liveRate, liveSeconds));
+        t.append(String.format(Locale.ROOT, "  Sluice / baseline p99 latency      %6.2f    (goal < 1; live phase at %,.0f records/s, %.0f s after %.0f s warm-up)%n",
+            ratios.get("sluice_over_baseline_p99"), liveRate, liveSeconds, liveWarmupSeconds));
         t.append(String.format(Locale.ROOT, "%nmachine: %s%ndate: %s%ncommand: %s%n", machine.get("summary"),
             ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME), command));
         System.out.print(t);
@@ -777,6 +790,7 @@ public final class BenchRun {
         summary.put("topic_value_bytes", topicBytes);
         summary.put("live_rate", liveRate);
         summary.put("live_seconds", liveSeconds);
+        summary.put("live_warmup_seconds", liveWarmupSeconds);
         summary.put("contender_jvm_options", contenderJvm);
         summary.put("table", rows);
         summary.put("ratios", ratios);

@@ -57,6 +57,7 @@ import io.sluice.core.config.SluiceConfig;
  *
  * <pre>
  * java -cp benchmarks.jar io.sluice.bench.e2e.PlainConsumer --config F.toml --json out.json [--stop-after-rows N]
+ *     [--latency-after-rows W]
  * </pre>
  * Without {@code --stop-after-rows} it stops once every partition is committed to its end (like Sluice's
  * {@code --until-caught-up}); the JSON holds the same measurements as {@code engine.jar bench}.
@@ -115,6 +116,7 @@ public final class PlainConsumer {
     private long rowsWritten;
     private long inserts;
     private long bytesIn;
+    private long latencyAfterRows;
 
     PlainConsumer(final SluiceConfig config, final ProcessMeter meter) throws Exception {
         this.config = config;
@@ -166,11 +168,13 @@ public final class PlainConsumer {
         Path configFile = null;
         Path json = null;
         long stopAfterRows = 0;
+        long latencyAfterRows = 0;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--config" -> configFile = Path.of(args[++i]);
                 case "--json" -> json = Path.of(args[++i]);
                 case "--stop-after-rows" -> stopAfterRows = Long.parseLong(args[++i]);
+                case "--latency-after-rows" -> latencyAfterRows = Long.parseLong(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
@@ -178,6 +182,7 @@ public final class PlainConsumer {
             throw new IllegalArgumentException("usage: PlainConsumer --config F [--json OUT] [--stop-after-rows N]");
         }
         final PlainConsumer p = new PlainConsumer(ConfigLoader.load(configFile), meter);
+        p.latencyAfterRows = latencyAfterRows;
         p.run(stopAfterRows);
         final Map<String, Object> r = new java.util.LinkedHashMap<>();
         r.put("contender", "baseline");
@@ -385,7 +390,11 @@ public final class PlainConsumer {
             }
         }
         inserts++;
+        final boolean warmedUp = latencyAfterRows > 0 && rowsWritten < latencyAfterRows && rowsWritten + b.rows >= latencyAfterRows;
         rowsWritten += b.rows;
+        if (warmedUp) {
+            latencyMicros.reset(); // the first latencyAfterRows rows (the JVM's warm-up) are left out
+        }
         b.rows = 0;
         b.firstOffsets.clear();
         meter.windowEnd();
