@@ -246,7 +246,7 @@ public final class BenchCommand implements Callable<Integer> {
                     engine.shutdown();
                 }
                 try {
-                    Thread.sleep(2);
+                    Thread.sleep(5);
                 } catch (final InterruptedException e) {
                     return;
                 }
@@ -259,7 +259,8 @@ public final class BenchCommand implements Callable<Integer> {
      * the method; the engine does not depend on the bench module). Thread-safe.
      */
     static final class ProcessMeter {
-        record Snapshot(long nanos, long cpuNanos, Map<Long, Long> threadAllocated, long gcAllocated) {
+        record Snapshot(long nanos, long cpuNanos, Map<Long, Long> threadAllocated, long gcAllocated, long jitMs,
+            Map<String, Long> threadCpuNanos) {
         }
 
         private final long startNanos = System.nanoTime();
@@ -342,7 +343,14 @@ public final class BenchCommand implements Callable<Integer> {
                     m.put(ids[i], bytes[i]);
                 }
             }
-            return new Snapshot(System.nanoTime(), os.getProcessCpuTime(), m, allocatedBytes());
+            final Map<String, Long> cpu = new HashMap<>();
+            for (final java.lang.management.ThreadInfo ti : threads.getThreadInfo(ids)) {
+                if (ti != null) {
+                    cpu.merge(ti.getThreadName().replaceAll("[0-9]+", "N"), Math.max(0, threads.getThreadCpuTime(ti.getThreadId())), Long::sum);
+                }
+            }
+            return new Snapshot(System.nanoTime(), os.getProcessCpuTime(), m, allocatedBytes(),
+                ManagementFactory.getCompilationMXBean().getTotalCompilationTime(), cpu);
         }
 
         void windowStart() {
@@ -392,6 +400,10 @@ public final class BenchCommand implements Callable<Integer> {
                 r.put("window_cpu_s", (e.cpuNanos() - s.cpuNanos()) / 1e9);
                 r.put("alloc_window_bytes", windowAlloc);
                 r.put("alloc_window_gc_bytes", e.gcAllocated() - s.gcAllocated());
+                r.put("window_jit_s", (e.jitMs() - s.jitMs()) / 1e3);
+                e.threadCpuNanos().entrySet().stream()
+                    .sorted((a, b) -> Long.compare(b.getValue(), a.getValue())).limit(8)
+                    .forEach(t -> r.put("thread_cpu_s." + t.getKey(), t.getValue() / 1e9));
             }
             return r;
         }

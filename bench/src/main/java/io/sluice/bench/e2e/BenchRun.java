@@ -406,6 +406,64 @@ public final class BenchRun {
         return new long[] {rows, distinct};
     }
 
+    // ------------------------------------------------------------------------------------------------ services' CPU
+
+    /** The pids of the local ClickHouse server and Kafka broker (by command line), found once. */
+    private long[] servicePids;
+
+    private long[] servicePids() {
+        if (servicePids == null) {
+            long clickhousePid = -1;
+            long kafkaPid = -1;
+            try (var dirs = Files.list(Path.of("/proc"))) {
+                for (final Path d : (Iterable<Path>)dirs::iterator) {
+                    final String name = d.getFileName().toString();
+                    if (!name.chars().allMatch(Character::isDigit)) {
+                        continue;
+                    }
+                    try {
+                        final String cmdline = new String(Files.readAllBytes(d.resolve("cmdline")), StandardCharsets.UTF_8);
+                        if (cmdline.contains("clickhouse-server") || cmdline.startsWith("clickhouse\u0000server")) {
+                            clickhousePid = Long.parseLong(name);
+                        } else if (cmdline.contains("kafka.Kafka")) {
+                            kafkaPid = Long.parseLong(name);
+                        }
+                    } catch (final IOException | RuntimeException e) {
+                        // the process ended or is not ours to read
+                    }
+                }
+            } catch (final IOException e) {
+                // not Linux: no services' CPU
+            }
+            servicePids = new long[] {clickhousePid, kafkaPid};
+        }
+        return servicePids;
+    }
+
+    /** @return CPU seconds (user + system) a process has used so far, from /proc/PID/stat; NaN when unknown */
+    private static double cpuSeconds(final long pid) {
+        if (pid < 0) {
+            return Double.NaN;
+        }
+        try {
+            final String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+            final String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0; // utime, stime in USER_HZ (100 on Linux)
+        } catch (final IOException | RuntimeException e) {
+            return Double.NaN;
+        }
+    }
+
+    private double[] servicesCpu() {
+        final long[] pids = servicePids();
+        return new double[] {cpuSeconds(pids[0]), cpuSeconds(pids[1])};
+    }
+
+    private static void putServicesCpu(final Map<String, Object> run, final double[] before, final double[] after) {
+        run.put("clickhouse_server_cpu_s", after[0] - before[0]);
+        run.put("kafka_broker_cpu_s", after[1] - before[1]);
+    }
+
     // ------------------------------------------------------------------------------------------------ runs
 
     private Path config(final String name, final String topicName, final String group) throws IOException {
@@ -503,7 +561,10 @@ public final class BenchRun {
         try {
             awaitAssignment(group, p);
             produceLive(liveTopic, n, round);
+            final long produced = System.nanoTime();
             final boolean done = p.waitFor(300 + (long)(liveSeconds + liveWarmupSeconds) * 3, TimeUnit.SECONDS);
+            // a contender that kept up exits about linger_ms after the last record; one that fell behind, later
+            run.put("exit_after_last_produced_s", (System.nanoTime() - produced) / 1e9);
             if (!done) {
                 p.destroy();
                 p.waitFor(30, TimeUnit.SECONDS);
@@ -593,8 +654,10 @@ public final class BenchRun {
         run.put("contender", contender);
         run.put("round", round);
         run.put("phase", phase);
+        final double[] servicesBefore = servicesCpu();
         final Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         final boolean done = p.waitFor(timeoutSeconds, TimeUnit.SECONDS);
+        putServicesCpu(run, servicesBefore, servicesCpu());
         if (!done) {
             p.destroy();
             if (!p.waitFor(30, TimeUnit.SECONDS)) {
@@ -650,14 +713,17 @@ public final class BenchRun {
             return;
         }
         if ("live".equals(run.get("phase"))) {
-            System.out.printf(Locale.ROOT, "   %-22s %,d records at %,.0f/s (first %,d left out): latency p50 %.0f ms, p99 %.0f ms, p99.9 %.0f ms%s%n",
-                run.get("name"), ((Number)run.get("live_records")).longValue(), liveRate, ((Number)run.get("live_warmup_records")).longValue(), num(run, "latency_p50_us") / 1e3,
-                num(run, "latency_p99_us") / 1e3, num(run, "latency_p999_us") / 1e3, verifiedText(run));
+            System.out.printf(Locale.ROOT, "   %-22s %,d records at %,.0f/s (first %,d left out): latency p50 %.0f ms, p99 %.0f ms, p99.9 %.0f ms; "
+                    + "done %.1f s after the last record%s%n",
+                run.get("name"), ((Number)run.get("live_records")).longValue(), liveRate, ((Number)run.get("live_warmup_records")).longValue(),
+                num(run, "latency_p50_us") / 1e3, num(run, "latency_p99_us") / 1e3, num(run, "latency_p999_us") / 1e3,
+                num(run, "exit_after_last_produced_s"), verifiedText(run));
             return;
         }
-        System.out.printf(Locale.ROOT, "   %-22s %,10.0f records/s  window %6.2f s  cpu %5.2f s  rss %5.0f MiB%s%n",
+        System.out.printf(Locale.ROOT, "   %-22s %,10.0f records/s  window %6.2f s  cpu %5.2f s  rss %5.0f MiB  "
+                + "services cpu: clickhouse %5.1f s kafka %5.1f s%s%n",
             run.get("name"), recordsPerSecond(run), num(run, "window_s"), num(run, "window_cpu_s"),
-            num(run, "peak_rss_bytes") / 1048576, verifiedText(run));
+            num(run, "peak_rss_bytes") / 1048576, num(run, "clickhouse_server_cpu_s"), num(run, "kafka_broker_cpu_s"), verifiedText(run));
     }
 
     private static String verifiedText(final Map<String, Object> run) {
@@ -742,6 +808,8 @@ public final class BenchRun {
             row.put("mb_per_s", med(c, "drain", r -> recordsPerSecond(r) * bytesPerRecord / 1e6));
             row.put("cpu_s_per_m_records", med(c, "drain", r -> num(r, "window_cpu_s") / num(r, "records") * 1e6));
             row.put("process_cpu_s_per_m_records", med(c, "drain", r -> num(r, "process_cpu_s") / num(r, "records") * 1e6));
+            row.put("clickhouse_server_cpu_s_per_m_records", med(c, "drain", r -> num(r, "clickhouse_server_cpu_s") / num(r, "records") * 1e6));
+            row.put("kafka_broker_cpu_s_per_m_records", med(c, "drain", r -> num(r, "kafka_broker_cpu_s") / num(r, "records") * 1e6));
             row.put("peak_rss_mib", med(c, "drain", r -> num(r, "peak_rss_bytes") / 1048576));
             row.put("peak_heap_mib", med(c, "drain", r -> num(r, "peak_heap_bytes") / 1048576));
             row.put("gc_count", med(c, "drain", r -> num(r, "gc_count")));
@@ -761,10 +829,21 @@ public final class BenchRun {
                 c.equals("clickhouse-limit") ? "-" : f0(row.get("alloc_bytes_per_record")),
                 f0(row.get("latency_p50_ms")), f0(row.get("latency_p99_ms")), f0(row.get("latency_p999_ms"))));
         }
+        t.append(String.format(Locale.ROOT, "%nCPU s per M records (medians): %-16s %12s %12s %12s%n", "", "contender",
+            "ClickHouse", "Kafka broker"));
+        for (final Map<String, Object> row : rows) {
+            t.append(String.format(Locale.ROOT, "  %-16s %42s %12s %12s%n", row.get("contender"),
+                f2(row.get("cpu_s_per_m_records")), f2(row.get("clickhouse_server_cpu_s_per_m_records")),
+                f2(row.get("kafka_broker_cpu_s_per_m_records"))));
+        }
+        t.append("  (contender: its window; ClickHouse and Kafka: the server processes over the contender's whole\n"
+            + "   process lifetime, including JVM start and anything else using the servers meanwhile)\n");
         final Map<String, Object> ratios = new LinkedHashMap<>();
         ratios.put("sluice_over_baseline_records_per_s", ratio("sluice", "baseline", "drain", this::recordsPerSecond));
         ratios.put("sluice_over_baseline_cpu_per_record", ratio("sluice", "baseline", "drain",
             r -> num(r, "window_cpu_s") / num(r, "records")));
+        ratios.put("sluice_over_baseline_cpu_per_record_with_services", ratio("sluice", "baseline", "drain",
+            r -> (num(r, "window_cpu_s") + num(r, "clickhouse_server_cpu_s") + num(r, "kafka_broker_cpu_s")) / num(r, "records")));
         ratios.put("sluice_over_baseline_alloc_per_record", ratio("sluice", "baseline", "drain",
             r -> num(r, "alloc_window_bytes") / num(r, "records")));
         ratios.put("sluice_over_baseline_p99", ratio("sluice", "baseline", "live", r -> num(r, "latency_p99_us")));
@@ -773,6 +852,7 @@ public final class BenchRun {
         t.append(String.format(Locale.ROOT, "  Sluice / baseline records/s        %6.2fx   (goal >= 3x)%n", ratios.get("sluice_over_baseline_records_per_s")));
         t.append(String.format(Locale.ROOT, "  Sluice / min(limits) records/s     %6.2f    (goal >= 0.80)%n", ratios.get("sluice_over_min_limits_records_per_s")));
         t.append(String.format(Locale.ROOT, "  Sluice / baseline CPU per record   %6.2f    (goal: a fraction)%n", ratios.get("sluice_over_baseline_cpu_per_record")));
+        t.append(String.format(Locale.ROOT, "  ... with ClickHouse + Kafka CPU     %6.2f%n", ratios.get("sluice_over_baseline_cpu_per_record_with_services")));
         t.append(String.format(Locale.ROOT, "  Sluice / baseline alloc per record %6.3f%n", ratios.get("sluice_over_baseline_alloc_per_record")));
         t.append(String.format(Locale.ROOT, "  Sluice / baseline p99 latency      %6.2f    (goal < 1; live phase at %,.0f records/s, %.0f s after %.0f s warm-up)%n",
             ratios.get("sluice_over_baseline_p99"), liveRate, liveSeconds, liveWarmupSeconds));

@@ -38,7 +38,8 @@ import com.sun.management.GcInfo;
  */
 public final class ProcessMeter {
     /** One snapshot: wall time, process CPU, allocated bytes per live thread. */
-    public record Snapshot(long nanos, long cpuNanos, Map<Long, Long> threadAllocated, long gcAllocated) {
+    public record Snapshot(long nanos, long cpuNanos, Map<Long, Long> threadAllocated, long gcAllocated, long jitMs,
+        Map<String, Long> threadCpuNanos) {
     }
 
     private final long startNanos = System.nanoTime();
@@ -126,7 +127,14 @@ public final class ProcessMeter {
                 m.put(ids[i], bytes[i]);
             }
         }
-        return new Snapshot(System.nanoTime(), os.getProcessCpuTime(), m, allocatedBytes());
+        final Map<String, Long> cpu = new HashMap<>();
+        for (final java.lang.management.ThreadInfo ti : threads.getThreadInfo(ids)) {
+            if (ti != null) {
+                cpu.merge(ti.getThreadName().replaceAll("[0-9]+", "N"), Math.max(0, threads.getThreadCpuTime(ti.getThreadId())), Long::sum);
+            }
+        }
+        return new Snapshot(System.nanoTime(), os.getProcessCpuTime(), m, allocatedBytes(),
+            ManagementFactory.getCompilationMXBean().getTotalCompilationTime(), cpu);
     }
 
     /** Marks the window's start (the first record). */
@@ -188,6 +196,10 @@ public final class ProcessMeter {
             r.put("window_cpu_s", (windowEnd.cpuNanos() - windowStart.cpuNanos()) / 1e9);
             r.put("alloc_window_bytes", windowAlloc);
             r.put("alloc_window_gc_bytes", windowEnd.gcAllocated() - windowStart.gcAllocated());
+            r.put("window_jit_s", (windowEnd.jitMs() - windowStart.jitMs()) / 1e3);
+            windowEnd.threadCpuNanos().entrySet().stream()
+                .sorted((a, b) -> Long.compare(b.getValue(), a.getValue())).limit(8)
+                .forEach(t -> r.put("thread_cpu_s." + t.getKey(), t.getValue() / 1e9));
         }
         return r;
     }
