@@ -4,7 +4,7 @@
 # baseline, and Sluice, on the real GitHub events replicated into a topic of 4 partitions; verifies every run's rows
 # in ClickHouse and prints a table and the ratios. See docs/benchmarks.md.
 #
-#   scripts/bench.sh                 # full run: 1,000,000 records, 3 rounds (about 15-25 minutes on 2 cores)
+#   scripts/bench.sh                 # full run: 1,000,000 records, 3 rounds (about 15 minutes on 2 cores)
 #   scripts/bench.sh --quick         # 100,000 records, 1 round (under 2 minutes after the build)
 #   scripts/bench.sh --jmh           # the JMH suites per stage (codecs, ring hop, sealer, ack tracker, RowBinary)
 #   scripts/bench.sh --records 500000 --rounds 5 --live-rate 10000   # any BenchRun option (see --help)
@@ -45,7 +45,7 @@ build() {
 }
 
 if [ "$mode" = help ]; then
-  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
   java -cp "$JAR" io.sluice.bench.e2e.BenchRun --help 2>&1 | sed 1d || true
   exit 0
 fi
@@ -57,7 +57,7 @@ if [ "$mode" = jmh ]; then
   filter=${JMH_FILTER:-'io\.sluice\.bench\.(codecs\.(Extraction|Murmur2|RowBinary)|ring\.RingHop|route\.Sealer|ack\.AckTracker)Benchmark'}
   echo "== JMH suites: $(nproc) cores, $(java -version 2>&1 | head -1), $(date -u +%Y-%m-%dT%H:%MZ)"
   echo "   filter: $filter   results: $out"
-  # short iterations for a 2-core machine (about 6-8 minutes in all); JMH_ARGS="-wi 5 -i 10" for longer runs
+  # short iterations for a 2-core machine (about 3-5 minutes in all); JMH_ARGS="-wi 5 -i 10" for longer runs
   # shellcheck disable=SC2086
   java $FLAGS -jar "$JAR" "$filter" -f 1 -wi 2 -w 1s -i 3 -r 2s -prof gc ${JMH_ARGS:-} \
     -jvmArgsAppend "$FLAGS -Dsluice.bench.out=$ROOT/$out" -rf json -rff "$out/jmh.json" | tee "$out/jmh.txt"

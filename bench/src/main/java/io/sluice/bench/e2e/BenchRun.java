@@ -83,10 +83,10 @@ public final class BenchRun {
     private String clickhouse = "http://127.0.0.1:18123";
     private Path root = Path.of(".").toAbsolutePath().normalize();
     private Path out;
-    private String topic = "sluice-bench.events";
+    private String topic;
     private String database = "sluice_bench";
     private String contenderJvm = CONTENDER_JVM;
-    private double liveRate = 5000;
+    private double liveRate = 2000;
     private double liveSeconds = 10;
     private double liveWarmupSeconds = 5;
     private boolean reload;
@@ -124,7 +124,7 @@ public final class BenchRun {
             "  --quick          100,000 records, 1 round, a live phase of 3 s warm-up + 5 s at 2,000 records/s",
             "  --records N      records in the topic (default 1,000,000; the 8,502-event sample repeated with distinct ids)",
             "  --rounds R       rounds of limits, baseline, Sluice (default 3)",
-            "  --live-rate R    records/s of the paced latency phase (default 5000; 0 skips the phase)",
+            "  --live-rate R    records/s of the paced latency phase (default 2000; 0 skips the phase)",
             "  --live-seconds S length of the latency phase (default 10)",
             "  --live-warmup-seconds W  records produced first at the same rate and left out of the percentiles (default 5)",
             "  --reload         reload the topic even if it already holds exactly N records",
@@ -222,6 +222,9 @@ public final class BenchRun {
                 liveSeconds = 5;
                 liveWarmupSeconds = 3;
             }
+        }
+        if (topic == null) {
+            topic = "sluice-bench.events-" + records; // --quick and the full run keep their own topics
         }
         if (records < 1 || rounds < 1 || partitions < 1) {
             throw new IllegalArgumentException("--records, --rounds and --partitions must be positive");
