@@ -1,0 +1,237 @@
+package io.sluice.bench.e2e;
+
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+import net.openhft.chronicle.bytes.Bytes;
+
+import io.sluice.core.batch.Destination;
+import io.sluice.core.config.ConfigLoader;
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.pipeline.BranchHandle;
+import io.sluice.core.pipeline.Emitter;
+import io.sluice.core.pipeline.GatherSpec;
+import io.sluice.core.pipeline.JsonRecord;
+import io.sluice.core.pipeline.RowEncoder;
+import io.sluice.core.pipeline.SinkSpec;
+import io.sluice.core.pipeline.Split;
+import io.sluice.core.route.DestinationResolver;
+import io.sluice.core.route.TomlGather;
+import io.sluice.ringbuffers.RecordEvent;
+import io.sluice.ringbuffers.RecordRing;
+import io.sluice.sinks.clickhouse.ClickHouseDriver;
+
+/**
+ * The ClickHouse limit of the end-to-end benchmark: ClickHouse's ingest of exactly the rows Sluice writes, with no
+ * engine in between. First, untimed: every record of the topic is classified and encoded to RowBinary by the
+ * engine's own classes ({@link Classifier}, {@link DestinationResolver} binding the live table schemas, the
+ * columns' encoders), into per-table batches cut at the branch's {@code max_rows}/{@code max_bytes} as the sealer
+ * does. Then, timed: the batches are POSTed one after another over one keep-alive HTTP/1.1 connection (as Sluice's
+ * single insert worker does) with the same statement, {@code INSERT INTO `db`.`t` (`c`, …) FORMAT RowBinary}.
+ *
+ * <pre>
+ * java -cp benchmarks.jar io.sluice.bench.e2e.ClickHouseLimit --config F.toml [--json OUT]
+ * </pre>
+ */
+public final class ClickHouseLimit {
+    private ClickHouseLimit() {
+    }
+
+    /** One encoded batch. */
+    private record Batch(Destination destination, byte[] rows, int rowCount) {
+    }
+
+    /**
+     * @param args {@code --config F [--json OUT]}
+     */
+    public static void main(final String[] args) throws Exception {
+        final ProcessMeter meter = new ProcessMeter();
+        Path configFile = null;
+        Path json = null;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--config" -> configFile = Path.of(args[++i]);
+                case "--json" -> json = Path.of(args[++i]);
+                default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+            }
+        }
+        if (configFile == null) {
+            throw new IllegalArgumentException("usage: ClickHouseLimit --config F [--json OUT]");
+        }
+        final SluiceConfig config = ConfigLoader.load(configFile);
+        final SluiceConfig.Sink sink = config.sinks().get(0);
+        final String topic = sink.topics().get(0);
+
+        // ---- untimed: encode every record exactly as the route stage does (the same split, decoder and encoders)
+        final GatherSpec<JsonRecord> spec = TomlGather.build(sink);
+        final List<Batch> batches = new ArrayList<>();
+        long records = 0;
+        long bytesIn = 0;
+        long encodeNanos;
+        try (ClickHouseDriver driver = new ClickHouseDriver()) {
+            final DestinationResolver resolver = new DestinationResolver();
+            final List<Split.Branch<?>> branches = spec.split().branches();
+            final Destination[] destinations = new Destination[branches.size()];
+            for (final Split.Branch<?> br : branches) {
+                final SinkSpec target = spec.sinks().get(br.sink());
+                final DestinationResolver.Result r = resolver.resolve(br.index(), br.name(), br.encoder(),
+                    new DestinationResolver.SinkTarget(target, driver.catalog(target)), topic);
+                if (r.destination() == null) {
+                    throw new IllegalStateException(r.error());
+                }
+                destinations[br.index()] = r.destination();
+            }
+            final int[] emitted = {-1};
+            final Object[] emittedRow = {null};
+            final Emitter emitter = new Emitter() {
+                @Override
+                public <R> void emit(final BranchHandle<R> handle, final R row) {
+                    emitted[0] = handle.index();
+                    emittedRow[0] = row;
+                }
+            };
+            final Map<Integer, Bytes<Void>> open = new HashMap<>();
+            final Map<Integer, Integer> openRows = new HashMap<>();
+            final RecordRing ring = new RecordRing(2, 64 << 10, new com.lmax.disruptor.BlockingWaitStrategy());
+            final RecordEvent event = ring.ringBuffer().get(0);
+            final org.agrona.ExpandableDirectByteBuffer big = new org.agrona.ExpandableDirectByteBuffer(1 << 16);
+            final long t0 = System.nanoTime();
+            final Properties p = new Properties();
+            p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafka().bootstrapServers());
+            p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "2000");
+            p.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, String.valueOf(32 << 20));
+            p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, String.valueOf(8 << 20));
+            p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+            p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+            p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+            try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
+                final List<TopicPartition> tps = new ArrayList<>();
+                for (final PartitionInfo pi : consumer.partitionsFor(topic, Duration.ofSeconds(30))) {
+                    tps.add(new TopicPartition(topic, pi.partition()));
+                }
+                consumer.assign(tps);
+                consumer.seekToBeginning(tps);
+                final Map<TopicPartition, Long> ends = consumer.endOffsets(tps, Duration.ofSeconds(30));
+                long total = 0;
+                for (final TopicPartition tp : tps) {
+                    total += ends.get(tp) - consumer.beginningOffsets(List.of(tp)).get(tp);
+                }
+                while (records < total) {
+                    for (final ConsumerRecord<byte[], byte[]> rec : consumer.poll(Duration.ofMillis(100))) {
+                        records++;
+                        final byte[] value = rec.value();
+                        bytesIn += value.length;
+                        final int need = RecordEvent.requiredBytes(-1, value.length, 0);
+                        event.beginRecord(need > event.slotCapacity() ? big : null, need, 0, rec.partition(), rec.offset(),
+                            rec.timestamp(), 0, 1);
+                        event.putValue(value);
+                        final JsonRecord view = spec.decoder().decode(event);
+                        if (view == null) {
+                            throw new IllegalStateException(spec.decoder().error() + " at " + rec.partition() + "@" + rec.offset());
+                        }
+                        emitted[0] = -1;
+                        spec.split().classifier().route(view, emitter);
+                        final int b = emitted[0];
+                        if (b < 0) {
+                            throw new IllegalStateException("unmatched record at " + rec.partition() + "@" + rec.offset());
+                        }
+                        final Destination d = destinations[b];
+                        final Bytes<Void> rows = open.computeIfAbsent(b, k -> Bytes.allocateElasticDirect(1 << 20));
+                        final long start = rows.writePosition();
+                        @SuppressWarnings("unchecked")
+                        final RowEncoder.Bound<Object> encoder = (RowEncoder.Bound<Object>)d.encoder();
+                        final String error = encoder.encode(emittedRow[0], rows);
+                        if (error != null) {
+                            rows.writePosition(start);
+                            throw new IllegalStateException(error + " (" + d + ") at " + rec.partition() + "@" + rec.offset());
+                        }
+                        final int n = openRows.merge(b, 1, Integer::sum);
+                        final Split.Branch<?> br = branches.get(b);
+                        if (n >= br.chunk().maxRows() || rows.writePosition() >= br.chunk().maxBytes()) {
+                            batches.add(seal(d, rows, n));
+                            openRows.put(b, 0);
+                        }
+                    }
+                }
+            }
+            for (final Map.Entry<Integer, Bytes<Void>> e : open.entrySet()) {
+                final int n = openRows.getOrDefault(e.getKey(), 0);
+                if (n > 0) {
+                    batches.add(seal(destinations[e.getKey()], e.getValue(), n));
+                }
+                e.getValue().releaseLast();
+            }
+            encodeNanos = System.nanoTime() - t0;
+        }
+
+        // ---- timed: the inserts alone
+        final String endpoint = sink.plugin().endpoints().get(0);
+        final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
+        final String auth = "Basic " + Base64.getEncoder().encodeToString(
+            (sink.plugin().username() + ":" + sink.plugin().password()).getBytes(StandardCharsets.UTF_8));
+        long rowsOut = 0;
+        long bytesOut = 0;
+        System.gc();
+        meter.windowStart();
+        for (final Batch b : batches) {
+            final String sql = "INSERT INTO " + b.destination().sqlTable() + " (" + String.join(", ", b.destination().sqlColumns())
+                + ") FORMAT RowBinary";
+            final HttpRequest req = HttpRequest.newBuilder(URI.create(endpoint + "/?query=" + URLEncoder.encode(sql, StandardCharsets.UTF_8)))
+                .header("Authorization", auth)
+                .timeout(Duration.ofMillis(sink.plugin().insertTimeoutMs()))
+                .POST(HttpRequest.BodyPublishers.ofByteArray(b.rows())).build();
+            final HttpResponse<String> resp = http.send(req, HttpResponse.BodyHandlers.ofString());
+            if (resp.statusCode() != 200) {
+                throw new IllegalStateException("insert into " + b.destination() + " failed: HTTP " + resp.statusCode() + ": " + resp.body());
+            }
+            rowsOut += b.rowCount();
+            bytesOut += b.rows().length;
+        }
+        meter.windowEnd();
+        final Map<String, Object> r = new LinkedHashMap<>();
+        r.put("contender", "clickhouse-limit");
+        r.put("records", records);
+        r.put("rows", rowsOut);
+        r.put("bytes_in", bytesIn);
+        r.put("inserts", batches.size());
+        r.put("rowbinary_bytes", bytesOut);
+        r.put("encode_offline_s", encodeNanos / 1e9);
+        r.putAll(meter.results());
+        final String text = ProcessMeter.toJson(r);
+        System.out.println(text);
+        if (json != null) {
+            Files.writeString(json, text + "\n");
+        }
+        System.exit(0);
+    }
+
+    private static Batch seal(final Destination d, final Bytes<Void> rows, final int n) {
+        final byte[] bytes = new byte[(int)rows.writePosition()];
+        rows.read(bytes);
+        rows.clear();
+        return new Batch(d, bytes, n);
+    }
+}

@@ -1,0 +1,428 @@
+package io.sluice.engine;
+
+import java.io.IOException;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.lang.management.MemoryUsage;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import javax.management.Notification;
+import javax.management.NotificationEmitter;
+import javax.management.openmbean.CompositeData;
+
+import org.HdrHistogram.Histogram;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
+
+import com.sun.management.GarbageCollectionNotificationInfo;
+import com.sun.management.GcInfo;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import io.sluice.core.config.ConfigException;
+import io.sluice.core.config.ConfigLoader;
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.runtime.GatherPipeline;
+import io.sluice.core.runtime.PipelineStats;
+import io.sluice.core.runtime.SluiceEngine;
+import io.sluice.sinks.clickhouse.ClickHouseDriver;
+
+/**
+ * {@code engine.jar bench --config F}: runs the pipelines of F over what is in their topics (as
+ * {@code --until-caught-up} does) and prints what the run cost: records/s over the window from the first record
+ * read to the last row acknowledged, RowBinary MB/s written, CPU seconds per million records, peak RSS and heap, GC
+ * count and pause total, bytes allocated per record, and end-to-end latency percentiles (Kafka record timestamp to
+ * ClickHouse acknowledgement). The same numbers as {@code scripts/bench.sh} reports for Sluice; see
+ * docs/benchmarks.md for what each means.
+ *
+ * <p>It is a real run: rows are written into the configured tables and offsets are committed for the configured
+ * group. Point it at a benchmark database, and use {@code --from-beginning} (deletes the group's committed offsets
+ * first; the group must have no active members) to read the topics from their start.
+ *
+ * <p>All measurements are taken inside this JVM without an agent: {@code OperatingSystemMXBean} process CPU time,
+ * {@code ThreadMXBean} per-thread allocated bytes, GC notifications, {@code /proc/self/status} VmHWM.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+    description = "Run the pipelines over what is in their topics, then print records/s, CPU, memory, GC, allocation and latency.")
+public final class BenchCommand implements Callable<Integer> {
+    @Option(names = "--config", required = true, paramLabel = "FILE", description = "Pipeline configuration (TOML).")
+    Path config;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "Also write the results as one JSON object to FILE.")
+    Path json;
+
+    @Option(names = "--stop-after-rows", paramLabel = "N", defaultValue = "0",
+        description = "Stop once N rows are written (for a topic that is still being produced to) instead of once caught up.")
+    long stopAfterRows;
+
+    @Option(names = "--latency-after-rows", paramLabel = "N", defaultValue = "0",
+        description = "Leave the first N rows written (the JVM's warm-up) out of the latency percentiles.")
+    long latencyAfterRows;
+
+    @Option(names = "--from-beginning", description = "Delete the sinks' consumer groups first, so their topics are read from the start.")
+    boolean fromBeginning;
+
+    @Override
+    public Integer call() throws Exception {
+        final ProcessMeter meter = new ProcessMeter();
+        final SluiceConfig c;
+        try {
+            c = ConfigLoader.load(config);
+            ConfigChecks.deep(c);
+        } catch (final ConfigException e) {
+            System.err.println(config + ": " + e.getMessage());
+            return SluiceEngine.EXIT_CONFIG;
+        }
+        if (fromBeginning) {
+            deleteGroups(c);
+        }
+        final SluiceEngine engine = new SluiceEngine(c, sink -> new ClickHouseDriver(),
+            new GatherPipeline.RunOptions(stopAfterRows <= 0));
+        final Thread hook = new Thread(engine::shutdown, "sluice-bench-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        final Monitor monitor = new Monitor(engine, meter, stopAfterRows, latencyAfterRows);
+        meter.excludeThread(monitor);
+        monitor.start();
+        final int code = engine.run();
+        monitor.halt();
+        monitor.join();
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (final IllegalStateException e) {
+            // already shutting down
+        }
+        long in = 0;
+        long rows = 0;
+        long rowBinary = 0;
+        long inserts = 0;
+        final Histogram latency = new Histogram(3);
+        for (final GatherPipeline<?> p : engine.pipelines()) {
+            final PipelineStats s = p.stats();
+            in += s.recordsIn.get();
+            rows += s.rowsWritten.get();
+            rowBinary += s.bytesWritten.get();
+            inserts += s.inserts.get();
+            latency.add(s.totals()[0]);
+        }
+        final Histogram warmup = monitor.warmupLatency;
+        if (warmup != null) {
+            latency.subtract(warmup);
+        }
+        final Map<String, Object> r = new LinkedHashMap<>();
+        r.put("contender", "sluice");
+        r.put("exit_code", code);
+        r.put("records", in);
+        r.put("rows", rows);
+        r.put("rowbinary_bytes", rowBinary);
+        r.put("inserts", inserts);
+        r.putAll(meter.results());
+        r.put("latency_count", latency.getTotalCount());
+        r.put("latency_p50_us", latency.getValueAtPercentile(50));
+        r.put("latency_p99_us", latency.getValueAtPercentile(99));
+        r.put("latency_p999_us", latency.getValueAtPercentile(99.9));
+        r.put("latency_max_us", latency.getMaxValue());
+        print(r);
+        if (json != null) {
+            Files.writeString(json, ProcessMeter.toJson(r) + "\n");
+        }
+        return code;
+    }
+
+    private static void deleteGroups(final SluiceConfig c) throws InterruptedException {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, c.kafka().bootstrapServers()))) {
+            for (final SluiceConfig.Sink s : c.sinks()) {
+                try {
+                    admin.deleteConsumerGroups(List.of(s.groupId())).all().get(30, TimeUnit.SECONDS);
+                    System.err.println("deleted consumer group " + s.groupId());
+                } catch (final ExecutionException e) {
+                    if (!(e.getCause() instanceof GroupIdNotFoundException)) {
+                        throw new IllegalStateException("cannot delete consumer group " + s.groupId() + ": " + e.getCause(), e.getCause());
+                    }
+                } catch (final java.util.concurrent.TimeoutException e) {
+                    throw new IllegalStateException("cannot delete consumer group " + s.groupId() + ": timed out", e);
+                }
+            }
+        }
+    }
+
+    private static void print(final Map<String, Object> r) {
+        final double records = ((Number)r.get("records")).doubleValue();
+        final Object window = r.get("window_s");
+        final StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "%nsluice bench: %,.0f records in, %,d rows written, %d inserts%n",
+            records, (Long)r.get("rows"), (Long)r.get("inserts")));
+        if (window != null && records > 0) {
+            final double w = (Double)window;
+            sb.append(String.format(Locale.ROOT, "  records/s            %,12.0f   (window: first record read to last row acknowledged, %.2f s)%n",
+                records / w, w));
+            sb.append(String.format(Locale.ROOT, "  RowBinary MB/s       %12.1f%n", ((Long)r.get("rowbinary_bytes")) / w / 1e6));
+            sb.append(String.format(Locale.ROOT, "  CPU s per M records  %12.2f   (window; whole process: %.2f)%n",
+                (Double)r.get("window_cpu_s") / records * 1e6, (Double)r.get("process_cpu_s") / records * 1e6));
+            sb.append(String.format(Locale.ROOT, "  allocated B/record   %12.1f   (window, threads alive at its end; whole process: %.1f)%n",
+                ((Long)r.get("alloc_window_bytes")) / records, ((Long)r.get("alloc_process_bytes")) / records));
+        }
+        sb.append(String.format(Locale.ROOT, "  peak RSS             %12.1f MiB%n", ((Long)r.get("peak_rss_bytes")) / 1048576.0));
+        sb.append(String.format(Locale.ROOT, "  peak heap used       %12.1f MiB%n", ((Long)r.get("peak_heap_bytes")) / 1048576.0));
+        sb.append(String.format(Locale.ROOT, "  GC                   %12d collections, %.1f ms paused%n", (Long)r.get("gc_count"),
+            (Double)r.get("gc_pause_ms")));
+        sb.append(String.format(Locale.ROOT, "  latency (Kafka timestamp -> ClickHouse ack) p50 %.1f ms, p99 %.1f ms, p99.9 %.1f ms, max %.1f ms%n",
+            ((Long)r.get("latency_p50_us")) / 1e3, ((Long)r.get("latency_p99_us")) / 1e3, ((Long)r.get("latency_p999_us")) / 1e3,
+            ((Long)r.get("latency_max_us")) / 1e3));
+        sb.append("  (for records that waited in the topic before the run, latency includes that wait)");
+        System.out.println(sb);
+    }
+
+    /** Watches the counters: marks the window and stops the run after {@code stopAfterRows}. */
+    private static final class Monitor extends Thread {
+        private final SluiceEngine engine;
+        private final ProcessMeter meter;
+        private final long stopAfterRows;
+        private final long latencyAfterRows;
+        private volatile boolean halted;
+        volatile Histogram warmupLatency;
+
+        Monitor(final SluiceEngine engine, final ProcessMeter meter, final long stopAfterRows, final long latencyAfterRows) {
+            super("sluice-bench-monitor");
+            setDaemon(true);
+            this.engine = engine;
+            this.meter = meter;
+            this.stopAfterRows = stopAfterRows;
+            this.latencyAfterRows = latencyAfterRows;
+        }
+
+        void halt() {
+            halted = true;
+        }
+
+        @Override
+        public void run() {
+            long lastRows = 0;
+            boolean stopping = false;
+            while (!halted) {
+                List<GatherPipeline<?>> pipelines;
+                try {
+                    pipelines = engine.pipelines();
+                } catch (final RuntimeException e) {
+                    pipelines = List.of(); // the list is being filled at start
+                }
+                long in = 0;
+                long rows = 0;
+                for (final GatherPipeline<?> p : pipelines) {
+                    in += p.stats().recordsIn.get();
+                    rows += p.stats().rowsWritten.get();
+                }
+                if (in > 0 && !meter.windowStarted()) {
+                    meter.windowStart();
+                }
+                if (rows > lastRows) {
+                    meter.windowEnd();
+                    lastRows = rows;
+                }
+                if (latencyAfterRows > 0 && warmupLatency == null && rows >= latencyAfterRows) {
+                    final Histogram h = new Histogram(3);
+                    for (final GatherPipeline<?> p : pipelines) {
+                        h.add(p.stats().totals()[0]);
+                    }
+                    warmupLatency = h;
+                }
+                if (!stopping && stopAfterRows > 0 && rows >= stopAfterRows) {
+                    stopping = true;
+                    engine.shutdown();
+                }
+                try {
+                    Thread.sleep(5);
+                } catch (final InterruptedException e) {
+                    return;
+                }
+            }
+        }
+    }
+
+    /**
+     * Measures this process without an agent (a copy of {@code io.sluice.bench.e2e.ProcessMeter}, which documents
+     * the method; the engine does not depend on the bench module). Thread-safe.
+     */
+    static final class ProcessMeter {
+        record Snapshot(long nanos, long cpuNanos, Map<Long, Long> threadAllocated, long gcAllocated, long jitMs,
+            Map<String, Long> threadCpuNanos) {
+        }
+
+        private final long startNanos = System.nanoTime();
+        private final com.sun.management.OperatingSystemMXBean os =
+            (com.sun.management.OperatingSystemMXBean)ManagementFactory.getOperatingSystemMXBean();
+        private final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        private final Set<String> heapPools = new HashSet<>();
+        private long gcCount;
+        private double gcPauseMs;
+        private long gcAllocated;
+        private long lastAfterUsed;
+        private long peakHeapUsed;
+        private volatile Snapshot windowStart;
+        private volatile Snapshot windowEnd;
+        private long excludedThread = -1;
+
+        ProcessMeter() {
+            for (final MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
+                if (p.getType() == MemoryType.HEAP) {
+                    heapPools.add(p.getName());
+                }
+            }
+            lastAfterUsed = heapUsed();
+            peakHeapUsed = lastAfterUsed;
+            threads.setThreadAllocatedMemoryEnabled(true);
+            for (final GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+                if (gc instanceof NotificationEmitter emitter) {
+                    emitter.addNotificationListener(this::onNotification, null, null);
+                }
+            }
+        }
+
+        void excludeThread(final Thread t) {
+            excludedThread = t.getId();
+        }
+
+        private void onNotification(final Notification n, final Object handback) {
+            if (!GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(n.getType())) {
+                return;
+            }
+            final GcInfo gc = GarbageCollectionNotificationInfo.from((CompositeData)n.getUserData()).getGcInfo();
+            final long before = sum(gc.getMemoryUsageBeforeGc());
+            final long after = sum(gc.getMemoryUsageAfterGc());
+            synchronized (this) {
+                gcCount++;
+                gcPauseMs += gc.getDuration();
+                gcAllocated += Math.max(0, before - lastAfterUsed);
+                lastAfterUsed = after;
+                peakHeapUsed = Math.max(peakHeapUsed, before);
+            }
+        }
+
+        private long sum(final Map<String, MemoryUsage> usage) {
+            long s = 0;
+            for (final Map.Entry<String, MemoryUsage> e : usage.entrySet()) {
+                if (heapPools.contains(e.getKey())) {
+                    s += e.getValue().getUsed();
+                }
+            }
+            return s;
+        }
+
+        private static long heapUsed() {
+            return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+        }
+
+        synchronized long allocatedBytes() {
+            final long used = heapUsed();
+            peakHeapUsed = Math.max(peakHeapUsed, used);
+            return gcAllocated + Math.max(0, used - lastAfterUsed);
+        }
+
+        Snapshot snapshot() {
+            final long[] ids = threads.getAllThreadIds();
+            final long[] bytes = threads.getThreadAllocatedBytes(ids);
+            final Map<Long, Long> m = new HashMap<>(ids.length * 2);
+            for (int i = 0; i < ids.length; i++) {
+                if (bytes[i] >= 0 && ids[i] != excludedThread) {
+                    m.put(ids[i], bytes[i]);
+                }
+            }
+            final Map<String, Long> cpu = new HashMap<>();
+            for (final java.lang.management.ThreadInfo ti : threads.getThreadInfo(ids)) {
+                if (ti != null) {
+                    cpu.merge(ti.getThreadName().replaceAll("[0-9]+", "N"), Math.max(0, threads.getThreadCpuTime(ti.getThreadId())), Long::sum);
+                }
+            }
+            return new Snapshot(System.nanoTime(), os.getProcessCpuTime(), m, allocatedBytes(),
+                ManagementFactory.getCompilationMXBean().getTotalCompilationTime(), cpu);
+        }
+
+        void windowStart() {
+            windowStart = snapshot();
+        }
+
+        void windowEnd() {
+            windowEnd = snapshot();
+        }
+
+        boolean windowStarted() {
+            return windowStart != null;
+        }
+
+        static long peakRssBytes() {
+            try {
+                for (final String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                    if (line.startsWith("VmHWM:")) {
+                        return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+                    }
+                }
+            } catch (final IOException | RuntimeException e) {
+                return -1;
+            }
+            return -1;
+        }
+
+        synchronized Map<String, Object> results() {
+            final Map<String, Object> r = new LinkedHashMap<>();
+            final long alloc = allocatedBytes();
+            r.put("process_wall_s", (System.nanoTime() - startNanos) / 1e9);
+            r.put("process_cpu_s", os.getProcessCpuTime() / 1e9);
+            r.put("peak_rss_bytes", peakRssBytes());
+            r.put("peak_heap_bytes", peakHeapUsed);
+            r.put("heap_committed_bytes", ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getCommitted());
+            r.put("gc_count", gcCount);
+            r.put("gc_pause_ms", gcPauseMs);
+            r.put("alloc_process_bytes", alloc);
+            final Snapshot s = windowStart;
+            final Snapshot e = windowEnd;
+            if (s != null && e != null) {
+                long windowAlloc = 0;
+                for (final Map.Entry<Long, Long> t : e.threadAllocated().entrySet()) {
+                    windowAlloc += Math.max(0, t.getValue() - s.threadAllocated().getOrDefault(t.getKey(), 0L));
+                }
+                r.put("window_s", (e.nanos() - s.nanos()) / 1e9);
+                r.put("window_cpu_s", (e.cpuNanos() - s.cpuNanos()) / 1e9);
+                r.put("alloc_window_bytes", windowAlloc);
+                r.put("alloc_window_gc_bytes", e.gcAllocated() - s.gcAllocated());
+                r.put("window_jit_s", (e.jitMs() - s.jitMs()) / 1e3);
+                e.threadCpuNanos().entrySet().stream()
+                    .sorted((a, b) -> Long.compare(b.getValue(), a.getValue())).limit(8)
+                    .forEach(t -> r.put("thread_cpu_s." + t.getKey(), t.getValue() / 1e9));
+            }
+            return r;
+        }
+
+        static String toJson(final Map<String, Object> m) {
+            final List<String> parts = new ArrayList<>();
+            for (final Map.Entry<String, Object> e : m.entrySet()) {
+                final Object v = e.getValue();
+                final String value;
+                if (v instanceof Number num) {
+                    value = Double.isFinite(num.doubleValue()) ? String.valueOf(v) : "null";
+                } else if (v == null) {
+                    value = "null";
+                } else {
+                    value = '"' + v.toString().replace("\\", "\\\\").replace("\"", "\\\"") + '"';
+                }
+                parts.add('"' + e.getKey() + "\":" + value);
+            }
+            return "{" + String.join(",", parts) + "}";
+        }
+    }
+}

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Sluice benchmarks. Measures, on this machine, in the same run: the limits of the machine for the data (Kafka's
+# consumer alone, ClickHouse's ingest of Sluice's RowBinary rows alone), a plain KafkaConsumer + Jackson + JSONEachRow
+# baseline, and Sluice, on the real GitHub events replicated into a topic of 4 partitions; verifies every run's rows
+# in ClickHouse and prints a table and the ratios. See docs/benchmarks.md.
+#
+#   scripts/bench.sh                 # full run: 1,000,000 records, 3 rounds (about 15 minutes on 2 cores)
+#   scripts/bench.sh --quick         # 100,000 records, 1 round (under 2 minutes after the build)
+#   scripts/bench.sh --jmh           # the JMH suites per stage (codecs, ring hop, sealer, ack tracker, RowBinary)
+#   scripts/bench.sh --records 500000 --rounds 5 --live-rate 10000   # any BenchRun option (see --help)
+#
+# Environment: SKIP_BUILD=1 reuses the jars; SLUICE_KAFKA_PORT / SLUICE_CLICKHOUSE_HTTP_PORT as scripts/services.sh;
+# JMH_ARGS adds JMH options; JMH_FILTER picks JMH benchmarks (a regular expression).
+# Results: bench/results/latest.txt and latest.json, every run's logs and JSON in bench/results/e2e-<time>/.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+KAFKA="127.0.0.1:${SLUICE_KAFKA_PORT:-19092}"
+CH="http://127.0.0.1:${SLUICE_CLICKHOUSE_HTTP_PORT:-18123}"
+JAR=bench/target/benchmarks.jar
+# the flags Agrona and Chronicle need on Java 17 (the parent pom's sluice.jvm.flags)
+FLAGS="--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED --add-exports=java.base/jdk.internal.ref=ALL-UNNAMED \
+--add-exports=java.base/sun.nio.ch=ALL-UNNAMED --add-exports=jdk.unsupported/sun.misc=ALL-UNNAMED \
+--add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.lang.reflect=ALL-UNNAMED \
+--add-opens=java.base/java.io=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED \
+--add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED \
+-Dchronicle.analytics.disable=true"
+
+mode=e2e
+args=()
+for a in "$@"; do
+  case "$a" in
+    --jmh) mode=jmh ;;
+    -h|--help) mode=help ;;
+    *) args+=("$a") ;;
+  esac
+done
+
+build() {
+  if [ -z "${SKIP_BUILD:-}" ]; then
+    echo "== building engine.jar and benchmarks.jar (mvn package, tests skipped)"
+    mvn -B -q -DskipTests package -pl engine,bench -am
+  fi
+}
+
+if [ "$mode" = help ]; then
+  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
+  java -cp "$JAR" io.sluice.bench.e2e.BenchRun --help 2>&1 | sed 1d || true
+  exit 0
+fi
+
+if [ "$mode" = jmh ]; then
+  build
+  out=bench/results/jmh-$(date -u +%Y%m%d-%H%M%S)
+  mkdir -p "$out"
+  filter=${JMH_FILTER:-'io\.sluice\.bench\.(codecs\.(Extraction|Murmur2|RowBinary)|ring\.RingHop|route\.Sealer|ack\.AckTracker)Benchmark'}
+  echo "== JMH suites: $(nproc) cores, $(java -version 2>&1 | head -1), $(date -u +%Y-%m-%dT%H:%MZ)"
+  echo "   filter: $filter   results: $out"
+  # short iterations for a 2-core machine (about 3-5 minutes in all); JMH_ARGS="-wi 5 -i 10" for longer runs
+  # shellcheck disable=SC2086
+  java $FLAGS -jar "$JAR" "$filter" -f 1 -wi 2 -w 1s -i 3 -r 2s -prof gc ${JMH_ARGS:-} \
+    -jvmArgsAppend "$FLAGS -Dsluice.bench.out=$ROOT/$out" -rf json -rff "$out/jmh.json" | tee "$out/jmh.txt"
+  # shellcheck disable=SC2086
+  java $FLAGS -cp "$JAR" io.sluice.bench.codecs.CodecsBenchReport "=$out/jmh.json" | tee -a "$out/jmh.txt"
+  if ls "$out"/ringhop-*.txt >/dev/null 2>&1; then
+    echo; echo "ring hop latency (paced, coordinated-omission safe: from each event's intended send time):"
+    cat "$out"/ringhop-*.txt | tee -a "$out/jmh.txt"
+  fi
+  exit 0
+fi
+
+build
+# services started by another checkout (or by hand) count too: start only what does not answer
+scripts/services.sh status >/dev/null 2>&1 || scripts/services.sh start
+# shellcheck disable=SC2086
+exec java -Xmx3g $FLAGS -cp "$JAR" io.sluice.bench.e2e.BenchRun --root "$ROOT" --bootstrap-servers "$KAFKA" \
+  --clickhouse "$CH" --command "scripts/bench.sh${*:+ $*}" "${args[@]}"
