@@ -146,7 +146,7 @@ public final class RouteCommand implements Callable<Integer> {
                 ensure(length);
                 record.beginRecord(null, length, 0, 0, 0L, 0L, 0, 1);
                 record.putValue(new UnsafeBuffer(line, 0, length), 0, length);
-                record.putKey(null);
+                record.putKey((byte[])null);
             }
             final int result = router.route(record);
             out.append("{\"topic\": ");

@@ -171,6 +171,43 @@ public final class RecordEvent {
     }
 
     /**
+     * Copies the value from a byte buffer (its remaining bytes; its position is not changed); call first after
+     * {@link #beginRecord}.
+     *
+     * @param value the value, or {@code null} for a tombstone
+     */
+    public void putValue(final java.nio.ByteBuffer value) {
+        if (value == null) {
+            valueLength = NULL_LENGTH;
+            valueView.wrap(storage, 0, 0);
+            return;
+        }
+        final int length = value.remaining();
+        storage.putBytes(0, value, value.position(), length);
+        valueLength = length;
+        writePosition = length;
+        valueView.wrap(storage, 0, length);
+    }
+
+    /**
+     * Copies the key from a byte buffer (its remaining bytes; its position is not changed); call after the value.
+     *
+     * @param key the key, or {@code null} for an unkeyed record
+     */
+    public void putKey(final java.nio.ByteBuffer key) {
+        if (key == null) {
+            keyLength = NULL_LENGTH;
+            keyView.wrap(storage, writePosition, 0);
+            return;
+        }
+        final int length = key.remaining();
+        storage.putBytes(writePosition, key, key.position(), length);
+        keyView.wrap(storage, writePosition, length);
+        keyLength = length;
+        writePosition += length;
+    }
+
+    /**
      * Copies the value from a direct buffer (the embedded API and file sources); call first after {@link #beginRecord}.
      */
     public void putValue(final DirectBuffer src, final int srcOffset, final int length) {

@@ -321,7 +321,7 @@ public final class LineSource implements Runnable {
         } else {
             event.beginRecord(overflowBuffer, length, 0, 0, index, 0L, trackerId, tracker.generation());
             event.putValue(replay.buffer(), replay.bytesIndex(position), length);
-            event.putKey(null);
+            event.putKey((byte[])null);
         }
         event.publishNanos(System.nanoTime());
         ring.publish(sequence);

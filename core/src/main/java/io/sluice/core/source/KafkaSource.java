@@ -1,5 +1,6 @@
 package io.sluice.core.source;
 
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -22,7 +23,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteBufferDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -121,11 +122,11 @@ public final class KafkaSource implements Runnable {
     private final Map<TopicPartition, PartitionState> assigned = new HashMap<>();
     private final Map<TopicPartition, OffsetAndMetadata> commitScratch = new HashMap<>();
 
-    private KafkaConsumer<byte[], byte[]> consumer;
+    private KafkaConsumer<ByteBuffer, ByteBuffer> consumer;
     private final List<TopicPartition> pendingPartitions = new ArrayList<>();
-    private ConsumerRecords<byte[], byte[]> pendingRecords;
+    private ConsumerRecords<ByteBuffer, ByteBuffer> pendingRecords;
     private int pendingPartitionIndex;
-    private List<ConsumerRecord<byte[], byte[]>> pendingList;
+    private List<ConsumerRecord<ByteBuffer, ByteBuffer>> pendingList;
     private PartitionState pendingState;
     private int pendingRecordIndex;
     private final int slotCapacity;
@@ -220,8 +221,8 @@ public final class KafkaSource implements Runnable {
         p.put(ConsumerConfig.METADATA_MAX_AGE_CONFIG, String.valueOf(s.topicRefreshMs()));
         p.putIfAbsent(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
         p.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "sluice-" + s.name());
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteBufferDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteBufferDeserializer.class.getName());
         return p;
     }
 
@@ -262,8 +263,14 @@ public final class KafkaSource implements Runnable {
         nextCommitNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.commitIntervalMs());
         while (!control.stopRequested()) {
             if (pendingRecords != null) {
-                publishPending();
-                downstream.pump();
+                // keep publishing while the stages make room (always, when they run fused on this thread); pause the
+                // partitions only when nothing moves
+                long before;
+                do {
+                    before = stats.recordsIn.get();
+                    publishPending();
+                    downstream.pump();
+                } while (pendingRecords != null && stats.recordsIn.get() != before);
             }
             if (pendingRecords != null) {
                 if (!paused) {
@@ -279,7 +286,7 @@ public final class KafkaSource implements Runnable {
                 resumeAssigned();
                 paused = false;
             }
-            final ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(pollMs));
+            final ConsumerRecords<ByteBuffer, ByteBuffer> records = consumer.poll(Duration.ofMillis(pollMs));
             if (!records.isEmpty()) {
                 pendingRecords = records;
                 pendingPartitions.clear();
@@ -303,7 +310,7 @@ public final class KafkaSource implements Runnable {
         if (blocked && now - lastHeartbeatPollNanos > TimeUnit.MILLISECONDS.toNanos(500)) {
             // paused partitions return nothing; polling keeps the group membership and rebalances moving
             lastHeartbeatPollNanos = now;
-            final ConsumerRecords<byte[], byte[]> none = consumer.poll(Duration.ZERO);
+            final ConsumerRecords<ByteBuffer, ByteBuffer> none = consumer.poll(Duration.ZERO);
             if (!none.isEmpty()) {
                 throw new IllegalStateException("records returned while paused");
             }
@@ -333,7 +340,7 @@ public final class KafkaSource implements Runnable {
                 pendingRecordIndex = 0;
             }
             final PartitionState ps = pendingState;
-            final List<ConsumerRecord<byte[], byte[]>> list = pendingList;
+            final List<ConsumerRecord<ByteBuffer, ByteBuffer>> list = pendingList;
             final int n = list.size();
             int i = pendingRecordIndex;
             // a partition revoked while its records were kept: the new owner re-reads them from the last commit;
@@ -353,16 +360,17 @@ public final class KafkaSource implements Runnable {
     }
 
     /** @return false when back-pressured (nothing was registered or published) */
-    private boolean tryPublish(final PartitionState ps, final ConsumerRecord<byte[], byte[]> r) {
-        final byte[] value = r.value();
-        final byte[] key = settings.copyKeyAndHeaders() ? r.key() : null;
+    private boolean tryPublish(final PartitionState ps, final ConsumerRecord<ByteBuffer, ByteBuffer> r) {
+        // ByteBufferDeserializer hands over the fetched bytes without copying them into a byte[] first
+        final ByteBuffer value = r.value();
+        final ByteBuffer key = settings.copyKeyAndHeaders() ? r.key() : null;
         int headerBytes = 0;
         if (settings.copyKeyAndHeaders()) {
             for (final org.apache.kafka.common.header.Header h : r.headers()) {
                 headerBytes += RecordEvent.headerBytesBound(h.key().length(), h.value() == null ? -1 : h.value().length);
             }
         }
-        final int need = RecordEvent.requiredBytes(key == null ? -1 : key.length, value == null ? -1 : value.length, headerBytes);
+        final int need = RecordEvent.requiredBytes(key == null ? -1 : key.remaining(), value == null ? -1 : value.remaining(), headerBytes);
         if (!ring.hasAvailableCapacity(1)) {
             return false;
         }
