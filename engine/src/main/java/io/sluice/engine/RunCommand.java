@@ -72,6 +72,8 @@ public final class RunCommand implements Callable<Integer> {
         final SluiceEngine engine = new SluiceEngine(config, sink -> new ClickHouseDriver(), source -> new KafkaScatterDriver(),
             new GatherPipeline.RunOptions(untilCaughtUp));
         installSignalHandlers(engine, config.checkpoint().drainTimeoutMs());
+        // kill -USR2 <pid>: print counters and latency percentiles (end to end and per stage hop) without stopping
+        Signals.handle("USR2", engine::printLatencies);
         // any other JVM exit (System.exit elsewhere, a signal the handlers do not cover) still drains
         final Thread hook = new Thread(() -> {
             engine.shutdown();

@@ -153,7 +153,9 @@ public final class InsertWorker implements Runnable {
                     continue;
                 }
                 idle.reset();
-                inFlightSinceNanos = System.nanoTime();
+                final long taken = System.nanoTime();
+                inFlightSinceNanos = taken;
+                stats.queueWaitMicros.recordValue(Math.max(0, (taken - batch.sealedNanos()) / 1000));
                 insert(batch);
                 inFlightSinceNanos = 0;
                 completed.lazySet(completed.get() + 1);

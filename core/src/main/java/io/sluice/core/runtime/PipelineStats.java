@@ -44,23 +44,27 @@ public final class PipelineStats {
     public final Recorder endToEndMicros = new Recorder(3);
     /** Source publish to route stage, nanoseconds (ring hop). */
     public final Recorder ringHopNanos = new Recorder(3);
+    /** Sealed batch waiting in its worker's queue (seal to insert start), microseconds. */
+    public final Recorder queueWaitMicros = new Recorder(3);
     /** Duration of successful insert requests, microseconds. */
     public final Recorder insertMicros = new Recorder(3);
 
     private Histogram endToEndTotal;
     private Histogram ringHopTotal;
+    private Histogram queueWaitTotal;
     private Histogram insertTotal;
 
     /**
      * Folds the interval histograms into the run totals and returns them (status thread only).
      *
-     * @return {end-to-end µs, ring hop ns, insert µs} totals since start
+     * @return {end-to-end µs, ring hop ns, insert µs, queue wait µs} totals since start
      */
     public synchronized Histogram[] totals() {
         endToEndTotal = fold(endToEndTotal, endToEndMicros);
         ringHopTotal = fold(ringHopTotal, ringHopNanos);
         insertTotal = fold(insertTotal, insertMicros);
-        return new Histogram[] {endToEndTotal.copy(), ringHopTotal.copy(), insertTotal.copy()};
+        queueWaitTotal = fold(queueWaitTotal, queueWaitMicros);
+        return new Histogram[] {endToEndTotal.copy(), ringHopTotal.copy(), insertTotal.copy(), queueWaitTotal.copy()};
     }
 
     private static Histogram fold(final Histogram total, final Recorder recorder) {

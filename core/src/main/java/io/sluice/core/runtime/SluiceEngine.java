@@ -324,6 +324,11 @@ public final class SluiceEngine {
             s.backpressurePauses.get());
     }
 
+    /** Logs the status line and the latency percentiles so far, on demand (SIGUSR2 in the command line). */
+    public void printLatencies() {
+        printSummary();
+    }
+
     private void printSummary() {
         for (final ScatterPipeline p : scatters) {
             LOG.info("{}", p.summary());
@@ -346,8 +351,10 @@ public final class SluiceEngine {
             }
             sb.append(String.format("  latency end-to-end (Kafka timestamp -> ClickHouse ack): p50=%s p99=%s p99.9=%s max=%s%n",
                 ms(h[0], 50), ms(h[0], 99), ms(h[0], 99.9), ms(h[0], 100)));
-            sb.append(String.format("  ring hop: p50=%d ns p99=%d ns; insert: p50=%s p99=%s",
-                h[1].getValueAtPercentile(50), h[1].getValueAtPercentile(99), ms(h[2], 50), ms(h[2], 99)));
+            sb.append(String.format("  stage hops: source->route (ring) p50=%d ns p99=%d ns; sealed->insert (queue) p50=%s p99=%s; "
+                    + "insert p50=%s p99=%s",
+                h[1].getValueAtPercentile(50), h[1].getValueAtPercentile(99), ms(h[3], 50), ms(h[3], 99), ms(h[2], 50),
+                ms(h[2], 99)));
             LOG.info("{}", sb);
         }
     }
