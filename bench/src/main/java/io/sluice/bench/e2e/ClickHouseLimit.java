@@ -42,6 +42,7 @@ import io.sluice.core.route.TomlGather;
 import io.sluice.ringbuffers.RecordEvent;
 import io.sluice.ringbuffers.RecordRing;
 import io.sluice.sinks.clickhouse.ClickHouseDriver;
+import io.sluice.core.runtime.ProcessMeter;
 
 /**
  * The ClickHouse limit of the end-to-end benchmark: ClickHouse's ingest of exactly the rows Sluice writes, with no

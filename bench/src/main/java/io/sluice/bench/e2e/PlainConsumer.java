@@ -42,6 +42,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.runtime.ProcessMeter;
 
 /**
  * The plain baseline of the end-to-end benchmark: what a competent user writes without Sluice. One thread:

@@ -149,7 +149,7 @@ public final class ConfigLoader {
         for (int i = 0; i < sinkTables.size(); i++) {
             final SluiceConfig.Sink sink = readSink(sinkTables.get(i), "sinks[" + i + "]", problems);
             if (sink != null && !sinkNames.add(sink.name())) {
-                problems.add(new ConfigProblem("sinks[" + i + "].name", line(sinkTables.get(i), "name"),
+                problems.add(new ConfigProblem("sinks[" + i + "].name", TableReader.line(sinkTables.get(i), "name"),
                     "duplicate sink name \"" + sink.name() + "\""));
             }
             if (sink != null) {
@@ -166,7 +166,7 @@ public final class ConfigLoader {
     }
 
     private static SluiceConfig.Sink readSink(final TomlTable t, final String path, final List<ConfigProblem> problems) {
-        final int firstLine = firstLine(t);
+        final int firstLine = TableReader.firstLine(t);
         final TableReader r = new TableReader(t, path, "sinks[]", problems, firstLine);
         final String name = r.string(SINK_NAME);
         final String kind = r.string(SINK_KIND);
@@ -243,7 +243,7 @@ public final class ConfigLoader {
         for (int b = 0; b < branchTables.size(); b++) {
             final TomlTable bt = branchTables.get(b);
             final String bpath = path + ".branches[" + b + "]";
-            final TableReader br = new TableReader(bt, bpath, "sinks[].branches[]", problems, firstLine(bt));
+            final TableReader br = new TableReader(bt, bpath, "sinks[].branches[]", problems, TableReader.firstLine(bt));
             final String bname = br.string(BR_NAME);
             if (bname != null && !branchNames.add(bname)) {
                 br.problem(BR_NAME.name(), "duplicate branch name \"" + bname + "\" in sink \"" + name + "\"");
@@ -400,15 +400,4 @@ public final class ConfigLoader {
         return v;
     }
 
-    private static int firstLine(final TomlTable t) {
-        int line = Integer.MAX_VALUE;
-        for (final String k : t.keySet()) {
-            line = Math.min(line, t.inputPositionOf(List.of(k)).line());
-        }
-        return line == Integer.MAX_VALUE ? 0 : line;
-    }
-
-    private static int line(final TomlTable t, final String key) {
-        return t.contains(List.of(key)) ? t.inputPositionOf(List.of(key)).line() : 0;
-    }
 }

@@ -54,7 +54,7 @@ final class SourceConfigs {
                 continue;
             }
             if (!names.add(source.name())) {
-                problems.add(new ConfigProblem("sources[" + i + "].name", line(t, "name"),
+                problems.add(new ConfigProblem("sources[" + i + "].name", TableReader.line(t, "name"),
                     "duplicate source name \"" + source.name() + "\""));
                 continue;
             }
@@ -65,7 +65,7 @@ final class SourceConfigs {
 
     private static Source readSource(final TomlTable t, final String path, final List<ConfigProblem> problems) {
         final int before = problems.size();
-        final TableReader r = new TableReader(t, path, SECTION, problems, firstLine(t));
+        final TableReader r = new TableReader(t, path, SECTION, problems, TableReader.firstLine(t));
         final String name = r.string(SRC_NAME);
         final String kind = r.string(SRC_KIND);
 
@@ -164,8 +164,8 @@ final class SourceConfigs {
         }
         final TomlTable block = a.getTable(0);
         final String blockPath = path + ".topics[0]";
-        final TableReader b = new TableReader(block, blockPath, TOPICS_SECTION, problems, firstLine(block) == 0
-            ? r.line(SRC_TOPICS.name()) : firstLine(block));
+        final TableReader b = new TableReader(block, blockPath, TOPICS_SECTION, problems, TableReader.firstLine(block) == 0
+            ? r.line(SRC_TOPICS.name()) : TableReader.firstLine(block));
         final Object topic = b.rule(ST_TOPIC);
         TopicRule rule = null;
         if (topic instanceof String literal) {
@@ -313,15 +313,4 @@ final class SourceConfigs {
         return true;
     }
 
-    private static int firstLine(final TomlTable t) {
-        int line = Integer.MAX_VALUE;
-        for (final String k : t.keySet()) {
-            line = Math.min(line, t.inputPositionOf(List.of(k)).line());
-        }
-        return line == Integer.MAX_VALUE ? 0 : line;
-    }
-
-    private static int line(final TomlTable t, final String key) {
-        return t.contains(List.of(key)) ? t.inputPositionOf(List.of(key)).line() : 0;
-    }
 }

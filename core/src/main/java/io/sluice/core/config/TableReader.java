@@ -311,6 +311,20 @@ final class TableReader {
         return true;
     }
 
+    /** @return the line of the first key of a table (its header is not reported by the parser), or 0 */
+    static int firstLine(final TomlTable t) {
+        int line = Integer.MAX_VALUE;
+        for (final String k : t.keySet()) {
+            line = Math.min(line, t.inputPositionOf(List.of(k)).line());
+        }
+        return line == Integer.MAX_VALUE ? 0 : line;
+    }
+
+    /** @return the line of a key of a table, or 0 when absent */
+    static int line(final TomlTable t, final String key) {
+        return t.contains(List.of(key)) ? t.inputPositionOf(List.of(key)).line() : 0;
+    }
+
     static String describe(final Object v) {
         if (v instanceof String s) {
             return "the string \"" + s + "\"";

@@ -44,6 +44,25 @@ final class ClickHouseConnections {
             .build();
     }
 
+    /** A client call that may throw anything; {@link #call} classifies what it throws. */
+    @FunctionalInterface
+    private interface Call<T> {
+        T run() throws Exception;
+    }
+
+    private static <T> T call(final String what, final Call<T> call) throws SinkException {
+        try {
+            return call.run();
+        } catch (final ExecutionException e) {
+            throw ClickHouseErrors.classify(what, e.getCause());
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SinkException(what + ": interrupted", true, 0, e);
+        } catch (final Exception e) {
+            throw ClickHouseErrors.classify(what, e);
+        }
+    }
+
     /**
      * Runs a query and returns its TabSeparated body.
      *
@@ -56,17 +75,12 @@ final class ClickHouseConnections {
      */
     static String query(final Client client, final String sql, final String what, final long timeoutMs) throws SinkException {
         final QuerySettings settings = new QuerySettings().setFormat(ClickHouseFormat.TabSeparated);
-        try (QueryResponse r = client.query(sql, settings).get(timeoutMs, TimeUnit.MILLISECONDS);
-            InputStream in = r.getInputStream()) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (final ExecutionException e) {
-            throw ClickHouseErrors.classify(what, e.getCause());
-        } catch (final InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new SinkException(what + ": interrupted", true, 0, e);
-        } catch (final Exception e) {
-            throw ClickHouseErrors.classify(what, e);
-        }
+        return call(what, () -> {
+            try (QueryResponse r = client.query(sql, settings).get(timeoutMs, TimeUnit.MILLISECONDS);
+                InputStream in = r.getInputStream()) {
+                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            }
+        });
     }
 
     /**
@@ -75,15 +89,9 @@ final class ClickHouseConnections {
      * @throws SinkException classified by {@link ClickHouseErrors}
      */
     static void execute(final Client client, final String sql, final String what, final long timeoutMs) throws SinkException {
-        try {
+        call(what, () -> {
             client.execute(sql).get(timeoutMs, TimeUnit.MILLISECONDS).close();
-        } catch (final ExecutionException e) {
-            throw ClickHouseErrors.classify(what, e.getCause());
-        } catch (final InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new SinkException(what + ": interrupted", true, 0, e);
-        } catch (final Exception e) {
-            throw ClickHouseErrors.classify(what, e);
-        }
+            return null;
+        });
     }
 }

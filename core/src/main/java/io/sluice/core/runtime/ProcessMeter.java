@@ -1,4 +1,4 @@
-package io.sluice.bench.e2e;
+package io.sluice.core.runtime;
 
 import java.io.IOException;
 import java.lang.management.GarbageCollectorMXBean;
@@ -33,8 +33,7 @@ import com.sun.management.GcInfo;
  * counted), and excludes the thread that takes the snapshots. Process totals come from GC accounting:
  * {@code sum(used before GC - used after previous GC) + (used now - used after last GC)}, precise to a G1 region.
  *
- * <p>The same code lives in {@code engine.jar bench} ({@code io.sluice.engine.BenchCommand.ProcessMeter}); keep the
- * two in step. Thread-safe: GC notifications arrive on a JMX thread; snapshots are synchronised.
+ * <p>Used by {@code engine.jar bench} and by the benchmark contenders in {@code bench/}. Thread-safe: GC notifications arrive on a JMX thread; snapshots are synchronised.
  */
 public final class ProcessMeter {
     /** One snapshot: wall time, process CPU, allocated bytes per live thread. */
