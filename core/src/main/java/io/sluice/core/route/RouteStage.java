@@ -180,7 +180,7 @@ public final class RouteStage<T> implements EventHandler<RecordEvent> {
             case RecordEvent.KIND_RECORD:
                 if ((event.offset() & 7) == 0) {
                     // one record in eight: the histogram stays representative and costs an eighth
-                    stats.ringHopNanos.recordValue(Math.max(0, nowNanos - event.publishNanos()));
+                    stats.ringHopNanos.record(nowNanos - event.publishNanos());
                 }
                 try {
                     route(event);

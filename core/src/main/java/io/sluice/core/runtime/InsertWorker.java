@@ -155,7 +155,7 @@ public final class InsertWorker implements Runnable {
                 idle.reset();
                 final long taken = System.nanoTime();
                 inFlightSinceNanos = taken;
-                stats.queueWaitMicros.recordValue(Math.max(0, (taken - batch.sealedNanos()) / 1000));
+                stats.queueWaitMicros.record((taken - batch.sealedNanos()) / 1000);
                 insert(batch);
                 inFlightSinceNanos = 0;
                 completed.lazySet(completed.get() + 1);
@@ -231,14 +231,14 @@ public final class InsertWorker implements Runnable {
             t.ack(batch.offset(i), batch.generation(i));
             final long e2e = nowMs - batch.timestampMs(i);
             if (e2e >= 0) {
-                stats.endToEndMicros.recordValue(e2e * 1000);
+                stats.endToEndMicros.record(e2e * 1000);
             }
         }
         batch.destination().onInserted(rows, batch.byteCount());
         stats.rowsWritten.addAndGet(rows);
         stats.bytesWritten.addAndGet(batch.byteCount());
         stats.inserts.incrementAndGet();
-        stats.insertMicros.recordValue(Math.max(0, (endNanos - startNanos) / 1000));
+        stats.insertMicros.record((endNanos - startNanos) / 1000);
         batch.release();
     }
 

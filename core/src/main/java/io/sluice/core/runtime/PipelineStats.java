@@ -3,12 +3,10 @@ package io.sluice.core.runtime;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.HdrHistogram.Histogram;
-import org.HdrHistogram.Recorder;
 
 /**
  * Counters and latency recorders of one pipeline. Counters are updated by their owning thread (or atomically once
- * per batch) and read by the status line and the metrics endpoint; recording never allocates (HdrHistogram's
- * {@link Recorder} is wait-free for writers).
+ * per batch) and read by the status line and the metrics endpoint; recording never allocates ({@link LatencyRecorder}).
  */
 public final class PipelineStats {
     /** Records copied into the ingest ring (source thread). */
@@ -41,13 +39,13 @@ public final class PipelineStats {
     public final AtomicLong backpressurePauses = new AtomicLong();
 
     /** Kafka record timestamp to durable acknowledgement, microseconds. */
-    public final Recorder endToEndMicros = new Recorder(3);
+    public final LatencyRecorder endToEndMicros = new LatencyRecorder(24L * 3600 * 1_000_000);
     /** Source publish to route stage, nanoseconds (ring hop). */
-    public final Recorder ringHopNanos = new Recorder(3);
+    public final LatencyRecorder ringHopNanos = new LatencyRecorder(3600L * 1_000_000_000);
     /** Sealed batch waiting in its worker's queue (seal to insert start), microseconds. */
-    public final Recorder queueWaitMicros = new Recorder(3);
+    public final LatencyRecorder queueWaitMicros = new LatencyRecorder(3600L * 1_000_000);
     /** Duration of successful insert requests, microseconds. */
-    public final Recorder insertMicros = new Recorder(3);
+    public final LatencyRecorder insertMicros = new LatencyRecorder(3600L * 1_000_000);
 
     private Histogram endToEndTotal;
     private Histogram ringHopTotal;
@@ -67,9 +65,9 @@ public final class PipelineStats {
         return new Histogram[] {endToEndTotal.copy(), ringHopTotal.copy(), insertTotal.copy(), queueWaitTotal.copy()};
     }
 
-    private static Histogram fold(final Histogram total, final Recorder recorder) {
-        final Histogram interval = recorder.getIntervalHistogram();
-        final Histogram t = total == null ? new Histogram(3) : total;
+    private static Histogram fold(final Histogram total, final LatencyRecorder recorder) {
+        final Histogram interval = recorder.interval();
+        final Histogram t = total == null ? new Histogram(recorder.highest(), 3) : total;
         t.add(interval);
         return t;
     }
