@@ -8,6 +8,7 @@ import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.ConfigProblem;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.naming.DestinationTemplate;
+import io.sluice.core.runtime.StageLayouts;
 
 /**
  * Checks that need the codecs and naming rules (JSON path syntax, destination templates) on top of what
@@ -34,7 +35,15 @@ final class ConfigChecks {
                 br.columns().forEach((column, path) -> path(problems, at + ".columns." + column, path));
                 template(problems, at + ".target_table", br.targetTable());
                 template(problems, at + ".database", br.database());
+                if (br.shardBy() != null) {
+                    path(problems, at + ".shard_by", br.shardBy());
+                }
             }
+        }
+        try {
+            StageLayouts.plan(config);
+        } catch (final ConfigException e) {
+            problems.addAll(e.problems());
         }
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);

@@ -52,7 +52,7 @@ public final class StageLayouts {
         try {
             layout.checkStageTables(config.tuning().stages().keySet());
         } catch (final IllegalArgumentException e) {
-            problems.add(new ConfigProblem("tuning.stages", 0, e.getMessage()));
+            addLines(problems, e.getMessage(), "tuning.stages");
         }
         final int pipelines = Math.max(1, config.sinks().size());
         final List<StageThread> threads = new ArrayList<>();
@@ -76,13 +76,24 @@ public final class StageLayouts {
                 return plan;
             }
         } catch (final IllegalArgumentException e) {
-            for (final String line : e.getMessage().split("\n")) {
-                final String l = line.strip().replaceFirst("^- ", "");
-                if (!l.isEmpty() && !l.endsWith(":")) {
-                    problems.add(new ConfigProblem(l.startsWith("tuning") ? l.split("[: ]", 2)[0] : "tuning", 0, l));
-                }
-            }
+            addLines(problems, e.getMessage(), "tuning");
         }
         throw new ConfigException(problems);
+    }
+
+    /** Turns tuning's "key: message" lines (one problem each, after a header line ending in ':') into problems. */
+    private static void addLines(final List<ConfigProblem> problems, final String message, final String fallbackKey) {
+        for (final String line : message.split("\n")) {
+            final String l = line.strip().replaceFirst("^- ", "");
+            if (l.isEmpty() || l.endsWith(":")) {
+                continue;
+            }
+            final int colon = l.indexOf(": ");
+            if (l.startsWith("tuning") && colon > 0 && !l.substring(0, colon).contains(" ")) {
+                problems.add(new ConfigProblem(l.substring(0, colon), 0, l.substring(colon + 2)));
+            } else {
+                problems.add(new ConfigProblem(fallbackKey, 0, l));
+            }
+        }
     }
 }
