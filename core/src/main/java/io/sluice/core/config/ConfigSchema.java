@@ -173,16 +173,26 @@ public final class ConfigSchema {
         .doc("A batch is sealed at the latest this long after its first row, so a trickle is written promptly.");
     public static final ConfigKey PC_IDENTIFIER = ConfigKey.in("sinks[].plugin_config", "identifier", STRING)
         .defaultValue("rewrite").allowed("rewrite", "quote")
-        .doc("How a resolved table name becomes an identifier: rewrite turns anything outside [A-Za-z0-9_] into _ "
-            + "(and prefixes a leading digit); quote keeps it verbatim. SQL always quotes identifiers.");
+        .doc("How a resolved database or table name becomes an identifier: rewrite turns anything outside "
+            + "[A-Za-z0-9_] into _ (and prefixes a leading digit), so the table can be queried without quotes; quote "
+            + "keeps it verbatim. SQL always quotes identifiers. See docs/destinations.md.");
     public static final ConfigKey PC_CREATE_TABLE = ConfigKey.in("sinks[].plugin_config", "create_table", BOOLEAN)
         .defaultValue("false").doc("Create a missing table on its first batch (from create_table_ddl or create_table_like).");
     public static final ConfigKey PC_CREATE_TABLE_DDL = ConfigKey.in("sinks[].plugin_config", "create_table_ddl", STRING)
-        .doc("CREATE TABLE statement with {database} and {table} placeholders (replaced by quoted identifiers).");
+        .doc("CREATE TABLE statement with {database} and {table} placeholders (replaced by quoted identifiers in one "
+            + "pass; {table} is required). Without IF NOT EXISTS a concurrent creation by another process is still fine.");
     public static final ConfigKey PC_CREATE_TABLE_LIKE = ConfigKey.in("sinks[].plugin_config", "create_table_like", STRING)
-        .doc("Existing table whose structure and engine a new table copies (CREATE TABLE … AS template).");
+        .doc("Existing table whose structure and engine a new table copies (CREATE TABLE IF NOT EXISTS … AS template): "
+            + "\"db.table\", or \"table\" in the destination's database (the first . separates database and table).");
     public static final ConfigKey PC_NULL_AS_DEFAULT = ConfigKey.in("sinks[].plugin_config", "null_as_default", BOOLEAN)
-        .defaultValue("false").doc("A JSON null into a non-Nullable column takes the column's default instead of failing the record.");
+        .defaultValue("false").doc("A JSON null into a non-Nullable column takes the column's DEFAULT (or the type's zero "
+            + "when it has none) instead of failing the record.");
+    public static final ConfigKey PC_UNKNOWN_FIELDS = ConfigKey.in("sinks[].plugin_config", "unknown_fields", STRING)
+        .defaultValue("ignore").allowed("ignore", "fail")
+        .doc("A top-level JSON field that no column reads (by its name or as the first part of a mapped path): ignore "
+            + "skips it; fail fails the record naming the field (then on_error decides), like ClickHouse's "
+            + "input_format_skip_unknown_fields = 0. fail costs one more pass over each record's top-level keys; "
+            + "nested objects are not checked.");
     public static final ConfigKey PC_INSERT_TIMEOUT_MS = ConfigKey.in("sinks[].plugin_config", "insert_timeout_ms", LONG)
         .defaultValue("60000").unit("ms").range(100, 3_600_000).doc("Timeout of one INSERT request.");
     public static final ConfigKey PC_RETRY_BACKOFF_MS = ConfigKey.in("sinks[].plugin_config", "retry_backoff_ms", LONG)
