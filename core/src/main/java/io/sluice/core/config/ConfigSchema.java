@@ -136,7 +136,10 @@ public final class ConfigSchema {
         .doc("Where a partition without a committed offset starts (also for topics that appear while running).");
     public static final ConfigKey SINK_TOPIC_REFRESH_MS = ConfigKey.in("sinks[]", "topic_refresh_ms", LONG)
         .defaultValue("2000").unit("ms").range(100, 3_600_000)
-        .doc("How often the pattern is re-evaluated against the broker's topics (Kafka's metadata.max.age.ms).");
+        .doc("The longest a new topic matching the pattern waits before the sink consumes it (from its earliest "
+            + "offset with auto_offset_reset = earliest): the consumer re-reads the broker's topic list every half of it "
+            + "(Kafka's metadata.max.age.ms), the other half is left for the rebalance that adds the topic. See "
+            + "docs/destinations.md for measured pick-up times.");
     public static final ConfigKey SINK_PLUGIN_CONFIG = ConfigKey.in("sinks[]", "plugin_config", TABLE).required()
         .doc("Settings of the destination and its batching.");
     public static final ConfigKey SINK_BRANCHES = ConfigKey.in("sinks[]", "branches", TABLE)
@@ -251,7 +254,8 @@ public final class ConfigSchema {
         .doc("kind = kafka: where a partition without a committed offset starts.");
     public static final ConfigKey SRC_TOPIC_REFRESH_MS = ConfigKey.in("sources[]", "topic_refresh_ms", LONG)
         .defaultValue("2000").unit("ms").range(100, 3_600_000)
-        .doc("kind = kafka: how often the pattern is re-evaluated against the broker's topics.");
+        .doc("kind = kafka: the longest a new topic matching the pattern waits before it is consumed; the topic "
+            + "list is re-read every half of it.");
     public static final ConfigKey SRC_PATH = ConfigKey.in("sources[]", "path", STRING)
         .doc("kind = file (required there): the JSON-lines file, one record per line; gzip is detected by its magic "
             + "bytes. Blank lines are skipped. The run ends (exit 0) once every line is in Kafka.");
