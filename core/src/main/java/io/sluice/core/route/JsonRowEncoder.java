@@ -139,6 +139,11 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord> {
             final int pathIndex = scope.field(path);
             final TimeDefault time = c.hasDefault() ? TimeDefault.of(c, type, catalog) : null;
             final byte[] defaultBytes = c.hasDefault() && time == null ? encodeDefault(c, encoder, catalog) : null;
+            if (c.hasDefault() && time == null && defaultBytes == null) {
+                LOG.info("default of column {} ({} DEFAULT {}) of {}.{} is evaluated by the server only: a record without "
+                    + "the value gets NULL (Nullable), an empty Array or Map, or fails naming the column", c.name(), c.type(),
+                    c.defaultExpression(), schema.database(), schema.table());
+            }
             columns.add(new BoundColumn(c.name(), c.type(), path, pathIndex, encoder, defaultBytes));
             timeDefaults.add(time);
             topLevel.add(JsonPath.parse(path).segment(0));
