@@ -166,6 +166,7 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord> {
         private final BoundColumn[] columns;
         private final TimeDefault[] timeDefaults;
         private final boolean[] hasDefault;
+        private final boolean[] nullable;
         private final KnownFields known;
         private final boolean nullAsDefault = options.nullAsDefault();
         private final List<String> names;
@@ -175,10 +176,12 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord> {
             this.timeDefaults = timeDefaults;
             this.known = known;
             this.hasDefault = new boolean[columns.length];
+            this.nullable = new boolean[columns.length];
             final List<String> n = new ArrayList<>(columns.length);
             for (int i = 0; i < columns.length; i++) {
                 n.add(columns[i].name());
                 hasDefault[i] = columns[i].defaultValue() != null || timeDefaults[i] != null;
+                nullable[i] = columns[i].encoder().type().isNullable();
             }
             this.names = List.copyOf(n);
         }
@@ -200,8 +203,9 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord> {
                 scope.value(c.pathIndex(), view);
                 if (defaults[i]) {
                     final int kind = view.kind();
-                    // an omitted value takes the DEFAULT before NULL, as ClickHouse fills an omitted column
-                    if (kind == JsonKind.MISSING || kind == JsonKind.NULL && nullAsDefault) {
+                    // an omitted value takes the DEFAULT before NULL, as ClickHouse fills an omitted column; a null
+                    // takes it only where NULL cannot be stored and null_as_default says so
+                    if (kind == JsonKind.MISSING || kind == JsonKind.NULL && nullAsDefault && !nullable[i]) {
                         writeDefault(i, c, out);
                         continue;
                     }

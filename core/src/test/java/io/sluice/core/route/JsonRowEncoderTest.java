@@ -164,11 +164,12 @@ class JsonRowEncoderTest {
     }
 
     @Test
-    void shouldWriteTheDefaultForANullOnlyWithNullAsDefault() throws Exception {
+    void shouldWriteTheDefaultForANullOnlyWithNullAsDefaultAndOnlyWhereNullCannotBeStored() throws Exception {
         final ColumnSpec s = withDefault("s", "String", "'x'");
+        final ColumnSpec n = withDefault("n", "Nullable(UInt8)", "CAST(5, 'Nullable(UInt8)')");
         assertTrue(encode(bind(false, false, Map.of(), s), "{\"s\":null}").startsWith("column s (String) from path s: "));
-        assertNull(encode(bind(false, true, Map.of(), s), "{\"s\":null}"));
-        assertArrayEquals(new byte[] {1, 'x'}, row());
+        assertNull(encode(bind(false, true, Map.of(), s, n), "{\"s\":null,\"n\":null}"));
+        assertArrayEquals(new byte[] {1, 'x', 1}, row(), "the String takes its DEFAULT, the Nullable stays NULL");
     }
 
     @Test
