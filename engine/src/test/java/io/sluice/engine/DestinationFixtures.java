@@ -2,7 +2,6 @@ package io.sluice.engine;
 
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -165,9 +164,5 @@ final class DestinationFixtures {
     static SinkSpec spec(final SluiceConfig config, final String database, final String table) {
         final SluiceConfig.Sink s = config.sinks().get(0);
         return new SinkSpec(s.name(), s.plugin(), s.plugin().shards(), database, table);
-    }
-
-    static List<String> lines(final String text) {
-        return List.of(text.split("\n"));
     }
 }

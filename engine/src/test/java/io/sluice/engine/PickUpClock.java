@@ -105,11 +105,6 @@ final class PickUpClock implements AutoCloseable {
         return out;
     }
 
-    /** @return the nanoTime a topic was first listed, or null */
-    Long listedAt(final String topic) {
-        return listedNanos.get(topic);
-    }
-
     /** @return the nanoTime a topic's table first had rows, or null */
     Long rowAt(final String topic) {
         return rowNanos.get(topic);
