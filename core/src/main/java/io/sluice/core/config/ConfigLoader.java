@@ -228,12 +228,17 @@ public final class ConfigLoader {
             pc.longValue(PC_RETRY_BACKOFF_MS),
             pc.longValue(PC_RETRY_BACKOFF_MAX_MS),
             pc.intValue(PC_BREAKER_FAILURES),
-            pc.longValue(PC_BREAKER_OPEN_MS));
+            pc.longValue(PC_BREAKER_OPEN_MS),
+            pc.string(PC_UNKNOWN_FIELDS));
         if (plugin.createTable() && plugin.createTableDdl() == null && plugin.createTableLike() == null) {
             pc.problem(PC_CREATE_TABLE.name(), "create_table = true needs create_table_ddl or create_table_like");
         }
         if (plugin.createTableDdl() != null && plugin.createTableLike() != null) {
             pc.problem(PC_CREATE_TABLE_DDL.name(), "give create_table_ddl or create_table_like, not both");
+        }
+        if (plugin.createTableDdl() != null && !plugin.createTableDdl().contains("{table}")) {
+            pc.problem(PC_CREATE_TABLE_DDL.name(), "has no {table} placeholder: every destination would create the same "
+                + "table; write CREATE TABLE {database}.{table} (...)");
         }
         pc.finish();
 

@@ -136,7 +136,10 @@ public final class ConfigSchema {
         .doc("Where a partition without a committed offset starts (also for topics that appear while running).");
     public static final ConfigKey SINK_TOPIC_REFRESH_MS = ConfigKey.in("sinks[]", "topic_refresh_ms", LONG)
         .defaultValue("2000").unit("ms").range(100, 3_600_000)
-        .doc("How often the pattern is re-evaluated against the broker's topics (Kafka's metadata.max.age.ms).");
+        .doc("The longest a new topic matching the pattern waits before the sink consumes it (from its earliest "
+            + "offset with auto_offset_reset = earliest): the consumer re-reads the broker's topic list every half of it "
+            + "(Kafka's metadata.max.age.ms), the other half is left for the rebalance that adds the topic. See "
+            + "docs/destinations.md for measured pick-up times.");
     public static final ConfigKey SINK_PLUGIN_CONFIG = ConfigKey.in("sinks[]", "plugin_config", TABLE).required()
         .doc("Settings of the destination and its batching.");
     public static final ConfigKey SINK_BRANCHES = ConfigKey.in("sinks[]", "branches", TABLE)
@@ -173,16 +176,26 @@ public final class ConfigSchema {
         .doc("A batch is sealed at the latest this long after its first row, so a trickle is written promptly.");
     public static final ConfigKey PC_IDENTIFIER = ConfigKey.in("sinks[].plugin_config", "identifier", STRING)
         .defaultValue("rewrite").allowed("rewrite", "quote")
-        .doc("How a resolved table name becomes an identifier: rewrite turns anything outside [A-Za-z0-9_] into _ "
-            + "(and prefixes a leading digit); quote keeps it verbatim. SQL always quotes identifiers.");
+        .doc("How a resolved database or table name becomes an identifier: rewrite turns anything outside "
+            + "[A-Za-z0-9_] into _ (and prefixes a leading digit), so the table can be queried without quotes; quote "
+            + "keeps it verbatim. SQL always quotes identifiers. See docs/destinations.md.");
     public static final ConfigKey PC_CREATE_TABLE = ConfigKey.in("sinks[].plugin_config", "create_table", BOOLEAN)
         .defaultValue("false").doc("Create a missing table on its first batch (from create_table_ddl or create_table_like).");
     public static final ConfigKey PC_CREATE_TABLE_DDL = ConfigKey.in("sinks[].plugin_config", "create_table_ddl", STRING)
-        .doc("CREATE TABLE statement with {database} and {table} placeholders (replaced by quoted identifiers).");
+        .doc("CREATE TABLE statement with {database} and {table} placeholders (replaced by quoted identifiers in one "
+            + "pass; {table} is required). Without IF NOT EXISTS a concurrent creation by another process is still fine.");
     public static final ConfigKey PC_CREATE_TABLE_LIKE = ConfigKey.in("sinks[].plugin_config", "create_table_like", STRING)
-        .doc("Existing table whose structure and engine a new table copies (CREATE TABLE … AS template).");
+        .doc("Existing table whose structure and engine a new table copies (CREATE TABLE IF NOT EXISTS … AS template): "
+            + "\"db.table\", or \"table\" in the destination's database (the first . separates database and table).");
     public static final ConfigKey PC_NULL_AS_DEFAULT = ConfigKey.in("sinks[].plugin_config", "null_as_default", BOOLEAN)
-        .defaultValue("false").doc("A JSON null into a non-Nullable column takes the column's default instead of failing the record.");
+        .defaultValue("false").doc("A JSON null into a non-Nullable column takes the column's DEFAULT (or the type's zero "
+            + "when it has none) instead of failing the record.");
+    public static final ConfigKey PC_UNKNOWN_FIELDS = ConfigKey.in("sinks[].plugin_config", "unknown_fields", STRING)
+        .defaultValue("ignore").allowed("ignore", "fail")
+        .doc("A top-level JSON field that no column reads (by its name or as the first part of a mapped path): ignore "
+            + "skips it; fail fails the record naming the field (then on_error decides), like ClickHouse's "
+            + "input_format_skip_unknown_fields = 0. fail costs one more pass over each record's top-level keys; "
+            + "nested objects are not checked.");
     public static final ConfigKey PC_INSERT_TIMEOUT_MS = ConfigKey.in("sinks[].plugin_config", "insert_timeout_ms", LONG)
         .defaultValue("60000").unit("ms").range(100, 3_600_000).doc("Timeout of one INSERT request.");
     public static final ConfigKey PC_RETRY_BACKOFF_MS = ConfigKey.in("sinks[].plugin_config", "retry_backoff_ms", LONG)
@@ -241,7 +254,8 @@ public final class ConfigSchema {
         .doc("kind = kafka: where a partition without a committed offset starts.");
     public static final ConfigKey SRC_TOPIC_REFRESH_MS = ConfigKey.in("sources[]", "topic_refresh_ms", LONG)
         .defaultValue("2000").unit("ms").range(100, 3_600_000)
-        .doc("kind = kafka: how often the pattern is re-evaluated against the broker's topics.");
+        .doc("kind = kafka: the longest a new topic matching the pattern waits before it is consumed; the topic "
+            + "list is re-read every half of it.");
     public static final ConfigKey SRC_PATH = ConfigKey.in("sources[]", "path", STRING)
         .doc("kind = file (required there): the JSON-lines file, one record per line; gzip is detected by its magic "
             + "bytes. Blank lines are skipped. The run ends (exit 0) once every line is in Kafka.");

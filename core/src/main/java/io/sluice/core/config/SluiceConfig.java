@@ -112,7 +112,7 @@ public record SluiceConfig(
 
     /**
      * [sinks.plugin_config] of a ClickHouse sink. {@code shards} is always set: the configured shards, or one shard
-     * made of {@code endpoints}.
+     * made of {@code endpoints}. {@code unknownFields} is {@code ignore} or {@code fail}.
      */
     public record ClickHouse(
         List<String> endpoints,
@@ -134,7 +134,52 @@ public record SluiceConfig(
         long retryBackoffMs,
         long retryBackoffMaxMs,
         int breakerFailures,
-        long breakerOpenMs) {
+        long breakerOpenMs,
+        String unknownFields) {
+        /** {@code unknown_fields = "ignore"}: a JSON field no column reads is skipped (the default). */
+        public static final String UNKNOWN_FIELDS_IGNORE = "ignore";
+        /** {@code unknown_fields = "fail"}: a top-level JSON field no column reads fails the record. */
+        public static final String UNKNOWN_FIELDS_FAIL = "fail";
+
+        /**
+         * The settings before {@code unknown_fields} existed; unknown fields are ignored.
+         *
+         * @param endpoints       endpoints of the single shard
+         * @param shards          endpoint lists, one per shard
+         * @param insertWorkers   insert worker threads per shard
+         * @param database        database, literal or template
+         * @param targetTable     table, literal or template, or null
+         * @param username        ClickHouse user
+         * @param password        ClickHouse password
+         * @param maxRows         rows per batch
+         * @param maxBytes        bytes per batch
+         * @param lingerMs        linger, ms
+         * @param identifier      identifier policy
+         * @param createTable     whether missing tables are created
+         * @param createTableDdl  CREATE TABLE template, or null
+         * @param createTableLike template table, or null
+         * @param nullAsDefault   whether null into a non-Nullable column takes the default
+         * @param insertTimeoutMs insert timeout, ms
+         * @param retryBackoffMs  first retry wait, ms
+         * @param retryBackoffMaxMs longest retry wait, ms
+         * @param breakerFailures failures that open the breaker
+         * @param breakerOpenMs   how long the breaker stays open, ms
+         */
+        public ClickHouse(final List<String> endpoints, final List<List<String>> shards, final int insertWorkers,
+            final String database, final String targetTable, final String username, final String password,
+            final int maxRows, final long maxBytes, final long lingerMs, final String identifier, final boolean createTable,
+            final String createTableDdl, final String createTableLike, final boolean nullAsDefault,
+            final long insertTimeoutMs, final long retryBackoffMs, final long retryBackoffMaxMs, final int breakerFailures,
+            final long breakerOpenMs) {
+            this(endpoints, shards, insertWorkers, database, targetTable, username, password, maxRows, maxBytes, lingerMs,
+                identifier, createTable, createTableDdl, createTableLike, nullAsDefault, insertTimeoutMs, retryBackoffMs,
+                retryBackoffMaxMs, breakerFailures, breakerOpenMs, UNKNOWN_FIELDS_IGNORE);
+        }
+
+        /** @return whether a top-level JSON field that no column reads fails its record */
+        public boolean failOnUnknownFields() {
+            return UNKNOWN_FIELDS_FAIL.equals(unknownFields);
+        }
     }
 
     /**

@@ -9,8 +9,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.sluice.core.batch.Destination;
-import io.sluice.core.naming.DestinationTemplate;
-import io.sluice.core.naming.IdentifierPolicy;
 import io.sluice.core.pipeline.RowEncoder;
 import io.sluice.core.pipeline.SinkSpec;
 import io.sluice.core.sink.DestinationCatalog;
@@ -19,10 +17,10 @@ import io.sluice.core.sink.TableSchema;
 
 /**
  * Turns (branch, topic) into a bound {@link Destination}: resolves the sink's database and table templates from the
- * topic ({@code {topic}}, {@code {topic_segment[n]}}; a topic with too few segments fails, never a partial name),
- * applies the sink's identifier policy, checks that the table exists (creating it when the sink allows), reads its
- * columns once and binds the branch's encoder to them. Results are cached per (branch, database, table); callers
- * cache per topic, so later batches pay nothing.
+ * topic ({@code {topic}}, {@code {topic_segment[n]}}; a topic with too few segments fails, never a partial name) and
+ * applies the sink's identifier policy (both through {@link DestinationNames}, the step the dry run shares), checks
+ * that the table exists (creating it when the sink allows), reads its columns once and binds the branch's encoder
+ * to them. Results are cached per (branch, database, table); callers cache per topic, so later batches pay nothing.
  *
  * <p>Runs on the route stage thread, off the hot path (once per new topic and branch). Not thread-safe.
  */
@@ -44,9 +42,7 @@ public final class DestinationResolver {
     public static final class SinkTarget {
         final SinkSpec spec;
         final DestinationCatalog catalog;
-        final DestinationTemplate database;
-        final DestinationTemplate table;
-        final IdentifierPolicy identifiers;
+        final DestinationNames names;
 
         /**
          * @param spec    the sink
@@ -56,14 +52,17 @@ public final class DestinationResolver {
         public SinkTarget(final SinkSpec spec, final DestinationCatalog catalog) {
             this.spec = spec;
             this.catalog = catalog;
-            this.database = DestinationTemplate.parse(spec.database());
-            this.table = DestinationTemplate.parse(spec.targetTable());
-            this.identifiers = IdentifierPolicy.parse(spec.connection().identifier());
+            this.names = new DestinationNames(spec.database(), spec.targetTable(), spec.connection().identifier());
         }
 
         /** @return whether database and table are literals (resolvable without a topic) */
         public boolean isLiteral() {
-            return database.isLiteral() && table.isLiteral();
+            return names.isLiteral();
+        }
+
+        /** @return the pure naming step of this sink (templates and identifier policy), shared with the dry run */
+        public DestinationNames names() {
+            return names;
         }
     }
 
@@ -87,22 +86,12 @@ public final class DestinationResolver {
      */
     public Result resolve(final int branchIndex, final String branchName, final RowEncoder<?> encoder, final SinkTarget target,
         final String topic) {
-        final DestinationTemplate.Resolution db = target.database.resolve(topic);
-        if (!db.ok()) {
-            return Result.failed("branch " + branchName + ": database " + db.error(), false);
+        final DestinationNames.Name name = target.names.resolve(topic);
+        if (!name.ok()) {
+            return Result.failed("branch " + branchName + ": " + name.error(), false);
         }
-        final DestinationTemplate.Resolution table = target.table.resolve(topic);
-        if (!table.ok()) {
-            return Result.failed("branch " + branchName + ": target_table " + table.error(), false);
-        }
-        final String database;
-        final String tableName;
-        try {
-            database = target.identifiers.apply(db.name());
-            tableName = target.identifiers.apply(table.name());
-        } catch (final IllegalArgumentException e) {
-            return Result.failed("branch " + branchName + ": topic " + topic + " gives no usable table name: " + e.getMessage(), false);
-        }
+        final String database = name.database();
+        final String tableName = name.table();
         final String key = branchIndex + "\u0000" + database + "\u0000" + tableName;
         final Destination cached = byName.get(key);
         if (cached != null) {

@@ -46,7 +46,8 @@ public final class TomlGather {
                 : new JsonHashShardRouter(scope, b.shardBy());
             final String sinkName = sink.name() + "/" + b.name();
             sinks.put(sinkName, new SinkSpec(sinkName, sink.plugin(), sink.plugin().shards(), b.database(), b.targetTable()));
-            handles.add(split.add(b.name(), new JsonRowEncoder(b.name(), b.columns(), scope, options, scratch), router, sinkName,
+            handles.add(split.add(b.name(), new JsonRowEncoder(b.name(), b.columns(), scope, options, scratch,
+                sink.plugin().failOnUnknownFields()), router, sinkName,
                 new ChunkConfig(b.maxRows(), b.maxBytes(), b.lingerMs())));
         }
         final Classifier classifier = new Classifier(sink.branches(), paths);

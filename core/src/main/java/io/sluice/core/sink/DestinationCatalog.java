@@ -34,6 +34,17 @@ public interface DestinationCatalog {
     String evaluateDefault(ColumnSpec column) throws SinkException;
 
     /**
+     * The destination server's time zone, for DEFAULT expressions that depend on it ({@code today()}). Asked once per
+     * destination, off the hot path.
+     *
+     * @return a zone id {@code java.time} knows, e.g. {@code Etc/UTC}; {@code UTC} unless the catalog knows better
+     * @throws SinkException when the destination cannot be asked
+     */
+    default String serverTimeZone() throws SinkException {
+        return "UTC";
+    }
+
+    /**
      * Turns a database and table name into the text an INSERT names them by, quoted as the destination requires.
      *
      * @param database database name, verbatim

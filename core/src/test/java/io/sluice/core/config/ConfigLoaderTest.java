@@ -166,6 +166,23 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void shouldCheckTableCreationAndTheUnknownFieldsSwitch() {
+        final SluiceConfig.ClickHouse plain = ConfigLoader.parse(MINIMAL).sink("s").plugin();
+        assertEquals("rewrite", plain.identifier());
+        assertEquals("ignore", plain.unknownFields());
+        assertTrue(!plain.failOnUnknownFields() && !plain.createTable());
+        final SluiceConfig.ClickHouse strict = ConfigLoader.parse(MINIMAL + "unknown_fields = \"fail\"\ncreate_table = true\n"
+            + "create_table_ddl = \"CREATE TABLE {database}.{table} (id UInt8) ENGINE = Memory\"\n").sink("s").plugin();
+        assertTrue(strict.failOnUnknownFields() && strict.createTable());
+        assertTrue(only(MINIMAL + "unknown_fields = \"skip\"\n").toString().contains("unknown_fields"));
+        assertTrue(only(MINIMAL + "create_table = true\n").message().contains("needs create_table_ddl or create_table_like"));
+        assertTrue(only(MINIMAL + "create_table_ddl = \"CREATE TABLE {database}.events (id UInt8) ENGINE = Memory\"\n")
+            .message().contains("has no {table} placeholder"));
+        assertTrue(only(MINIMAL + "create_table_ddl = \"CREATE TABLE {table} AS t\"\ncreate_table_like = \"t\"\n")
+            .message().contains("not both"));
+    }
+
+    @Test
     void shouldLoadTheShippedExample() throws Exception {
         Path dir = Path.of("").toAbsolutePath();
         while (!Files.exists(dir.resolve("examples/github-events.toml"))) {

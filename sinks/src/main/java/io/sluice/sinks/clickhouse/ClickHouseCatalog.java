@@ -16,19 +16,27 @@ import io.sluice.core.sink.TableSchema;
 /**
  * A ClickHouse sink's catalog: table existence and columns through {@code DESCRIBE TABLE … FORMAT TabSeparated}
  * (name, type, default kind, default expression — the first four columns on every server version), table creation
- * from {@code create_table_ddl} or {@code create_table_like}, and constant DEFAULT evaluation. Every identifier is
- * quoted with {@link ClickHouseIdentifiers}, so no table or database name can change a statement. Thread-safe.
+ * from {@code create_table_ddl} (its {@code {database}} and {@code {table}} placeholders replaced by quoted identifiers
+ * in one pass) or {@code create_table_like}, constant DEFAULT evaluation and the server's time zone. Creation that
+ * races another process is not an error: TABLE_ALREADY_EXISTS, or any failure after which the table exists, counts
+ * as created. Every identifier is quoted with {@link ClickHouseIdentifiers}, so no table or database name can change
+ * a statement. Thread-safe.
  */
 final class ClickHouseCatalog implements DestinationCatalog {
     /** A DEFAULT expression Sluice evaluates once: a literal, or a cast/conversion function of literals. */
     private static final Pattern CONSTANT = Pattern.compile(
         "\\s*(-?[0-9][0-9._eE+-]*|'([^'\\\\]|\\\\.)*'|NULL|\\[\\]|(CAST|to[A-Za-z0-9]+)\\(\\s*('([^'\\\\]|\\\\.)*'|-?[0-9][0-9._eE+-]*)\\s*(,\\s*'[^']*'\\s*)?\\))\\s*");
 
+    private static final int TABLE_ALREADY_EXISTS = 57;
+    private static final String DATABASE_PLACEHOLDER = "{database}";
+    private static final String TABLE_PLACEHOLDER = "{table}";
+
     private final List<Client> shards;
     private final List<String> shardEndpoints;
     private final Client client;
     private final String endpoint;
     private final SluiceConfig.ClickHouse config;
+    private volatile String timeZone;
 
     /**
      * @param shards         one metadata client per shard (its first endpoint)
@@ -72,9 +80,7 @@ final class ClickHouseCatalog implements DestinationCatalog {
     public void create(final String database, final String table) throws SinkException {
         final String sql;
         if (config.createTableDdl() != null) {
-            sql = config.createTableDdl()
-                .replace("{database}", ClickHouseIdentifiers.quote(database))
-                .replace("{table}", ClickHouseIdentifiers.quote(table));
+            sql = ddl(config.createTableDdl(), database, table);
         } else if (config.createTableLike() != null) {
             final String like = config.createTableLike();
             final String template = like.contains(".") ? like : database + "." + like;
@@ -91,11 +97,61 @@ final class ClickHouseCatalog implements DestinationCatalog {
                 ClickHouseConnections.execute(shards.get(i), sql, "create table " + database + "." + table + " at "
                     + shardEndpoints.get(i), 60_000);
             } catch (final SinkException e) {
-                if (e.code() != 57) { // TABLE_ALREADY_EXISTS: another process created it meanwhile
+                // TABLE_ALREADY_EXISTS: another process created it meanwhile (what 18.16 and current servers answer to
+                // a concurrent CREATE); any other failure counts as a race lost only if the table now exists there
+                if (e.code() != TABLE_ALREADY_EXISTS && !exists(shards.get(i), database, table)) {
                     throw e;
                 }
             }
         }
+    }
+
+    /**
+     * The {@code create_table_ddl} statement for one table: {@code {database}} and {@code {table}} replaced by the
+     * quoted identifiers in one pass, so a name that itself contains {@code {table}} is never substituted again.
+     *
+     * @param template the configured statement
+     * @param database the database, verbatim
+     * @param table    the table, verbatim
+     * @return the statement to send
+     */
+    static String ddl(final String template, final String database, final String table) {
+        final StringBuilder sb = new StringBuilder(template.length() + database.length() + table.length() + 16);
+        int i = 0;
+        while (i < template.length()) {
+            if (template.startsWith(DATABASE_PLACEHOLDER, i)) {
+                sb.append(ClickHouseIdentifiers.quote(database));
+                i += DATABASE_PLACEHOLDER.length();
+            } else if (template.startsWith(TABLE_PLACEHOLDER, i)) {
+                sb.append(ClickHouseIdentifiers.quote(table));
+                i += TABLE_PLACEHOLDER.length();
+            } else {
+                sb.append(template.charAt(i++));
+            }
+        }
+        return sb.toString();
+    }
+
+    private boolean exists(final Client shard, final String database, final String table) {
+        try {
+            final String body = ClickHouseConnections.query(shard, "EXISTS TABLE " + qualifiedName(database, table),
+                "check table " + database + "." + table, 30_000);
+            return "1".equals(body.strip());
+        } catch (final SinkException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public String serverTimeZone() throws SinkException {
+        String zone = timeZone;
+        if (zone == null) {
+            final List<List<String>> rows = TabSeparated.parse(ClickHouseConnections.query(client, "SELECT timezone()",
+                "time zone of " + endpoint, 30_000));
+            zone = rows.isEmpty() || rows.get(0).isEmpty() || rows.get(0).get(0).isEmpty() ? "UTC" : rows.get(0).get(0);
+            timeZone = zone;
+        }
+        return zone;
     }
 
     @Override
@@ -103,13 +159,14 @@ final class ClickHouseCatalog implements DestinationCatalog {
         if (!CONSTANT.matcher(column.defaultExpression()).matches()) {
             return null;
         }
-        final String body = ClickHouseConnections.query(client,
-            "SELECT toString(" + column.defaultExpression() + ")", "evaluate default of " + column.name(), 30_000);
+        // isNull first: TabSeparated writes NULL as \N, which reads back like the text "N"
+        final String body = ClickHouseConnections.query(client, "SELECT isNull(" + column.defaultExpression() + "), ifNull(toString("
+            + column.defaultExpression() + "), '')", "evaluate default of " + column.name(), 30_000);
         final List<List<String>> rows = TabSeparated.parse(body);
-        if (rows.isEmpty() || rows.get(0).isEmpty()) {
+        if (rows.isEmpty() || rows.get(0).size() < 2) {
             return null;
         }
-        return jsonString(rows.get(0).get(0));
+        return "1".equals(rows.get(0).get(0)) ? "null" : jsonString(rows.get(0).get(1));
     }
 
     private static String jsonString(final String text) {

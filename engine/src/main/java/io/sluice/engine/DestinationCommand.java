@@ -1,0 +1,159 @@
+package io.sluice.engine;
+
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import io.sluice.core.config.ConfigException;
+import io.sluice.core.config.ConfigLoader;
+import io.sluice.core.config.ConfigProblem;
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.route.DestinationNames;
+import io.sluice.core.runtime.SluiceEngine;
+
+/**
+ * {@code engine.jar destination --config F --sink NAME --topic T}: a dry run of a sink's destination template. Prints
+ * the table a batch from topic {@code T} would go to, as one JSON object on one line:
+ * <pre>{@code {"database": "analytics", "table": "user_42", "sql": "`analytics`.`user_42`"}}</pre>
+ * {@code database} and {@code table} are the identifiers after the sink's identifier policy (verbatim, as ClickHouse
+ * stores them); {@code sql} is how every statement Sluice sends writes them. The names come from
+ * {@link DestinationNames}, the step the running engine uses, so the dry run and the engine cannot disagree.
+ *
+ * <p>A sink with several branches: {@code --branch NAME} picks one (default: the first); {@code --all-branches}
+ * prints one object per branch, each with a leading {@code "branch"} key. When the topic cannot produce a
+ * destination (too few segments for the template, an empty segment, a topic the sink's pattern or topic list does
+ * not follow) it prints {@code {"database": null, "table": null, "sql": null, "reason": "..."}} and exits 1.
+ * Exits 2 on a bad configuration, an unknown sink or branch. Never connects anywhere: whether the table exists, or
+ * would be created, is the engine's business at run time.
+ */
+@Command(name = "destination", mixinStandardHelpOptions = true,
+    description = {"Dry run of a sink's destination template: prints the database and table a topic's batches go to.",
+        "Never connects. Exit 0 when the topic resolves, 1 when it cannot produce a destination, 2 on a bad configuration."})
+public final class DestinationCommand implements Callable<Integer> {
+    /** The topic produces no destination. */
+    static final int EXIT_NO_DESTINATION = 1;
+
+    @Option(names = "--config", required = true, paramLabel = "FILE", description = "Pipeline configuration (TOML).")
+    Path config;
+
+    @Option(names = "--sink", required = true, paramLabel = "NAME", description = "The [[sinks]] whose template to resolve.")
+    String sink;
+
+    @Option(names = "--topic", required = true, paramLabel = "TOPIC", description = "The topic a batch comes from.")
+    String topic;
+
+    @Option(names = "--branch", paramLabel = "NAME", description = "The branch whose table to resolve (default: the first).")
+    String branch;
+
+    @Option(names = "--all-branches", description = "Print one object per branch, each with a \"branch\" key.")
+    boolean allBranches;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        // UTF-8 whatever the platform's default: names may be non-ASCII
+        final PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), false);
+        final int code = run(config, sink, topic, branch, allBranches, out, spec.commandLine().getErr());
+        out.flush();
+        return code;
+    }
+
+    /**
+     * Runs the dry run.
+     *
+     * @param file        the configuration file
+     * @param sinkName    the sink
+     * @param topic       the topic
+     * @param branchName  the branch, or null for the first
+     * @param allBranches whether to print every branch
+     * @param out         where the JSON goes, one object per line
+     * @param err         where configuration and usage problems go
+     * @return 0 when every printed branch resolved, 1 when one did not, 2 on a bad configuration or usage
+     */
+    static int run(final Path file, final String sinkName, final String topic, final String branchName,
+        final boolean allBranches, final PrintWriter out, final PrintWriter err) {
+        if (allBranches && branchName != null) {
+            err.println("error: give --branch NAME or --all-branches, not both");
+            err.flush();
+            return SluiceEngine.EXIT_CONFIG;
+        }
+        final SluiceConfig.Sink s;
+        final List<SluiceConfig.Branch> branches;
+        try {
+            final SluiceConfig c = ConfigLoader.load(file);
+            ConfigChecks.deep(c);
+            s = c.sink(sinkName);
+            branches = branchName == null ? (allBranches ? s.branches() : List.of(s.branches().get(0)))
+                : List.of(branch(s, branchName));
+        } catch (final ConfigException e) {
+            err.println(file + ": " + e.problems().size() + (e.problems().size() == 1 ? " problem" : " problems"));
+            for (final ConfigProblem p : e.problems()) {
+                err.println("  " + p);
+            }
+            err.flush();
+            return SluiceEngine.EXIT_CONFIG;
+        }
+        final String notFollowed = notFollowed(s, topic);
+        int code = SluiceEngine.EXIT_OK;
+        final StringBuilder sb = new StringBuilder(256);
+        for (final SluiceConfig.Branch b : branches) {
+            final DestinationNames.Name name = new DestinationNames(b.database(), b.targetTable(), s.plugin().identifier())
+                .resolve(topic);
+            sb.setLength(0);
+            sb.append('{');
+            if (allBranches) {
+                sb.append("\"branch\": ");
+                RouteCommand.JsonText.quote(b.name(), sb);
+                sb.append(", ");
+            }
+            if (notFollowed == null && name.ok()) {
+                sb.append("\"database\": ");
+                RouteCommand.JsonText.quote(name.database(), sb);
+                sb.append(", \"table\": ");
+                RouteCommand.JsonText.quote(name.table(), sb);
+                sb.append(", \"sql\": ");
+                RouteCommand.JsonText.quote(name.sql(), sb);
+            } else {
+                sb.append("\"database\": null, \"table\": null, \"sql\": null, \"reason\": ");
+                RouteCommand.JsonText.quote(notFollowed != null ? notFollowed
+                    : "sink " + s.name() + ", branch " + b.name() + ": " + name.error(), sb);
+                code = EXIT_NO_DESTINATION;
+            }
+            out.println(sb.append('}'));
+        }
+        out.flush();
+        return code;
+    }
+
+    private static SluiceConfig.Branch branch(final SluiceConfig.Sink s, final String name) {
+        for (final SluiceConfig.Branch b : s.branches()) {
+            if (b.name().equals(name)) {
+                return b;
+            }
+        }
+        throw new ConfigException("sinks", "sink \"" + s.name() + "\" has no branch named \"" + name + "\" (branches: "
+            + String.join(", ", s.branches().stream().map(SluiceConfig.Branch::name).toList()) + ")");
+    }
+
+    /** @return why the sink never consumes the topic, or null when its pattern or topic list takes it */
+    private static String notFollowed(final SluiceConfig.Sink s, final String topic) {
+        if (s.pattern() != null) {
+            return Pattern.compile(s.pattern()).matcher(topic).matches() ? null
+                : "sink " + s.name() + " does not follow topic " + topic + ": it does not match the pattern " + s.pattern()
+                    + " (the whole name must match)";
+        }
+        return s.topics().contains(topic) ? null
+            : "sink " + s.name() + " does not follow topic " + topic + ": it is not in topics " + s.topics();
+    }
+}
