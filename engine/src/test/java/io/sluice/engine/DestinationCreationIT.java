@@ -193,8 +193,10 @@ class DestinationCreationIT {
         TestServices.createTopic(topic, 1);
         TestServices.produce(topic, records(0, 3, "c"));
         final String group = "g-" + s;
+        // a record without a destination stops its partition (the batch fails; nothing is committed past it; it is
+        // re-read in case the table appears) until checkpoint.stalled_fail_after_ms ends the run naming it
         final SluiceEngine engine = new SluiceEngine(ConfigLoader.parse(config("cm\\-" + s + "\\..*", group, database,
-            "ev_{topic_segment[-1]}", "")), c -> new io.sluice.sinks.clickhouse.ClickHouseDriver(),
+            "ev_{topic_segment[-1]}", "").replace("stalled_fail_after_ms = 30000", "stalled_fail_after_ms = 3000")), c -> new io.sluice.sinks.clickhouse.ClickHouseDriver(),
             c -> new KafkaScatterDriver(), new GatherPipeline.RunOptions(true));
         assertEquals(SluiceEngine.EXIT_FAILURE, engine.run());
         final String reason = engine.pipelines().get(0).control().failureReason();
@@ -208,7 +210,8 @@ class DestinationCreationIT {
         TestServices.createTopic(short1, 1);
         TestServices.produce(short1, records(0, 1, "s"));
         final SluiceEngine segments = new SluiceEngine(ConfigLoader.parse(config("cs\\-" + s + ".*", "g2-" + s, database,
-            "ev_{topic_segment[1]}", "create_table = true\ncreate_table_ddl = \"" + DDL + "\"\n")),
+            "ev_{topic_segment[1]}", "create_table = true\ncreate_table_ddl = \"" + DDL + "\"\n")
+            .replace("stalled_fail_after_ms = 30000", "stalled_fail_after_ms = 3000")),
             c -> new io.sluice.sinks.clickhouse.ClickHouseDriver(), c -> new KafkaScatterDriver(),
             new GatherPipeline.RunOptions(true));
         assertEquals(SluiceEngine.EXIT_FAILURE, segments.run());

@@ -72,6 +72,7 @@ public final class RouteStage<T> implements EventHandler<RecordEvent> {
         final BatchPool pool;
         Destination[] byTopic = new Destination[16];
         String[] errorByTopic = new String[16];
+        long[] errorUntilNanos = new long[16];
 
         @SuppressWarnings("unchecked")
         Branch(final Split.Branch<?> b, final DestinationResolver.SinkTarget sink, final InsertWorker[][] workers, final BatchPool pool) {
@@ -290,18 +291,30 @@ public final class RouteStage<T> implements EventHandler<RecordEvent> {
         }
     }
 
+    /**
+     * The destination of a record's topic in a branch, resolved once per topic. When there is none (a missing table
+     * without creation, a topic with too few segments for the template, a column the encoder cannot write), the record
+     * is not a bad record: its partition stops at it (the offset fails, nothing is committed past it, the source
+     * re-reads it with backoff) whatever {@code on_error} says, and the reason is logged once per topic; after
+     * {@code checkpoint.stalled_fail_after_ms} the run ends naming it. The failed resolution is remembered for one
+     * second, then tried again, so creating the table (or fixing the topic) lets the partition continue.
+     */
     private Destination destinationFor(final Branch branch, final RecordEvent event) {
         final int topicId = event.topicId();
         if (topicId >= branch.byTopic.length) {
             final int n = Math.max(topicId + 1, branch.byTopic.length * 2);
             branch.byTopic = Arrays.copyOf(branch.byTopic, n);
             branch.errorByTopic = Arrays.copyOf(branch.errorByTopic, n);
+            branch.errorUntilNanos = Arrays.copyOf(branch.errorUntilNanos, n);
         }
         final Destination cached = branch.byTopic[topicId];
         if (cached != null) {
             return cached;
         }
         String error = branch.errorByTopic[topicId];
+        if (error != null && nowNanos - branch.errorUntilNanos[topicId] >= 0) {
+            error = null; // try again: the table may exist by now
+        }
         if (error == null) {
             long waitMs = 100;
             while (true) {
@@ -309,6 +322,11 @@ public final class RouteStage<T> implements EventHandler<RecordEvent> {
                     topics.name(topicId));
                 if (r.destination() != null) {
                     branch.byTopic[topicId] = r.destination();
+                    if (branch.errorByTopic[topicId] != null) {
+                        LOG.info("{}: topic {} resolves now (branch {}): {}", pipeline, topics.name(topicId), branch.name,
+                            r.destination());
+                        branch.errorByTopic[topicId] = null;
+                    }
                     if (r.destination().id() >= open.length) {
                         open = Arrays.copyOf(open, Math.max(r.destination().id() + 1, open.length * 2));
                     }
@@ -316,9 +334,13 @@ public final class RouteStage<T> implements EventHandler<RecordEvent> {
                 }
                 if (!r.retriable() || control.stopRequested()) {
                     error = r.error();
-                    if (!r.retriable()) {
-                        branch.errorByTopic[topicId] = error;
+                    if (!error.equals(branch.errorByTopic[topicId])) {
+                        LOG.error("{}: records of topic {} have no destination in branch {}: {}; their partitions stop "
+                            + "here until it is fixed (checkpoint.stalled_fail_after_ms)", pipeline, topics.name(topicId),
+                            branch.name, error);
                     }
+                    branch.errorByTopic[topicId] = error;
+                    branch.errorUntilNanos[topicId] = nowNanos + TimeUnit.SECONDS.toNanos(1);
                     break;
                 }
                 LOG.warn("{}: cannot resolve the destination of topic {} yet: {} (retrying in {} ms)", pipeline,
@@ -327,7 +349,7 @@ public final class RouteStage<T> implements EventHandler<RecordEvent> {
                 waitMs = Math.min(waitMs * 2, 5000);
             }
         }
-        recordError(event, error, onError, stats.droppedInvalid);
+        trackers.get(event.trackerId()).fail(event.offset(), event.trackerGeneration(), -1, where(event) + ": " + error);
         return null;
     }
 
