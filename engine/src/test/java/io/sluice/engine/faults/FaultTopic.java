@@ -120,8 +120,17 @@ final class FaultTopic implements AutoCloseable {
 
     /** @return records at or after the committed offsets that are already written: what a restart writes again */
     long writtenAtOrAfter(final long[] committed, final long[] written) {
-        long n = 0;
+        final List<Integer> all = new ArrayList<>();
         for (int p = 0; p < ids.length; p++) {
+            all.add(p);
+        }
+        return writtenAtOrAfter(committed, written, all);
+    }
+
+    /** @return as above, over the given partitions only */
+    long writtenAtOrAfter(final long[] committed, final long[] written, final List<Integer> partitions) {
+        long n = 0;
+        for (final int p : partitions) {
             for (int o = (int)Math.min(committed[p], ids[p].length); o < ids[p].length; o++) {
                 if (Arrays.binarySearch(written, ids[p][o]) >= 0) {
                     n++;

@@ -257,10 +257,18 @@ final class Faults {
         return out;
     }
 
-    /** @return member id -> assigned partitions of the topic, for the group's current members */
+    /** @return client id -> assigned partitions of the topic, for the group's current members */
     static Map<String, List<Integer>> members(final Admin admin, final String group, final String topic)
         throws ExecutionException, InterruptedException {
-        final ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(group)).all().get().get(group);
+        final ConsumerGroupDescription d;
+        try {
+            d = admin.describeConsumerGroups(List.of(group)).all().get().get(group);
+        } catch (final ExecutionException e) {
+            if (e.getCause() instanceof org.apache.kafka.common.errors.GroupIdNotFoundException) {
+                return Map.of(); // no member has joined yet
+            }
+            throw e;
+        }
         final Map<String, List<Integer>> out = new HashMap<>();
         for (final MemberDescription m : d.members()) {
             final List<Integer> ps = new ArrayList<>();
@@ -270,7 +278,12 @@ final class Faults {
                 }
             }
             ps.sort(null);
-            out.put(m.consumerId(), ps);
+            out.merge(m.clientId(), ps, (x, y) -> {
+                final List<Integer> both = new ArrayList<>(x);
+                both.addAll(y);
+                both.sort(null);
+                return both;
+            });
         }
         return out;
     }
@@ -295,7 +308,7 @@ final class Faults {
         return pipelineToml(topic, group, database, clickhouse, stalledFailAfterMs, metricsPort, null);
     }
 
-    /** As above, with the consumer's {@code client.id}. */
+    /** As above, with the consumer's {@code client.id} (tells group members apart, see {@link #members}). */
     static String pipelineToml(final String topic, final String group, final String database, final String clickhouse,
         final long stalledFailAfterMs, final int metricsPort, final String clientId) throws IOException {
         String t = Files.readString(projectRoot().resolve("examples/github-events.toml"));
