@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -178,6 +179,29 @@ final class Faults {
         /** Rows in every active part of the database: cheap enough to poll (no table scan). */
         long rows(final String database) {
             return sqlLong("SELECT sum(rows) FROM system.parts WHERE database = '" + database + "' AND active");
+        }
+
+        /**
+         * After an engine was killed: waits until no INSERT into the database is still running on the server (an
+         * insert whose body had fully arrived completes without its client) and the row count has stayed the same for
+         * two reads 250 ms apart, so what is counted as written afterwards does not change under the count.
+         */
+        void settle(final String database) {
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            long last = rows(database);
+            int stable = 0;
+            while (System.nanoTime() < deadline) {
+                sleep(250);
+                final long running = sqlLong("SELECT count() FROM system.processes WHERE query LIKE 'INSERT%' AND position(query, '"
+                    + database + "') > 0");
+                final long now = rows(database);
+                stable = running == 0 && now == last ? stable + 1 : 0;
+                if (stable >= 2) {
+                    return;
+                }
+                last = now;
+            }
+            throw new AssertionError("inserts into " + database + " did not settle within 30 s");
         }
 
         static String union(final String database, final List<String> tables) {

@@ -87,7 +87,7 @@ class KillNineFaultIT {
                     killedAfterMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - e.startNanos);
                     e.kill9();
                 }
-                settle(ch, db);
+                ch.settle(db);
                 // the at-least-once invariant, straight from Kafka and ClickHouse
                 final long[] committed = Faults.committed(admin, group, topic.name, FaultTopic.PARTITIONS);
                 final long[] written = ch.distinctIds(db, tables);
@@ -132,9 +132,9 @@ class KillNineFaultIT {
         }
         final StringJoiner windows = new StringJoiner("/");
         Arrays.stream(window).forEach(w -> windows.add(Long.toString(w)));
-        Faults.report(String.format("FAULT(a) kills=%d ids=%d lost=%d duplicates=%d (per crash: %s; re-read windows at the "
-                + "kills: %s) before first kill=%d seed=%d duration=%d s", KILLS, topic.distinct.length, lost, duplicates, perCrash,
-            windows, dupsAtKill[0], seed, seconds));
+        Faults.report(String.format("FAULT(a) kills=%d ids=%d lost=%d duplicates=%d (per crash, new duplicates in the run after "
+                + "it: %s; written but not committed at each kill: %s; before the first kill: %d) seed=%d duration=%d s", KILLS,
+            topic.distinct.length, lost, duplicates, perCrash, windows, dupsAtKill[0], seed, seconds));
         Faults.report("FAULT(a) checkpoint lag under load (6 runs catching up the backlog at full speed, commit_interval_ms = "
             + "1000): " + lagSummary);
         assertEquals(0, lost, "lost ids (database " + db + "): " + topic.describeLost(written, 10));
@@ -142,18 +142,5 @@ class KillNineFaultIT {
         assertTrue(duplicates <= Arrays.stream(window).sum(), "duplicates " + duplicates + " exceed what the crashes left "
             + "uncommitted (" + windows + "): something was written twice without a crash");
         ch.sql("DROP DATABASE " + db);
-    }
-
-    /** Waits until an insert the killed engine had already sent has landed (the row count stops moving). */
-    static void settle(final Faults.ClickHouse ch, final String db) {
-        long last = ch.rows(db);
-        for (int i = 0; i < 50; i++) {
-            Faults.sleep(400);
-            final long now = ch.rows(db);
-            if (now == last) {
-                return;
-            }
-            last = now;
-        }
     }
 }

@@ -79,7 +79,7 @@ class RebalanceFaultIT {
             Thread.sleep(killDelayMs);
             victim.kill9();
             final long killed = System.nanoTime();
-            KillNineFaultIT.settle(ch, db);
+            ch.settle(db);
             committedAtKill = Faults.committed(admin, group, topic.name, FaultTopic.PARTITIONS);
             final long[] written = ch.distinctIds(db, tables);
             window = topic.writtenAtOrAfter(committedAtKill, written, victimPartitions);
