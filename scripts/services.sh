@@ -66,7 +66,10 @@ kafka_java() {
 }
 
 kafka_ready() {
-  port_open "$KAFKA_PORT" && grep -q 'Kafka Server started' "$KAFKA_DIR/broker.log" 2>/dev/null
+  port_open "$KAFKA_PORT" || return 1
+  # a broker this script did not start (another checkout's, or the machine's) has no log here: answering is enough
+  pid_alive "$RUN/kafka.pid" || return 0
+  grep -q 'Kafka Server started' "$KAFKA_DIR/broker.log" 2>/dev/null
 }
 
 kafka_start() {
@@ -163,8 +166,12 @@ clickhouse_start() {
       "$ROOT/scripts/services/clickhouse-config.xml.tmpl" >"$CH_DIR/config.xml"
   cp "$ROOT/scripts/services/clickhouse-users.xml" "$CH_DIR/users.xml"
   log "starting clickhouse on 127.0.0.1:$CH_HTTP_PORT (native :$CH_TCP_PORT, data $CH_DIR/data)"
-  ( cd "$CH_DIR" && nohup setsid clickhouse-server --config-file="$CH_DIR/config.xml" \
-        >>"$CH_DIR/log/stdout.log" 2>&1 </dev/null & echo $! >"$RUN/clickhouse.pid" )
+  # The background job must be the server command itself, so that $! is the server's pid (nohup and setsid exec
+  # into it): backgrounding `cd ... && nohup ...` recorded the pid of a bash subshell, and stop killed only that.
+  ( cd "$CH_DIR" || exit 1
+    nohup setsid clickhouse-server --config-file="$CH_DIR/config.xml" \
+        >>"$CH_DIR/log/stdout.log" 2>&1 </dev/null &
+    echo $! >"$RUN/clickhouse.pid" )
 }
 
 clickhouse_stop() {

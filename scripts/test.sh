@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs and starts what the tests need (Kafka and ClickHouse via scripts/services.sh, which installs Debian's
 # clickhouse-server with apt-get when missing and resolves the Kafka broker jars with Maven), then runs every unit
-# and integration test: mvn -B verify. Services this script started are stopped again at the end.
+# and integration test, with the fault-injection profile (issue 6): mvn -B verify -Pfaults. Services this script
+# started are stopped again at the end. scripts/faults.sh runs the fault tests alone.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -18,4 +19,4 @@ cleanup() {
 }
 trap cleanup EXIT
 
-mvn -B verify "$@"
+mvn -B verify -Pfaults "$@"

@@ -1,0 +1,146 @@
+package io.sluice.engine.faults;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.StringJoiner;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Issue 6 (a): {@code kill -9} the engine at random moments five times during a run over 204,048 GitHub events and
+ * restart it each time. At the end every input id is in ClickHouse, the committed offsets are the end offsets, and
+ * the duplicates (count() − uniqExact(id)) are reported per crash.
+ *
+ * <p>The moments are random but always mid-run: kill k (1–5) comes once the group's committed offsets have reached a
+ * random point between 5 + 12(k−1) % and 15 + 12(k−1) % of the input and the run has committed something itself (so
+ * every incarnation makes progress and the fifth kill comes well before the end), plus a random 0–1000 ms, which
+ * puts the kill anywhere in the one-second commit cycle: during a poll, an insert, or between an insert and the
+ * commit that follows it. The engine reads the whole topic in about 8-10 s at full speed, so the targets are absolute
+ * (not steps from the previous kill): one run's overshoot cannot push the later kills past the end. The seed is
+ * printed; {@code -Dfaults.seed=N} repeats a run's choices.
+ *
+ * <p>After each kill (once ClickHouse's row count has settled) the at-least-once invariant is checked directly:
+ * every record below each partition's committed offset (Kafka's Admin client) is in ClickHouse (its HTTP
+ * interface). The records at or after the committed offsets that are already written form the crash's re-read
+ * window: the duplicates the restart is expected to write. Checkpoint lag is sampled from the Prometheus endpoint
+ * throughout (the engine catching up a backlog at full speed: "under load").
+ */
+@ExtendWith(FaultTopic.Resolver.class)
+class KillNineFaultIT {
+    private static final int KILLS = 5;
+
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void shouldLoseNothingWhenKilledFiveTimesAtRandomMoments(final FaultTopic topic) throws Exception {
+        final long seed = Long.getLong("faults.seed", System.nanoTime());
+        final Random rnd = new Random(seed);
+        final String sfx = Faults.suffix();
+        final String db = "faults_kill_" + sfx;
+        final String group = "faults-kill-" + sfx;
+        final Faults.ClickHouse ch = new Faults.ClickHouse(Faults.sharedClickHouse());
+        final List<String> tables = ch.createGithubDatabase(db);
+        final Path dir = Faults.workDir("a-kill9-" + sfx);
+        final long total = topic.records;
+        final long start = System.nanoTime();
+        final long[] dupsAtKill = new long[KILLS];
+        final long[] window = new long[KILLS];
+        final List<String> kills = new ArrayList<>();
+        final String lagSummary;
+        try (LagSampler lag = new LagSampler(100); Admin admin = Faults.admin()) {
+            for (int k = 0; k < KILLS; k++) {
+                final int port = Faults.freePort();
+                final Path cfg = Faults.writeConfig(dir, "run-" + (k + 1) + ".toml",
+                    Faults.pipelineToml(topic.name, group, db, ch.url, 120_000, port));
+                final long base = Faults.sum(Faults.committed(admin, group, topic.name, FaultTopic.PARTITIONS));
+                // kill k (0-based) once the committed offsets reach a random point in [5 + 12k, 15 + 12k] % of the
+                // input, and only after this run has committed something itself
+                final long target = Math.max(base + 1, (long)(total * (0.05 + 0.12 * k + 0.10 * rnd.nextDouble())));
+                final long jitterMs = rnd.nextInt(1000);
+                final long killedAfterMs;
+                try (EngineRun e = EngineRun.start(dir, "run-" + (k + 1), "--config", cfg.toString())) {
+                    lag.port(port);
+                    final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+                    while (Faults.sum(Faults.committed(admin, group, topic.name, FaultTopic.PARTITIONS)) < target) {
+                        if (!e.alive()) {
+                            fail("run " + (k + 1) + " exited (" + e.waitFor(1) + ") before it was killed; log " + e.logFile() + ":\n" + e.tail(40));
+                        }
+                        if (System.nanoTime() > deadline) {
+                            fail("run " + (k + 1) + " did not commit up to " + target + " offsets in 120 s; log " + e.logFile() + ":\n" + e.tail(40));
+                        }
+                        Thread.sleep(50);
+                    }
+                    // a random moment of the commit cycle (commit_interval_ms = 1000): mid-insert, mid-poll, mid-commit
+                    Thread.sleep(jitterMs);
+                    lag.port(0);
+                    killedAfterMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - e.startNanos);
+                    e.kill9();
+                }
+                ch.settle(db);
+                // the at-least-once invariant, straight from Kafka and ClickHouse
+                final long[] committed = Faults.committed(admin, group, topic.name, FaultTopic.PARTITIONS);
+                final long[] written = ch.distinctIds(db, tables);
+                final long[] firstUnwritten = topic.firstUnwritten(written);
+                for (int p = 0; p < FaultTopic.PARTITIONS; p++) {
+                    if (committed[p] > firstUnwritten[p]) {
+                        fail("at-least-once violated after kill " + (k + 1) + ": " + topic.name + "-" + p + " committed "
+                            + committed[p] + " but offset " + firstUnwritten[p] + " (id " + topic.ids[p][(int)firstUnwritten[p]]
+                            + ") is not in ClickHouse (database " + db + ", seed " + seed + ")");
+                    }
+                }
+                assertTrue(Faults.sum(committed) < total, "kill " + (k + 1) + " came after the run had committed everything: "
+                    + "not mid-run (seed " + seed + ")");
+                window[k] = topic.writtenAtOrAfter(committed, written);
+                final long[] cu = ch.countAndUniq(db, tables);
+                dupsAtKill[k] = cu[0] - cu[1];
+                kills.add(String.format("kill %d after %d ms of run %d: %d of %d ids written (%.0f%%), %d committed, "
+                        + "re-read window %d, duplicates so far %d", k + 1, killedAfterMs, k + 1, written.length, total,
+                    100.0 * written.length / total, Faults.sum(committed), window[k], dupsAtKill[k]));
+                System.out.println("FAULT(a) " + kills.get(k));
+            }
+            final int port = Faults.freePort();
+            final Path cfg = Faults.writeConfig(dir, "run-" + (KILLS + 1) + ".toml",
+                Faults.pipelineToml(topic.name, group, db, ch.url, 120_000, port));
+            try (EngineRun e = EngineRun.start(dir, "run-" + (KILLS + 1), "--config", cfg.toString(), "--until-caught-up")) {
+                lag.port(port);
+                assertEquals(0, e.waitFor(240), "the last run ends cleanly once caught up; log " + e.logFile());
+                lag.port(0);
+            }
+            assertArrayEquals(topic.endOffsets(), Faults.committed(admin, group, topic.name, FaultTopic.PARTITIONS),
+                "committed offsets equal the end offsets");
+            lagSummary = lag.summary();
+        }
+        final long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+        final long[] written = ch.distinctIds(db, tables);
+        final long lost = topic.lost(written);
+        final long[] cu = ch.countAndUniq(db, tables);
+        final long duplicates = cu[0] - cu[1];
+        final StringJoiner perCrash = new StringJoiner("/");
+        for (int k = 0; k < KILLS; k++) {
+            perCrash.add(Long.toString((k + 1 < KILLS ? dupsAtKill[k + 1] : duplicates) - dupsAtKill[k]));
+        }
+        final StringJoiner windows = new StringJoiner("/");
+        Arrays.stream(window).forEach(w -> windows.add(Long.toString(w)));
+        Faults.report(String.format("FAULT(a) kills=%d ids=%d lost=%d duplicates=%d (per crash, new duplicates in the run after "
+                + "it: %s; written but not committed at each kill: %s; before the first kill: %d) seed=%d duration=%d s", KILLS,
+            topic.distinct.length, lost, duplicates, perCrash, windows, dupsAtKill[0], seed, seconds));
+        Faults.report("FAULT(a) checkpoint lag under load (6 runs catching up the backlog at full speed, commit_interval_ms = "
+            + "1000): " + lagSummary);
+        assertEquals(0, lost, "lost ids (database " + db + "): " + topic.describeLost(written, 10));
+        assertEquals(topic.distinct.length, cu[1], "uniqExact(id) over the 8 tables");
+        assertTrue(duplicates <= Arrays.stream(window).sum(), "duplicates " + duplicates + " exceed what the crashes left "
+            + "uncommitted (" + windows + "): something was written twice without a crash");
+        ch.sql("DROP DATABASE " + db);
+    }
+}
