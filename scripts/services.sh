@@ -55,6 +55,11 @@ kafka_libs() {
   mvn -B -q -f "$ROOT/scripts/services/kafka-broker.pom.xml" dependency:copy-dependencies \
       -DoutputDirectory="$libs" -DincludeScope=runtime >"$KAFKA_DIR/maven.log" 2>&1 \
       || { tail -30 "$KAFKA_DIR/maven.log" >&2; die "could not resolve the Kafka broker jars (see $KAFKA_DIR/maven.log)"; }
+  # the broker decompresses what producers send: without a codec's jar every batch compressed with it fails
+  local codec
+  for codec in lz4-java zstd-jni snappy-java; do
+    compgen -G "$libs/$codec-*.jar" >/dev/null || die "the resolved Kafka broker jars lack $codec (see $KAFKA_DIR/maven.log)"
+  done
   echo "$want" >"$stamp"
 }
 
