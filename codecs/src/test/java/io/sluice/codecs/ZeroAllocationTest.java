@@ -39,8 +39,8 @@ class ZeroAllocationTest
     @Test
     void shouldAllocateNothingPerRecordAfterWarmUp()
     {
-        final com.sun.management.ThreadMXBean threads =
-            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean)ManagementFactory
+            .getThreadMXBean();
         assertTrue(threads.isThreadAllocatedMemorySupported(), "allocation measurement supported");
         threads.setThreadAllocatedMemoryEnabled(true);
 

@@ -59,38 +59,41 @@ import io.sluice.sinks.clickhouse.ClickHouseDriver;
  * <p>All measurements are taken inside this JVM without an agent: {@code OperatingSystemMXBean} process CPU time,
  * {@code ThreadMXBean} per-thread allocated bytes, GC notifications, {@code /proc/self/status} VmHWM.
  */
-@Command(name = "bench", mixinStandardHelpOptions = true,
-    description = "Run the pipelines over what is in their topics, then print records/s, CPU, memory, GC, allocation and latency.")
-public final class BenchCommand implements Callable<Integer> {
+@Command(name = "bench", mixinStandardHelpOptions = true, description = "Run the pipelines over what is in their topics, then print records/s, CPU, memory, GC, allocation and latency.")
+public final class BenchCommand implements Callable<Integer>
+{
     @Option(names = "--config", required = true, paramLabel = "FILE", description = "Pipeline configuration (TOML).")
     Path config;
 
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the results as one JSON object to FILE.")
     Path json;
 
-    @Option(names = "--stop-after-rows", paramLabel = "N", defaultValue = "0",
-        description = "Stop once N rows are written (for a topic that is still being produced to) instead of once caught up.")
+    @Option(names = "--stop-after-rows", paramLabel = "N", defaultValue = "0", description = "Stop once N rows are written (for a topic that is still being produced to) instead of once caught up.")
     long stopAfterRows;
 
-    @Option(names = "--latency-after-rows", paramLabel = "N", defaultValue = "0",
-        description = "Leave the first N rows written (the JVM's warm-up) out of the latency percentiles.")
+    @Option(names = "--latency-after-rows", paramLabel = "N", defaultValue = "0", description = "Leave the first N rows written (the JVM's warm-up) out of the latency percentiles.")
     long latencyAfterRows;
 
     @Option(names = "--from-beginning", description = "Delete the sinks' consumer groups first, so their topics are read from the start.")
     boolean fromBeginning;
 
     @Override
-    public Integer call() throws Exception {
+    public Integer call() throws Exception
+    {
         final ProcessMeter meter = new ProcessMeter();
         final SluiceConfig c;
-        try {
+        try
+        {
             c = ConfigLoader.load(config);
             ConfigChecks.deep(c);
-        } catch (final ConfigException e) {
+        }
+        catch (final ConfigException e)
+        {
             System.err.println(config + ": " + e.getMessage());
             return SluiceEngine.EXIT_CONFIG;
         }
-        if (fromBeginning) {
+        if (fromBeginning)
+        {
             deleteGroups(c);
         }
         final SluiceEngine engine = new SluiceEngine(c, sink -> new ClickHouseDriver(),
@@ -103,9 +106,12 @@ public final class BenchCommand implements Callable<Integer> {
         final int code = engine.run();
         monitor.halt();
         monitor.join();
-        try {
+        try
+        {
             Runtime.getRuntime().removeShutdownHook(hook);
-        } catch (final IllegalStateException e) {
+        }
+        catch (final IllegalStateException e)
+        {
             // already shutting down
         }
         long in = 0;
@@ -113,7 +119,8 @@ public final class BenchCommand implements Callable<Integer> {
         long rowBinary = 0;
         long inserts = 0;
         final Histogram latency = new Histogram(3);
-        for (final GatherPipeline<?> p : engine.pipelines()) {
+        for (final GatherPipeline<?> p : engine.pipelines())
+        {
             final PipelineStats s = p.stats();
             in += s.recordsIn.get();
             rows += s.rowsWritten.get();
@@ -122,7 +129,8 @@ public final class BenchCommand implements Callable<Integer> {
             latency.add(s.totals()[0]);
         }
         final Histogram warmup = monitor.warmupLatency;
-        if (warmup != null) {
+        if (warmup != null)
+        {
             latency.subtract(warmup);
         }
         final Map<String, Object> r = new LinkedHashMap<>();
@@ -139,58 +147,81 @@ public final class BenchCommand implements Callable<Integer> {
         r.put("latency_p999_us", latency.getValueAtPercentile(99.9));
         r.put("latency_max_us", latency.getMaxValue());
         print(r);
-        if (json != null) {
+        if (json != null)
+        {
             Files.writeString(json, ProcessMeter.toJson(r) + "\n");
         }
         return code;
     }
 
-    private static void deleteGroups(final SluiceConfig c) throws InterruptedException {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, c.kafka().bootstrapServers()))) {
-            for (final SluiceConfig.Sink s : c.sinks()) {
-                try {
+    private static void deleteGroups(final SluiceConfig c) throws InterruptedException
+    {
+        try (Admin admin = Admin
+            .create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, c.kafka().bootstrapServers())))
+        {
+            for (final SluiceConfig.Sink s : c.sinks())
+            {
+                try
+                {
                     admin.deleteConsumerGroups(List.of(s.groupId())).all().get(30, TimeUnit.SECONDS);
                     System.err.println("deleted consumer group " + s.groupId());
-                } catch (final ExecutionException e) {
-                    if (!(e.getCause() instanceof GroupIdNotFoundException)) {
-                        throw new IllegalStateException("cannot delete consumer group " + s.groupId() + ": " + e.getCause(), e.getCause());
+                }
+                catch (final ExecutionException e)
+                {
+                    if (!(e.getCause() instanceof GroupIdNotFoundException))
+                    {
+                        throw new IllegalStateException(
+                            "cannot delete consumer group " + s.groupId() + ": " + e.getCause(), e.getCause());
                     }
-                } catch (final java.util.concurrent.TimeoutException e) {
+                }
+                catch (final java.util.concurrent.TimeoutException e)
+                {
                     throw new IllegalStateException("cannot delete consumer group " + s.groupId() + ": timed out", e);
                 }
             }
         }
     }
 
-    private static void print(final Map<String, Object> r) {
+    private static void print(final Map<String, Object> r)
+    {
         final double records = ((Number)r.get("records")).doubleValue();
         final Object window = r.get("window_s");
         final StringBuilder sb = new StringBuilder();
         sb.append(String.format(Locale.ROOT, "%nsluice bench: %,.0f records in, %,d rows written, %d inserts%n",
             records, (Long)r.get("rows"), (Long)r.get("inserts")));
-        if (window != null && records > 0) {
+        if (window != null && records > 0)
+        {
             final double w = (Double)window;
-            sb.append(String.format(Locale.ROOT, "  records/s            %,12.0f   (window: first record read to last row acknowledged, %.2f s)%n",
+            sb.append(String.format(Locale.ROOT,
+                "  records/s            %,12.0f   (window: first record read to last row acknowledged, %.2f s)%n",
                 records / w, w));
-            sb.append(String.format(Locale.ROOT, "  RowBinary MB/s       %12.1f%n", ((Long)r.get("rowbinary_bytes")) / w / 1e6));
+            sb.append(String.format(Locale.ROOT, "  RowBinary MB/s       %12.1f%n",
+                ((Long)r.get("rowbinary_bytes")) / w / 1e6));
             sb.append(String.format(Locale.ROOT, "  CPU s per M records  %12.2f   (window; whole process: %.2f)%n",
                 (Double)r.get("window_cpu_s") / records * 1e6, (Double)r.get("process_cpu_s") / records * 1e6));
-            sb.append(String.format(Locale.ROOT, "  allocated B/record   %12.1f   (window, threads alive at its end; whole process: %.1f)%n",
+            sb.append(String.format(Locale.ROOT,
+                "  allocated B/record   %12.1f   (window, threads alive at its end; whole process: %.1f)%n",
                 ((Long)r.get("alloc_window_bytes")) / records, ((Long)r.get("alloc_process_bytes")) / records));
         }
-        sb.append(String.format(Locale.ROOT, "  peak RSS             %12.1f MiB%n", ((Long)r.get("peak_rss_bytes")) / 1048576.0));
-        sb.append(String.format(Locale.ROOT, "  peak heap used       %12.1f MiB%n", ((Long)r.get("peak_heap_bytes")) / 1048576.0));
-        sb.append(String.format(Locale.ROOT, "  GC                   %12d collections, %.1f ms paused%n", (Long)r.get("gc_count"),
+        sb.append(String.format(Locale.ROOT, "  peak RSS             %12.1f MiB%n",
+            ((Long)r.get("peak_rss_bytes")) / 1048576.0));
+        sb.append(String.format(Locale.ROOT, "  peak heap used       %12.1f MiB%n",
+            ((Long)r.get("peak_heap_bytes")) / 1048576.0));
+        sb.append(String.format(Locale.ROOT, "  GC                   %12d collections, %.1f ms paused%n",
+            (Long)r.get("gc_count"),
             (Double)r.get("gc_pause_ms")));
-        sb.append(String.format(Locale.ROOT, "  latency (Kafka timestamp -> ClickHouse ack) p50 %.1f ms, p99 %.1f ms, p99.9 %.1f ms, max %.1f ms%n",
-            ((Long)r.get("latency_p50_us")) / 1e3, ((Long)r.get("latency_p99_us")) / 1e3, ((Long)r.get("latency_p999_us")) / 1e3,
+        sb.append(String.format(Locale.ROOT,
+            "  latency (Kafka timestamp -> ClickHouse ack) p50 %.1f ms, p99 %.1f ms, p99.9 %.1f ms, max %.1f ms%n",
+            ((Long)r.get("latency_p50_us")) / 1e3, ((Long)r.get("latency_p99_us")) / 1e3,
+            ((Long)r.get("latency_p999_us")) / 1e3,
             ((Long)r.get("latency_max_us")) / 1e3));
         sb.append("  (for records that waited in the topic before the run, latency includes that wait)");
         System.out.println(sb);
     }
 
     /** Watches the counters: marks the window and stops the run after {@code stopAfterRows}. */
-    private static final class Monitor extends Thread {
+    private static final class Monitor extends Thread
+    {
         private final SluiceEngine engine;
         private final ProcessMeter meter;
         private final long stopAfterRows;
@@ -198,7 +229,9 @@ public final class BenchCommand implements Callable<Integer> {
         private volatile boolean halted;
         volatile Histogram warmupLatency;
 
-        Monitor(final SluiceEngine engine, final ProcessMeter meter, final long stopAfterRows, final long latencyAfterRows) {
+        Monitor(final SluiceEngine engine, final ProcessMeter meter, final long stopAfterRows,
+            final long latencyAfterRows)
+        {
             super("sluice-bench-monitor");
             setDaemon(true);
             this.engine = engine;
@@ -207,48 +240,63 @@ public final class BenchCommand implements Callable<Integer> {
             this.latencyAfterRows = latencyAfterRows;
         }
 
-        void halt() {
+        void halt()
+        {
             halted = true;
         }
 
         @Override
-        public void run() {
+        public void run()
+        {
             long lastRows = 0;
             boolean stopping = false;
-            while (!halted) {
+            while (!halted)
+            {
                 List<GatherPipeline<?>> pipelines;
-                try {
+                try
+                {
                     pipelines = engine.pipelines();
-                } catch (final RuntimeException e) {
+                }
+                catch (final RuntimeException e)
+                {
                     pipelines = List.of(); // the list is being filled at start
                 }
                 long in = 0;
                 long rows = 0;
-                for (final GatherPipeline<?> p : pipelines) {
+                for (final GatherPipeline<?> p : pipelines)
+                {
                     in += p.stats().recordsIn.get();
                     rows += p.stats().rowsWritten.get();
                 }
-                if (in > 0 && !meter.windowStarted()) {
+                if (in > 0 && !meter.windowStarted())
+                {
                     meter.windowStart();
                 }
-                if (rows > lastRows) {
+                if (rows > lastRows)
+                {
                     meter.windowEnd();
                     lastRows = rows;
                 }
-                if (latencyAfterRows > 0 && warmupLatency == null && rows >= latencyAfterRows) {
+                if (latencyAfterRows > 0 && warmupLatency == null && rows >= latencyAfterRows)
+                {
                     final Histogram h = new Histogram(3);
-                    for (final GatherPipeline<?> p : pipelines) {
+                    for (final GatherPipeline<?> p : pipelines)
+                    {
                         h.add(p.stats().totals()[0]);
                     }
                     warmupLatency = h;
                 }
-                if (!stopping && stopAfterRows > 0 && rows >= stopAfterRows) {
+                if (!stopping && stopAfterRows > 0 && rows >= stopAfterRows)
+                {
                     stopping = true;
                     engine.shutdown();
                 }
-                try {
+                try
+                {
                     Thread.sleep(5);
-                } catch (final InterruptedException e) {
+                }
+                catch (final InterruptedException e)
+                {
                     return;
                 }
             }

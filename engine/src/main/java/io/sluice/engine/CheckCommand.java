@@ -13,24 +13,30 @@ import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.runtime.SluiceEngine;
 
 /** {@code engine.jar check --config F}: validates a configuration without connecting anywhere. */
-@Command(name = "check", mixinStandardHelpOptions = true,
-    description = "Validate a configuration without connecting. Exit 0 when valid, 2 with every problem named by key and line.")
-public final class CheckCommand implements Callable<Integer> {
+@Command(name = "check", mixinStandardHelpOptions = true, description = "Validate a configuration without connecting. Exit 0 when valid, 2 with every problem named by key and line.")
+public final class CheckCommand implements Callable<Integer>
+{
     @Option(names = "--config", required = true, paramLabel = "FILE", description = "Pipeline configuration (TOML).")
     Path config;
 
     @Override
-    public Integer call() {
-        try {
+    public Integer call()
+    {
+        try
+        {
             final SluiceConfig c = ConfigLoader.load(config);
             ConfigChecks.deep(c);
             System.out.println(config + ": ok (" + c.sinks().size() + " sink(s), "
                 + c.sinks().stream().mapToInt(s -> s.branches().size()).sum() + " branch(es), "
                 + c.sources().size() + " source(s))");
             return SluiceEngine.EXIT_OK;
-        } catch (final ConfigException e) {
-            System.err.println(config + ": " + e.problems().size() + (e.problems().size() == 1 ? " problem" : " problems"));
-            for (final ConfigProblem p : e.problems()) {
+        }
+        catch (final ConfigException e)
+        {
+            System.err
+                .println(config + ": " + e.problems().size() + (e.problems().size() == 1 ? " problem" : " problems"));
+            for (final ConfigProblem p : e.problems())
+            {
                 System.err.println("  " + p);
             }
             return SluiceEngine.EXIT_CONFIG;

@@ -14,57 +14,77 @@ import io.sluice.core.runtime.StageLayouts;
  * Checks that need the codecs and naming rules (JSON path syntax, destination templates) on top of what
  * {@code ConfigLoader} validates. Connects to nothing.
  */
-final class ConfigChecks {
-    private ConfigChecks() {
+final class ConfigChecks
+{
+    private ConfigChecks()
+    {
     }
 
     /**
      * @param config a loaded configuration
      * @throws ConfigException with every problem found
      */
-    static void deep(final SluiceConfig config) {
+    static void deep(final SluiceConfig config)
+    {
         final List<ConfigProblem> problems = new ArrayList<>();
-        for (int s = 0; s < config.sinks().size(); s++) {
+        for (int s = 0; s < config.sinks().size(); s++)
+        {
             final SluiceConfig.Sink sink = config.sinks().get(s);
-            for (int b = 0; b < sink.branches().size(); b++) {
+            for (int b = 0; b < sink.branches().size(); b++)
+            {
                 final SluiceConfig.Branch br = sink.branches().get(b);
                 final String at = "sinks[" + s + "].branches[" + b + "]";
-                if (br.when() != null) {
+                if (br.when() != null)
+                {
                     path(problems, at + ".when.path", br.when().path());
                 }
                 br.columns().forEach((column, path) -> path(problems, at + ".columns." + column, path));
                 template(problems, at + ".target_table", br.targetTable());
                 template(problems, at + ".database", br.database());
-                if (br.shardBy() != null) {
+                if (br.shardBy() != null)
+                {
                     path(problems, at + ".shard_by", br.shardBy());
                 }
             }
         }
-        try {
+        try
+        {
             StageLayouts.plan(config);
-        } catch (final ConfigException e) {
+        }
+        catch (final ConfigException e)
+        {
             problems.addAll(e.problems());
         }
-        if (!problems.isEmpty()) {
+        if (!problems.isEmpty())
+        {
             throw new ConfigException(problems);
         }
     }
 
-    private static void path(final List<ConfigProblem> problems, final String key, final String path) {
-        try {
+    private static void path(final List<ConfigProblem> problems, final String key, final String path)
+    {
+        try
+        {
             JsonPath.parse(path);
-        } catch (final IllegalArgumentException e) {
+        }
+        catch (final IllegalArgumentException e)
+        {
             problems.add(new ConfigProblem(key, 0, e.getMessage()));
         }
     }
 
-    private static void template(final List<ConfigProblem> problems, final String key, final String template) {
-        if (template == null) {
+    private static void template(final List<ConfigProblem> problems, final String key, final String template)
+    {
+        if (template == null)
+        {
             return;
         }
-        try {
+        try
+        {
             DestinationTemplate.parse(template);
-        } catch (final IllegalArgumentException e) {
+        }
+        catch (final IllegalArgumentException e)
+        {
             problems.add(new ConfigProblem(key, 0, e.getMessage()));
         }
     }

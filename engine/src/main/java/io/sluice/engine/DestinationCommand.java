@@ -35,10 +35,11 @@ import io.sluice.core.runtime.SluiceEngine;
  * Exits 2 on a bad configuration, an unknown sink or branch. Never connects anywhere: whether the table exists, or
  * would be created, is the engine's business at run time.
  */
-@Command(name = "destination", mixinStandardHelpOptions = true,
-    description = {"Dry run of a sink's destination template: prints the database and table a topic's batches go to.",
-        "Never connects. Exit 0 when the topic resolves, 1 when it cannot produce a destination, 2 on a bad configuration."})
-public final class DestinationCommand implements Callable<Integer> {
+@Command(name = "destination", mixinStandardHelpOptions = true, description = {
+    "Dry run of a sink's destination template: prints the database and table a topic's batches go to.",
+    "Never connects. Exit 0 when the topic resolves, 1 when it cannot produce a destination, 2 on a bad configuration."})
+public final class DestinationCommand implements Callable<Integer>
+{
     /** The topic produces no destination. */
     static final int EXIT_NO_DESTINATION = 1;
 
@@ -61,7 +62,8 @@ public final class DestinationCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Override
-    public Integer call() {
+    public Integer call()
+    {
         // UTF-8 whatever the platform's default: names may be non-ASCII
         final PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), false);
         final int code = run(config, sink, topic, branch, allBranches, out, spec.commandLine().getErr());
@@ -82,23 +84,30 @@ public final class DestinationCommand implements Callable<Integer> {
      * @return 0 when every printed branch resolved, 1 when one did not, 2 on a bad configuration or usage
      */
     static int run(final Path file, final String sinkName, final String topic, final String branchName,
-        final boolean allBranches, final PrintWriter out, final PrintWriter err) {
-        if (allBranches && branchName != null) {
+        final boolean allBranches, final PrintWriter out, final PrintWriter err)
+    {
+        if (allBranches && branchName != null)
+        {
             err.println("error: give --branch NAME or --all-branches, not both");
             err.flush();
             return SluiceEngine.EXIT_CONFIG;
         }
         final SluiceConfig.Sink s;
         final List<SluiceConfig.Branch> branches;
-        try {
+        try
+        {
             final SluiceConfig c = ConfigLoader.load(file);
             ConfigChecks.deep(c);
             s = c.sink(sinkName);
-            branches = branchName == null ? (allBranches ? s.branches() : List.of(s.branches().get(0)))
+            branches = branchName == null
+                ? (allBranches ? s.branches() : List.of(s.branches().get(0)))
                 : List.of(branch(s, branchName));
-        } catch (final ConfigException e) {
+        }
+        catch (final ConfigException e)
+        {
             err.println(file + ": " + e.problems().size() + (e.problems().size() == 1 ? " problem" : " problems"));
-            for (final ConfigProblem p : e.problems()) {
+            for (final ConfigProblem p : e.problems())
+            {
                 err.println("  " + p);
             }
             err.flush();
@@ -107,26 +116,33 @@ public final class DestinationCommand implements Callable<Integer> {
         final String notFollowed = notFollowed(s, topic);
         int code = SluiceEngine.EXIT_OK;
         final StringBuilder sb = new StringBuilder(256);
-        for (final SluiceConfig.Branch b : branches) {
-            final DestinationNames.Name name = new DestinationNames(b.database(), b.targetTable(), s.plugin().identifier())
+        for (final SluiceConfig.Branch b : branches)
+        {
+            final DestinationNames.Name name = new DestinationNames(b.database(), b.targetTable(),
+                s.plugin().identifier())
                 .resolve(topic);
             sb.setLength(0);
             sb.append('{');
-            if (allBranches) {
+            if (allBranches)
+            {
                 sb.append("\"branch\": ");
                 RouteCommand.JsonText.quote(b.name(), sb);
                 sb.append(", ");
             }
-            if (notFollowed == null && name.ok()) {
+            if (notFollowed == null && name.ok())
+            {
                 sb.append("\"database\": ");
                 RouteCommand.JsonText.quote(name.database(), sb);
                 sb.append(", \"table\": ");
                 RouteCommand.JsonText.quote(name.table(), sb);
                 sb.append(", \"sql\": ");
                 RouteCommand.JsonText.quote(name.sql(), sb);
-            } else {
+            }
+            else
+            {
                 sb.append("\"database\": null, \"table\": null, \"sql\": null, \"reason\": ");
-                RouteCommand.JsonText.quote(notFollowed != null ? notFollowed
+                RouteCommand.JsonText.quote(notFollowed != null
+                    ? notFollowed
                     : "sink " + s.name() + ", branch " + b.name() + ": " + name.error(), sb);
                 code = EXIT_NO_DESTINATION;
             }
@@ -136,9 +152,12 @@ public final class DestinationCommand implements Callable<Integer> {
         return code;
     }
 
-    private static SluiceConfig.Branch branch(final SluiceConfig.Sink s, final String name) {
-        for (final SluiceConfig.Branch b : s.branches()) {
-            if (b.name().equals(name)) {
+    private static SluiceConfig.Branch branch(final SluiceConfig.Sink s, final String name)
+    {
+        for (final SluiceConfig.Branch b : s.branches())
+        {
+            if (b.name().equals(name))
+            {
                 return b;
             }
         }
@@ -147,13 +166,18 @@ public final class DestinationCommand implements Callable<Integer> {
     }
 
     /** @return why the sink never consumes the topic, or null when its pattern or topic list takes it */
-    private static String notFollowed(final SluiceConfig.Sink s, final String topic) {
-        if (s.pattern() != null) {
-            return Pattern.compile(s.pattern()).matcher(topic).matches() ? null
-                : "sink " + s.name() + " does not follow topic " + topic + ": it does not match the pattern " + s.pattern()
+    private static String notFollowed(final SluiceConfig.Sink s, final String topic)
+    {
+        if (s.pattern() != null)
+        {
+            return Pattern.compile(s.pattern()).matcher(topic).matches()
+                ? null
+                : "sink " + s.name() + " does not follow topic " + topic + ": it does not match the pattern "
+                    + s.pattern()
                     + " (the whole name must match)";
         }
-        return s.topics().contains(topic) ? null
+        return s.topics().contains(topic)
+            ? null
             : "sink " + s.name() + " does not follow topic " + topic + ": it is not in topics " + s.topics();
     }
 }

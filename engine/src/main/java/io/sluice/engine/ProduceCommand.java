@@ -39,9 +39,9 @@ import io.sluice.codecs.json.JsonScanner;
  * {@code engine.jar produce}: loads a JSON-lines file (plain or gzip) into a Kafka topic, creating the topic with
  * the given partitions when it is missing. For quickstarts, tests and benchmarks; idempotent producer, acks=all.
  */
-@Command(name = "produce", mixinStandardHelpOptions = true,
-    description = "Produce a JSON-lines file (.gz allowed) into a topic, one record per line.")
-public final class ProduceCommand implements java.util.concurrent.Callable<Integer> {
+@Command(name = "produce", mixinStandardHelpOptions = true, description = "Produce a JSON-lines file (.gz allowed) into a topic, one record per line.")
+public final class ProduceCommand implements java.util.concurrent.Callable<Integer>
+{
     @Option(names = "--bootstrap-servers", defaultValue = "127.0.0.1:19092", description = "Kafka brokers (default ${DEFAULT-VALUE}).")
     String bootstrap;
 
@@ -57,8 +57,7 @@ public final class ProduceCommand implements java.util.concurrent.Callable<Integ
     @Option(names = "--repeat", defaultValue = "1", description = "Produce the file this many times (default ${DEFAULT-VALUE}).")
     int repeat;
 
-    @Option(names = "--id-step", defaultValue = "0",
-        description = "With --repeat: add copy*STEP to the top-level string field \"id\" (decimal digits) of each copy, so copies stay distinct.")
+    @Option(names = "--id-step", defaultValue = "0", description = "With --repeat: add copy*STEP to the top-level string field \"id\" (decimal digits) of each copy, so copies stay distinct.")
     long idStep;
 
     @Option(names = "--limit", defaultValue = "0", description = "Stop after this many records in total (0 = no limit).")
@@ -71,7 +70,8 @@ public final class ProduceCommand implements java.util.concurrent.Callable<Integ
     List<String> deleteGroups = new ArrayList<>();
 
     @Override
-    public Integer call() throws Exception {
+    public Integer call() throws Exception
+    {
         final List<byte[]> lines = readLines(file);
         createTopic();
         final Properties p = new Properties();
@@ -86,12 +86,15 @@ public final class ProduceCommand implements java.util.concurrent.Callable<Integ
         final JsonScanner scanner = new JsonScanner(JsonPathSet.compile(List.of("id")), 128);
         long sent = 0;
         final long start = System.nanoTime();
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p))
+        {
             Future<RecordMetadata> last = null;
-            outer:
-            for (int copy = 0; copy < repeat; copy++) {
-                for (final byte[] line : lines) {
-                    if (limit > 0 && sent >= limit) {
+            outer : for (int copy = 0; copy < repeat; copy++)
+            {
+                for (final byte[] line : lines)
+                {
+                    if (limit > 0 && sent >= limit)
+                    {
                         break outer;
                     }
                     final byte[] value = copy == 0 || idStep == 0 ? line : withId(scanner, line, copy * idStep);
@@ -100,7 +103,8 @@ public final class ProduceCommand implements java.util.concurrent.Callable<Integ
                 }
             }
             producer.flush();
-            if (last != null) {
+            if (last != null)
+            {
                 last.get();
             }
         }
@@ -109,14 +113,18 @@ public final class ProduceCommand implements java.util.concurrent.Callable<Integ
         return 0;
     }
 
-    static List<byte[]> readLines(final Path file) throws IOException {
+    static List<byte[]> readLines(final Path file) throws IOException
+    {
         final List<byte[]> lines = new ArrayList<>();
         try (InputStream raw = Files.newInputStream(file);
             InputStream in = file.toString().endsWith(".gz") ? new GZIPInputStream(raw, 1 << 16) : raw;
-            BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8), 1 << 16)) {
+            BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8), 1 << 16))
+        {
             String line;
-            while ((line = r.readLine()) != null) {
-                if (!line.isBlank()) {
+            while ((line = r.readLine()) != null)
+            {
+                if (!line.isBlank())
+                {
                     lines.add(line.getBytes(StandardCharsets.UTF_8));
                 }
             }
@@ -124,15 +132,18 @@ public final class ProduceCommand implements java.util.concurrent.Callable<Integ
         return lines;
     }
 
-    private static byte[] withId(final JsonScanner scanner, final byte[] line, final long add) {
+    private static byte[] withId(final JsonScanner scanner, final byte[] line, final long add)
+    {
         final UnsafeBuffer b = new UnsafeBuffer(line);
-        if (scanner.scan(b, 0, line.length) != JsonError.NONE || scanner.kind(0) != JsonKind.STRING) {
+        if (scanner.scan(b, 0, line.length) != JsonError.NONE || scanner.kind(0) != JsonKind.STRING)
+        {
             return line;
         }
         final int off = scanner.valueOffset(0);
         final int len = scanner.valueLength(0);
         final String digits = new String(line, off, len, StandardCharsets.US_ASCII);
-        if (!digits.matches("[0-9]{1,18}")) {
+        if (!digits.matches("[0-9]{1,18}"))
+        {
             return line;
         }
         final byte[] id = Long.toString(Long.parseLong(digits) + add).getBytes(StandardCharsets.US_ASCII);
@@ -143,44 +154,64 @@ public final class ProduceCommand implements java.util.concurrent.Callable<Integ
         return out;
     }
 
-    private void createTopic() throws InterruptedException {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            for (final String group : deleteGroups) {
-                try {
+    private void createTopic() throws InterruptedException
+    {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap)))
+        {
+            for (final String group : deleteGroups)
+            {
+                try
+                {
                     admin.deleteConsumerGroups(List.of(group)).all().get();
                     System.out.printf("deleted consumer group %s%n", group);
-                } catch (final ExecutionException e) {
-                    if (!(e.getCause() instanceof org.apache.kafka.common.errors.GroupIdNotFoundException)) {
-                        throw new IllegalStateException("cannot delete consumer group " + group + ": " + e.getCause(), e.getCause());
+                }
+                catch (final ExecutionException e)
+                {
+                    if (!(e.getCause() instanceof org.apache.kafka.common.errors.GroupIdNotFoundException))
+                    {
+                        throw new IllegalStateException("cannot delete consumer group " + group + ": " + e.getCause(),
+                            e.getCause());
                     }
                 }
             }
-            if (admin.listTopics().names().get().contains(topic)) {
-                if (!recreate) {
+            if (admin.listTopics().names().get().contains(topic))
+            {
+                if (!recreate)
+                {
                     return;
                 }
                 admin.deleteTopics(List.of(topic)).all().get();
                 System.out.printf("deleted topic %s%n", topic);
                 // deletion is asynchronous in KRaft: wait until the name is free again
-                for (int i = 0; i < 300 && admin.listTopics().names().get().contains(topic); i++) {
+                for (int i = 0; i < 300 && admin.listTopics().names().get().contains(topic); i++)
+                {
                     Thread.sleep(100);
                 }
             }
-            for (int attempt = 0; ; attempt++) {
-                try {
+            for (int attempt = 0;; attempt++)
+            {
+                try
+                {
                     admin.createTopics(Set.of(new NewTopic(topic, partitions, (short)1))).all().get();
                     break;
-                } catch (final ExecutionException e) {
-                    if (!(e.getCause() instanceof TopicExistsException) || attempt > 50) {
+                }
+                catch (final ExecutionException e)
+                {
+                    if (!(e.getCause() instanceof TopicExistsException) || attempt > 50)
+                    {
                         throw e;
                     }
                     Thread.sleep(200); // the deleted topic is still being removed
                 }
             }
             System.out.printf("created topic %s with %d partitions%n", topic, partitions);
-        } catch (final ExecutionException e) {
-            if (!(e.getCause() instanceof TopicExistsException)) {
-                throw new IllegalStateException("cannot create topic " + topic + " at " + bootstrap + ": " + e.getCause(), e.getCause());
+        }
+        catch (final ExecutionException e)
+        {
+            if (!(e.getCause() instanceof TopicExistsException))
+            {
+                throw new IllegalStateException(
+                    "cannot create topic " + topic + " at " + bootstrap + ": " + e.getCause(), e.getCause());
             }
         }
     }

@@ -50,10 +50,11 @@ import io.sluice.ringbuffers.RecordEvent;
  * evaluated by {@link TopicRouter}, the same class the running engine uses. Never connects to Kafka; exits 0 after
  * the last line, 2 on a bad configuration or an unknown source.
  */
-@Command(name = "route", mixinStandardHelpOptions = true,
-    description = {"Dry run of a source's routing rule: reads JSON lines on stdin, prints the topic of each.",
-        "Never connects to Kafka. Exit 0 after the last line, 2 on a bad configuration."})
-public final class RouteCommand implements Callable<Integer> {
+@Command(name = "route", mixinStandardHelpOptions = true, description = {
+    "Dry run of a source's routing rule: reads JSON lines on stdin, prints the topic of each.",
+    "Never connects to Kafka. Exit 0 after the last line, 2 on a bad configuration."})
+public final class RouteCommand implements Callable<Integer>
+{
     @Option(names = "--config", required = true, paramLabel = "FILE", description = "Pipeline configuration (TOML).")
     Path config;
 
@@ -67,7 +68,8 @@ public final class RouteCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Override
-    public Integer call() throws IOException {
+    public Integer call() throws IOException
+    {
         // UTF-8 whatever the platform's default: reasons may quote non-ASCII header names
         final PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), false);
         final int code = run(config, source, envelope, System.in, out, spec.commandLine().getErr());
@@ -88,15 +90,20 @@ public final class RouteCommand implements Callable<Integer> {
      * @throws IOException when reading {@code in} fails
      */
     static int run(final Path file, final String name, final boolean envelope, final InputStream in,
-        final PrintWriter out, final PrintWriter err) throws IOException {
+        final PrintWriter out, final PrintWriter err) throws IOException
+    {
         final SluiceConfig.Source src;
-        try {
+        try
+        {
             final SluiceConfig c = ConfigLoader.load(file);
             ConfigChecks.deep(c);
             src = c.source(name);
-        } catch (final ConfigException e) {
+        }
+        catch (final ConfigException e)
+        {
             err.println(file + ": " + e.problems().size() + (e.problems().size() == 1 ? " problem" : " problems"));
-            for (final ConfigProblem p : e.problems()) {
+            for (final ConfigProblem p : e.problems())
+            {
                 err.println("  " + p);
             }
             err.flush();
@@ -105,7 +112,8 @@ public final class RouteCommand implements Callable<Integer> {
         final DryRun dryRun = new DryRun(new TopicRouter(src.rule()), envelope);
         final LineReader lines = new LineReader(in);
         final StringBuilder sb = new StringBuilder(256);
-        while (lines.next()) {
+        while (lines.next())
+        {
             sb.setLength(0);
             dryRun.route(lines.bytes(), lines.length(), sb);
             out.println(sb);
@@ -115,10 +123,12 @@ public final class RouteCommand implements Callable<Integer> {
     }
 
     /** Routes one input line into one output object. Not thread-safe. */
-    static final class DryRun {
+    static final class DryRun
+    {
         private final TopicRouter router;
         private final boolean envelope;
-        private final JsonScanner scanner = new JsonScanner(JsonPathSet.compile(List.of("key", "headers", "value")), 512);
+        private final JsonScanner scanner = new JsonScanner(JsonPathSet.compile(List.of("key", "headers", "value")),
+            512);
         private final JsonCursor cursor = new JsonCursor();
         private final JsonValueView view = new JsonValueView();
         private final JsonValueView element = new JsonValueView();
@@ -126,23 +136,30 @@ public final class RouteCommand implements Callable<Integer> {
         private final ExpandableArrayBuffer text = new ExpandableArrayBuffer(256);
         private RecordEvent record = newRecord(1 << 16);
 
-        DryRun(final TopicRouter router, final boolean envelope) {
+        DryRun(final TopicRouter router, final boolean envelope)
+        {
             this.router = router;
             this.envelope = envelope;
         }
 
-        void route(final byte[] line, final int length, final StringBuilder out) {
-            if (TopicNameSanitizer.isBlank(new UnsafeBuffer(line, 0, length), 0, length)) {
+        void route(final byte[] line, final int length, final StringBuilder out)
+        {
+            if (TopicNameSanitizer.isBlank(new UnsafeBuffer(line, 0, length), 0, length))
+            {
                 missing(out, "blank line (file and stdin sources skip blank lines)");
                 return;
             }
-            if (envelope) {
+            if (envelope)
+            {
                 final String problem = fillFromEnvelope(line, length);
-                if (problem != null) {
+                if (problem != null)
+                {
                     missing(out, "not an envelope: " + problem);
                     return;
                 }
-            } else {
+            }
+            else
+            {
                 ensure(length);
                 record.beginRecord(null, length, 0, 0, 0L, 0L, 0, 1);
                 record.putValue(new UnsafeBuffer(line, 0, length), 0, length);
@@ -150,12 +167,16 @@ public final class RouteCommand implements Callable<Integer> {
             }
             final int result = router.route(record);
             out.append("{\"topic\": ");
-            if (result == TopicRouter.MISSING) {
+            if (result == TopicRouter.MISSING)
+            {
                 out.append("null, \"reason\": ");
                 JsonText.quote(router.reason(), out);
-            } else {
+            }
+            else
+            {
                 JsonText.quote(router.topicName(), out);
-                if (result == TopicRouter.FALLBACK) {
+                if (result == TopicRouter.FALLBACK)
+                {
                     out.append(", \"fallback\": true, \"reason\": ");
                     JsonText.quote(router.reason(), out);
                 }
@@ -163,50 +184,67 @@ public final class RouteCommand implements Callable<Integer> {
             out.append('}');
         }
 
-        private static void missing(final StringBuilder out, final String reason) {
+        private static void missing(final StringBuilder out, final String reason)
+        {
             out.append("{\"topic\": null, \"reason\": ");
             JsonText.quote(reason, out);
             out.append('}');
         }
 
         /** @return null when the record was filled, else what is wrong with the envelope */
-        private String fillFromEnvelope(final byte[] line, final int length) {
+        private String fillFromEnvelope(final byte[] line, final int length)
+        {
             final UnsafeBuffer buffer = new UnsafeBuffer(line, 0, length);
             final int rc = scanner.validate(buffer, 0, length);
-            if (rc != JsonError.NONE) {
+            if (rc != JsonError.NONE)
+            {
                 return JsonError.describe(rc) + " at byte " + scanner.errorOffset();
             }
-            if (buffer.getByte(firstNonSpace(buffer, length)) != '{') {
+            if (buffer.getByte(firstNonSpace(buffer, length)) != '{')
+            {
                 return "expected an object {\"key\": ..., \"headers\": {...}, \"value\": ...}";
             }
             byte[] key = null;
             scanner.value(0, view);
-            if (view.kind() == JsonKind.STRING) {
+            if (view.kind() == JsonKind.STRING)
+            {
                 key = decode(view);
-            } else if (view.kind() != JsonKind.NULL && view.kind() != JsonKind.MISSING) {
+            }
+            else if (view.kind() != JsonKind.NULL && view.kind() != JsonKind.MISSING)
+            {
                 return "key must be a string or null";
             }
             final List<String> headerNames = new ArrayList<>();
             final List<byte[]> headerValues = new ArrayList<>();
             scanner.value(1, view);
-            if (view.kind() == JsonKind.OBJECT) {
+            if (view.kind() == JsonKind.OBJECT)
+            {
                 cursor.wrap(view);
-                while (cursor.next(element)) {
+                while (cursor.next(element))
+                {
                     cursor.key(name);
                     final byte[] n = decode(name);
                     headerNames.add(new String(n, StandardCharsets.UTF_8));
-                    if (element.kind() == JsonKind.STRING) {
+                    if (element.kind() == JsonKind.STRING)
+                    {
                         headerValues.add(decode(element));
-                    } else if (element.kind() == JsonKind.NULL) {
+                    }
+                    else if (element.kind() == JsonKind.NULL)
+                    {
                         headerValues.add(null);
-                    } else {
+                    }
+                    else
+                    {
                         return "header " + headerNames.get(headerNames.size() - 1) + " must be a string or null";
                     }
                 }
-                if (cursor.errorCode() != JsonError.NONE) {
+                if (cursor.errorCode() != JsonError.NONE)
+                {
                     return "headers: " + JsonError.describe(cursor.errorCode());
                 }
-            } else if (view.kind() != JsonKind.NULL && view.kind() != JsonKind.MISSING) {
+            }
+            else if (view.kind() != JsonKind.NULL && view.kind() != JsonKind.MISSING)
+            {
                 return "headers must be an object of strings";
             }
             scanner.value(2, view);
@@ -214,99 +252,124 @@ public final class RouteCommand implements Callable<Integer> {
             final int valueOffset = view.offset();
             final int valueLength = hasValue ? view.length() : 0;
             int headerBytes = 0;
-            for (int i = 0; i < headerNames.size(); i++) {
+            for (int i = 0; i < headerNames.size(); i++)
+            {
                 headerBytes += RecordEvent.headerBytesBound(headerNames.get(i).length(),
                     headerValues.get(i) == null ? -1 : headerValues.get(i).length);
             }
             final int need = RecordEvent.requiredBytes(key == null ? -1 : key.length, valueLength, headerBytes);
             ensure(need);
             record.beginRecord(null, need, 0, 0, 0L, 0L, 0, 1);
-            if (hasValue) {
+            if (hasValue)
+            {
                 record.putValue(buffer, valueOffset, valueLength);
-            } else {
+            }
+            else
+            {
                 record.putValue((byte[])null);
             }
             record.putKey(key);
-            for (int i = 0; i < headerNames.size(); i++) {
+            for (int i = 0; i < headerNames.size(); i++)
+            {
                 record.putHeader(headerNames.get(i), headerValues.get(i));
             }
             return null;
         }
 
-        private byte[] decode(final JsonValueView string) {
+        private byte[] decode(final JsonValueView string)
+        {
             text.checkLimit(string.length());
             final int n = RoutingValues.derive(string, text, 0);
             return Arrays.copyOf(text.byteArray(), Math.max(0, n));
         }
 
-        private static int firstNonSpace(final UnsafeBuffer b, final int length) {
+        private static int firstNonSpace(final UnsafeBuffer b, final int length)
+        {
             int i = 0;
             while (i < length - 1 && (b.getByte(i) == ' ' || b.getByte(i) == '\t' || b.getByte(i) == '\r'
-                || b.getByte(i) == '\n')) {
+                || b.getByte(i) == '\n'))
+            {
                 i++;
             }
             return i;
         }
 
-        private void ensure(final int bytes) {
-            if (record.slotCapacity() < bytes) {
+        private void ensure(final int bytes)
+        {
+            if (record.slotCapacity() < bytes)
+            {
                 record = newRecord(Math.max(bytes, record.slotCapacity() * 2));
             }
         }
 
-        private static RecordEvent newRecord(final int capacity) {
+        private static RecordEvent newRecord(final int capacity)
+        {
             return new RecordEvent(new UnsafeBuffer(new byte[capacity]));
         }
     }
 
     /** Splits a stream into lines of bytes (without the line feed, and without a carriage return before it). */
-    static final class LineReader {
+    static final class LineReader
+    {
         private final InputStream in;
         private byte[] line = new byte[1 << 12];
         private int length;
 
-        LineReader(final InputStream in) {
+        LineReader(final InputStream in)
+        {
             this.in = new BufferedInputStream(in, 1 << 16);
         }
 
-        boolean next() throws IOException {
+        boolean next() throws IOException
+        {
             length = 0;
             int b = in.read();
-            if (b < 0) {
+            if (b < 0)
+            {
                 return false;
             }
-            while (b >= 0 && b != '\n') {
-                if (length == line.length) {
+            while (b >= 0 && b != '\n')
+            {
+                if (length == line.length)
+                {
                     line = Arrays.copyOf(line, line.length * 2);
                 }
                 line[length++] = (byte)b;
                 b = in.read();
             }
-            if (length > 0 && line[length - 1] == '\r') {
+            if (length > 0 && line[length - 1] == '\r')
+            {
                 length--;
             }
             return true;
         }
 
-        byte[] bytes() {
+        byte[] bytes()
+        {
             return line;
         }
 
-        int length() {
+        int length()
+        {
             return length;
         }
     }
 
     /** JSON string quoting for the output (RFC 8259: quote, backslash and control characters escaped). */
-    static final class JsonText {
-        private JsonText() {
+    static final class JsonText
+    {
+        private JsonText()
+        {
         }
 
-        static void quote(final String s, final StringBuilder out) {
+        static void quote(final String s, final StringBuilder out)
+        {
             out.append('"');
-            for (int i = 0; i < s.length(); i++) {
+            for (int i = 0; i < s.length(); i++)
+            {
                 final char c = s.charAt(i);
-                switch (c) {
+                switch (c)
+                {
                     case '"' -> out.append("\\\"");
                     case '\\' -> out.append("\\\\");
                     case '\n' -> out.append("\\n");
@@ -316,10 +379,14 @@ public final class RouteCommand implements Callable<Integer> {
                     case '\f' -> out.append("\\f");
                     default -> {
                         if (c < 0x20 || c == 0x2028 || c == 0x2029 || Character.isSurrogate(c)
-                            && !(Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1)))
-                            && !(Character.isLowSurrogate(c) && i > 0 && Character.isHighSurrogate(s.charAt(i - 1)))) {
+                            && !(Character.isHighSurrogate(c) && i + 1 < s.length()
+                                && Character.isLowSurrogate(s.charAt(i + 1)))
+                            && !(Character.isLowSurrogate(c) && i > 0 && Character.isHighSurrogate(s.charAt(i - 1))))
+                        {
                             out.append(String.format("\\u%04x", (int)c));
-                        } else {
+                        }
+                        else
+                        {
                             out.append(c);
                         }
                     }

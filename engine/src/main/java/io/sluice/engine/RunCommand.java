@@ -20,7 +20,8 @@ import io.sluice.sinks.kafka.KafkaScatterDriver;
 
 /** {@code engine.jar run --config F}: runs every pipeline of F until a signal, a failure or (optionally) catch-up. */
 @Command(name = "run", mixinStandardHelpOptions = true, description = "Run the pipelines of a configuration.")
-public final class RunCommand implements Callable<Integer> {
+public final class RunCommand implements Callable<Integer>
+{
     private static final Logger LOG = LoggerFactory.getLogger(RunCommand.class);
 
     @Option(names = "--config", required = true, paramLabel = "FILE", description = "Pipeline configuration (TOML).")
@@ -30,7 +31,8 @@ public final class RunCommand implements Callable<Integer> {
     boolean untilCaughtUp;
 
     @Override
-    public Integer call() {
+    public Integer call()
+    {
         return run(config, untilCaughtUp);
     }
 
@@ -39,58 +41,81 @@ public final class RunCommand implements Callable<Integer> {
      * own code (0 after a clean drain) rather than the JVM's 143/130 for a signal. A second signal while draining
      * stops at once (exit 130); what was not committed is re-read on the next start (at-least-once).
      */
-    private static void installSignalHandlers(final SluiceEngine engine, final long drainTimeoutMs) {
+    private static void installSignalHandlers(final SluiceEngine engine, final long drainTimeoutMs)
+    {
         final java.util.concurrent.atomic.AtomicInteger signals = new java.util.concurrent.atomic.AtomicInteger();
-        for (final String name : new String[] {"TERM", "INT"}) {
-            final boolean installed = Signals.handle(name, () -> {
-                if (signals.incrementAndGet() == 1) {
-                    LOG.info("signal {} received: draining in-flight batches and committing (up to {} ms; signal again to stop at once)",
+        for (final String name : new String[]{"TERM", "INT"})
+        {
+            final boolean installed = Signals.handle(name, () ->
+            {
+                if (signals.incrementAndGet() == 1)
+                {
+                    LOG.info(
+                        "signal {} received: draining in-flight batches and committing (up to {} ms; signal again to stop at once)",
                         name, drainTimeoutMs);
                     engine.shutdown();
-                } else {
-                    LOG.warn("second signal: stopping without draining; uncommitted records are re-read on the next start");
+                }
+                else
+                {
+                    LOG.warn(
+                        "second signal: stopping without draining; uncommitted records are re-read on the next start");
                     Runtime.getRuntime().halt(130);
                 }
             });
-            if (!installed) {
+            if (!installed)
+            {
                 LOG.debug("cannot handle SIG{} here; the shutdown hook drains instead", name);
             }
         }
     }
 
-    static int run(final Path file, final boolean untilCaughtUp) {
+    static int run(final Path file, final boolean untilCaughtUp)
+    {
         final SluiceConfig config;
-        try {
+        try
+        {
             config = ConfigLoader.load(file);
             ConfigChecks.deep(config);
-        } catch (final ConfigException e) {
+        }
+        catch (final ConfigException e)
+        {
             System.err.println(file + ": " + e.getMessage());
             return SluiceEngine.EXIT_CONFIG;
         }
         LOG.info("Sluice starting with {} ({} sink(s), {} source(s)); Kafka at {}", file, config.sinks().size(),
             config.sources().size(), config.kafka().bootstrapServers());
-        final SluiceEngine engine = new SluiceEngine(config, sink -> new ClickHouseDriver(), source -> new KafkaScatterDriver(),
+        final SluiceEngine engine = new SluiceEngine(config, sink -> new ClickHouseDriver(),
+            source -> new KafkaScatterDriver(),
             new GatherPipeline.RunOptions(untilCaughtUp));
         installSignalHandlers(engine, config.checkpoint().drainTimeoutMs());
         // kill -USR2 <pid>: print counters and latency percentiles (end to end and per stage hop) without stopping
         Signals.handle("USR2", engine::printLatencies);
         // any other JVM exit (System.exit elsewhere, a signal the handlers do not cover) still drains
-        final Thread hook = new Thread(() -> {
+        final Thread hook = new Thread(() ->
+        {
             engine.shutdown();
-            final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.checkpoint().drainTimeoutMs() + 30_000);
-            while (!engine.finished() && System.nanoTime() < deadline) {
-                try {
+            final long deadline = System.nanoTime()
+                + TimeUnit.MILLISECONDS.toNanos(config.checkpoint().drainTimeoutMs() + 30_000);
+            while (!engine.finished() && System.nanoTime() < deadline)
+            {
+                try
+                {
                     Thread.sleep(20);
-                } catch (final InterruptedException e) {
+                }
+                catch (final InterruptedException e)
+                {
                     return;
                 }
             }
         }, "sluice-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         final int code = engine.run();
-        try {
+        try
+        {
             Runtime.getRuntime().removeShutdownHook(hook);
-        } catch (final IllegalStateException e) {
+        }
+        catch (final IllegalStateException e)
+        {
             // shutting down already: the hook is running and waits for us
         }
         return code;

@@ -9,12 +9,11 @@ import picocli.CommandLine.Option;
 /**
  * The top-level command: {@code engine.jar --config F} runs the pipelines of F (same as {@code run}).
  */
-@Command(name = "engine.jar", mixinStandardHelpOptions = true, versionProvider = Version.class,
-    description = "Sluice: routes JSON records between Kafka and ClickHouse, per record, at-least-once.",
-    subcommands = {RunCommand.class, CheckCommand.class, ProduceCommand.class, RouteCommand.class, DestinationCommand.class,
-        BenchCommand.class},
-    footer = {"", "Exit codes: 0 ok, 1 runtime failure, 2 bad configuration or usage."})
-public final class SluiceCommand implements Callable<Integer> {
+@Command(name = "engine.jar", mixinStandardHelpOptions = true, versionProvider = Version.class, description = "Sluice: routes JSON records between Kafka and ClickHouse, per record, at-least-once.", subcommands = {
+    RunCommand.class, CheckCommand.class, ProduceCommand.class, RouteCommand.class, DestinationCommand.class,
+    BenchCommand.class}, footer = {"", "Exit codes: 0 ok, 1 runtime failure, 2 bad configuration or usage."})
+public final class SluiceCommand implements Callable<Integer>
+{
     @Option(names = "--config", paramLabel = "FILE", description = "Pipeline configuration (TOML) to run.")
     Path config;
 
@@ -22,8 +21,10 @@ public final class SluiceCommand implements Callable<Integer> {
     boolean untilCaughtUp;
 
     @Override
-    public Integer call() {
-        if (config == null) {
+    public Integer call()
+    {
+        if (config == null)
+        {
             System.err.println("error: give --config FILE (or a subcommand; see --help)");
             return 2;
         }

@@ -35,7 +35,8 @@ import io.sluice.core.naming.HostileNames;
  * produce a destination, 2 on a bad configuration, and never connects (the endpoints here do not exist). The seed's
  * and cases D1 to D3's tables run through the command end to end; the hostile names come back intact through JSON.
  */
-class DestinationCommandTest {
+class DestinationCommandTest
+{
     private static final String HEAD = """
         [kafka]
         bootstrap_servers = "127.0.0.1:1"   # never contacted
@@ -45,7 +46,8 @@ class DestinationCommandTest {
     Path dir;
 
     /** One sink following everything, with the given database, table template and identifier policy. */
-    private static String sink(final String name, final String database, final String table, final String policy) {
+    private static String sink(final String name, final String database, final String table, final String policy)
+    {
         return """
             [[sinks]]
             name = "%s"
@@ -61,12 +63,17 @@ class DestinationCommandTest {
     }
 
     /** A TOML basic string holding {@code s} exactly: everything outside printable ASCII is a unicode escape. */
-    static String toml(final String s) {
+    static String toml(final String s)
+    {
         final StringBuilder sb = new StringBuilder("\"");
-        s.codePoints().forEach(c -> {
-            if (c == '"' || c == '\\' || c < 0x20 || c >= 0x7F) {
+        s.codePoints().forEach(c ->
+        {
+            if (c == '"' || c == '\\' || c < 0x20 || c >= 0x7F)
+            {
                 sb.append(c > 0xFFFF ? String.format("\\U%08X", c) : String.format("\\u%04X", c));
-            } else {
+            }
+            else
+            {
                 sb.append((char)c);
             }
         });
@@ -74,24 +81,31 @@ class DestinationCommandTest {
     }
 
     /** A destination template whose every character is literal text. */
-    static String literal(final String name) {
+    static String literal(final String name)
+    {
         return name.replace("{", "{{").replace("}", "}}");
     }
 
-    private record Run(int code, List<String> lines, String err) {
+    private record Run(int code, List<String> lines, String err)
+    {
     }
 
     private Run run(final String config, final String sink, final String topic, final String branch, final boolean all)
-        throws IOException {
+        throws IOException
+    {
         final Path file = dir.resolve("sluice.toml");
         Files.writeString(file, HEAD + config);
         final StringWriter out = new StringWriter();
         final StringWriter err = new StringWriter();
-        final int code = DestinationCommand.run(file, sink, topic, branch, all, new PrintWriter(out), new PrintWriter(err));
+        final int code = DestinationCommand.run(file, sink, topic, branch, all, new PrintWriter(out),
+            new PrintWriter(err));
         final String text = out.toString();
         assertTrue(text.isEmpty() || text.endsWith("\n"), "output ends with a line feed: " + text);
-        final List<String> lines = text.isEmpty() ? List.of() : List.of(text.substring(0, text.length() - 1).split("\n", -1));
-        for (final String line : lines) {
+        final List<String> lines = text.isEmpty()
+            ? List.of()
+            : List.of(text.substring(0, text.length() - 1).split("\n", -1));
+        for (final String line : lines)
+        {
             final byte[] b = line.getBytes(StandardCharsets.UTF_8);
             assertEquals(JsonError.NONE, new JsonScanner(JsonPathSet.compile(List.of("table")), 8)
                 .validate(new UnsafeBuffer(b), 0, b.length), "valid JSON: " + line);
@@ -99,7 +113,9 @@ class DestinationCommandTest {
         return new Run(code, lines, err.toString());
     }
 
-    private String one(final String database, final String table, final String policy, final String topic) throws IOException {
+    private String one(final String database, final String table, final String policy, final String topic)
+        throws IOException
+    {
         final Run r = run(sink("s", database, table, policy), "s", topic, null, false);
         assertEquals(0, r.code(), r.toString());
         assertEquals(1, r.lines().size(), r.toString());
@@ -107,13 +123,15 @@ class DestinationCommandTest {
     }
 
     /** The decoded string at a top-level key of a JSON object line, or null when it is JSON null. */
-    static String field(final String line, final String key) {
+    static String field(final String line, final String key)
+    {
         final byte[] b = line.getBytes(StandardCharsets.UTF_8);
         final JsonScanner scanner = new JsonScanner(JsonPathSet.compile(List.of(key)), 8);
         assertEquals(JsonError.NONE, scanner.scan(new UnsafeBuffer(b), 0, b.length), line);
         final JsonValueView v = new JsonValueView();
         scanner.value(0, v);
-        if (v.kind() == JsonKind.NULL) {
+        if (v.kind() == JsonKind.NULL)
+        {
             return null;
         }
         assertEquals(JsonKind.STRING, v.kind(), key + " in " + line);
@@ -126,7 +144,8 @@ class DestinationCommandTest {
     }
 
     @Test
-    void shouldPrintTheSeedsThreeLineDesignExactly() throws IOException {
+    void shouldPrintTheSeedsThreeLineDesignExactly() throws IOException
+    {
         assertEquals("{\"database\": \"default\", \"table\": \"user_42\", \"sql\": \"`default`.`user_42`\"}",
             one("default", "user_{topic_segment[-1]}", "rewrite", "users.42"));
     }
@@ -153,13 +172,17 @@ class DestinationCommandTest {
         "{topic_segment[0]}              | acme.cdc.inventory.orders | acme",
         "{topic_segment[-1]}             | hello.dbo.table1          | table1"})
     void shouldResolveTheSeedsAndTheCasesTemplatesUnderRewrite(final String template, final String topic,
-        final String table) throws IOException {
+        final String table) throws IOException
+    {
         final String line = one("analytics", template, "rewrite", topic);
-        assertEquals("{\"database\": \"analytics\", \"table\": \"" + table + "\", \"sql\": \"`analytics`.`" + table + "`\"}", line);
+        assertEquals(
+            "{\"database\": \"analytics\", \"table\": \"" + table + "\", \"sql\": \"`analytics`.`" + table + "`\"}",
+            line);
     }
 
     @Test
-    void shouldKeepTheNameVerbatimAndQuoteItUnderQuote() throws IOException {
+    void shouldKeepTheNameVerbatimAndQuoteItUnderQuote() throws IOException
+    {
         assertEquals("{\"database\": \"analytics\", \"table\": \"orders.eu\", \"sql\": \"`analytics`.`orders.eu`\"}",
             one("analytics", "{topic}", "quote", "orders.eu"));
         assertEquals("{\"database\": \"shop\", \"table\": \"shop.foo-bar\", \"sql\": \"`shop`.`shop.foo-bar`\"}",
@@ -167,39 +190,50 @@ class DestinationCommandTest {
     }
 
     @Test
-    void shouldExitOneNamingTopicAndTemplateWhenSegmentsAreMissing() throws IOException {
-        final Run r = run(sink("s", "analytics", "{topic_segment[9]}", "rewrite"), "s", "acme.cdc.inventory.orders", null, false);
+    void shouldExitOneNamingTopicAndTemplateWhenSegmentsAreMissing() throws IOException
+    {
+        final Run r = run(sink("s", "analytics", "{topic_segment[9]}", "rewrite"), "s", "acme.cdc.inventory.orders",
+            null, false);
         assertEquals(1, r.code());
-        assertEquals(List.of("{\"database\": null, \"table\": null, \"sql\": null, \"reason\": \"sink s, branch default: "
-            + "target_table topic 'acme.cdc.inventory.orders' has 4 segments; template '{topic_segment[9]}' needs segment 9\"}"),
+        assertEquals(
+            List.of("{\"database\": null, \"table\": null, \"sql\": null, \"reason\": \"sink s, branch default: "
+                + "target_table topic 'acme.cdc.inventory.orders' has 4 segments; template '{topic_segment[9]}' needs segment 9\"}"),
             r.lines());
 
         final Run db = run(sink("s", "{topic_segment[-3]}", "t", "rewrite"), "s", "a.b", null, false);
         assertEquals(1, db.code());
-        assertEquals("sink s, branch default: database topic 'a.b' has 2 segments; template '{topic_segment[-3]}' needs "
-            + "segment -3", field(db.lines().get(0), "reason"));
+        assertEquals(
+            "sink s, branch default: database topic 'a.b' has 2 segments; template '{topic_segment[-3]}' needs "
+                + "segment -3",
+            field(db.lines().get(0), "reason"));
 
         final Run empty = run(sink("s", "d", "user_{topic_segment[1]}", "rewrite"), "s", "users..x", null, false);
         assertEquals(1, empty.code());
-        assertTrue(field(empty.lines().get(0), "reason").contains("topic 'users..x' has an empty segment 1"), empty.toString());
+        assertTrue(field(empty.lines().get(0), "reason").contains("topic 'users..x' has an empty segment 1"),
+            empty.toString());
     }
 
     @Test
-    void shouldExitOneForATopicTheSinkDoesNotFollow() throws IOException {
+    void shouldExitOneForATopicTheSinkDoesNotFollow() throws IOException
+    {
         final String config = sink("s", "d", "user_{topic_segment[-1]}", "rewrite").replace("'(?s).*'", "'users\\..*'");
         final Run r = run(config, "s", "usersX42", null, false);
         assertEquals(1, r.code());
-        assertEquals("sink s does not follow topic usersX42: it does not match the pattern users\\..* (the whole name must "
-            + "match)", field(r.lines().get(0), "reason"));
+        assertEquals(
+            "sink s does not follow topic usersX42: it does not match the pattern users\\..* (the whole name must "
+                + "match)",
+            field(r.lines().get(0), "reason"));
         assertEquals(0, run(config, "s", "users.42", null, false).code());
 
-        final String listed = sink("s", "d", "t_{topic}", "rewrite").replace("pattern = '(?s).*'", "topics = [\"a\", \"b\"]");
+        final String listed = sink("s", "d", "t_{topic}", "rewrite").replace("pattern = '(?s).*'",
+            "topics = [\"a\", \"b\"]");
         assertEquals(1, run(listed, "s", "c", null, false).code());
         assertEquals(0, run(listed, "s", "b", null, false).code());
     }
 
     @Test
-    void shouldPickTheFirstBranchOrTheOneNamedOrPrintEveryBranch() throws IOException {
+    void shouldPickTheFirstBranchOrTheOneNamedOrPrintEveryBranch() throws IOException
+    {
         final String config = sink("s", "analytics", "other_{topic_segment[-1]}", "rewrite") + """
             [[sinks.branches]]
             name = "clicks"
@@ -213,7 +247,8 @@ class DestinationCommandTest {
             [[sinks.branches]]
             name = "rest"
             """;
-        assertEquals(List.of("{\"database\": \"analytics\", \"table\": \"clicks_eu\", \"sql\": \"`analytics`.`clicks_eu`\"}"),
+        assertEquals(
+            List.of("{\"database\": \"analytics\", \"table\": \"clicks_eu\", \"sql\": \"`analytics`.`clicks_eu`\"}"),
             run(config, "s", "shop.eu.web", null, false).lines());
         assertEquals(List.of("{\"database\": \"raw\", \"table\": \"views\", \"sql\": \"`raw`.`views`\"}"),
             run(config, "s", "shop.eu.web", "views", false).lines());
@@ -228,12 +263,14 @@ class DestinationCommandTest {
 
         final Run unknown = run(config, "s", "shop", "nope", false);
         assertEquals(2, unknown.code());
-        assertTrue(unknown.err().contains("sink \"s\" has no branch named \"nope\" (branches: clicks, views, rest)"), unknown.err());
+        assertTrue(unknown.err().contains("sink \"s\" has no branch named \"nope\" (branches: clicks, views, rest)"),
+            unknown.err());
         assertEquals(2, run(config, "s", "shop", "views", true).code(), "--branch and --all-branches together");
     }
 
     @Test
-    void shouldExitTwoOnABadConfigurationOrAnUnknownSink() throws IOException {
+    void shouldExitTwoOnABadConfigurationOrAnUnknownSink() throws IOException
+    {
         final Run bad = run(sink("s", "d", "user_{value}", "rewrite"), "s", "users.1", null, false);
         assertEquals(2, bad.code());
         assertTrue(bad.err().contains("{value} belongs to a source's routing template"), bad.err());
@@ -248,9 +285,11 @@ class DestinationCommandTest {
 
     /** Every hostile name, as a topic under quote and as literal template text under both policies, survives JSON. */
     @Test
-    void shouldEscapeHostileNamesSoTheyDecodeBackExactly() throws IOException {
+    void shouldEscapeHostileNamesSoTheyDecodeBackExactly() throws IOException
+    {
         final List<String> failures = new ArrayList<>();
-        for (final String name : HostileNames.NAMES) {
+        for (final String name : HostileNames.NAMES)
+        {
             final String quoted = one("analytics", "{topic}", "quote", name);
             check(failures, name, quoted, name, "quote, topic");
 
@@ -259,7 +298,8 @@ class DestinationCommandTest {
 
             final String rewritten = one(literal(name), literal(name), "rewrite", "t");
             final String table = field(rewritten, "table");
-            if (!table.matches("[A-Za-z_][A-Za-z0-9_]*") || !table.equals(field(rewritten, "database"))) {
+            if (!table.matches("[A-Za-z_][A-Za-z0-9_]*") || !table.equals(field(rewritten, "database")))
+            {
                 failures.add("rewrite of " + name + ": " + rewritten);
             }
         }
@@ -267,28 +307,34 @@ class DestinationCommandTest {
     }
 
     private static void check(final List<String> failures, final String name, final String line, final String table,
-        final String what) {
+        final String what)
+    {
         if (!table.equals(field(line, "table")) || !"analytics".equals(field(line, "database"))
             || !ClickHouseIdentifiers.qualified("analytics", table).equals(field(line, "sql"))
-            || line.indexOf('\n') >= 0 || line.indexOf('\r') >= 0) {
+            || line.indexOf('\n') >= 0 || line.indexOf('\r') >= 0)
+        {
             failures.add(what + " of " + name + ": " + line);
         }
     }
 
     @Test
-    void shouldBeACommandOfTheJarThatPrintsOnlyTheObject() throws IOException {
+    void shouldBeACommandOfTheJarThatPrintsOnlyTheObject() throws IOException
+    {
         final Path file = dir.resolve("jar.toml");
         Files.writeString(file, HEAD + sink("users", "analytics", "user_{topic_segment[-1]}", "rewrite"));
         final PrintStream stdout = System.out;
         final ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        try {
+        try
+        {
             System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
             assertEquals(0, Main.commandLine().execute("destination", "--config", file.toString(), "--sink", "users",
                 "--topic", "users.42"));
             assertEquals(1, Main.commandLine().execute("destination", "--config", file.toString(), "--sink", "users",
                 "--topic", "users."));
             assertEquals(2, Main.commandLine().execute("destination", "--config", file.toString(), "--sink", "users"));
-        } finally {
+        }
+        finally
+        {
             System.setOut(stdout);
         }
         assertEquals("{\"database\": \"analytics\", \"table\": \"user_42\", \"sql\": \"`analytics`.`user_42`\"}\n"

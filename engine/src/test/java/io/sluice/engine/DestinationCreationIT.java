@@ -34,13 +34,15 @@ import io.sluice.sinks.kafka.KafkaScatterDriver;
  * segments, fail the batch naming the table or the topic and template. Columns come from the table: DEFAULT
  * constants, {@code now()} and {@code today()}, and NULL for a Nullable column without a DEFAULT.
  */
-class DestinationCreationIT {
+class DestinationCreationIT
+{
     private static final String DDL = "CREATE TABLE {database}.{table} (id UInt64, user String, n Nullable(UInt8) DEFAULT 7, "
         + "maybe Nullable(String), s String DEFAULT 'dflt', ts DateTime DEFAULT now(), d Date DEFAULT today()) "
         + "ENGINE = MergeTree() ORDER BY id";
 
     private static String config(final String pattern, final String group, final String database, final String table,
-        final String creation) {
+        final String creation)
+    {
         return """
             [kafka]
             bootstrap_servers = "%s"
@@ -60,14 +62,18 @@ class DestinationCreationIT {
             target_table = "%s"
             linger_ms = 100
             %s
-            """.formatted(TestServices.bootstrap(), pattern, group, TestServices.clickhouse(), database, table, creation);
+            """.formatted(TestServices.bootstrap(), pattern, group, TestServices.clickhouse(), database, table,
+            creation);
     }
 
-    private static List<byte[]> records(final int from, final int to, final String user) {
+    private static List<byte[]> records(final int from, final int to, final String user)
+    {
         final List<byte[]> values = new ArrayList<>();
-        for (int i = from; i < to; i++) {
+        for (int i = from; i < to; i++)
+        {
             // even ids carry no n and no s: they take the DEFAULTs; odd ids set n to null and s to a value
-            values.add((i % 2 == 0 ? "{\"id\":" + i + ",\"user\":\"" + user + "\"}"
+            values.add((i % 2 == 0
+                ? "{\"id\":" + i + ",\"user\":\"" + user + "\"}"
                 : "{\"id\":" + i + ",\"user\":\"" + user + "\",\"n\":null,\"s\":\"given\",\"extra\":[1,2]}")
                 .getBytes(StandardCharsets.UTF_8));
         }
@@ -75,10 +81,12 @@ class DestinationCreationIT {
     }
 
     private static void await(final String database, final Predicate<Map<String, Long>> done, final String what)
-        throws InterruptedException {
+        throws InterruptedException
+    {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         Map<String, Long> rows = rowsPerTable(database);
-        while (!done.test(rows) && System.nanoTime() < deadline) {
+        while (!done.test(rows) && System.nanoTime() < deadline)
+        {
             Thread.sleep(50);
             rows = rowsPerTable(database);
         }
@@ -86,18 +94,21 @@ class DestinationCreationIT {
     }
 
     /** A running engine in its own thread. */
-    private static final class Running {
+    private static final class Running
+    {
         final SluiceEngine engine;
         final Thread thread;
         volatile int code = -1;
 
-        Running(final SluiceEngine engine) {
+        Running(final SluiceEngine engine)
+        {
             this.engine = engine;
             this.thread = new Thread(() -> code = engine.run(), "destination-it-engine");
             thread.start();
         }
 
-        int stop() throws InterruptedException {
+        int stop() throws InterruptedException
+        {
             engine.shutdown();
             thread.join(TimeUnit.SECONDS.toMillis(60));
             assertFalse(thread.isAlive());
@@ -106,28 +117,35 @@ class DestinationCreationIT {
     }
 
     @Test
-    void shouldCreateEachTableFromTheDdlOnceAndPayNothingOnLaterBatches() throws Exception {
+    void shouldCreateEachTableFromTheDdlOnceAndPayNothingOnLaterBatches() throws Exception
+    {
         final String s = unique("");
         final String database = "dest_create_" + s;
         final String prefix = "ct-" + s;
         TestServices.sql("CREATE DATABASE " + database);
         TestServices.createTopic(prefix + ".a", 1);
         TestServices.createTopic(prefix + ".b", 2);
-        final DestinationFixtures.CountingDriver driver = new DestinationFixtures.CountingDriver(t -> { });
+        final DestinationFixtures.CountingDriver driver = new DestinationFixtures.CountingDriver(t ->
+        {
+        });
         final long startSeconds = System.currentTimeMillis() / 1000;
-        final Running running = new Running(new SluiceEngine(ConfigLoader.parse(config(prefix + "\\..*", "g-" + s, database,
-            "ev_{topic_segment[-1]}", "create_table = true\ncreate_table_ddl = \"" + DDL + "\"\n")), c -> driver,
+        final Running running = new Running(new SluiceEngine(
+            ConfigLoader.parse(config(prefix + "\\..*", "g-" + s, database,
+                "ev_{topic_segment[-1]}", "create_table = true\ncreate_table_ddl = \"" + DDL + "\"\n")),
+            c -> driver,
             c -> new KafkaScatterDriver(), new GatherPipeline.RunOptions(false)));
 
         TestServices.produce(prefix + ".a", records(0, 6, "a"));
         TestServices.produce(prefix + ".b", records(0, 6, "b"));
         await(database, r -> r.equals(Map.of("ev_a", 6L, "ev_b", 6L)), "first batches");
-        assertEquals(Map.of("ev_a", 2, "ev_b", 2), Map.of("ev_a", driver.describes("ev_a"), "ev_b", driver.describes("ev_b")),
+        assertEquals(Map.of("ev_a", 2, "ev_b", 2),
+            Map.of("ev_a", driver.describes("ev_a"), "ev_b", driver.describes("ev_b")),
             "described once before and once after creating");
         assertEquals(1, driver.creates("ev_a"));
         assertEquals(1, driver.creates("ev_b"));
 
-        for (int round = 1; round <= 3; round++) {
+        for (int round = 1; round <= 3; round++)
+        {
             TestServices.produce(prefix + ".a", records(6 * round, 6 * round + 6, "a"));
             TestServices.produce(prefix + ".b", records(6 * round, 6 * round + 6, "b"));
             final long expected = 6L * round + 6;
@@ -141,19 +159,25 @@ class DestinationCreationIT {
         assertEquals(1, driver.creates("ev_b"));
         assertEquals(Set.of("ev_a", "ev_b"), tables(database));
 
-        assertEquals("12\t7\t\\N\tdflt\n12\t\\N\t\\N\tgiven\n", TestServices.sql("SELECT count(), n, maybe, s FROM " + database
-            + ".ev_a GROUP BY n, maybe, s ORDER BY s FORMAT TabSeparated"), "DEFAULT before NULL; an explicit null is NULL");
+        assertEquals("12\t7\t\\N\tdflt\n12\t\\N\t\\N\tgiven\n",
+            TestServices.sql("SELECT count(), n, maybe, s FROM " + database
+                + ".ev_a GROUP BY n, maybe, s ORDER BY s FORMAT TabSeparated"),
+            "DEFAULT before NULL; an explicit null is NULL");
         final String[] times = TestServices.sql("SELECT min(toUInt32(ts)), max(toUInt32(ts)), min(d) = today(), "
-            + "max(d) = today(), countIf(user != 'b') FROM " + database + ".ev_b FORMAT TabSeparated").trim().split("\t");
+            + "max(d) = today(), countIf(user != 'b') FROM " + database + ".ev_b FORMAT TabSeparated").trim()
+            .split("\t");
         assertTrue(Long.parseLong(times[0]) >= startSeconds && Long.parseLong(times[1]) <= endSeconds,
-            "now() at encode time, within the run: " + String.join(" ", times) + " in [" + startSeconds + ", " + endSeconds + "]");
-        assertEquals(List.of("1", "1", "0"), List.of(times[2], times[3], times[4]), "today() in the server's time zone");
+            "now() at encode time, within the run: " + String.join(" ", times) + " in [" + startSeconds + ", "
+                + endSeconds + "]");
+        assertEquals(List.of("1", "1", "0"), List.of(times[2], times[3], times[4]),
+            "today() in the server's time zone");
         ScatterEndToEndIT.deleteTopics(new TreeSet<>(List.of(prefix + ".a", prefix + ".b")));
         dropDatabase(database);
     }
 
     @Test
-    void shouldCopyTheTemplateTableWithCreateTableLike() throws Exception {
+    void shouldCopyTheTemplateTableWithCreateTableLike() throws Exception
+    {
         final String s = unique("");
         final String database = "dest_like_" + s;
         final String templates = "dest_like_tmpl_" + s;
@@ -172,20 +196,23 @@ class DestinationCreationIT {
             new GatherPipeline.RunOptions(true));
         assertEquals(SluiceEngine.EXIT_OK, engine.run());
         assertEquals(Map.of("events_x", 4L, "events_y", 4L), rowsPerTable(database));
-        final String engines = TestServices.sql("SELECT name, engine_full FROM system.tables WHERE database = '" + database
-            + "' ORDER BY name FORMAT TabSeparated");
+        final String engines = TestServices
+            .sql("SELECT name, engine_full FROM system.tables WHERE database = '" + database
+                + "' ORDER BY name FORMAT TabSeparated");
         final String template = TestServices.sql("SELECT engine_full FROM system.tables WHERE database = '" + templates
             + "' AND name = 'events' FORMAT TabSeparated").trim();
         assertTrue(template.startsWith("ReplacingMergeTree(version)"), template);
         assertEquals("events_x\t" + template + "\nevents_y\t" + template + "\n", engines);
-        assertEquals("4\t1\n", TestServices.sql("SELECT count(), min(version) FROM " + database + ".events_y FORMAT TabSeparated"));
+        assertEquals("4\t1\n",
+            TestServices.sql("SELECT count(), min(version) FROM " + database + ".events_y FORMAT TabSeparated"));
         ScatterEndToEndIT.deleteTopics(new TreeSet<>(List.of(prefix + ".x", prefix + ".y")));
         dropDatabase(database);
         dropDatabase(templates);
     }
 
     @Test
-    void shouldFailTheBatchNamingTheMissingTableOrTheTopicAndTemplate() throws Exception {
+    void shouldFailTheBatchNamingTheMissingTableOrTheTopicAndTemplate() throws Exception
+    {
         final String s = unique("");
         final String database = "dest_missing_" + s;
         TestServices.sql("CREATE DATABASE " + database);
@@ -196,7 +223,8 @@ class DestinationCreationIT {
         // a record without a destination stops its partition (the batch fails; nothing is committed past it; it is
         // re-read in case the table appears) until checkpoint.stalled_fail_after_ms ends the run naming it
         final SluiceEngine engine = new SluiceEngine(ConfigLoader.parse(config("cm\\-" + s + "\\..*", group, database,
-            "ev_{topic_segment[-1]}", "").replace("stalled_fail_after_ms = 30000", "stalled_fail_after_ms = 3000")), c -> new io.sluice.sinks.clickhouse.ClickHouseDriver(),
+            "ev_{topic_segment[-1]}", "").replace("stalled_fail_after_ms = 30000", "stalled_fail_after_ms = 3000")),
+            c -> new io.sluice.sinks.clickhouse.ClickHouseDriver(),
             c -> new KafkaScatterDriver(), new GatherPipeline.RunOptions(true));
         assertEquals(SluiceEngine.EXIT_FAILURE, engine.run());
         final String reason = engine.pipelines().get(0).control().failureReason();
@@ -209,22 +237,26 @@ class DestinationCreationIT {
         final String short1 = "cs-" + s;
         TestServices.createTopic(short1, 1);
         TestServices.produce(short1, records(0, 1, "s"));
-        final SluiceEngine segments = new SluiceEngine(ConfigLoader.parse(config("cs\\-" + s + ".*", "g2-" + s, database,
-            "ev_{topic_segment[1]}", "create_table = true\ncreate_table_ddl = \"" + DDL + "\"\n")
-            .replace("stalled_fail_after_ms = 30000", "stalled_fail_after_ms = 3000")),
+        final SluiceEngine segments = new SluiceEngine(
+            ConfigLoader.parse(config("cs\\-" + s + ".*", "g2-" + s, database,
+                "ev_{topic_segment[1]}", "create_table = true\ncreate_table_ddl = \"" + DDL + "\"\n")
+                .replace("stalled_fail_after_ms = 30000", "stalled_fail_after_ms = 3000")),
             c -> new io.sluice.sinks.clickhouse.ClickHouseDriver(), c -> new KafkaScatterDriver(),
             new GatherPipeline.RunOptions(true));
         assertEquals(SluiceEngine.EXIT_FAILURE, segments.run());
         final String why = segments.pipelines().get(0).control().failureReason();
-        assertTrue(why.contains("target_table topic '" + short1 + "' has 1 segment; template 'ev_{topic_segment[1]}' needs "
-            + "segment 1"), why);
+        assertTrue(
+            why.contains("target_table topic '" + short1 + "' has 1 segment; template 'ev_{topic_segment[1]}' needs "
+                + "segment 1"),
+            why);
         assertEquals(Set.of(), tables(database), "never a partial name, nothing created");
         ScatterEndToEndIT.deleteTopics(new TreeSet<>(List.of(topic, short1)));
         dropDatabase(database);
     }
 
     @Test
-    void shouldLetTwoEnginesCreateTheSameTableAtTheSameMoment() throws Exception {
+    void shouldLetTwoEnginesCreateTheSameTableAtTheSameMoment() throws Exception
+    {
         final String s = unique("");
         final String database = "dest_race_" + s;
         final String topic = "cr-" + s + ".t";
@@ -235,11 +267,16 @@ class DestinationCreationIT {
         final CyclicBarrier together = new CyclicBarrier(2);
         final List<DestinationFixtures.CountingDriver> drivers = new ArrayList<>();
         final List<Running> engines = new ArrayList<>();
-        for (int i = 0; i < 2; i++) {
-            final DestinationFixtures.CountingDriver driver = new DestinationFixtures.CountingDriver(t -> {
-                try {
+        for (int i = 0; i < 2; i++)
+        {
+            final DestinationFixtures.CountingDriver driver = new DestinationFixtures.CountingDriver(t ->
+            {
+                try
+                {
                     together.await(30, TimeUnit.SECONDS);
-                } catch (final Exception e) {
+                }
+                catch (final Exception e)
+                {
                     throw new IllegalStateException("the other engine never tried to create " + t, e);
                 }
             });
@@ -249,10 +286,12 @@ class DestinationCreationIT {
                 database, "race_{topic_segment[-1]}", "create_table = true\ncreate_table_ddl = \"" + DDL + "\"\n")),
                 c -> driver, c -> new KafkaScatterDriver(), new GatherPipeline.RunOptions(true))));
         }
-        for (final Running r : engines) {
+        for (final Running r : engines)
+        {
             r.thread.join(TimeUnit.SECONDS.toMillis(90));
             assertFalse(r.thread.isAlive());
-            assertEquals(SluiceEngine.EXIT_OK, r.code, r.engine.pipelines().isEmpty() ? "not started"
+            assertEquals(SluiceEngine.EXIT_OK, r.code, r.engine.pipelines().isEmpty()
+                ? "not started"
                 : String.valueOf(r.engine.pipelines().get(0).control().failureReason()));
         }
         assertEquals(List.of(1, 1), drivers.stream().map(d -> d.creates("race_t")).toList(), "both tried to create it");

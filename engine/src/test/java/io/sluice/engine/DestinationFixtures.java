@@ -24,29 +24,39 @@ import io.sluice.sinks.clickhouse.ClickHouseDriver;
  * involved in checking a name), rows per table from {@code system.parts}, and a ClickHouse driver whose catalog
  * counts the engine's calls, so "the second batch pays nothing" is checked on the real engine path.
  */
-final class DestinationFixtures {
-    private DestinationFixtures() {
+final class DestinationFixtures
+{
+    private DestinationFixtures()
+    {
     }
 
-    static String unique(final String prefix) {
+    static String unique(final String prefix)
+    {
         return prefix + Long.toString(System.nanoTime(), 36);
     }
 
     /** A string literal for ClickHouse SQL holding {@code s} as UTF-8, built with unhex: no escaping to get wrong. */
-    static String literal(final String s) {
+    static String literal(final String s)
+    {
         return "unhex('" + HexFormat.of().formatHex(s.getBytes(StandardCharsets.UTF_8)) + "')";
     }
 
-    private static String unhex(final String hex) {
+    private static String unhex(final String hex)
+    {
         return new String(HexFormat.of().parseHex(hex.toLowerCase()), StandardCharsets.UTF_8);
     }
 
     /** Every table of a database, by name exactly as the server stores it. */
-    static TreeSet<String> tables(final String database) {
+    static TreeSet<String> tables(final String database)
+    {
         final TreeSet<String> names = new TreeSet<>();
-        for (final String line : TestServices.sql("SELECT hex(name) FROM system.tables WHERE database = " + literal(database)
-            + " FORMAT TabSeparated").split("\n")) {
-            if (!line.isEmpty()) {
+        for (final String line : TestServices
+            .sql("SELECT hex(name) FROM system.tables WHERE database = " + literal(database)
+                + " FORMAT TabSeparated")
+            .split("\n"))
+        {
+            if (!line.isEmpty())
+            {
                 names.add(unhex(line));
             }
         }
@@ -54,10 +64,14 @@ final class DestinationFixtures {
     }
 
     /** Every database, by name. */
-    static TreeSet<String> databases() {
+    static TreeSet<String> databases()
+    {
         final TreeSet<String> names = new TreeSet<>();
-        for (final String line : TestServices.sql("SELECT hex(name) FROM system.databases FORMAT TabSeparated").split("\n")) {
-            if (!line.isEmpty()) {
+        for (final String line : TestServices.sql("SELECT hex(name) FROM system.databases FORMAT TabSeparated")
+            .split("\n"))
+        {
+            if (!line.isEmpty())
+            {
                 names.add(unhex(line));
             }
         }
@@ -65,11 +79,14 @@ final class DestinationFixtures {
     }
 
     /** Rows of every table of a database that has any, from its active parts (no table name in any statement). */
-    static Map<String, Long> rowsPerTable(final String database) {
+    static Map<String, Long> rowsPerTable(final String database)
+    {
         final Map<String, Long> rows = new TreeMap<>();
         for (final String line : TestServices.sql("SELECT hex(table), sum(rows) FROM system.parts WHERE database = "
-            + literal(database) + " AND active GROUP BY table FORMAT TabSeparated").split("\n")) {
-            if (!line.isEmpty()) {
+            + literal(database) + " AND active GROUP BY table FORMAT TabSeparated").split("\n"))
+        {
+            if (!line.isEmpty())
+            {
                 final String[] f = line.split("\t");
                 rows.put(unhex(f[0]), Long.parseLong(f[1]));
             }
@@ -78,90 +95,110 @@ final class DestinationFixtures {
     }
 
     /** Drops what a test created once it passed, so the shared server does not collect databases. */
-    static void dropDatabase(final String database) {
-        try {
+    static void dropDatabase(final String database)
+    {
+        try
+        {
             TestServices.sql("DROP DATABASE IF EXISTS `" + database.replace("\\", "\\\\").replace("`", "\\`") + "`");
-        } catch (final RuntimeException e) {
+        }
+        catch (final RuntimeException e)
+        {
             System.out.println("could not drop " + database + ": " + e.getMessage());
         }
     }
 
     /** The engine's ClickHouse driver with a catalog that counts describe and create calls per table. */
-    static final class CountingDriver implements SinkDriver {
+    static final class CountingDriver implements SinkDriver
+    {
         final ClickHouseDriver real = new ClickHouseDriver();
         final Map<String, AtomicInteger> describes = new ConcurrentHashMap<>();
         final Map<String, AtomicInteger> creates = new ConcurrentHashMap<>();
         private final Consumer<String> beforeCreate;
 
-        CountingDriver(final Consumer<String> beforeCreate) {
+        CountingDriver(final Consumer<String> beforeCreate)
+        {
             this.beforeCreate = beforeCreate;
         }
 
-        int describes(final String table) {
+        int describes(final String table)
+        {
             return describes.getOrDefault(table, new AtomicInteger()).get();
         }
 
-        int creates(final String table) {
+        int creates(final String table)
+        {
             return creates.getOrDefault(table, new AtomicInteger()).get();
         }
 
         @Override
-        public DestinationCatalog catalog(final SinkSpec sink) {
+        public DestinationCatalog catalog(final SinkSpec sink)
+        {
             final DestinationCatalog c = real.catalog(sink);
-            return new DestinationCatalog() {
+            return new DestinationCatalog()
+            {
                 @Override
-                public TableSchema describe(final String database, final String table) throws SinkException {
+                public TableSchema describe(final String database, final String table) throws SinkException
+                {
                     describes.computeIfAbsent(table, t -> new AtomicInteger()).incrementAndGet();
                     return c.describe(database, table);
                 }
 
                 @Override
-                public void create(final String database, final String table) throws SinkException {
+                public void create(final String database, final String table) throws SinkException
+                {
                     creates.computeIfAbsent(table, t -> new AtomicInteger()).incrementAndGet();
                     beforeCreate.accept(table);
                     c.create(database, table);
                 }
 
                 @Override
-                public String evaluateDefault(final ColumnSpec column) throws SinkException {
+                public String evaluateDefault(final ColumnSpec column) throws SinkException
+                {
                     return c.evaluateDefault(column);
                 }
 
                 @Override
-                public String serverTimeZone() throws SinkException {
+                public String serverTimeZone() throws SinkException
+                {
                     return c.serverTimeZone();
                 }
 
                 @Override
-                public String qualifiedName(final String database, final String table) {
+                public String qualifiedName(final String database, final String table)
+                {
                     return c.qualifiedName(database, table);
                 }
 
                 @Override
-                public String quoteColumn(final String column) {
+                public String quoteColumn(final String column)
+                {
                     return c.quoteColumn(column);
                 }
             };
         }
 
         @Override
-        public BatchWriter writer(final SinkSpec sink, final int shard) {
+        public BatchWriter writer(final SinkSpec sink, final int shard)
+        {
             return real.writer(sink, shard);
         }
 
         @Override
-        public void checkReachable(final SinkSpec sink) throws SinkException {
+        public void checkReachable(final SinkSpec sink) throws SinkException
+        {
             real.checkReachable(sink);
         }
 
         @Override
-        public void close() {
+        public void close()
+        {
             real.close();
         }
     }
 
     /** The first sink of a configuration as the engine installs it, for catalog-level tests. */
-    static SinkSpec spec(final SluiceConfig config, final String database, final String table) {
+    static SinkSpec spec(final SluiceConfig config, final String database, final String table)
+    {
         final SluiceConfig.Sink s = config.sinks().get(0);
         return new SinkSpec(s.name(), s.plugin(), s.plugin().shards(), database, table);
     }

@@ -18,84 +18,105 @@ import org.junit.jupiter.api.Test;
  * convert named with topic, partition, offset, path and type), {@code on_error = "skip"}, and SIGTERM draining and
  * committing exactly what was written.
  */
-class EngineCommandLineIT {
-    private static String unique(final String prefix) {
+class EngineCommandLineIT
+{
+    private static String unique(final String prefix)
+    {
         return prefix + Long.toString(System.nanoTime(), 36);
     }
 
     private static String config(final String topic, final String group, final String database, final String table,
-        final String extraSink) {
+        final String extraSink)
+    {
         return "[kafka]\nbootstrap_servers = \"" + TestServices.bootstrap() + "\"\n"
             + "[checkpoint]\ncommit_interval_ms = 200\nstalled_fail_after_ms = 20000\n"
-            + "[[sinks]]\nname = \"t\"\nkind = \"clickhouse\"\ntopics = [\"" + topic + "\"]\ngroup_id = \"" + group + "\"\n"
+            + "[[sinks]]\nname = \"t\"\nkind = \"clickhouse\"\ntopics = [\"" + topic + "\"]\ngroup_id = \"" + group
+            + "\"\n"
             + extraSink
-            + "[sinks.plugin_config]\nendpoint = \"" + TestServices.clickhouse() + "\"\ndatabase = \"" + database + "\"\n"
+            + "[sinks.plugin_config]\nendpoint = \"" + TestServices.clickhouse() + "\"\ndatabase = \"" + database
+            + "\"\n"
             + "target_table = \"" + table + "\"\nmax_rows = 1000\nlinger_ms = 200\n";
     }
 
     @Test
-    void shouldExitTwoAndNameEveryProblemOnABadConfiguration() throws Exception {
-        final Path f = EngineProcess.writeConfig("[kafka]\nbootstrap_servers = \"x:1\"\n[[sinks]]\nname = \"s\"\nkind = \"clickhouse\"\n"
-            + "group_id = \"g\"\npattern = \"a\"\nlinger = 5\n[sinks.plugin_config]\nendpoint = \"http://h:1\"\ntarget_table = \"t\"\nmax_rows = -3\n");
-        try (EngineProcess p = EngineProcess.start("check", "--config", f.toString())) {
+    void shouldExitTwoAndNameEveryProblemOnABadConfiguration() throws Exception
+    {
+        final Path f = EngineProcess
+            .writeConfig("[kafka]\nbootstrap_servers = \"x:1\"\n[[sinks]]\nname = \"s\"\nkind = \"clickhouse\"\n"
+                + "group_id = \"g\"\npattern = \"a\"\nlinger = 5\n[sinks.plugin_config]\nendpoint = \"http://h:1\"\ntarget_table = \"t\"\nmax_rows = -3\n");
+        try (EngineProcess p = EngineProcess.start("check", "--config", f.toString()))
+        {
             assertEquals(2, p.waitFor(60));
             assertTrue(p.output().contains("sinks[0].linger (line 8): unknown key"), p.output());
-            assertTrue(p.output().contains("sinks[0].plugin_config.max_rows (line 12): -3 is out of range"), p.output());
+            assertTrue(p.output().contains("sinks[0].plugin_config.max_rows (line 12): -3 is out of range"),
+                p.output());
         }
-        try (EngineProcess p = EngineProcess.start("--config", f.toString())) {
+        try (EngineProcess p = EngineProcess.start("--config", f.toString()))
+        {
             assertEquals(2, p.waitFor(60), p.output());
         }
     }
 
     @Test
-    void shouldAcceptTheShippedExample() throws Exception {
+    void shouldAcceptTheShippedExample() throws Exception
+    {
         try (EngineProcess p = EngineProcess.start("check", "--config",
-            TestServices.projectRoot().resolve("examples/github-events.toml").toString())) {
+            TestServices.projectRoot().resolve("examples/github-events.toml").toString()))
+        {
             assertEquals(0, p.waitFor(60), p.output());
         }
     }
 
     @Test
-    void shouldExitOneNamingAnUnreachableClickHouseAndAMissingTable() throws Exception {
+    void shouldExitOneNamingAnUnreachableClickHouseAndAMissingTable() throws Exception
+    {
         final String topic = unique("cli-unreach-");
         TestServices.createTopic(topic, 1);
         final String db = unique("cli_db_");
         TestServices.sql("CREATE DATABASE " + db);
         final Path unreachable = EngineProcess.writeConfig(config(topic, unique("g"), db, "t", "")
             .replace(TestServices.clickhouse(), "http://127.0.0.1:1"));
-        try (EngineProcess p = EngineProcess.start("--config", unreachable.toString())) {
+        try (EngineProcess p = EngineProcess.start("--config", unreachable.toString()))
+        {
             assertEquals(1, p.waitFor(120), p.output());
             assertTrue(p.output().contains("http://127.0.0.1:1"), p.output());
         }
         final Path missing = EngineProcess.writeConfig(config(topic, unique("g"), db, "no_such_table", ""));
-        try (EngineProcess p = EngineProcess.start("--config", missing.toString())) {
+        try (EngineProcess p = EngineProcess.start("--config", missing.toString()))
+        {
             assertEquals(1, p.waitFor(120), p.output());
-            assertTrue(p.output().contains("table " + db + ".no_such_table does not exist in database " + db), p.output());
+            assertTrue(p.output().contains("table " + db + ".no_such_table does not exist in database " + db),
+                p.output());
         }
     }
 
     @Test
-    void shouldStopOnAValueThatDoesNotConvertNamingWhereAndCommitNothingPastIt() throws Exception {
+    void shouldStopOnAValueThatDoesNotConvertNamingWhereAndCommitNothingPastIt() throws Exception
+    {
         final String topic = unique("cli-conv-");
         final String db = unique("cli_db_");
         TestServices.sql("CREATE DATABASE " + db);
         TestServices.sql("CREATE TABLE " + db + ".t (n UInt8, s String) ENGINE = MergeTree() ORDER BY n");
         TestServices.createTopic(topic, 1);
-        TestServices.produce(topic, List.of(bytes("{\"n\":1,\"s\":\"a\"}"), bytes("{\"n\":300,\"s\":\"b\"}"), bytes("{\"n\":2,\"s\":\"c\"}")));
+        TestServices.produce(topic,
+            List.of(bytes("{\"n\":1,\"s\":\"a\"}"), bytes("{\"n\":300,\"s\":\"b\"}"), bytes("{\"n\":2,\"s\":\"c\"}")));
         final String group = unique("g");
         final Path f = EngineProcess.writeConfig(config(topic, group, db, "t", ""));
-        try (EngineProcess p = EngineProcess.start("--config", f.toString(), "--until-caught-up")) {
+        try (EngineProcess p = EngineProcess.start("--config", f.toString(), "--until-caught-up"))
+        {
             assertEquals(1, p.waitFor(120), p.output());
             assertTrue(p.output().contains("record " + topic + "-0@1: column n (UInt8) from path n: "), p.output());
             assertTrue(p.output().contains("(table " + db + ".t)"), p.output());
         }
         final Long committed = TestServices.committed(group).get(new TopicPartition(topic, 0));
         assertTrue(committed == null || committed <= 1, "committed " + committed);
-        assertEquals(0, TestServices.sqlLong("SELECT count() FROM " + db + ".t WHERE s = 'b'"), "the bad record was never written");
+        assertEquals(0, TestServices.sqlLong("SELECT count() FROM " + db + ".t WHERE s = 'b'"),
+            "the bad record was never written");
 
         final String skipGroup = unique("g");
         final Path skip = EngineProcess.writeConfig(config(topic, skipGroup, db, "t", "on_error = \"skip\"\n"));
-        try (EngineProcess p = EngineProcess.start("--config", skip.toString(), "--until-caught-up")) {
+        try (EngineProcess p = EngineProcess.start("--config", skip.toString(), "--until-caught-up"))
+        {
             assertEquals(0, p.waitFor(120), p.output());
             assertTrue(p.output().contains("skipped record " + topic + "-0@1"), p.output());
         }
@@ -104,31 +125,38 @@ class EngineCommandLineIT {
     }
 
     @Test
-    void shouldDrainCommitAndExitZeroOnSigterm() throws Exception {
+    void shouldDrainCommitAndExitZeroOnSigterm() throws Exception
+    {
         final String topic = unique("cli-term-");
         final String db = unique("cli_db_");
         final Path root = TestServices.projectRoot();
-        TestServices.sqlFile(root.resolve("examples/github-events.sql"), Map.of("github.", db + ".", "DATABASE IF NOT EXISTS github",
-            "DATABASE IF NOT EXISTS " + db));
+        TestServices.sqlFile(root.resolve("examples/github-events.sql"),
+            Map.of("github.", db + ".", "DATABASE IF NOT EXISTS github",
+                "DATABASE IF NOT EXISTS " + db));
         final List<byte[]> lines = TestServices.sampleLines();
         TestServices.createTopic(topic, 4);
         final String group = unique("g");
         final String toml = Files.readString(root.resolve("examples/github-events.toml"))
-            .replace("127.0.0.1:19092", TestServices.bootstrap()).replace("http://127.0.0.1:18123", TestServices.clickhouse())
+            .replace("127.0.0.1:19092", TestServices.bootstrap())
+            .replace("http://127.0.0.1:18123", TestServices.clickhouse())
             .replace("database = \"github\"", "database = \"" + db + "\"")
             .replace("pattern = 'github\\.events'", "pattern = '" + topic + "'")
             .replace("group_id = \"sluice-github\"", "group_id = \"" + group + "\"")
             .replace("linger_ms = 1000", "linger_ms = 100\nmax_rows = 50");
         final Path f = EngineProcess.writeConfig(toml.replace("max_rows = 20000\n", ""));
-        final String union = "SELECT id FROM " + db + ".push_events UNION ALL SELECT id FROM " + db + ".watch_events UNION ALL SELECT id FROM "
+        final String union = "SELECT id FROM " + db + ".push_events UNION ALL SELECT id FROM " + db
+            + ".watch_events UNION ALL SELECT id FROM "
             + db + ".create_events UNION ALL SELECT id FROM " + db + ".issues_events UNION ALL SELECT id FROM " + db
-            + ".pull_request_events UNION ALL SELECT id FROM " + db + ".issue_comment_events UNION ALL SELECT id FROM " + db
+            + ".pull_request_events UNION ALL SELECT id FROM " + db + ".issue_comment_events UNION ALL SELECT id FROM "
+            + db
             + ".fork_events UNION ALL SELECT id FROM " + db + ".other_events";
-        try (EngineProcess p = EngineProcess.start("--config", f.toString())) {
+        try (EngineProcess p = EngineProcess.start("--config", f.toString()))
+        {
             // feed the topic while the engine runs, and stop it in the middle
             TestServices.produce(topic, lines.subList(0, lines.size() / 2));
             final long deadline = System.nanoTime() + 60_000_000_000L;
-            while (TestServices.sqlLong("SELECT count() FROM (" + union + ")") == 0 && System.nanoTime() < deadline) {
+            while (TestServices.sqlLong("SELECT count() FROM (" + union + ")") == 0 && System.nanoTime() < deadline)
+            {
                 Thread.sleep(100);
             }
             TestServices.produce(topic, lines.subList(lines.size() / 2, lines.size()));
@@ -140,14 +168,16 @@ class EngineCommandLineIT {
         final long committed = TestServices.committed(group).values().stream().mapToLong(Long::longValue).sum();
         assertEquals(written, committed, "a drained stop commits exactly what it wrote");
         // a restart picks up where it stopped: every event once, no duplicates
-        try (EngineProcess p = EngineProcess.start("--config", f.toString(), "--until-caught-up")) {
+        try (EngineProcess p = EngineProcess.start("--config", f.toString(), "--until-caught-up"))
+        {
             assertEquals(0, p.waitFor(180), p.output());
         }
         assertEquals(lines.size(), TestServices.sqlLong("SELECT count() FROM (" + union + ")"));
         assertEquals(lines.size(), TestServices.sqlLong("SELECT uniqExact(id) FROM (" + union + ")"));
     }
 
-    private static byte[] bytes(final String s) {
+    private static byte[] bytes(final String s)
+    {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 }

@@ -12,22 +12,28 @@ import java.util.concurrent.TimeUnit;
  * Runs {@code java -jar engine/target/engine.jar ...} as a separate process, the way users run it (the jar is built
  * by the package phase, before failsafe's integration tests). Output goes to a file the test can read.
  */
-final class EngineProcess implements AutoCloseable {
+final class EngineProcess implements AutoCloseable
+{
     private final Process process;
     private final Path output;
 
-    private EngineProcess(final Process process, final Path output) {
+    private EngineProcess(final Process process, final Path output)
+    {
         this.process = process;
         this.output = output;
     }
 
-    static EngineProcess start(final String... args) throws IOException {
+    static EngineProcess start(final String... args) throws IOException
+    {
         final Path jar = TestServices.projectRoot().resolve("engine/target/engine.jar");
-        if (!Files.exists(jar)) {
-            throw new IllegalStateException(jar + " is missing: run mvn package (verify builds it before integration tests)");
+        if (!Files.exists(jar))
+        {
+            throw new IllegalStateException(
+                jar + " is missing: run mvn package (verify builds it before integration tests)");
         }
-        final List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-Xmx512m", "-jar", jar.toString()));
+        final List<String> cmd = new ArrayList<>(
+            List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx512m", "-jar", jar.toString()));
         cmd.addAll(List.of(args));
         final Path out = Files.createTempFile("sluice-engine-", ".log");
         final Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
@@ -35,8 +41,10 @@ final class EngineProcess implements AutoCloseable {
     }
 
     /** Runs to completion and returns the exit code. */
-    int waitFor(final long timeoutSeconds) throws InterruptedException {
-        if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+    int waitFor(final long timeoutSeconds) throws InterruptedException
+    {
+        if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS))
+        {
             process.destroyForcibly();
             throw new AssertionError("engine did not exit within " + timeoutSeconds + " s; output:\n" + output());
         }
@@ -44,27 +52,35 @@ final class EngineProcess implements AutoCloseable {
     }
 
     /** Sends SIGTERM (what Ctrl-C / a service manager does). */
-    void terminate() {
+    void terminate()
+    {
         process.destroy();
     }
 
-    String output() {
-        try {
+    String output()
+    {
+        try
+        {
             return Files.readString(output, StandardCharsets.UTF_8);
-        } catch (final IOException e) {
+        }
+        catch (final IOException e)
+        {
             return "(no output: " + e + ")";
         }
     }
 
     @Override
-    public void close() throws IOException {
-        if (process.isAlive()) {
+    public void close() throws IOException
+    {
+        if (process.isAlive())
+        {
             process.destroyForcibly();
         }
         Files.deleteIfExists(output);
     }
 
-    static Path writeConfig(final String toml) throws IOException {
+    static Path writeConfig(final String toml) throws IOException
+    {
         final Path f = Files.createTempFile("sluice-", ".toml");
         Files.writeString(f, toml);
         f.toFile().deleteOnExit();

@@ -32,7 +32,8 @@ import io.sluice.sinks.clickhouse.ClickHouseDriver;
  * ClickHouse. Every event lands in the table of its type, once; committed offsets equal the end offsets; a second
  * run after completion inserts nothing.
  */
-class GithubEventsEndToEndIT {
+class GithubEventsEndToEndIT
+{
     private static final Map<String, String> TABLE_BY_TYPE = Map.of(
         "PushEvent", "push_events",
         "WatchEvent", "watch_events",
@@ -49,19 +50,22 @@ class GithubEventsEndToEndIT {
     private static List<byte[]> lines;
 
     @BeforeAll
-    static void setUp() throws Exception {
+    static void setUp() throws Exception
+    {
         suffix = Long.toString(System.currentTimeMillis(), 36);
         database = "github_it_" + suffix;
         topic = "github-it-" + suffix + ".events";
         group = "sluice-github-it-" + suffix;
         final Path root = TestServices.projectRoot();
-        TestServices.sqlFile(root.resolve("examples/github-events.sql"), Map.of("github.", database + ".", "DATABASE IF NOT EXISTS github", "DATABASE IF NOT EXISTS " + database));
+        TestServices.sqlFile(root.resolve("examples/github-events.sql"),
+            Map.of("github.", database + ".", "DATABASE IF NOT EXISTS github", "DATABASE IF NOT EXISTS " + database));
         lines = TestServices.sampleLines();
         TestServices.createTopic(topic, 4);
         TestServices.produce(topic, lines);
     }
 
-    private static SluiceConfig config() throws Exception {
+    private static SluiceConfig config() throws Exception
+    {
         final String toml = Files.readString(TestServices.projectRoot().resolve("examples/github-events.toml"))
             .replace("127.0.0.1:19092", TestServices.bootstrap())
             .replace("http://127.0.0.1:18123", TestServices.clickhouse())
@@ -72,50 +76,62 @@ class GithubEventsEndToEndIT {
         return ConfigLoader.parse(toml);
     }
 
-    private static int runUntilCaughtUp() throws Exception {
+    private static int runUntilCaughtUp() throws Exception
+    {
         return new SluiceEngine(config(), s -> new ClickHouseDriver(), new GatherPipeline.RunOptions(true)).run();
     }
 
     @Test
-    void shouldLandEverySampleEventOnceInTheTableOfItsTypeAndCommitToTheEnd() throws Exception {
+    void shouldLandEverySampleEventOnceInTheTableOfItsTypeAndCommitToTheEnd() throws Exception
+    {
         assertEquals(SluiceEngine.EXIT_OK, runUntilCaughtUp());
 
         final Map<String, Long> expected = expectedRowsPerTable();
         final Map<String, Long> actual = new TreeMap<>();
-        for (final String table : expected.keySet()) {
+        for (final String table : expected.keySet())
+        {
             actual.put(table, TestServices.sqlLong("SELECT count() FROM " + database + "." + table));
         }
         assertEquals(expected, actual, "rows per table");
-        assertEquals(lines.size(), TestServices.sqlLong("SELECT uniqExact(id) FROM (" + unionOfIds() + ")"), "distinct ids");
+        assertEquals(lines.size(), TestServices.sqlLong("SELECT uniqExact(id) FROM (" + unionOfIds() + ")"),
+            "distinct ids");
 
         final Map<TopicPartition, Long> end = TestServices.endOffsets(topic, 4);
         assertEquals(end, TestServices.committed(group), "committed offsets equal end offsets");
 
         // a restart after completion finds nothing to do and inserts nothing twice
         assertEquals(SluiceEngine.EXIT_OK, runUntilCaughtUp());
-        assertEquals(lines.size(), TestServices.sqlLong("SELECT count() FROM (" + unionOfIds() + ")"), "rows after restart");
+        assertEquals(lines.size(), TestServices.sqlLong("SELECT count() FROM (" + unionOfIds() + ")"),
+            "rows after restart");
         assertEquals(end, TestServices.committed(group));
     }
 
     @Test
-    void shouldWriteTypedValuesFaithfully() throws Exception {
+    void shouldWriteTypedValuesFaithfully() throws Exception
+    {
         // independent of test order: the other test may not have run yet, so make sure the data is there
-        if (TestServices.sqlLong("SELECT count() FROM " + database + ".push_events") == 0) {
+        if (TestServices.sqlLong("SELECT count() FROM " + database + ".push_events") == 0)
+        {
             assertEquals(SluiceEngine.EXIT_OK, runUntilCaughtUp());
         }
         // the first event of the sample, compared field by field with its text
         final String first = new String(lines.get(0), java.nio.charset.StandardCharsets.UTF_8);
         assertTrue(first.startsWith("{\"id\":\"2489368070\",\"type\":\"PushEvent\""), first.substring(0, 60));
-        final String row = TestServices.sql("SELECT id, created_at, actor_login, repo_name, push_id, size, distinct_size, ref, head FROM "
-            + database + ".push_events WHERE id = 2489368070 FORMAT TabSeparated").trim();
+        final String row = TestServices
+            .sql("SELECT id, created_at, actor_login, repo_name, push_id, size, distinct_size, ref, head FROM "
+                + database + ".push_events WHERE id = 2489368070 FORMAT TabSeparated")
+            .trim();
         assertEquals("2489368070\t2015-01-01 00:00:00\tdavidjhulse\tdavidjhulse/davesbingrewardsbot\t536740396\t1\t1"
             + "\trefs/heads/master\ta9b22a6d80c1e0bb49c1cf75a3c075b642c28f81", row);
     }
 
-    private static String unionOfIds() {
+    private static String unionOfIds()
+    {
         final StringBuilder sb = new StringBuilder();
-        for (final String t : expectedRowsPerTable().keySet()) {
-            if (sb.length() > 0) {
+        for (final String t : expectedRowsPerTable().keySet())
+        {
+            if (sb.length() > 0)
+            {
                 sb.append(" UNION ALL ");
             }
             sb.append("SELECT id FROM ").append(database).append('.').append(t);
@@ -123,12 +139,14 @@ class GithubEventsEndToEndIT {
         return sb.toString();
     }
 
-    private static Map<String, Long> expectedRowsPerTable() {
+    private static Map<String, Long> expectedRowsPerTable()
+    {
         final JsonScanner scanner = new JsonScanner(JsonPathSet.compile(List.of("type")), 64);
         final JsonValueView v = new JsonValueView();
         final UnsafeBuffer out = new UnsafeBuffer(new byte[256]);
         final Map<String, Long> counts = new HashMap<>();
-        for (final byte[] line : lines) {
+        for (final byte[] line : lines)
+        {
             assertEquals(JsonError.NONE, scanner.scan(new UnsafeBuffer(line), 0, line.length));
             scanner.value(0, v);
             final int n = RoutingValues.derive(v, out, 0);

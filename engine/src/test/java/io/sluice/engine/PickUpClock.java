@@ -17,7 +17,8 @@ import org.apache.kafka.clients.admin.Admin;
  * an Admin round trip, so the figure errs low by at most that much, and the creator's own clock (where the test
  * creates the topic) is used when given.
  */
-final class PickUpClock implements AutoCloseable {
+final class PickUpClock implements AutoCloseable
+{
     static final long PERIOD_MS = 20;
 
     private final String topicPrefix;
@@ -36,7 +37,8 @@ final class PickUpClock implements AutoCloseable {
      * @param database    where their tables are
      * @param tableOf     the table a topic's records go to
      */
-    PickUpClock(final String topicPrefix, final String database, final Function<String, String> tableOf) {
+    PickUpClock(final String topicPrefix, final String database, final Function<String, String> tableOf)
+    {
         this.topicPrefix = topicPrefix;
         this.database = database;
         this.tableOf = tableOf;
@@ -46,46 +48,62 @@ final class PickUpClock implements AutoCloseable {
     }
 
     /** The test itself created the topic just now (the createTopics call returned). */
-    void created(final String topic) {
+    void created(final String topic)
+    {
         createdNanos.putIfAbsent(topic, System.nanoTime());
         topicOfTable.put(tableOf.apply(topic), topic);
     }
 
-    private void run() {
-        try (Admin admin = TestServices.admin()) {
-            while (running) {
+    private void run()
+    {
+        try (Admin admin = TestServices.admin())
+        {
+            while (running)
+            {
                 final long start = System.nanoTime();
-                for (final String t : admin.listTopics().names().get(10, TimeUnit.SECONDS)) {
-                    if (t.startsWith(topicPrefix) && listedNanos.putIfAbsent(t, System.nanoTime()) == null) {
+                for (final String t : admin.listTopics().names().get(10, TimeUnit.SECONDS))
+                {
+                    if (t.startsWith(topicPrefix) && listedNanos.putIfAbsent(t, System.nanoTime()) == null)
+                    {
                         topicOfTable.put(tableOf.apply(t), t);
                     }
                 }
-                for (final Map.Entry<String, Long> e : DestinationFixtures.rowsPerTable(database).entrySet()) {
+                for (final Map.Entry<String, Long> e : DestinationFixtures.rowsPerTable(database).entrySet())
+                {
                     final String topic = topicOfTable.get(e.getKey());
-                    if (topic != null && e.getValue() > 0) {
+                    if (topic != null && e.getValue() > 0)
+                    {
                         rowNanos.putIfAbsent(topic, System.nanoTime());
                     }
                 }
                 final long spent = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
                 Thread.sleep(Math.max(1, PERIOD_MS - spent));
             }
-        } catch (final InterruptedException e) {
+        }
+        catch (final InterruptedException e)
+        {
             Thread.currentThread().interrupt();
-        } catch (final Throwable t) {
+        }
+        catch (final Throwable t)
+        {
             failure = t;
         }
     }
 
     /** @return every topic's pick-up time in ms (created or first listed -> first row visible), for topics with rows */
-    Map<String, Long> pickUpMs(final Set<String> topics) {
-        if (failure != null) {
+    Map<String, Long> pickUpMs(final Set<String> topics)
+    {
+        if (failure != null)
+        {
             throw new IllegalStateException("the pick-up clock failed", failure);
         }
         final Map<String, Long> out = new java.util.TreeMap<>();
-        for (final String t : topics) {
+        for (final String t : topics)
+        {
             final Long from = createdNanos.containsKey(t) ? createdNanos.get(t) : listedNanos.get(t);
             final Long to = rowNanos.get(t);
-            if (from != null && to != null) {
+            if (from != null && to != null)
+            {
                 out.put(t, TimeUnit.NANOSECONDS.toMillis(to - from));
             }
         }
@@ -93,12 +111,15 @@ final class PickUpClock implements AutoCloseable {
     }
 
     /** @return ms from the first listing of each topic to its first row, for topics the test did not create itself */
-    Map<String, Long> listedToRowMs(final Set<String> topics) {
+    Map<String, Long> listedToRowMs(final Set<String> topics)
+    {
         final Map<String, Long> out = new java.util.TreeMap<>();
-        for (final String t : topics) {
+        for (final String t : topics)
+        {
             final Long from = listedNanos.get(t);
             final Long to = rowNanos.get(t);
-            if (from != null && to != null) {
+            if (from != null && to != null)
+            {
                 out.put(t, TimeUnit.NANOSECONDS.toMillis(to - from));
             }
         }
@@ -106,23 +127,28 @@ final class PickUpClock implements AutoCloseable {
     }
 
     /** @return the nanoTime a topic's table first had rows, or null */
-    Long rowAt(final String topic) {
+    Long rowAt(final String topic)
+    {
         return rowNanos.get(topic);
     }
 
-    static String summary(final Map<String, Long> ms) {
+    static String summary(final Map<String, Long> ms)
+    {
         final List<Long> v = new ArrayList<>(ms.values());
         v.sort(null);
-        if (v.isEmpty()) {
+        if (v.isEmpty())
+        {
             return "no topics";
         }
         final double mean = v.stream().mapToLong(Long::longValue).average().orElse(0);
-        return String.format("n=%d min=%d median=%d mean=%.0f p90=%d max=%d ms", v.size(), v.get(0), v.get(v.size() / 2), mean,
+        return String.format("n=%d min=%d median=%d mean=%.0f p90=%d max=%d ms", v.size(), v.get(0),
+            v.get(v.size() / 2), mean,
             v.get(Math.min(v.size() - 1, (int)Math.ceil(v.size() * 0.9) - 1)), v.get(v.size() - 1));
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() throws InterruptedException
+    {
         running = false;
         thread.join(15_000);
     }

@@ -21,7 +21,8 @@ import io.sluice.codecs.json.JsonPathSet;
 import io.sluice.codecs.json.JsonScanner;
 
 /** {@code engine.jar route}: the dry run prints one JSON object per input line, in order, and never connects. */
-class RouteCommandTest {
+class RouteCommandTest
+{
     private static final String CONFIG = """
         [kafka]
         bootstrap_servers = "127.0.0.1:1"   # never contacted
@@ -48,19 +49,22 @@ class RouteCommandTest {
     @TempDir
     Path dir;
 
-    private String[] route(final String source, final boolean envelope, final String input) throws IOException {
+    private String[] route(final String source, final boolean envelope, final String input) throws IOException
+    {
         final Path file = dir.resolve("sluice.toml");
         Files.writeString(file, CONFIG);
         final StringWriter out = new StringWriter();
         final StringWriter err = new StringWriter();
         final int code = RouteCommand.run(file, source, envelope,
-            new ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)), new PrintWriter(out), new PrintWriter(err));
+            new ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)), new PrintWriter(out),
+            new PrintWriter(err));
         assertEquals(0, code, err.toString());
         final String[] lines = out.toString().split("\n", -1);
         assertEquals("", lines[lines.length - 1], "output ends with a line feed");
         final String[] result = java.util.Arrays.copyOf(lines, lines.length - 1);
         final JsonScanner scanner = new JsonScanner(JsonPathSet.compile(List.of("topic")), 8);
-        for (final String line : result) {
+        for (final String line : result)
+        {
             final byte[] b = line.getBytes(StandardCharsets.UTF_8);
             assertEquals(JsonError.NONE, scanner.validate(new UnsafeBuffer(b), 0, b.length), line);
         }
@@ -68,7 +72,8 @@ class RouteCommandTest {
     }
 
     @Test
-    void shouldPrintOneObjectPerLineInOrder() throws IOException {
+    void shouldPrintOneObjectPerLineInOrder() throws IOException
+    {
         final String[] out = route("users", false, """
             {"user":{"id":42}}
             {"user":{"id":"acme corp"}}
@@ -89,7 +94,8 @@ class RouteCommandTest {
     }
 
     @Test
-    void shouldReadKeysAndHeadersFromEnvelopes() throws IOException {
+    void shouldReadKeysAndHeadersFromEnvelopes() throws IOException
+    {
         final String[] tenants = route("tenants", true, """
             {"key": null, "headers": {"tenant": "acme corp"}, "value": {"x": 1}}
             {"key": "k", "headers": {}, "value": {"x": 1}}
@@ -117,20 +123,23 @@ class RouteCommandTest {
     }
 
     @Test
-    void shouldTreatAnEnvelopeFieldValueAsTheRecord() throws IOException {
+    void shouldTreatAnEnvelopeFieldValueAsTheRecord() throws IOException
+    {
         final String[] out = route("users", true, "{\"key\": \"k\", \"value\": {\"user\": {\"id\": \"u1\"}}}\r\n"
             + "{\"value\": {\"user\": {\"id\": 7}}, \"key\": null}");
         assertEquals(List.of("{\"topic\": \"users.u1\"}", "{\"topic\": \"users.7\"}"), List.of(out));
     }
 
     @Test
-    void shouldExitTwoOnABadConfigurationOrAnUnknownSource() throws IOException {
+    void shouldExitTwoOnABadConfigurationOrAnUnknownSource() throws IOException
+    {
         final Path bad = dir.resolve("bad.toml");
         Files.writeString(bad, CONFIG.replace("template = \"users.{value}\"", "template = \"users.{user}\""));
         final StringWriter err = new StringWriter();
         assertEquals(2, RouteCommand.run(bad, "users", false, new ByteArrayInputStream(new byte[0]),
             new PrintWriter(new StringWriter()), new PrintWriter(err)));
-        assertTrue(err.toString().contains("sources[0].topics[0].topic.template (line 8): routing template 'users.{user}'"),
+        assertTrue(
+            err.toString().contains("sources[0].topics[0].topic.template (line 8): routing template 'users.{user}'"),
             err.toString());
 
         final Path good = dir.resolve("good.toml");
@@ -138,13 +147,16 @@ class RouteCommandTest {
         final StringWriter err2 = new StringWriter();
         assertEquals(2, RouteCommand.run(good, "nope", false, new ByteArrayInputStream(new byte[0]),
             new PrintWriter(new StringWriter()), new PrintWriter(err2)));
-        assertTrue(err2.toString().contains("no source named \"nope\" (sources: users, tenants, shards)"), err2.toString());
+        assertTrue(err2.toString().contains("no source named \"nope\" (sources: users, tenants, shards)"),
+            err2.toString());
     }
 
     @Test
-    void shouldCheckAndDryRunTheShippedExample() throws IOException {
+    void shouldCheckAndDryRunTheShippedExample() throws IOException
+    {
         Path root = Path.of("").toAbsolutePath();
-        while (!Files.exists(root.resolve("examples/scatter-users.toml"))) {
+        while (!Files.exists(root.resolve("examples/scatter-users.toml")))
+        {
             root = root.getParent();
         }
         final Path example = root.resolve("examples/scatter-users.toml");
@@ -152,21 +164,26 @@ class RouteCommandTest {
         final StringWriter out = new StringWriter();
         assertEquals(0, RouteCommand.run(example, "github-by-type", false, new ByteArrayInputStream(
             "{\"type\":\"PushEvent\",\"actor\":{\"login\":\"x\"}}\n{\"actor\":{\"login\":\"x\"}}\n"
-                .getBytes(StandardCharsets.UTF_8)), new PrintWriter(out), new PrintWriter(new StringWriter())));
+                .getBytes(StandardCharsets.UTF_8)),
+            new PrintWriter(out), new PrintWriter(new StringWriter())));
         assertEquals("{\"topic\": \"github.PushEvent\"}\n{\"topic\": \"github.unrouted\", \"fallback\": true, "
             + "\"reason\": \"field type: no value at the path\"}\n", out.toString());
     }
 
     @Test
-    void shouldBeACommandOfTheJar() throws IOException {
+    void shouldBeACommandOfTheJar() throws IOException
+    {
         final Path file = dir.resolve("sluice.toml");
         Files.writeString(file, CONFIG);
         final java.io.InputStream stdin = System.in;
-        try {
+        try
+        {
             System.setIn(new ByteArrayInputStream("{\"user\":{\"id\":1}}\n".getBytes(StandardCharsets.UTF_8)));
             assertEquals(0, Main.commandLine().execute("route", "--config", file.toString(), "--source", "users"));
             assertEquals(2, Main.commandLine().execute("route", "--config", file.toString()));
-        } finally {
+        }
+        finally
+        {
             System.setIn(stdin);
         }
     }

@@ -38,9 +38,11 @@ import io.sluice.sinks.kafka.KafkaScatterDriver;
  * warm-up: the route stage (expected 0), the produce stage (Kafka's {@code ProducerRecord} and byte arrays, and what
  * {@code KafkaProducer.send} allocates) and the producer's I/O thread.
  */
-class ScatterEmbeddedIT {
+class ScatterEmbeddedIT
+{
     @Test
-    void shouldDeliverEveryOfferedRecordIntoTheTopicOfItsTypeAndMeasureAllocation() throws Exception {
+    void shouldDeliverEveryOfferedRecordIntoTheTopicOfItsTypeAndMeasureAllocation() throws Exception
+    {
         final String prefix = "scatter-it-" + Long.toString(System.nanoTime(), 36) + ".gh.";
         final SluiceConfig config = ConfigLoader.parse("""
             [kafka]
@@ -58,60 +60,71 @@ class ScatterEmbeddedIT {
         final JsonValueView v = new JsonValueView();
         final UnsafeBuffer out = new UnsafeBuffer(new byte[256]);
         long bytes = 0;
-        for (final byte[] line : lines) {
+        for (final byte[] line : lines)
+        {
             scanner.scan(new UnsafeBuffer(line), 0, line.length);
             scanner.value(0, v);
             expected.merge(prefix + out.getStringWithoutLengthUtf8(0, RoutingValues.derive(v, out, 0)), 1L, Long::sum);
             bytes += line.length;
         }
         final UnsafeBuffer[] buffers = new UnsafeBuffer[lines.size()];
-        for (int i = 0; i < buffers.length; i++) {
+        for (int i = 0; i < buffers.length; i++)
+        {
             buffers[i] = new UnsafeBuffer(lines.get(i));
         }
 
         final AtomicLong delivered = new AtomicLong();
         final Map<Long, String> failures = new ConcurrentHashMap<>();
-        final DeliveryListener listener = new DeliveryListener() {
+        final DeliveryListener listener = new DeliveryListener()
+        {
             @Override
-            public void onDelivered(final long id, final String topic) {
+            public void onDelivered(final long id, final String topic)
+            {
                 delivered.incrementAndGet();
             }
 
             @Override
-            public void onFailed(final long id, final String reason) {
+            public void onFailed(final long id, final String reason)
+            {
                 failures.put(id, reason);
             }
         };
-        final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean)ManagementFactory
+            .getThreadMXBean();
         final Map<String, Long> perRecord = new HashMap<>();
-        try (ScatterRouter router = ScatterRouter.open(config, "alloc", new KafkaScatterDriver())) {
+        try (ScatterRouter router = ScatterRouter.open(config, "alloc", new KafkaScatterDriver()))
+        {
             // the sample once, verified below; then warm-up rounds; then the measured rounds
             offerAll(router, buffers, 0, listener);
             awaitDelivered(delivered, lines.size(), failures);
             final int warmRounds = 3;
             final int measuredRounds = 6;
-            for (int r = 1; r <= warmRounds; r++) {
+            for (int r = 1; r <= warmRounds; r++)
+            {
                 offerAll(router, buffers, r, listener);
             }
             awaitDelivered(delivered, (long)lines.size() * (1 + warmRounds), failures);
             final Map<String, Long> before = allocatedByThread(threads);
             final long start = System.nanoTime();
-            for (int r = 1; r <= measuredRounds; r++) {
+            for (int r = 1; r <= measuredRounds; r++)
+            {
                 offerAll(router, buffers, 1_000 + r, listener);
             }
             awaitDelivered(delivered, (long)lines.size() * (1 + warmRounds + measuredRounds), failures);
             final long nanos = System.nanoTime() - start;
             final Map<String, Long> after = allocatedByThread(threads);
             final long records = (long)lines.size() * measuredRounds;
-            for (final Map.Entry<String, Long> e : after.entrySet()) {
+            for (final Map.Entry<String, Long> e : after.entrySet())
+            {
                 final Long b = before.get(e.getKey());
-                if (b != null) {
+                if (b != null)
+                {
                     perRecord.put(e.getKey(), (e.getValue() - b) / records);
                 }
             }
             System.out.printf("scatter embedded IT: %d records (%.0f bytes average value) in %.1f s = %.0f records/s; "
-                    + "allocation per record: route stage %d B, produce stage (ProducerRecord, byte[]s, KafkaProducer.send) "
-                    + "%d B, producer I/O thread %d B%n", records, (double)bytes / lines.size(), nanos / 1e9,
+                + "allocation per record: route stage %d B, produce stage (ProducerRecord, byte[]s, KafkaProducer.send) "
+                + "%d B, producer I/O thread %d B%n", records, (double)bytes / lines.size(), nanos / 1e9,
                 records * 1e9 / nanos, perRecord.getOrDefault("alloc-route", -1L),
                 perRecord.getOrDefault("alloc-produce", -1L),
                 perRecord.getOrDefault("kafka-producer-network-thread | sluice-alloc", -1L));
@@ -133,20 +146,23 @@ class ScatterEmbeddedIT {
             topic = { strategy = "field", path = "type", template = "%s{value}" }
             """.formatted(TestServices.bootstrap(), prefix));
         final long base = delivered.get();
-        try (ScatterRouter router = ScatterRouter.open(plain, "alloc", new KafkaScatterDriver())) {
-            for (int r = 1; r <= 3; r++) {
+        try (ScatterRouter router = ScatterRouter.open(plain, "alloc", new KafkaScatterDriver()))
+        {
+            for (int r = 1; r <= 3; r++)
+            {
                 offerAll(router, buffers, 2_000 + r, listener);
             }
             awaitDelivered(delivered, base + 3L * lines.size(), failures);
             final Map<String, Long> before = allocatedByThread(threads);
-            for (int r = 1; r <= 6; r++) {
+            for (int r = 1; r <= 6; r++)
+            {
                 offerAll(router, buffers, 3_000 + r, listener);
             }
             awaitDelivered(delivered, base + 9L * lines.size(), failures);
             final Map<String, Long> after = allocatedByThread(threads);
             final long records = 6L * lines.size();
             System.out.printf("scatter embedded IT, compression.type=none: allocation per record: route stage %d B, "
-                    + "produce stage %d B, producer I/O thread %d B%n",
+                + "produce stage %d B, producer I/O thread %d B%n",
                 (after.get("alloc-route") - before.get("alloc-route")) / records,
                 (after.get("alloc-produce") - before.get("alloc-produce")) / records,
                 (after.get("kafka-producer-network-thread | sluice-alloc")
@@ -154,9 +170,12 @@ class ScatterEmbeddedIT {
         }
 
         final Set<String> topics = new TreeSet<>();
-        try (Admin admin = TestServices.admin()) {
-            for (final String t : admin.listTopics().names().get()) {
-                if (t.startsWith(prefix)) {
+        try (Admin admin = TestServices.admin())
+        {
+            for (final String t : admin.listTopics().names().get())
+            {
+                if (t.startsWith(prefix))
+                {
                     topics.add(t);
                 }
             }
@@ -164,9 +183,11 @@ class ScatterEmbeddedIT {
         assertEquals(expected.keySet(), topics);
         final Map<String, Long> firstRound = new TreeMap<>();
         final Map<String, Integer> seen = new HashMap<>();
-        for (final ConsumerRecord<byte[], byte[]> r : ScatterEndToEndIT.readAll(topics)) {
+        for (final ConsumerRecord<byte[], byte[]> r : ScatterEndToEndIT.readAll(topics))
+        {
             final String value = new String(r.value(), StandardCharsets.UTF_8);
-            if (seen.merge(value + "\u0000" + r.topic(), 1, Integer::sum) == 1) {
+            if (seen.merge(value + "\u0000" + r.topic(), 1, Integer::sum) == 1)
+            {
                 firstRound.merge(r.topic(), 1L, Long::sum);
             }
         }
@@ -175,30 +196,38 @@ class ScatterEmbeddedIT {
     }
 
     private static void offerAll(final ScatterRouter router, final UnsafeBuffer[] buffers, final int round,
-        final DeliveryListener listener) {
-        for (int i = 0; i < buffers.length; i++) {
+        final DeliveryListener listener)
+    {
+        for (int i = 0; i < buffers.length; i++)
+        {
             final UnsafeBuffer b = buffers[i];
-            while (router.offer(b, 0, b.capacity(), null, 0, -1, null, null, 0, (long)round << 32 | i, listener)
-                == ScatterRouter.BACK_PRESSURED) {
+            while (router.offer(b, 0, b.capacity(), null, 0, -1, null, null, 0, (long)round << 32 | i,
+                listener) == ScatterRouter.BACK_PRESSURED)
+            {
                 LockSupport.parkNanos(50_000);
             }
         }
     }
 
-    private static void awaitDelivered(final AtomicLong delivered, final long count, final Map<Long, String> failures) {
+    private static void awaitDelivered(final AtomicLong delivered, final long count, final Map<Long, String> failures)
+    {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (delivered.get() < count && failures.isEmpty() && System.nanoTime() < deadline) {
+        while (delivered.get() < count && failures.isEmpty() && System.nanoTime() < deadline)
+        {
             LockSupport.parkNanos(1_000_000);
         }
         assertTrue(failures.isEmpty(), failures.toString());
         assertEquals(count, delivered.get());
     }
 
-    private static Map<String, Long> allocatedByThread(final com.sun.management.ThreadMXBean threads) {
+    private static Map<String, Long> allocatedByThread(final com.sun.management.ThreadMXBean threads)
+    {
         final Map<String, Long> out = new HashMap<>();
-        for (final Thread t : Thread.getAllStackTraces().keySet()) {
+        for (final Thread t : Thread.getAllStackTraces().keySet())
+        {
             final long b = threads.getThreadAllocatedBytes(t.getId());
-            if (b >= 0) {
+            if (b >= 0)
+            {
                 out.put(t.getName(), b);
             }
         }

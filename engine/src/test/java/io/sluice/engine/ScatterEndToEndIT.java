@@ -46,15 +46,19 @@ import io.sluice.sinks.kafka.KafkaScatterDriver;
  * without the field and without a fallback, which stalls its partition, is named in the log and ends the run with
  * exit 1 after the stall limit, with nothing committed past it.
  */
-class ScatterEndToEndIT {
+class ScatterEndToEndIT
+{
     private static final Pattern SEQ_AND_USER = Pattern.compile("\\{\"user\":\\{\"id\":\"(u\\d+)\"},\"seq\":(\\d+)}");
 
-    private static String suffix() {
+    private static String suffix()
+    {
         return Long.toString(System.nanoTime(), 36);
     }
 
-    private static SluiceConfig config(final String input, final String group, final String template, final long stallMs,
-        final String extra) {
+    private static SluiceConfig config(final String input, final String group, final String template,
+        final long stallMs,
+        final String extra)
+    {
         return ConfigLoader.parse("""
             [kafka]
             bootstrap_servers = "%s"
@@ -78,8 +82,10 @@ class ScatterEndToEndIT {
             """.formatted(TestServices.bootstrap(), stallMs, input, group, extra, template));
     }
 
-    private static int run(final SluiceConfig config, final List<ScatterPipeline> seen) {
-        final SluiceEngine engine = new SluiceEngine(config, sink -> {
+    private static int run(final SluiceConfig config, final List<ScatterPipeline> seen)
+    {
+        final SluiceEngine engine = new SluiceEngine(config, sink ->
+        {
             throw new IllegalStateException("no sinks");
         }, source -> new KafkaScatterDriver(), new GatherPipeline.RunOptions(true));
         final int code = engine.run();
@@ -88,20 +94,24 @@ class ScatterEndToEndIT {
     }
 
     @Test
-    void shouldRouteTwentyThousandRecordsOfAThousandUsersIntoAThousandTopicsEachOnce() throws Exception {
+    void shouldRouteTwentyThousandRecordsOfAThousandUsersIntoAThousandTopicsEachOnce() throws Exception
+    {
         final String s = suffix();
         final String input = "scatter-it-" + s + ".firehose";
         final String prefix = "scatter-it-" + s + ".u.";
         final String group = "sluice-scatter-it-" + s;
         TestServices.createTopic(input, 4);
         final List<Integer> order = new ArrayList<>();
-        for (int i = 0; i < 20_000; i++) {
+        for (int i = 0; i < 20_000; i++)
+        {
             order.add(i);
         }
         Collections.shuffle(order, new Random(42));
         final List<byte[]> values = new ArrayList<>();
-        for (final int seq : order) {
-            values.add(("{\"user\":{\"id\":\"u" + (seq % 1_000) + "\"},\"seq\":" + seq + "}").getBytes(StandardCharsets.UTF_8));
+        for (final int seq : order)
+        {
+            values.add(("{\"user\":{\"id\":\"u" + (seq % 1_000) + "\"},\"seq\":" + seq + "}")
+                .getBytes(StandardCharsets.UTF_8));
         }
         TestServices.produce(input, values);
 
@@ -113,9 +123,12 @@ class ScatterEndToEndIT {
         assertEquals(SluiceEngine.EXIT_OK, code);
 
         final Set<String> topics = new TreeSet<>();
-        try (Admin admin = TestServices.admin()) {
-            for (final String t : admin.listTopics().names().get()) {
-                if (t.startsWith(prefix)) {
+        try (Admin admin = TestServices.admin())
+        {
+            for (final String t : admin.listTopics().names().get())
+            {
+                if (t.startsWith(prefix))
+                {
                     topics.add(t);
                 }
             }
@@ -124,7 +137,8 @@ class ScatterEndToEndIT {
 
         final Map<Integer, String> topicOfSeq = new HashMap<>();
         int total = 0;
-        for (final ConsumerRecord<byte[], byte[]> r : readAll(topics)) {
+        for (final ConsumerRecord<byte[], byte[]> r : readAll(topics))
+        {
             total++;
             final String v = new String(r.value(), StandardCharsets.UTF_8);
             final Matcher m = SEQ_AND_USER.matcher(v);
@@ -146,16 +160,21 @@ class ScatterEndToEndIT {
     }
 
     @Test
-    void shouldStallNameTheRecordAndExitOneWithNothingCommittedPastIt() throws Exception {
+    void shouldStallNameTheRecordAndExitOneWithNothingCommittedPastIt() throws Exception
+    {
         final String s = suffix();
         final String input = "scatter-it-" + s + ".stall";
         final String prefix = "scatter-it-" + s + ".s.";
         final String group = "sluice-scatter-stall-it-" + s;
         TestServices.createTopic(input, 1);
         final List<byte[]> values = new ArrayList<>();
-        for (int i = 0; i < 10; i++) {
-            values.add((i == 5 ? "{\"user\":{\"name\":\"no id\"},\"seq\":5}" : "{\"user\":{\"id\":\"u" + (i % 3) + "\"},\"seq\":"
-                + i + "}").getBytes(StandardCharsets.UTF_8));
+        for (int i = 0; i < 10; i++)
+        {
+            values.add((i == 5
+                ? "{\"user\":{\"name\":\"no id\"},\"seq\":5}"
+                : "{\"user\":{\"id\":\"u" + (i % 3) + "\"},\"seq\":"
+                    + i + "}")
+                .getBytes(StandardCharsets.UTF_8));
         }
         TestServices.produce(input, values);
 
@@ -166,9 +185,12 @@ class ScatterEndToEndIT {
         final List<ScatterPipeline> pipelines = new ArrayList<>();
         final long start = System.nanoTime();
         final int code;
-        try {
+        try
+        {
             code = run(config(input, group, prefix + "{value}", 3_000, "create_topics = true"), pipelines);
-        } finally {
+        }
+        finally
+        {
             logger.detachAppender(appender);
         }
         final long runMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
@@ -176,26 +198,35 @@ class ScatterEndToEndIT {
         assertEquals(SluiceEngine.EXIT_FAILURE, code);
         assertTrue(runMs >= 3_000, "ran until the stall limit: " + runMs);
         final String reason = pipelines.get(0).control().failureReason();
-        assertTrue(reason.contains("partition " + input + "-0 made no progress for 3000 ms (checkpoint.stalled_fail_after_ms) "
-            + "at offset 5: record " + input + "-0@5: routing rule field user.id: no value at the path; the rule has no "
-            + "fallback"), reason);
-        final String named = "firehose: record " + input + "-0@5: routing rule field user.id: no value at the path; the rule "
+        assertTrue(
+            reason.contains("partition " + input + "-0 made no progress for 3000 ms (checkpoint.stalled_fail_after_ms) "
+                + "at offset 5: record " + input
+                + "-0@5: routing rule field user.id: no value at the path; the rule has no "
+                + "fallback"),
+            reason);
+        final String named = "firehose: record " + input
+            + "-0@5: routing rule field user.id: no value at the path; the rule "
             + "has no fallback; the batch is nacked";
         assertTrue(appender.list.stream().anyMatch(e -> e.getFormattedMessage().startsWith(named)),
             appender.list.toString());
 
-        assertEquals(Map.of(new TopicPartition(input, 0), 5L), TestServices.committed(group), "nothing committed past it");
+        assertEquals(Map.of(new TopicPartition(input, 0), 5L), TestServices.committed(group),
+            "nothing committed past it");
         final Set<String> topics = new TreeSet<>();
-        try (Admin admin = TestServices.admin()) {
-            for (final String t : admin.listTopics().names().get()) {
-                if (t.startsWith(prefix)) {
+        try (Admin admin = TestServices.admin())
+        {
+            for (final String t : admin.listTopics().names().get())
+            {
+                if (t.startsWith(prefix))
+                {
                     topics.add(t);
                 }
             }
         }
         assertEquals(Set.of(prefix + "u0", prefix + "u1", prefix + "u2"), topics);
         final Set<Integer> seqs = new TreeSet<>();
-        for (final ConsumerRecord<byte[], byte[]> r : readAll(topics)) {
+        for (final ConsumerRecord<byte[], byte[]> r : readAll(topics))
+        {
             final String v = new String(r.value(), StandardCharsets.UTF_8);
             assertFalse(v.contains("no id"), "the record without the field is never produced");
             final Matcher m = SEQ_AND_USER.matcher(v);
@@ -209,7 +240,8 @@ class ScatterEndToEndIT {
     }
 
     @Test
-    void shouldSeekBackAndRecoverOnceAMissingTopicIsProvisioned() throws Exception {
+    void shouldSeekBackAndRecoverOnceAMissingTopicIsProvisioned() throws Exception
+    {
         final String s = suffix();
         final String input = "scatter-it-" + s + ".recover";
         final String prefix = "scatter-it-" + s + ".r.";
@@ -218,15 +250,18 @@ class ScatterEndToEndIT {
         TestServices.createTopic(prefix + "u0", 1);
         TestServices.createTopic(prefix + "u1", 1);
         final List<byte[]> values = new ArrayList<>();
-        for (int i = 0; i < 30; i++) {
+        for (int i = 0; i < 30; i++)
+        {
             values.add(("{\"user\":{\"id\":\"u" + (i % 3) + "\"},\"seq\":" + i + "}").getBytes(StandardCharsets.UTF_8));
         }
         TestServices.produce(input, values);
 
         // create_topics = false and topic u2 is missing: its first record fails, the partition seeks back to it and
         // re-reads (with backoff) until the topic is provisioned, then everything goes through
-        final SluiceEngine engine = new SluiceEngine(config(input, group, prefix + "{value}", 60_000, "create_topics = false"),
-            sink -> {
+        final SluiceEngine engine = new SluiceEngine(
+            config(input, group, prefix + "{value}", 60_000, "create_topics = false"),
+            sink ->
+            {
                 throw new IllegalStateException("no sinks");
             }, source -> new KafkaScatterDriver(), new GatherPipeline.RunOptions(true));
         final int[] code = {-1};
@@ -234,12 +269,14 @@ class ScatterEndToEndIT {
         runner.start();
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while ((engine.scatterPipelines().isEmpty() || engine.scatterPipelines().get(0).stats().failed.get() < 3)
-            && System.nanoTime() < deadline) {
+            && System.nanoTime() < deadline)
+        {
             Thread.sleep(50);
         }
         assertTrue(engine.scatterPipelines().get(0).stats().failed.get() >= 3, "failed first");
         final Map<TopicPartition, Long> upToIt = Map.of(new TopicPartition(input, 0), 2L);
-        while (!upToIt.equals(TestServices.committed(group)) && System.nanoTime() < deadline) {
+        while (!upToIt.equals(TestServices.committed(group)) && System.nanoTime() < deadline)
+        {
             Thread.sleep(100);
         }
         Thread.sleep(1_500);
@@ -251,7 +288,8 @@ class ScatterEndToEndIT {
 
         final Set<String> topics = new TreeSet<>(List.of(prefix + "u0", prefix + "u1", prefix + "u2"));
         final Map<Integer, String> topicOfSeq = new HashMap<>();
-        for (final ConsumerRecord<byte[], byte[]> r : readAll(topics)) {
+        for (final ConsumerRecord<byte[], byte[]> r : readAll(topics))
+        {
             final Matcher m = SEQ_AND_USER.matcher(new String(r.value(), StandardCharsets.UTF_8));
             assertTrue(m.matches());
             assertEquals(prefix + m.group(1), r.topic());
@@ -264,25 +302,32 @@ class ScatterEndToEndIT {
     }
 
     /** Deletes what a test created, so repeated runs do not pile thousands of topics onto the shared broker. */
-    static void deleteTopics(final Set<String> topics) {
-        if (topics.isEmpty()) {
+    static void deleteTopics(final Set<String> topics)
+    {
+        if (topics.isEmpty())
+        {
             return;
         }
-        try (Admin admin = TestServices.admin()) {
+        try (Admin admin = TestServices.admin())
+        {
             admin.deleteTopics(topics).all().get(60, TimeUnit.SECONDS);
-        } catch (final Exception e) {
+        }
+        catch (final Exception e)
+        {
             System.out.println("could not delete the test's topics: " + e);
         }
     }
 
     /** Reads every record of every partition of the topics, up to their end offsets, with a plain consumer. */
-    static List<ConsumerRecord<byte[], byte[]>> readAll(final Set<String> topics) throws Exception {
+    static List<ConsumerRecord<byte[], byte[]>> readAll(final Set<String> topics) throws Exception
+    {
         final List<TopicPartition> partitions = new ArrayList<>();
         final Map<TopicPartition, Long> end = new HashMap<>();
-        try (Admin admin = TestServices.admin()) {
+        try (Admin admin = TestServices.admin())
+        {
             final Map<TopicPartition, OffsetSpec> q = new HashMap<>();
-            admin.describeTopics(topics).allTopicNames().get().forEach((t, d) ->
-                d.partitions().forEach(p -> q.put(new TopicPartition(t, p.partition()), OffsetSpec.latest())));
+            admin.describeTopics(topics).allTopicNames().get().forEach((t, d) -> d.partitions()
+                .forEach(p -> q.put(new TopicPartition(t, p.partition()), OffsetSpec.latest())));
             admin.listOffsets(q).all().get().forEach((tp, info) -> end.put(tp, info.offset()));
             partitions.addAll(q.keySet());
         }
@@ -293,11 +338,13 @@ class ScatterEndToEndIT {
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
         final List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p))
+        {
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-            while (out.size() < expected && System.nanoTime() < deadline) {
+            while (out.size() < expected && System.nanoTime() < deadline)
+            {
                 consumer.poll(Duration.ofMillis(500)).forEach(out::add);
             }
         }

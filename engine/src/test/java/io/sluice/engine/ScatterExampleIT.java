@@ -33,9 +33,11 @@ import io.sluice.sinks.kafka.KafkaScatterDriver;
  * read the bundled GitHub sample; every event lands in the topic of its type, and in the user shard Kafka's
  * partitioner would give its actor's login among 8 partitions; the run ends with exit 0 once the file is in Kafka.
  */
-class ScatterExampleIT {
+class ScatterExampleIT
+{
     @Test
-    void shouldScatterTheSampleByTypeAndByUserShard() throws Exception {
+    void shouldScatterTheSampleByTypeAndByUserShard() throws Exception
+    {
         final String s = "scatter-it-" + Long.toString(System.nanoTime(), 36);
         final String toml = Files.readString(TestServices.projectRoot().resolve("examples/scatter-users.toml"))
             .replace("127.0.0.1:19092", TestServices.bootstrap())
@@ -46,7 +48,8 @@ class ScatterExampleIT {
         assertEquals(2, config.sources().size());
 
         final long start = System.nanoTime();
-        final int code = new SluiceEngine(config, sink -> {
+        final int code = new SluiceEngine(config, sink ->
+        {
             throw new IllegalStateException("no sinks");
         }, source -> new KafkaScatterDriver(), new GatherPipeline.RunOptions(false)).run();
         final long ms = (System.nanoTime() - start) / 1_000_000;
@@ -58,10 +61,12 @@ class ScatterExampleIT {
         final JsonValueView v = new JsonValueView();
         final UnsafeBuffer out = new UnsafeBuffer(new byte[512]);
         final Map<String, String> shardOfLogin = new HashMap<>();
-        for (final byte[] line : lines) {
+        for (final byte[] line : lines)
+        {
             scanner.scan(new UnsafeBuffer(line), 0, line.length);
             scanner.value(0, v);
-            expected.merge(s + ".github." + out.getStringWithoutLengthUtf8(0, RoutingValues.derive(v, out, 0)), 1L, Long::sum);
+            expected.merge(s + ".github." + out.getStringWithoutLengthUtf8(0, RoutingValues.derive(v, out, 0)), 1L,
+                Long::sum);
             scanner.value(1, v);
             final int n = RoutingValues.derive(v, out, 0);
             final byte[] login = new byte[n];
@@ -72,9 +77,12 @@ class ScatterExampleIT {
         }
 
         final Set<String> topics = new TreeSet<>();
-        try (Admin admin = TestServices.admin()) {
-            for (final String t : admin.listTopics().names().get()) {
-                if (t.startsWith(s + ".")) {
+        try (Admin admin = TestServices.admin())
+        {
+            for (final String t : admin.listTopics().names().get())
+            {
+                if (t.startsWith(s + "."))
+                {
                     topics.add(t);
                 }
             }
@@ -82,9 +90,11 @@ class ScatterExampleIT {
         assertEquals(expected.keySet(), topics, "one topic per type and 8 user shards, no fallback");
         final Map<String, Long> actual = new TreeMap<>();
         final JsonScanner login = new JsonScanner(JsonPathSet.compile(List.of("actor.login")), 64);
-        for (final ConsumerRecord<byte[], byte[]> r : ScatterEndToEndIT.readAll(topics)) {
+        for (final ConsumerRecord<byte[], byte[]> r : ScatterEndToEndIT.readAll(topics))
+        {
             actual.merge(r.topic(), 1L, Long::sum);
-            if (r.topic().contains(".users.")) {
+            if (r.topic().contains(".users."))
+            {
                 login.scan(new UnsafeBuffer(r.value()), 0, r.value().length);
                 login.value(0, v);
                 final String who = out.getStringWithoutLengthUtf8(0, RoutingValues.derive(v, out, 0));
@@ -93,7 +103,8 @@ class ScatterExampleIT {
         }
         assertEquals(expected, actual, "every event once per source, in the right topic");
         assertTrue(actual.size() > 8);
-        System.out.printf("scatter example IT: 2 x %d events into %d topics in %d ms%n", lines.size(), topics.size(), ms);
+        System.out.printf("scatter example IT: 2 x %d events into %d topics in %d ms%n", lines.size(), topics.size(),
+            ms);
         ScatterEndToEndIT.deleteTopics(topics);
     }
 }

@@ -35,54 +35,68 @@ import io.sluice.sinks.clickhouse.ClickHouseDriver;
  * types and encoders, one classifier, sinks installed by name; run on the real services with case S1 (click, view,
  * purchase, click on partition 0) under both unmatched policies.
  */
-class SplitEmbeddedIT {
+class SplitEmbeddedIT
+{
     /** A click row, reused for every record (the encoder writes it before emit returns). */
-    static final class Click {
+    static final class Click
+    {
         final UnsafeBuffer user = new UnsafeBuffer(new byte[256]);
         int userLength;
         long offset;
     }
 
     /** A view row. */
-    static final class View {
+    static final class View
+    {
         final UnsafeBuffer page = new UnsafeBuffer(new byte[256]);
         int pageLength;
         long offset;
     }
 
-    private static final class ClickEncoder implements RowEncoder<Click>, RowEncoder.Bound<Click> {
+    private static final class ClickEncoder implements RowEncoder<Click>, RowEncoder.Bound<Click>
+    {
         @Override
-        public Bound<Click> bind(final io.sluice.core.sink.TableSchema schema, final io.sluice.core.sink.DestinationCatalog catalog) {
+        public Bound<Click> bind(final io.sluice.core.sink.TableSchema schema,
+            final io.sluice.core.sink.DestinationCatalog catalog)
+        {
             return this;
         }
 
         @Override
-        public List<String> columns() {
+        public List<String> columns()
+        {
             return List.of("offset", "user");
         }
 
         @Override
-        public String encode(final Click row, final Bytes<?> out) {
+        public String encode(final Click row, final Bytes<?> out)
+        {
             RowBinary.writeInt64(out, row.offset);
             RowBinary.writeString(out, row.user, 0, row.userLength);
             return null;
         }
     }
 
-    private static final class ViewEncoder implements RowEncoder<View>, RowEncoder.Bound<View> {
+    private static final class ViewEncoder implements RowEncoder<View>, RowEncoder.Bound<View>
+    {
         @Override
-        public Bound<View> bind(final io.sluice.core.sink.TableSchema schema, final io.sluice.core.sink.DestinationCatalog catalog) {
+        public Bound<View> bind(final io.sluice.core.sink.TableSchema schema,
+            final io.sluice.core.sink.DestinationCatalog catalog)
+        {
             return this;
         }
 
         @Override
-        public List<String> columns() {
+        public List<String> columns()
+        {
             return List.of("offset", "page");
         }
 
         @Override
-        public String encode(final View row, final Bytes<?> out) {
-            if (row.pageLength < 0) {
+        public String encode(final View row, final Bytes<?> out)
+        {
+            if (row.pageLength < 0)
+            {
                 return "column page from path page: missing";
             }
             RowBinary.writeInt64(out, row.offset);
@@ -91,7 +105,9 @@ class SplitEmbeddedIT {
         }
     }
 
-    private static GatherSpec<JsonRecord> spec(final String topic, final String group, final String db, final ErrorPolicy unmatched) {
+    private static GatherSpec<JsonRecord> spec(final String topic, final String group, final String db,
+        final ErrorPolicy unmatched)
+    {
         final PathRegistry paths = new PathRegistry(64);
         final JsonRecord record = new JsonRecord(paths);
         final int type = record.field("type");
@@ -105,13 +121,17 @@ class SplitEmbeddedIT {
         final Split<JsonRecord> split = Split.create(new ChunkConfig(1000, 1 << 20, 100), unmatched);
         final BranchHandle<Click> clicks = split.add("clicks", new ClickEncoder(), ShardRouter.roundRobin(), "clicks");
         final BranchHandle<View> views = split.add("views", new ViewEncoder(), ShardRouter.roundRobin(), "views");
-        split.route((r, out) -> {
+        split.route((r, out) ->
+        {
             final int n = r.text(type, scratch, typeText);
-            if (n == 5 && typeText.getStringWithoutLengthAscii(0, 5).equals("click")) {
+            if (n == 5 && typeText.getStringWithoutLengthAscii(0, 5).equals("click"))
+            {
                 click.offset = r.event().offset();
                 click.userLength = Math.max(0, r.text(user, scratch, click.user));
                 out.emit(clicks, click);
-            } else if (n == 4 && typeText.getStringWithoutLengthAscii(0, 4).equals("view")) {
+            }
+            else if (n == 4 && typeText.getStringWithoutLengthAscii(0, 4).equals("view"))
+            {
                 view.offset = r.event().offset();
                 view.pageLength = r.text(page, scratch, view.page);
                 out.emit(views, view);
@@ -122,23 +142,28 @@ class SplitEmbeddedIT {
         final List<List<String>> shards = List.of(List.of(TestServices.clickhouse()));
         return new GatherSpec<>("s1", group, null, List.of(topic), "earliest", 2000, record, split,
             Map.of("clicks", new SinkSpec("clicks", connection, shards, db, "clicks"),
-                "views", new SinkSpec("views", connection, shards, db, "views")), ErrorPolicy.FAIL);
+                "views", new SinkSpec("views", connection, shards, db, "views")),
+            ErrorPolicy.FAIL);
     }
 
-    private static SluiceConfig config() {
+    private static SluiceConfig config()
+    {
         return ConfigLoader.parse("[kafka]\nbootstrap_servers = \"" + TestServices.bootstrap() + "\"\n"
             + "[checkpoint]\ncommit_interval_ms = 100\n[engine]\nstatus_interval_ms = 0\n"
             + "[[sinks]]\nname = \"unused\"\nkind = \"clickhouse\"\ntopics = [\"unused\"]\ngroup_id = \"unused\"\n"
             + "[sinks.plugin_config]\nendpoint = \"" + TestServices.clickhouse() + "\"\ntarget_table = \"unused\"\n");
     }
 
-    private static long run(final GatherSpec<JsonRecord> spec) throws Exception {
+    private static long run(final GatherSpec<JsonRecord> spec) throws Exception
+    {
         final GatherPipeline<JsonRecord> p = new GatherPipeline<>(config(), spec, new ClickHouseDriver(),
             new GatherPipeline.RunOptions(true));
         p.start();
         final long deadline = System.nanoTime() + 60_000_000_000L;
-        while (!p.sourceFinished() && System.nanoTime() < deadline) {
-            if (p.control().failed()) {
+        while (!p.sourceFinished() && System.nanoTime() < deadline)
+        {
+            if (p.control().failed())
+            {
                 p.requestStop();
             }
             Thread.sleep(20);
@@ -148,42 +173,51 @@ class SplitEmbeddedIT {
         return p.control().failed() ? -1 : p.stats().droppedUnrouted.get();
     }
 
-    private static String[] setUp(final String name) throws Exception {
+    private static String[] setUp(final String name) throws Exception
+    {
         final String suffix = Long.toString(System.nanoTime(), 36);
         final String topic = "s1-" + name + "-" + suffix;
         final String db = "s1_" + name + "_" + suffix;
         TestServices.sql("CREATE DATABASE " + db);
-        TestServices.sql("CREATE TABLE " + db + ".clicks (offset Int64, user String) ENGINE = MergeTree() ORDER BY offset");
-        TestServices.sql("CREATE TABLE " + db + ".views (offset Int64, page String) ENGINE = MergeTree() ORDER BY offset");
+        TestServices
+            .sql("CREATE TABLE " + db + ".clicks (offset Int64, user String) ENGINE = MergeTree() ORDER BY offset");
+        TestServices
+            .sql("CREATE TABLE " + db + ".views (offset Int64, page String) ENGINE = MergeTree() ORDER BY offset");
         TestServices.createTopic(topic, 1);
         TestServices.produce(topic, List.of(
             b("{\"type\":\"click\",\"user\":\"u1\"}"),
             b("{\"type\":\"view\",\"page\":\"/home\"}"),
             b("{\"type\":\"purchase\",\"user\":\"u1\"}"),
             b("{\"type\":\"click\",\"user\":\"u2\"}")));
-        return new String[] {topic, db, "g-" + suffix};
+        return new String[]{topic, db, "g-" + suffix};
     }
 
     @Test
-    void shouldSkipTheUnmatchedRecordCountItAndCommitPastIt() throws Exception {
+    void shouldSkipTheUnmatchedRecordCountItAndCommitPastIt() throws Exception
+    {
         final String[] t = setUp("skip");
         assertEquals(1, run(spec(t[0], t[2], t[1], ErrorPolicy.SKIP)), "records_dropped_total{reason=unrouted}");
-        assertEquals("0\tu1\n3\tu2\n", TestServices.sql("SELECT offset, user FROM " + t[1] + ".clicks ORDER BY offset"));
+        assertEquals("0\tu1\n3\tu2\n",
+            TestServices.sql("SELECT offset, user FROM " + t[1] + ".clicks ORDER BY offset"));
         assertEquals("1\t/home\n", TestServices.sql("SELECT offset, page FROM " + t[1] + ".views ORDER BY offset"));
         assertEquals(Map.of(new TopicPartition(t[0], 0), 4L), TestServices.committed(t[2]));
     }
 
     @Test
-    void shouldStopOnTheUnmatchedRecordAndNeverWriteOrCommitPastIt() throws Exception {
+    void shouldStopOnTheUnmatchedRecordAndNeverWriteOrCommitPastIt() throws Exception
+    {
         final String[] t = setUp("fail");
         assertEquals(-1, run(spec(t[0], t[2], t[1], ErrorPolicy.FAIL)), "the pipeline stops with the reason");
         final Long committed = TestServices.committed(t[2]).get(new TopicPartition(t[0], 0));
         assertTrue(committed == null || committed <= 2, "committed " + committed);
-        assertEquals(0, TestServices.sqlLong("SELECT count() FROM (SELECT offset FROM " + t[1] + ".clicks WHERE offset = 2 "
-            + "UNION ALL SELECT offset FROM " + t[1] + ".views WHERE offset = 2)"), "offset 2 is never written");
+        assertEquals(0,
+            TestServices.sqlLong("SELECT count() FROM (SELECT offset FROM " + t[1] + ".clicks WHERE offset = 2 "
+                + "UNION ALL SELECT offset FROM " + t[1] + ".views WHERE offset = 2)"),
+            "offset 2 is never written");
     }
 
-    private static byte[] b(final String s) {
+    private static byte[] b(final String s)
+    {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 }

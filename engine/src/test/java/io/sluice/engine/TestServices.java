@@ -33,96 +33,127 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * before {@code mvn verify}). Verification goes through ClickHouse's plain HTTP interface and Kafka's Admin client,
  * not through the engine's own sink code.
  */
-final class TestServices {
+final class TestServices
+{
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    private TestServices() {
+    private TestServices()
+    {
     }
 
-    static String bootstrap() {
+    static String bootstrap()
+    {
         return System.getProperty("sluice.kafka.bootstrap", "127.0.0.1:19092");
     }
 
-    static String clickhouse() {
+    static String clickhouse()
+    {
         return System.getProperty("sluice.clickhouse.url", "http://127.0.0.1:18123");
     }
 
-    static Path projectRoot() {
+    static Path projectRoot()
+    {
         final String p = System.getProperty("sluice.project.root");
         Path dir = p != null ? Path.of(p) : Path.of("").toAbsolutePath();
-        while (dir != null && !Files.exists(dir.resolve("scripts/services.sh"))) {
+        while (dir != null && !Files.exists(dir.resolve("scripts/services.sh")))
+        {
             dir = dir.getParent();
         }
-        if (dir == null) {
+        if (dir == null)
+        {
             throw new IllegalStateException("cannot find the project root (scripts/services.sh)");
         }
         return dir;
     }
 
     /** Runs one SQL statement over HTTP and returns the body; fails with the server's message. */
-    static String sql(final String statement) {
-        try {
+    static String sql(final String statement)
+    {
+        try
+        {
             final HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(clickhouse() + "/"))
                 .POST(HttpRequest.BodyPublishers.ofString(statement, StandardCharsets.UTF_8)).build(),
                 HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-            if (r.statusCode() != 200) {
-                throw new IllegalStateException("ClickHouse " + r.statusCode() + " for [" + statement + "]: " + r.body());
+            if (r.statusCode() != 200)
+            {
+                throw new IllegalStateException(
+                    "ClickHouse " + r.statusCode() + " for [" + statement + "]: " + r.body());
             }
             return r.body();
-        } catch (final IOException e) {
-            throw new IllegalStateException("ClickHouse at " + clickhouse() + " unreachable (run scripts/services.sh start): " + e, e);
-        } catch (final InterruptedException e) {
+        }
+        catch (final IOException e)
+        {
+            throw new IllegalStateException(
+                "ClickHouse at " + clickhouse() + " unreachable (run scripts/services.sh start): " + e, e);
+        }
+        catch (final InterruptedException e)
+        {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
     }
 
-    static long sqlLong(final String statement) {
+    static long sqlLong(final String statement)
+    {
         return Long.parseLong(sql(statement).trim());
     }
 
     /** Runs every statement of a SQL file (statements end with ';', '--' comments are dropped). */
-    static void sqlFile(final Path file, final Map<String, String> replacements) throws IOException {
+    static void sqlFile(final Path file, final Map<String, String> replacements) throws IOException
+    {
         String text = Files.readString(file).replaceAll("--[^\n]*", "");
-        for (final Map.Entry<String, String> e : replacements.entrySet()) {
+        for (final Map.Entry<String, String> e : replacements.entrySet())
+        {
             text = text.replace(e.getKey(), e.getValue());
         }
-        for (final String stmt : text.split(";")) {
-            if (!stmt.isBlank()) {
+        for (final String stmt : text.split(";"))
+        {
+            if (!stmt.isBlank())
+            {
                 sql(stmt);
             }
         }
     }
 
-    static Admin admin() {
+    static Admin admin()
+    {
         return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap()));
     }
 
-    static void createTopic(final String topic, final int partitions) throws ExecutionException, InterruptedException {
-        try (Admin a = admin()) {
+    static void createTopic(final String topic, final int partitions) throws ExecutionException, InterruptedException
+    {
+        try (Admin a = admin())
+        {
             a.createTopics(Set.of(new NewTopic(topic, partitions, (short)1))).all().get();
         }
     }
 
-    static void produce(final String topic, final List<byte[]> values) throws ExecutionException, InterruptedException {
+    static void produce(final String topic, final List<byte[]> values) throws ExecutionException, InterruptedException
+    {
         final Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
-            for (final byte[] v : values) {
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p))
+        {
+            for (final byte[] v : values)
+            {
                 producer.send(new ProducerRecord<>(topic, v));
             }
             producer.flush();
         }
     }
 
-    static Map<TopicPartition, Long> endOffsets(final String topic, final int partitions) throws ExecutionException, InterruptedException {
-        try (Admin a = admin()) {
+    static Map<TopicPartition, Long> endOffsets(final String topic, final int partitions)
+        throws ExecutionException, InterruptedException
+    {
+        try (Admin a = admin())
+        {
             final Map<TopicPartition, OffsetSpec> q = new HashMap<>();
-            for (int i = 0; i < partitions; i++) {
+            for (int i = 0; i < partitions; i++)
+            {
                 q.put(new TopicPartition(topic, i), OffsetSpec.latest());
             }
             final Map<TopicPartition, Long> out = new HashMap<>();
@@ -131,16 +162,20 @@ final class TestServices {
         }
     }
 
-    static Map<TopicPartition, Long> committed(final String group) throws ExecutionException, InterruptedException {
-        try (Admin a = admin()) {
+    static Map<TopicPartition, Long> committed(final String group) throws ExecutionException, InterruptedException
+    {
+        try (Admin a = admin())
+        {
             final Map<TopicPartition, Long> out = new HashMap<>();
-            final Map<TopicPartition, OffsetAndMetadata> m = a.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+            final Map<TopicPartition, OffsetAndMetadata> m = a.listConsumerGroupOffsets(group)
+                .partitionsToOffsetAndMetadata().get();
             m.forEach((tp, om) -> out.put(tp, om == null ? -1 : om.offset()));
             return out;
         }
     }
 
-    static List<byte[]> sampleLines() throws IOException {
+    static List<byte[]> sampleLines() throws IOException
+    {
         return new ArrayList<>(ProduceCommand.readLines(projectRoot().resolve("examples/data/github-events.jsonl.gz")));
     }
 }

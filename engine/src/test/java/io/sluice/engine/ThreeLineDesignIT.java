@@ -45,12 +45,14 @@ import io.sluice.sinks.kafka.KafkaScatterDriver;
  * none missed. Each topic's pick-up time (first listed by Kafka's Admin client -> first row visible in ClickHouse) is
  * measured from the outside and printed; the last is within 2 s of creation, as is every other.
  */
-class ThreeLineDesignIT {
+class ThreeLineDesignIT
+{
     private static final int USERS = 50;
     private static final long PICK_UP_LIMIT_MS = 2000;
 
     @Test
-    void shouldGiveFiftyUsersFiftyTopicsAndFiftyTablesWhileTheEngineRuns() throws Exception {
+    void shouldGiveFiftyUsersFiftyTopicsAndFiftyTablesWhileTheEngineRuns() throws Exception
+    {
         final String s = unique("");
         final String input = "signups-" + s;
         final String prefix = "users-" + s;
@@ -83,22 +85,29 @@ class ThreeLineDesignIT {
         final Map<String, Long> pickUp;
         final Map<String, Long> producedToRow = new TreeMap<>();
         final Random random = new Random(7);
-        try (PickUpClock clock = new PickUpClock(prefix + ".", database, t -> "user_" + t.substring(t.lastIndexOf('.') + 1));
-            KafkaProducer<byte[], byte[]> producer = producer()) {
+        try (
+            PickUpClock clock = new PickUpClock(prefix + ".", database,
+                t -> "user_" + t.substring(t.lastIndexOf('.') + 1));
+            KafkaProducer<byte[], byte[]> producer = producer())
+        {
             runner.start();
             awaitSourceAssigned(sourceGroup, input);
             int seq = 0;
-            for (int u = 0; u < USERS; u++) {
+            for (int u = 0; u < USERS; u++)
+            {
                 final String user = String.format("u%02d", u);
                 producer.send(record(input, user, seq++, expected)).get();
                 firstProducedNanos.put(prefix + "." + user, System.nanoTime());
-                for (int more = random.nextInt(3); more > 0; more--) {
+                for (int more = random.nextInt(3); more > 0; more--)
+                {
                     producer.send(record(input, String.format("u%02d", random.nextInt(u + 1)), seq++, expected));
                 }
                 Thread.sleep(150 + random.nextInt(150));
             }
-            for (int u = 0; u < USERS; u++) {
-                for (int i = 0; i < 3; i++) {
+            for (int u = 0; u < USERS; u++)
+            {
+                for (int i = 0; i < 3; i++)
+                {
                     producer.send(record(input, String.format("u%02d", u), seq++, expected));
                 }
             }
@@ -106,15 +115,18 @@ class ThreeLineDesignIT {
             final Map<String, Long> rows = new TreeMap<>();
             expected.forEach((user, events) -> rows.put("user_" + user, (long)events.size()));
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-            while (!rows.equals(rowsPerTable(database)) && System.nanoTime() < deadline) {
+            while (!rows.equals(rowsPerTable(database)) && System.nanoTime() < deadline)
+            {
                 Thread.sleep(50);
             }
             assertEquals(rows, rowsPerTable(database), "every user's records in the user's table");
             Thread.sleep(2 * PickUpClock.PERIOD_MS);
             final Set<String> topics = new TreeSet<>(firstProducedNanos.keySet());
             pickUp = clock.listedToRowMs(topics);
-            for (final String t : topics) {
-                if (clock.rowAt(t) != null) {
+            for (final String t : topics)
+            {
+                if (clock.rowAt(t) != null)
+                {
                     producedToRow.put(t, TimeUnit.NANOSECONDS.toMillis(clock.rowAt(t) - firstProducedNanos.get(t)));
                 }
             }
@@ -125,7 +137,8 @@ class ThreeLineDesignIT {
         assertEquals(SluiceEngine.EXIT_OK, code[0]);
 
         final Set<String> topics = new TreeSet<>();
-        try (Admin admin = TestServices.admin()) {
+        try (Admin admin = TestServices.admin())
+        {
             admin.listTopics().names().get().stream().filter(t -> t.startsWith(prefix + ".")).forEach(topics::add);
         }
         assertEquals(USERS, topics.size(), "one topic per user: " + topics);
@@ -137,9 +150,11 @@ class ThreeLineDesignIT {
         ends.values().removeIf(end -> end == 0);
         assertEquals(ends, TestServices.committed(sourceGroup), "the source committed to the end");
         final long sinkCommitted = TestServices.committed(sinkGroup).values().stream().mapToLong(Long::longValue).sum();
-        assertEquals(expected.values().stream().mapToInt(List::size).sum(), sinkCommitted, "the sink committed every record");
+        assertEquals(expected.values().stream().mapToInt(List::size).sum(), sinkCommitted,
+            "the sink committed every record");
 
-        System.out.printf("three-line design: %d users -> %d topics -> %d tables, %d records; topic_refresh_ms=%d linger_ms=%d%n",
+        System.out.printf(
+            "three-line design: %d users -> %d topics -> %d tables, %d records; topic_refresh_ms=%d linger_ms=%d%n",
             USERS, topics.size(), expectedTables.size(), sinkCommitted, refreshMs, lingerMs);
         System.out.printf("  pick-up, topic listed by Admin -> first row visible: %s%n  per topic: %s%n",
             PickUpClock.summary(pickUp), pickUp);
@@ -148,7 +163,8 @@ class ThreeLineDesignIT {
         assertEquals(USERS, pickUp.size(), "every topic measured");
         final String last = String.format("%s.u%02d", prefix, USERS - 1);
         assertTrue(pickUp.get(last) <= PICK_UP_LIMIT_MS, "the last new topic within 2 s: " + pickUp.get(last) + " ms");
-        for (final Map.Entry<String, Long> e : pickUp.entrySet()) {
+        for (final Map.Entry<String, Long> e : pickUp.entrySet())
+        {
             assertTrue(e.getValue() <= PICK_UP_LIMIT_MS, e.getKey() + " picked up after " + e.getValue() + " ms");
         }
         topics.add(input);
@@ -156,9 +172,11 @@ class ThreeLineDesignIT {
         dropDatabase(database);
     }
 
-    private static String replaceAll(final String text, final Map<String, String> replacements) {
+    private static String replaceAll(final String text, final Map<String, String> replacements)
+    {
         String out = text;
-        for (final Map.Entry<String, String> e : replacements.entrySet()) {
+        for (final Map.Entry<String, String> e : replacements.entrySet())
+        {
             assertTrue(out.contains(e.getKey()), "the example has " + e.getKey());
             out = out.replace(e.getKey(), e.getValue());
         }
@@ -166,13 +184,15 @@ class ThreeLineDesignIT {
     }
 
     private static ProducerRecord<byte[], byte[]> record(final String topic, final String user, final int seq,
-        final Map<String, List<String>> expected) {
+        final Map<String, List<String>> expected)
+    {
         expected.computeIfAbsent(user, u -> new ArrayList<>()).add("e" + seq);
         return new ProducerRecord<>(topic, ("{\"user_id\":\"" + user + "\",\"event\":\"e" + seq + "\"}")
             .getBytes(StandardCharsets.UTF_8));
     }
 
-    private static KafkaProducer<byte[], byte[]> producer() {
+    private static KafkaProducer<byte[], byte[]> producer()
+    {
         final Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, TestServices.bootstrap());
         p.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -183,17 +203,25 @@ class ThreeLineDesignIT {
     }
 
     /** Waits until the source's consumer group holds the input topic (Kafka Admin), so users appear while it runs. */
-    private static void awaitSourceAssigned(final String group, final String topic) throws Exception {
+    private static void awaitSourceAssigned(final String group, final String topic) throws Exception
+    {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        try (Admin admin = TestServices.admin()) {
-            while (System.nanoTime() < deadline) {
-                try {
-                    final ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(group)).describedGroups().get(group).get();
+        try (Admin admin = TestServices.admin())
+        {
+            while (System.nanoTime() < deadline)
+            {
+                try
+                {
+                    final ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(group)).describedGroups()
+                        .get(group).get();
                     if (d.members().stream().anyMatch(m -> m.assignment().topicPartitions().stream()
-                        .anyMatch(tp -> tp.topic().equals(topic)))) {
+                        .anyMatch(tp -> tp.topic().equals(topic))))
+                    {
                         return;
                     }
-                } catch (final java.util.concurrent.ExecutionException e) {
+                }
+                catch (final java.util.concurrent.ExecutionException e)
+                {
                     // the group does not exist until the source joins it
                 }
                 Thread.sleep(50);
@@ -203,11 +231,16 @@ class ThreeLineDesignIT {
     }
 
     /** Every table's events, read with the merge table function over the database (names from ClickHouse). */
-    private static Map<String, List<String>> eventsPerUser(final String database) {
+    private static Map<String, List<String>> eventsPerUser(final String database)
+    {
         final Map<String, List<String>> out = new TreeMap<>();
-        for (final String line : TestServices.sql("SELECT _table, user_id, event FROM merge(" + database + ", '^user_') "
-            + "ORDER BY _table, toUInt64(substring(event, 2)) FORMAT TabSeparated").split("\n")) {
-            if (line.isEmpty()) {
+        for (final String line : TestServices
+            .sql("SELECT _table, user_id, event FROM merge(" + database + ", '^user_') "
+                + "ORDER BY _table, toUInt64(substring(event, 2)) FORMAT TabSeparated")
+            .split("\n"))
+        {
+            if (line.isEmpty())
+            {
                 continue;
             }
             final String[] f = line.split("\t");

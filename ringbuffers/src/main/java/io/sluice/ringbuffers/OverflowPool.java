@@ -15,7 +15,8 @@ import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
  * <p>Thread-safety: {@link #tryAcquire()} and {@link #release(ExpandableDirectByteBuffer)} may be called from any
  * threads concurrently (the queue is many-to-many); a borrowed buffer is owned by one thread at a time.
  */
-public final class OverflowPool {
+public final class OverflowPool
+{
     private final ManyToManyConcurrentArrayQueue<ExpandableDirectByteBuffer> free;
     private final int buffers;
     private final int maxRecordBytes;
@@ -25,21 +26,25 @@ public final class OverflowPool {
      * @param initialBytes   initial capacity of each buffer, in bytes
      * @param maxRecordBytes largest record accepted, in bytes
      */
-    public OverflowPool(final int buffers, final int initialBytes, final int maxRecordBytes) {
-        if (buffers < 0 || initialBytes < 1 || maxRecordBytes < 1) {
+    public OverflowPool(final int buffers, final int initialBytes, final int maxRecordBytes)
+    {
+        if (buffers < 0 || initialBytes < 1 || maxRecordBytes < 1)
+        {
             throw new IllegalArgumentException("overflow pool: buffers=" + buffers + " initialBytes=" + initialBytes
                 + " maxRecordBytes=" + maxRecordBytes);
         }
         this.buffers = buffers;
         this.maxRecordBytes = maxRecordBytes;
         this.free = new ManyToManyConcurrentArrayQueue<>(Math.max(2, buffers));
-        for (int i = 0; i < buffers; i++) {
+        for (int i = 0; i < buffers; i++)
+        {
             free.offer(new ExpandableDirectByteBuffer(Math.min(initialBytes, maxRecordBytes)));
         }
     }
 
     /** @return a free buffer, or {@code null} when every buffer is in use (back-pressure) */
-    public ExpandableDirectByteBuffer tryAcquire() {
+    public ExpandableDirectByteBuffer tryAcquire()
+    {
         return free.poll();
     }
 
@@ -48,24 +53,29 @@ public final class OverflowPool {
      *
      * @param buffer the buffer; {@code null} is ignored
      */
-    public void release(final ExpandableDirectByteBuffer buffer) {
-        if (buffer != null && !free.offer(buffer)) {
+    public void release(final ExpandableDirectByteBuffer buffer)
+    {
+        if (buffer != null && !free.offer(buffer))
+        {
             throw new IllegalStateException("overflow pool over-released");
         }
     }
 
     /** @return number of buffers in the pool */
-    public int buffers() {
+    public int buffers()
+    {
         return buffers;
     }
 
     /** @return largest record size accepted, in bytes */
-    public int maxRecordBytes() {
+    public int maxRecordBytes()
+    {
         return maxRecordBytes;
     }
 
     /** @return the most direct memory the pool can hold, in bytes */
-    public long maxCapacityBytes() {
+    public long maxCapacityBytes()
+    {
         return (long)buffers * maxRecordBytes;
     }
 }

@@ -21,7 +21,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * barriers give the happens-before edges; the event itself has no synchronisation. Nothing here allocates after
  * construction: views are re-wrapped flyweights.
  */
-public final class RecordEvent {
+public final class RecordEvent
+{
     /** A record to route. */
     public static final int KIND_RECORD = 0;
     /** A control event: every stage seals and hands on what it holds (used for drain, rebalance and shutdown). */
@@ -61,7 +62,8 @@ public final class RecordEvent {
     /**
      * @param slot the slab region this event owns for its whole life
      */
-    public RecordEvent(final UnsafeBuffer slot) {
+    public RecordEvent(final UnsafeBuffer slot)
+    {
         this.slot = slot;
         this.storage = slot;
         this.valueView = new UnsafeBuffer(slot, 0, 0);
@@ -71,7 +73,8 @@ public final class RecordEvent {
     }
 
     /** @return bytes a record may take in the slot itself; larger records need an overflow buffer */
-    public int slotCapacity() {
+    public int slotCapacity()
+    {
         return slot.capacity();
     }
 
@@ -83,7 +86,8 @@ public final class RecordEvent {
      * @param headerBytes     upper bound of header bytes from {@link #headerBytesBound(int, int)} summed, or 0
      * @return total bytes
      */
-    public static int requiredBytes(final int keyLength, final int valueLength, final int headerBytes) {
+    public static int requiredBytes(final int keyLength, final int valueLength, final int headerBytes)
+    {
         return Math.max(0, keyLength) + Math.max(0, valueLength) + headerBytes;
     }
 
@@ -94,7 +98,8 @@ public final class RecordEvent {
      * @param valueLength header value bytes or {@link #NULL_LENGTH}
      * @return bytes
      */
-    public static int headerBytesBound(final int nameChars, final int valueLength) {
+    public static int headerBytesBound(final int nameChars, final int valueLength)
+    {
         return 8 + nameChars * 3 + Math.max(0, valueLength);
     }
 
@@ -113,13 +118,19 @@ public final class RecordEvent {
         final long offset,
         final long timestampMs,
         final int trackerId,
-        final int trackerGeneration) {
-        if (overflowBuffer == null) {
-            if (totalBytes > slot.capacity()) {
-                throw new IllegalArgumentException("record of " + totalBytes + " bytes does not fit a slot of " + slot.capacity());
+        final int trackerGeneration)
+    {
+        if (overflowBuffer == null)
+        {
+            if (totalBytes > slot.capacity())
+            {
+                throw new IllegalArgumentException(
+                    "record of " + totalBytes + " bytes does not fit a slot of " + slot.capacity());
             }
             storage = slot;
-        } else {
+        }
+        else
+        {
             overflowBuffer.checkLimit(totalBytes);
             storage = overflowBuffer;
         }
@@ -144,12 +155,14 @@ public final class RecordEvent {
      *
      * @param bytes the record's size
      */
-    public void markTooLarge(final int bytes) {
+    public void markTooLarge(final int bytes)
+    {
         this.tooLargeBytes = bytes;
     }
 
     /** @return the size of a record marked with {@link #markTooLarge(int)}, else 0 */
-    public int tooLargeBytes() {
+    public int tooLargeBytes()
+    {
         return tooLargeBytes;
     }
 
@@ -158,8 +171,10 @@ public final class RecordEvent {
      *
      * @param value the value bytes, or {@code null} for a tombstone
      */
-    public void putValue(final byte[] value) {
-        if (value == null) {
+    public void putValue(final byte[] value)
+    {
+        if (value == null)
+        {
             valueLength = NULL_LENGTH;
             valueView.wrap(storage, 0, 0);
             return;
@@ -176,8 +191,10 @@ public final class RecordEvent {
      *
      * @param value the value, or {@code null} for a tombstone
      */
-    public void putValue(final java.nio.ByteBuffer value) {
-        if (value == null) {
+    public void putValue(final java.nio.ByteBuffer value)
+    {
+        if (value == null)
+        {
             valueLength = NULL_LENGTH;
             valueView.wrap(storage, 0, 0);
             return;
@@ -194,8 +211,10 @@ public final class RecordEvent {
      *
      * @param key the key, or {@code null} for an unkeyed record
      */
-    public void putKey(final java.nio.ByteBuffer key) {
-        if (key == null) {
+    public void putKey(final java.nio.ByteBuffer key)
+    {
+        if (key == null)
+        {
             keyLength = NULL_LENGTH;
             keyView.wrap(storage, writePosition, 0);
             return;
@@ -210,7 +229,8 @@ public final class RecordEvent {
     /**
      * Copies the value from a direct buffer (the embedded API and file sources); call first after {@link #beginRecord}.
      */
-    public void putValue(final DirectBuffer src, final int srcOffset, final int length) {
+    public void putValue(final DirectBuffer src, final int srcOffset, final int length)
+    {
         storage.putBytes(0, src, srcOffset, length);
         valueLength = length;
         writePosition = length;
@@ -222,8 +242,10 @@ public final class RecordEvent {
      *
      * @param key the key bytes, or {@code null} for an unkeyed record
      */
-    public void putKey(final byte[] key) {
-        if (key == null) {
+    public void putKey(final byte[] key)
+    {
+        if (key == null)
+        {
             keyLength = NULL_LENGTH;
             keyView.wrap(storage, writePosition, 0);
             return;
@@ -241,7 +263,8 @@ public final class RecordEvent {
      * @param srcOffset index of the first byte
      * @param length    number of bytes
      */
-    public void putKey(final DirectBuffer src, final int srcOffset, final int length) {
+    public void putKey(final DirectBuffer src, final int srcOffset, final int length)
+    {
         storage.putBytes(writePosition, src, srcOffset, length);
         keyView.wrap(storage, writePosition, length);
         keyLength = length;
@@ -254,37 +277,51 @@ public final class RecordEvent {
      * @param name  header name
      * @param value header value bytes or {@code null}
      */
-    public void putHeader(final String name, final byte[] value) {
+    public void putHeader(final String name, final byte[] value)
+    {
         final MutableDirectBuffer s = storage;
         final int lengthAt = writePosition;
         int p = lengthAt + 4;
         final int n = name.length();
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; i < n; i++)
+        {
             final char c = name.charAt(i);
-            if (c < 0x80) {
+            if (c < 0x80)
+            {
                 s.putByte(p++, (byte)c);
-            } else if (c < 0x800) {
+            }
+            else if (c < 0x800)
+            {
                 s.putByte(p++, (byte)(0xC0 | (c >> 6)));
                 s.putByte(p++, (byte)(0x80 | (c & 0x3F)));
-            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(name.charAt(i + 1))) {
+            }
+            else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(name.charAt(i + 1)))
+            {
                 final int cp = Character.toCodePoint(c, name.charAt(++i));
                 s.putByte(p++, (byte)(0xF0 | (cp >> 18)));
                 s.putByte(p++, (byte)(0x80 | ((cp >> 12) & 0x3F)));
                 s.putByte(p++, (byte)(0x80 | ((cp >> 6) & 0x3F)));
                 s.putByte(p++, (byte)(0x80 | (cp & 0x3F)));
-            } else if (Character.isSurrogate(c)) {
+            }
+            else if (Character.isSurrogate(c))
+            {
                 s.putByte(p++, (byte)'?');
-            } else {
+            }
+            else
+            {
                 s.putByte(p++, (byte)(0xE0 | (c >> 12)));
                 s.putByte(p++, (byte)(0x80 | ((c >> 6) & 0x3F)));
                 s.putByte(p++, (byte)(0x80 | (c & 0x3F)));
             }
         }
         s.putInt(lengthAt, p - lengthAt - 4);
-        if (value == null) {
+        if (value == null)
+        {
             s.putInt(p, NULL_LENGTH);
             p += 4;
-        } else {
+        }
+        else
+        {
             s.putInt(p, value.length);
             p += 4;
             s.putBytes(p, value);
@@ -300,7 +337,8 @@ public final class RecordEvent {
      * @param controlKind {@link #KIND_FLUSH} or {@link #KIND_NOOP}
      * @param token       a caller's token carried to the stages (e.g. a drain generation)
      */
-    public void beginControl(final int controlKind, final long token) {
+    public void beginControl(final int controlKind, final long token)
+    {
         this.kind = controlKind;
         this.flushToken = token;
         this.overflow = null;
@@ -316,44 +354,52 @@ public final class RecordEvent {
      *
      * @return the borrowed buffer or {@code null}
      */
-    public ExpandableDirectByteBuffer takeOverflow() {
+    public ExpandableDirectByteBuffer takeOverflow()
+    {
         final ExpandableDirectByteBuffer b = overflow;
         overflow = null;
         return b;
     }
 
     /** Sets the time the source published this event, {@link System#nanoTime()} units, for hop latency. */
-    public void publishNanos(final long nanos) {
+    public void publishNanos(final long nanos)
+    {
         this.publishNanos = nanos;
     }
 
     /** @return {@link #KIND_RECORD}, {@link #KIND_FLUSH} or {@link #KIND_NOOP} */
-    public int kind() {
+    public int kind()
+    {
         return kind;
     }
 
     /** @return the value bytes (empty view when the value is null) */
-    public DirectBuffer value() {
+    public DirectBuffer value()
+    {
         return valueView;
     }
 
     /** @return value length in bytes, or {@link #NULL_LENGTH} for a tombstone */
-    public int valueLength() {
+    public int valueLength()
+    {
         return valueLength;
     }
 
     /** @return the key bytes (empty view when unkeyed) */
-    public DirectBuffer key() {
+    public DirectBuffer key()
+    {
         return keyView;
     }
 
     /** @return key length in bytes, or {@link #NULL_LENGTH} */
-    public int keyLength() {
+    public int keyLength()
+    {
         return keyLength;
     }
 
     /** @return number of headers stored */
-    public int headerCount() {
+    public int headerCount()
+    {
         return headerCount;
     }
 
@@ -366,23 +412,27 @@ public final class RecordEvent {
      * @param nameLength length of the name
      * @return a view of the header's value, or {@code null} when absent or when its value is null
      */
-    public DirectBuffer lastHeader(final DirectBuffer name, final int nameOffset, final int nameLength) {
+    public DirectBuffer lastHeader(final DirectBuffer name, final int nameOffset, final int nameLength)
+    {
         final MutableDirectBuffer s = storage;
         int p = Math.max(0, valueLength) + Math.max(0, keyLength);
         int foundAt = -1;
         int foundLength = 0;
-        for (int i = 0; i < headerCount; i++) {
+        for (int i = 0; i < headerCount; i++)
+        {
             final int nl = s.getInt(p);
             final int nameAt = p + 4;
             final int vlAt = nameAt + nl;
             final int vl = s.getInt(vlAt);
-            if (nl == nameLength && equalBytes(s, nameAt, name, nameOffset, nameLength)) {
+            if (nl == nameLength && equalBytes(s, nameAt, name, nameOffset, nameLength))
+            {
                 foundAt = vl < 0 ? -2 : vlAt + 4;
                 foundLength = Math.max(0, vl);
             }
             p = vlAt + 4 + Math.max(0, vl);
         }
-        if (foundAt < 0) {
+        if (foundAt < 0)
+        {
             return null;
         }
         headerValueView.wrap(s, foundAt, foundLength);
@@ -394,18 +444,24 @@ public final class RecordEvent {
      *
      * @return a view of the header name bytes; its value is then available from {@link #headerValue()}
      */
-    public DirectBuffer headerName(final int index) {
+    public DirectBuffer headerName(final int index)
+    {
         final MutableDirectBuffer s = storage;
         int p = Math.max(0, valueLength) + Math.max(0, keyLength);
-        for (int i = 0; ; i++) {
+        for (int i = 0;; i++)
+        {
             final int nl = s.getInt(p);
             final int vl = s.getInt(p + 4 + nl);
-            if (i == index) {
+            if (i == index)
+            {
                 headerNameView.wrap(s, p + 4, nl);
-                if (vl < 0) {
+                if (vl < 0)
+                {
                     headerValueView.wrap(s, p + 8 + nl, 0);
                     headerValueIsNull = true;
-                } else {
+                }
+                else
+                {
                     headerValueView.wrap(s, p + 8 + nl, vl);
                     headerValueIsNull = false;
                 }
@@ -416,14 +472,18 @@ public final class RecordEvent {
     }
 
     /** @return the value of the header last visited with {@link #headerName(int)} ({@code null} when null) */
-    public DirectBuffer headerValue() {
+    public DirectBuffer headerValue()
+    {
         return headerValueIsNull ? null : headerValueView;
     }
 
     private static boolean equalBytes(
-        final DirectBuffer a, final int aOffset, final DirectBuffer b, final int bOffset, final int length) {
-        for (int i = 0; i < length; i++) {
-            if (a.getByte(aOffset + i) != b.getByte(bOffset + i)) {
+        final DirectBuffer a, final int aOffset, final DirectBuffer b, final int bOffset, final int length)
+    {
+        for (int i = 0; i < length; i++)
+        {
+            if (a.getByte(aOffset + i) != b.getByte(bOffset + i))
+            {
                 return false;
             }
         }
@@ -431,47 +491,56 @@ public final class RecordEvent {
     }
 
     /** @return the interned topic id the source assigned (see the engine's topic registry) */
-    public int topicId() {
+    public int topicId()
+    {
         return topicId;
     }
 
     /** @return Kafka partition number */
-    public int partition() {
+    public int partition()
+    {
         return partition;
     }
 
     /** @return Kafka offset */
-    public long offset() {
+    public long offset()
+    {
         return offset;
     }
 
     /** @return Kafka record timestamp, epoch milliseconds */
-    public long timestampMs() {
+    public long timestampMs()
+    {
         return timestampMs;
     }
 
     /** @return id of the partition's ack tracker, or -1 for control events */
-    public int trackerId() {
+    public int trackerId()
+    {
         return trackerId;
     }
 
     /** @return the tracker generation this record was registered under */
-    public int trackerGeneration() {
+    public int trackerGeneration()
+    {
         return trackerGeneration;
     }
 
     /** @return {@link System#nanoTime()} at publication */
-    public long publishNanos() {
+    public long publishNanos()
+    {
         return publishNanos;
     }
 
     /** @return the token of a control event */
-    public long controlToken() {
+    public long controlToken()
+    {
         return flushToken;
     }
 
     /** @return true when the record is stored in an overflow buffer rather than the slot */
-    public boolean overflowed() {
+    public boolean overflowed()
+    {
         return overflow != null;
     }
 }

@@ -56,7 +56,7 @@ public enum Layout
         }
         throw new IllegalArgumentException(
             "unknown layout " + (configValue == null ? "null" : '"' + configValue + '"') + "; valid values: " +
-            Arrays.stream(VALUES).map(l -> '"' + l.configName + '"').collect(Collectors.joining(", ")));
+                Arrays.stream(VALUES).map(l -> '"' + l.configName + '"').collect(Collectors.joining(", ")));
     }
 
     /**
@@ -124,10 +124,10 @@ public enum Layout
                     host = stages.get(0);
                 }
             }
-            problems.add("tuning.stages." + table + ": " + (host != null ?
-                "layout \"" + configName + "\" runs " + table + " on the " + host + " thread; configure it under " +
-                "[tuning.stages." + host + "]" :
-                "no such stage thread in layout \"" + configName + "\" (stages: " + String.join(", ", names) + ")"));
+            problems.add("tuning.stages." + table + ": " + (host != null
+                ? "layout \"" + configName + "\" runs " + table + " on the " + host + " thread; configure it under " +
+                    "[tuning.stages." + host + "]"
+                : "no such stage thread in layout \"" + configName + "\" (stages: " + String.join(", ", names) + ")"));
         }
         if (!problems.isEmpty())
         {

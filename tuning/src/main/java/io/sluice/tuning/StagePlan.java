@@ -176,9 +176,9 @@ public final class StagePlan
             Arrays.stream(allowedCpus).forEach(given::add);
         }
         final int cpusGiven = cpusConfigured ? given.size() : Math.min(availableCpus, allowedCpus.length);
-        final String givenDescription = cpusConfigured ?
-            KEY_CPUS + " = " + cpus :
-            "all this process may use; " + KEY_CPUS + " is not set";
+        final String givenDescription = cpusConfigured
+            ? KEY_CPUS + " = " + cpus
+            : "all this process may use; " + KEY_CPUS + " is not set";
 
         final WaitKind defaultWait = wait != null ? wait : defaultWaitKind(cpusGiven);
 
@@ -197,7 +197,8 @@ public final class StagePlan
 
         for (final StageThread configured : threads)
         {
-            final StageThread t = configured.withWait(configured.waitKind() != null ? configured.waitKind() : defaultWait);
+            final StageThread t = configured
+                .withWait(configured.waitKind() != null ? configured.waitKind() : defaultWait);
             resolved.add(t);
             final String name = t.name();
             final String cpuKey = stageKey(name, "cpu");

@@ -84,7 +84,7 @@ public enum WaitKind
 
         throw new IllegalArgumentException(
             "unknown wait kind " + (configValue == null ? "null" : '"' + configValue + '"') + "; valid values: " +
-            validValues());
+                validValues());
     }
 
     /**

@@ -100,37 +100,37 @@ public final class WaitStrategies
         {
             switch (kind)
             {
-                case BUSY_SPIN:
+                case BUSY_SPIN :
                     return new BusySpinWaitStrategy();
-                case YIELDING:
+                case YIELDING :
                     return new YieldingWaitStrategy();
-                case SLEEPING:
+                case SLEEPING :
                     return new SleepingWaitStrategy();
-                case BLOCKING:
+                case BLOCKING :
                     return new BlockingWaitStrategy();
-                case PHASED:
+                case PHASED :
                     return new PhasedBackoffWaitStrategy(
                         PHASED_SPIN_NS, PHASED_YIELD_NS, TimeUnit.NANOSECONDS, new BlockingWaitStrategy());
-                default:
+                default :
                     throw new AssertionError(kind);
             }
         }
 
         switch (kind)
         {
-            case BUSY_SPIN:
+            case BUSY_SPIN :
                 return new TimeoutBusySpinWaitStrategy(timeoutNs);
-            case YIELDING:
+            case YIELDING :
                 return new TimeoutYieldingWaitStrategy(timeoutNs);
-            case SLEEPING:
+            case SLEEPING :
                 return new TimeoutSleepingWaitStrategy(timeoutNs);
-            case BLOCKING:
+            case BLOCKING :
                 return new TimeoutBlockingWaitStrategy(timeoutNs, TimeUnit.NANOSECONDS);
-            case PHASED:
+            case PHASED :
                 return new PhasedBackoffWaitStrategy(
                     PHASED_SPIN_NS, PHASED_YIELD_NS, TimeUnit.NANOSECONDS,
                     new TimeoutBlockingWaitStrategy(timeoutNs, TimeUnit.NANOSECONDS));
-            default:
+            default :
                 throw new AssertionError(kind);
         }
     }
@@ -161,19 +161,19 @@ public final class WaitStrategies
         Objects.requireNonNull(kind, "kind");
         switch (kind)
         {
-            case BUSY_SPIN:
+            case BUSY_SPIN :
                 return BusySpinIdleStrategy.INSTANCE;
-            case YIELDING:
+            case YIELDING :
                 return YieldingIdleStrategy.INSTANCE;
-            case SLEEPING:
+            case SLEEPING :
                 return new SleepingIdleStrategy(SLEEPING_PARK_NS);
-            case BLOCKING:
+            case BLOCKING :
                 return new BackoffIdleStrategy(0, 0, MIN_PARK_NS, MAX_PARK_NS);
-            case PHASED:
+            case PHASED :
                 return new BackoffIdleStrategy(
                     BackoffIdleStrategy.DEFAULT_MAX_SPINS, BackoffIdleStrategy.DEFAULT_MAX_YIELDS,
                     MIN_PARK_NS, MAX_PARK_NS);
-            default:
+            default :
                 throw new AssertionError(kind);
         }
     }

@@ -116,8 +116,10 @@ class CpuAffinityTest
         final String allowedAfterPin = onFreshThread(() -> CpuAffinity.pinCurrentThread(0) ? threadAllowedList() : "");
 
         assertEquals("0", allowedAfterPin);
-        assertTrue(logged.list.stream().anyMatch(e ->
-            e.getLevel() == Level.INFO && e.getFormattedMessage().equals("Thread 'cpu-affinity-test' pinned to cpu 0")),
+        assertTrue(
+            logged.list.stream()
+                .anyMatch(e -> e.getLevel() == Level.INFO
+                    && e.getFormattedMessage().equals("Thread 'cpu-affinity-test' pinned to cpu 0")),
             "no info line saying where the thread was pinned");
     }
 
@@ -141,10 +143,10 @@ class CpuAffinityTest
     {
         final String processList = CpuLists.format(CpuAffinity.allowedCpus());
         final int beyond = 1 + IntStream.of(CpuAffinity.allowedCpus()).max().orElse(0);
-        for (final int cpu : new int[]{ -1, -7, beyond, 4096, Integer.MAX_VALUE })
+        for (final int cpu : new int[]{-1, -7, beyond, 4096, Integer.MAX_VALUE})
         {
-            final String result = onFreshThread(() ->
-                CpuAffinity.pinCurrentThread(cpu) + (Files.isReadable(THREAD_SELF_STATUS) ? " " + threadAllowedList() : ""));
+            final String result = onFreshThread(() -> CpuAffinity.pinCurrentThread(cpu)
+                + (Files.isReadable(THREAD_SELF_STATUS) ? " " + threadAllowedList() : ""));
             final String expected = "false" + (Files.isReadable(THREAD_SELF_STATUS) ? " " + processList : "");
             assertEquals(expected, result, "cpu " + cpu);
         }
@@ -187,10 +189,14 @@ class CpuAffinityTest
         final AtomicReference<String> first = new AtomicReference<>();
         final AtomicReference<String> second = new AtomicReference<>();
 
-        final Thread t1 = factory.newThread(() -> first.set(Thread.currentThread().getName() + " " + threadAllowedList()));
-        final Thread t2 = factory.newThread(() -> second.set(Thread.currentThread().getName() + " " + threadAllowedList()));
+        final Thread t1 = factory
+            .newThread(() -> first.set(Thread.currentThread().getName() + " " + threadAllowedList()));
+        final Thread t2 = factory
+            .newThread(() -> second.set(Thread.currentThread().getName() + " " + threadAllowedList()));
         assertFalse(t1.isDaemon());
-        assertTrue(CpuAffinity.threadFactory("d", cpu, true).newThread(() -> { }).isDaemon());
+        assertTrue(CpuAffinity.threadFactory("d", cpu, true).newThread(() ->
+        {
+        }).isDaemon());
         t1.start();
         t2.start();
         t1.join();
@@ -249,7 +255,7 @@ class CpuAffinityTest
     {
         final Path status = dir.resolve("status");
         Files.writeString(status, "Name:\tjava\nCpus_allowed:\t17\nCpus_allowed_list:\t0-2,4\nMems_allowed:\t1\n");
-        assertArrayEquals(new int[]{ 0, 1, 2, 4 }, CpuAffinity.readAllowedCpus(status));
+        assertArrayEquals(new int[]{0, 1, 2, 4}, CpuAffinity.readAllowedCpus(status));
     }
 
     @Test

@@ -15,14 +15,14 @@ class CpuListsTest
     @Test
     void shouldParseSinglesAndRanges()
     {
-        assertArrayEquals(new int[]{ 0, 1 }, CpuLists.parse("0-1"));
-        assertArrayEquals(new int[]{ 0, 2, 3, 4, 8 }, CpuLists.parse("\t0,2-4,8\n"));
-        assertArrayEquals(new int[]{ 5 }, CpuLists.parse("5"));
-        assertArrayEquals(new int[]{ 1, 2 }, CpuLists.parse("2,1,1-2"));
+        assertArrayEquals(new int[]{0, 1}, CpuLists.parse("0-1"));
+        assertArrayEquals(new int[]{0, 2, 3, 4, 8}, CpuLists.parse("\t0,2-4,8\n"));
+        assertArrayEquals(new int[]{5}, CpuLists.parse("5"));
+        assertArrayEquals(new int[]{1, 2}, CpuLists.parse("2,1,1-2"));
     }
 
     @ParameterizedTest
-    @ValueSource(strings = { "", " ", "a", "1-", "-1", "3-1", "1,,2", "0x3" })
+    @ValueSource(strings = {"", " ", "a", "1-", "-1", "3-1", "1,,2", "0x3"})
     void shouldRejectMalformedLists(final String list)
     {
         assertThrows(IllegalArgumentException.class, () -> CpuLists.parse(list));
@@ -31,8 +31,8 @@ class CpuListsTest
     @Test
     void shouldFormatRuns()
     {
-        assertEquals("0-1", CpuLists.format(new int[]{ 1, 0 }));
-        assertEquals("0,2-4,8", CpuLists.format(new int[]{ 8, 4, 3, 2, 0, 3 }));
+        assertEquals("0-1", CpuLists.format(new int[]{1, 0}));
+        assertEquals("0,2-4,8", CpuLists.format(new int[]{8, 4, 3, 2, 0, 3}));
         assertEquals("", CpuLists.format(new int[0]));
     }
 

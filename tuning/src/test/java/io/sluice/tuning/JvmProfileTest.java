@@ -30,7 +30,7 @@ class JvmProfileTest
         final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         final String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(process.waitFor(30, TimeUnit.SECONDS), "child JVM did not end");
-        return new String[]{ Integer.toString(process.exitValue()), output };
+        return new String[]{Integer.toString(process.exitValue()), output};
     }
 
     @Test

@@ -15,8 +15,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class StagePlanTest
 {
-    private static final int[] TWO_CPUS = { 0, 1 };
-    private static final int[] EIGHT_CPUS = { 0, 1, 2, 3, 4, 5, 6, 7 };
+    private static final int[] TWO_CPUS = {0, 1};
+    private static final int[] EIGHT_CPUS = {0, 1, 2, 3, 4, 5, 6, 7};
 
     private static StageThread source()
     {
@@ -51,12 +51,12 @@ class StagePlanTest
     }
 
     @ParameterizedTest
-    @ValueSource(ints = { 1, 2 })
+    @ValueSource(ints = {1, 2})
     void shouldNotSpinByDefaultOnTwoCpusOrFewer(final int cpus)
     {
         assertFalse(StagePlan.defaultWaitKind(cpus).spins());
 
-        final int[] machine = cpus == 1 ? new int[]{ 0 } : TWO_CPUS;
+        final int[] machine = cpus == 1 ? new int[]{0} : TWO_CPUS;
         final StagePlan plan = StagePlan.validate(
             List.of(), null, Layout.SPLIT.stageThreads(), machine, machine.length);
         assertEquals(0, plan.spinningThreads());
@@ -87,13 +87,14 @@ class StagePlanTest
     {
         final String message = problems(
             List.of(0, 1), null, TWO_CPUS,
-            source().withWait(WaitKind.BUSY_SPIN), route().withWait(WaitKind.YIELDING), sink().withWait(WaitKind.BUSY_SPIN));
+            source().withWait(WaitKind.BUSY_SPIN), route().withWait(WaitKind.YIELDING),
+            sink().withWait(WaitKind.BUSY_SPIN));
 
         assertContains(message, "invalid [tuning] configuration");
         assertContains(message,
             "tuning.stages.source.wait, tuning.stages.route.wait, tuning.stages.sink.wait: 3 spinning threads " +
-            "(source: busy-spin, route: yielding, sink: busy-spin) but only 2 cpus given to the engine " +
-            "(tuning.cpus = [0, 1])");
+                "(source: busy-spin, route: yielding, sink: busy-spin) but only 2 cpus given to the engine " +
+                "(tuning.cpus = [0, 1])");
     }
 
     @Test
@@ -110,7 +111,8 @@ class StagePlanTest
     {
         final String message = problems(
             null, null, EIGHT_CPUS, sink().withThreads(9).withWait(WaitKind.BUSY_SPIN));
-        assertContains(message, "tuning.stages.sink.wait: 9 spinning threads (sink \u00d79: busy-spin) but only 8 cpus");
+        assertContains(message,
+            "tuning.stages.sink.wait: 9 spinning threads (sink \u00d79: busy-spin) but only 8 cpus");
 
         assertEquals(8, validate(null, null, EIGHT_CPUS, sink().withThreads(8).withWait(WaitKind.BUSY_SPIN))
             .spinningThreads());
@@ -137,7 +139,8 @@ class StagePlanTest
     void shouldAllowExplicitSpinningWithinTheCpusGiven()
     {
         final StagePlan plan = validate(
-            List.of(0, 1), WaitKind.BLOCKING, TWO_CPUS, source().withWait(WaitKind.BUSY_SPIN).withCpu(1), route(), sink());
+            List.of(0, 1), WaitKind.BLOCKING, TWO_CPUS, source().withWait(WaitKind.BUSY_SPIN).withCpu(1), route(),
+            sink());
         assertEquals(1, plan.spinningThreads());
         assertEquals(1, plan.threadOf(StagePlan.SOURCE).cpu());
         assertTrue(plan.warnings().isEmpty(), plan.warnings().toString());
@@ -195,7 +198,8 @@ class StagePlanTest
     {
         final String message = problems(
             null, null, EIGHT_CPUS, sink().withThreads(2).withWait(WaitKind.BUSY_SPIN).withCpu(4));
-        assertContains(message, "tuning.stages.sink.cpu: the 2 sink threads spin (busy-spin) and would all run on cpu 4");
+        assertContains(message,
+            "tuning.stages.sink.cpu: the 2 sink threads spin (busy-spin) and would all run on cpu 4");
     }
 
     @Test
@@ -291,7 +295,8 @@ class StagePlanTest
             () -> Layout.FUSED.checkStageTables(List.of("source", "route", "produce"))).getMessage();
         assertContains(message, "tuning.stages.route: layout \"fused\" runs route on the source thread; " +
             "configure it under [tuning.stages.source]");
-        assertContains(message, "tuning.stages.produce: no such stage thread in layout \"fused\" (stages: source, sink)");
+        assertContains(message,
+            "tuning.stages.produce: no such stage thread in layout \"fused\" (stages: source, sink)");
     }
 
     @Test
@@ -310,7 +315,7 @@ class StagePlanTest
             Layout.FUSED.stageThreads().get(0).withWait(WaitKind.BUSY_SPIN).withCpu(0), sink().withThreads(2));
         assertEquals(
             "stage threads: source [source+route] (busy-spin, cpu 0), sink \u00d72 (blocking, unpinned); " +
-            "spinning 1 of 2 cpus (0-1)",
+                "spinning 1 of 2 cpus (0-1)",
             plan.describe());
     }
 

@@ -30,7 +30,7 @@ class WaitKindTest
     }
 
     @ParameterizedTest
-    @ValueSource(strings = { "", "BUSY-SPIN", "busy_spin", "spin", " phased", "park" })
+    @ValueSource(strings = {"", "BUSY-SPIN", "busy_spin", "spin", " phased", "park"})
     void shouldRejectUnknownValuesListingTheValidOnes(final String value)
     {
         final IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> WaitKind.parse(value));

@@ -52,7 +52,7 @@ public final class CodecsBenchReport
                         best = Math.min(best, iteration.asDouble());
                     }
                 }
-                rows.put(name + (label.isEmpty() ? "" : " [" + label + "]"), new double[] {best, score, error, alloc});
+                rows.put(name + (label.isEmpty() ? "" : " [" + label + "]"), new double[]{best, score, error, alloc});
             }
         }
 

@@ -91,25 +91,25 @@ public class ExtractionBenchmark
                     parser.nextToken();
                     switch (name)
                     {
-                        case "id":
-                        case "type":
-                        case "created_at":
+                        case "id" :
+                        case "type" :
+                        case "created_at" :
                             sum += parser.getTextLength();
                             found++;
                             break;
-                        case "actor":
+                        case "actor" :
                             sum += children(parser, "login", null);
                             found++;
                             break;
-                        case "repo":
+                        case "repo" :
                             sum += children(parser, "name", null);
                             found++;
                             break;
-                        case "payload":
+                        case "payload" :
                             sum += children(parser, "size", "action");
                             found += 2;
                             break;
-                        default:
+                        default :
                             parser.skipChildren();
                             break;
                     }

@@ -60,7 +60,8 @@ import com.fasterxml.jackson.databind.SerializationFeature;
  * not when it became available). Prints a table of medians and the ratios, and writes everything as JSON under
  * {@code --out}.
  */
-public final class BenchRun {
+public final class BenchRun
+{
     private static final long ID_STEP = 10_000_000_000L;
     private static final List<String> TABLES = List.of("push_events", "watch_events", "create_events", "issues_events",
         "pull_request_events", "issue_comment_events", "fork_events", "other_events");
@@ -104,11 +105,15 @@ public final class BenchRun {
     /**
      * @param args see {@link #usage()}
      */
-    public static void main(final String[] args) throws Exception {
+    public static void main(final String[] args) throws Exception
+    {
         final BenchRun b = new BenchRun();
-        try {
+        try
+        {
             b.parse(args);
-        } catch (final IllegalArgumentException e) {
+        }
+        catch (final IllegalArgumentException e)
+        {
             System.err.println("error: " + e.getMessage());
             System.err.println(usage());
             System.exit(2);
@@ -116,7 +121,8 @@ public final class BenchRun {
         System.exit(b.run());
     }
 
-    static String usage() {
+    static String usage()
+    {
         return String.join("\n",
             "usage: BenchRun [--quick] [--records N] [--rounds R] [--partitions P] [--bootstrap-servers H:P]",
             "                [--clickhouse URL] [--root DIR] [--out DIR] [--topic T] [--database D] [--reload]",
@@ -131,20 +137,25 @@ public final class BenchRun {
             "  --jvm-opts \"..\"  JVM options of both contenders (default \"" + CONTENDER_JVM + "\")");
     }
 
-    private void parse(final String[] args) {
+    private void parse(final String[] args)
+    {
         boolean recordsSet = false;
         boolean roundsSet = false;
         boolean liveSet = false;
-        for (int i = 0; i < args.length; i++) {
+        for (int i = 0; i < args.length; i++)
+        {
             final String a = args[i];
             final int at = i;
-            final java.util.function.Supplier<String> value = () -> {
-                if (at + 1 >= args.length) {
+            final java.util.function.Supplier<String> value = () ->
+            {
+                if (at + 1 >= args.length)
+                {
                     throw new IllegalArgumentException(a + " needs a value");
                 }
                 return args[at + 1];
             };
-            switch (a) {
+            switch (a)
+            {
                 case "--quick" -> quick = true;
                 case "--reload" -> reload = true;
                 case "--records" -> {
@@ -210,36 +221,47 @@ public final class BenchRun {
                 default -> throw new IllegalArgumentException("unknown argument " + a);
             }
         }
-        if (quick) {
-            if (!recordsSet) {
+        if (quick)
+        {
+            if (!recordsSet)
+            {
                 records = 100_000;
             }
-            if (!roundsSet) {
+            if (!roundsSet)
+            {
                 rounds = 1;
             }
-            if (!liveSet) {
+            if (!liveSet)
+            {
                 liveRate = 2000;
                 liveSeconds = 5;
                 liveWarmupSeconds = 3;
             }
         }
-        if (topic == null) {
+        if (topic == null)
+        {
             topic = "sluice-bench.events-" + records; // --quick and the full run keep their own topics
         }
-        if (records < 1 || rounds < 1 || partitions < 1) {
+        if (records < 1 || rounds < 1 || partitions < 1)
+        {
             throw new IllegalArgumentException("--records, --rounds and --partitions must be positive");
         }
     }
 
-    private int run() throws Exception {
+    private int run() throws Exception
+    {
         engineJar = root.resolve("engine/target/engine.jar");
         benchJar = root.resolve("bench/target/benchmarks.jar");
-        for (final Path p : List.of(engineJar, benchJar)) {
-            if (!Files.isRegularFile(p)) {
-                throw new IllegalStateException(p + " is missing: build first (mvn -DskipTests package -pl engine,bench -am)");
+        for (final Path p : List.of(engineJar, benchJar))
+        {
+            if (!Files.isRegularFile(p))
+            {
+                throw new IllegalStateException(
+                    p + " is missing: build first (mvn -DskipTests package -pl engine,bench -am)");
             }
         }
-        if (out == null) {
+        if (out == null)
+        {
             out = root.resolve("bench/results");
         }
         runId = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").format(ZonedDateTime.now(ZoneOffset.UTC));
@@ -247,18 +269,21 @@ public final class BenchRun {
         Files.createDirectories(runDir);
         sample = readSample(root.resolve("examples/data/github-events.jsonl.gz"));
         final Map<String, Object> machine = machine();
-        System.out.printf(Locale.ROOT, "== Sluice end-to-end benchmark %s%n   machine: %s%n   command: %s%n   %,d records x %d round(s), topic %s (%d partitions), database %s; logs and JSON in %s%n",
+        System.out.printf(Locale.ROOT,
+            "== Sluice end-to-end benchmark %s%n   machine: %s%n   command: %s%n   %,d records x %d round(s), topic %s (%d partitions), database %s; logs and JSON in %s%n",
             runId, machine.get("summary"), command, records, rounds, topic, partitions, database, runDir);
 
         prepareTopic();
         final long t0 = System.nanoTime();
-        for (int r = 1; r <= rounds; r++) {
+        for (int r = 1; r <= rounds; r++)
+        {
             System.out.printf("%n== round %d of %d%n", r, rounds);
             runs.add(drain("kafka-limit", r));
             runs.add(drain("clickhouse-limit", r));
             runs.add(drain("baseline", r));
             runs.add(drain("sluice", r));
-            if (liveRate > 0 && liveSeconds > 0) {
+            if (liveRate > 0 && liveSeconds > 0)
+            {
                 runs.add(live("baseline", r));
                 runs.add(live("sluice", r));
             }
@@ -268,23 +293,30 @@ public final class BenchRun {
         Files.writeString(runDir.resolve("result.json"), mapper.writeValueAsString(summary));
         Files.writeString(out.resolve("latest.json"), mapper.writeValueAsString(summary));
         boolean ok = true;
-        for (final Map<String, Object> run : runs) {
+        for (final Map<String, Object> run : runs)
+        {
             ok &= Boolean.TRUE.equals(run.get("ok"));
         }
-        System.out.println(ok ? "OK: every run finished and its rows were verified in ClickHouse."
+        System.out.println(ok
+            ? "OK: every run finished and its rows were verified in ClickHouse."
             : "FAILED: some runs did not finish or did not verify; see above and the logs in " + runDir);
         return ok ? 0 : 1;
     }
 
     // ------------------------------------------------------------------------------------------------ data
 
-    private static List<byte[]> readSample(final Path file) throws IOException {
+    private static List<byte[]> readSample(final Path file) throws IOException
+    {
         final List<byte[]> lines = new ArrayList<>();
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(new GZIPInputStream(Files.newInputStream(file), 1 << 16),
-            StandardCharsets.UTF_8))) {
+        try (BufferedReader r = new BufferedReader(
+            new InputStreamReader(new GZIPInputStream(Files.newInputStream(file), 1 << 16),
+                StandardCharsets.UTF_8)))
+        {
             String line;
-            while ((line = r.readLine()) != null) {
-                if (!line.isBlank()) {
+            while ((line = r.readLine()) != null)
+            {
+                if (!line.isBlank())
+                {
                     lines.add(line.getBytes(StandardCharsets.UTF_8));
                 }
             }
@@ -293,19 +325,25 @@ public final class BenchRun {
     }
 
     /** The sample line with {@code copy * ID_STEP} added to its leading {@code "id":"digits"}, as produce --id-step does. */
-    private static byte[] withId(final byte[] line, final long copy) {
+    private static byte[] withId(final byte[] line, final long copy)
+    {
         final byte[] prefix = "{\"id\":\"".getBytes(StandardCharsets.US_ASCII);
-        if (copy == 0 || line.length < prefix.length || !Arrays.equals(line, 0, prefix.length, prefix, 0, prefix.length)) {
+        if (copy == 0 || line.length < prefix.length
+            || !Arrays.equals(line, 0, prefix.length, prefix, 0, prefix.length))
+        {
             return line;
         }
         int end = prefix.length;
-        while (end < line.length && line[end] >= '0' && line[end] <= '9') {
+        while (end < line.length && line[end] >= '0' && line[end] <= '9')
+        {
             end++;
         }
-        if (end == prefix.length || end - prefix.length > 18) {
+        if (end == prefix.length || end - prefix.length > 18)
+        {
             return line;
         }
-        final long id = Long.parseLong(new String(line, prefix.length, end - prefix.length, StandardCharsets.US_ASCII)) + copy * ID_STEP;
+        final long id = Long.parseLong(new String(line, prefix.length, end - prefix.length, StandardCharsets.US_ASCII))
+            + copy * ID_STEP;
         final byte[] digits = Long.toString(id).getBytes(StandardCharsets.US_ASCII);
         final byte[] outLine = new byte[line.length - (end - prefix.length) + digits.length];
         System.arraycopy(line, 0, outLine, 0, prefix.length);
@@ -314,57 +352,74 @@ public final class BenchRun {
         return outLine;
     }
 
-    private Admin admin() {
+    private Admin admin()
+    {
         return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap));
     }
 
-    private void prepareTopic() throws Exception {
+    private void prepareTopic() throws Exception
+    {
         long have = -1;
-        try (Admin admin = admin()) {
-            if (admin.listTopics().names().get().contains(topic)) {
+        try (Admin admin = admin())
+        {
+            if (admin.listTopics().names().get().contains(topic))
+            {
                 final TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
-                if (d.partitions().size() == partitions) {
+                if (d.partitions().size() == partitions)
+                {
                     have = count(admin, topic);
                 }
             }
         }
-        if (have == records && !reload) {
-            System.out.printf(Locale.ROOT, "topic %s already holds exactly %,d records in %d partitions: reusing it (--reload to load again)%n",
+        if (have == records && !reload)
+        {
+            System.out.printf(Locale.ROOT,
+                "topic %s already holds exactly %,d records in %d partitions: reusing it (--reload to load again)%n",
                 topic, records, partitions);
             return;
         }
         final long repeat = (records + sample.size() - 1) / sample.size();
-        System.out.printf(Locale.ROOT, "loading %,d records into %s: the %,d-event sample x %d with distinct ids (engine.jar produce --id-step %d)%n",
+        System.out.printf(Locale.ROOT,
+            "loading %,d records into %s: the %,d-event sample x %d with distinct ids (engine.jar produce --id-step %d)%n",
             records, topic, sample.size(), repeat, ID_STEP);
         final List<String> cmd = new ArrayList<>(List.of("java", "-Xmx2g", "-jar", engineJar.toString(), "produce",
             "--bootstrap-servers", bootstrap, "--topic", topic, "--partitions", String.valueOf(partitions),
-            "--file", root.resolve("examples/data/github-events.jsonl.gz").toString(), "--repeat", String.valueOf(repeat),
+            "--file", root.resolve("examples/data/github-events.jsonl.gz").toString(), "--repeat",
+            String.valueOf(repeat),
             "--id-step", String.valueOf(ID_STEP), "--limit", String.valueOf(records), "--recreate"));
         final Process p = new ProcessBuilder(cmd).inheritIO().start();
-        if (p.waitFor() != 0) {
+        if (p.waitFor() != 0)
+        {
             throw new IllegalStateException("loading the topic failed: " + String.join(" ", cmd));
         }
-        try (Admin admin = admin()) {
+        try (Admin admin = admin())
+        {
             final long n = count(admin, topic);
-            if (n != records) {
-                throw new IllegalStateException("topic " + topic + " holds " + n + " records after loading, not " + records);
+            if (n != records)
+            {
+                throw new IllegalStateException(
+                    "topic " + topic + " holds " + n + " records after loading, not " + records);
             }
         }
     }
 
-    private static long count(final Admin admin, final String topic) throws Exception {
+    private static long count(final Admin admin, final String topic) throws Exception
+    {
         final TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
         final Map<TopicPartition, OffsetSpec> earliest = new LinkedHashMap<>();
         final Map<TopicPartition, OffsetSpec> latest = new LinkedHashMap<>();
-        for (final var p : d.partitions()) {
+        for (final var p : d.partitions())
+        {
             earliest.put(new TopicPartition(topic, p.partition()), OffsetSpec.earliest());
             latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest());
         }
         long n = 0;
-        for (final var e : admin.listOffsets(latest).all().get().entrySet()) {
+        for (final var e : admin.listOffsets(latest).all().get().entrySet())
+        {
             n += e.getValue().offset();
         }
-        for (final var e : admin.listOffsets(earliest).all().get().entrySet()) {
+        for (final var e : admin.listOffsets(earliest).all().get().entrySet())
+        {
             n -= e.getValue().offset();
         }
         return n;
@@ -372,41 +427,50 @@ public final class BenchRun {
 
     // ------------------------------------------------------------------------------------------------ ClickHouse
 
-    private String ch(final String sql) throws IOException, InterruptedException {
+    private String ch(final String sql) throws IOException, InterruptedException
+    {
         final HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(clickhouse + "/"))
-            .POST(HttpRequest.BodyPublishers.ofString(sql)).timeout(Duration.ofMinutes(5)).build(), HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() != 200) {
+            .POST(HttpRequest.BodyPublishers.ofString(sql)).timeout(Duration.ofMinutes(5)).build(),
+            HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200)
+        {
             throw new IllegalStateException("ClickHouse: " + sql + ": HTTP " + r.statusCode() + ": " + r.body());
         }
         return r.body().strip();
     }
 
     /** Drops and creates the benchmark database with the example's tables. */
-    private void freshTables() throws IOException, InterruptedException {
+    private void freshTables() throws IOException, InterruptedException
+    {
         ch("DROP DATABASE IF EXISTS " + database);
         final String sql = Files.readString(root.resolve("examples/github-events.sql"))
             .replaceAll("--[^\n]*", "")
             .replace("DATABASE IF NOT EXISTS github", "DATABASE IF NOT EXISTS " + database)
             .replace("github.", database + ".");
-        for (final String stmt : sql.split(";")) {
-            if (!stmt.isBlank()) {
+        for (final String stmt : sql.split(";"))
+        {
+            if (!stmt.isBlank())
+            {
                 ch(stmt.strip());
             }
         }
     }
 
-    private long[] verify() throws IOException, InterruptedException {
+    private long[] verify() throws IOException, InterruptedException
+    {
         final StringBuilder union = new StringBuilder();
         long rows = 0;
-        for (final String t : TABLES) {
+        for (final String t : TABLES)
+        {
             rows += Long.parseLong(ch("SELECT count() FROM " + database + "." + t));
-            if (union.length() > 0) {
+            if (union.length() > 0)
+            {
                 union.append(" UNION ALL ");
             }
             union.append("SELECT id FROM ").append(database).append('.').append(t);
         }
         final long distinct = Long.parseLong(ch("SELECT uniqExact(id) FROM (" + union + ")"));
-        return new long[] {rows, distinct};
+        return new long[]{rows, distinct};
     }
 
     // ------------------------------------------------------------------------------------------------ services' CPU
@@ -414,70 +478,94 @@ public final class BenchRun {
     /** The pids of the local ClickHouse server and Kafka broker (by command line), found once. */
     private long[] servicePids;
 
-    private long[] servicePids() {
-        if (servicePids == null) {
+    private long[] servicePids()
+    {
+        if (servicePids == null)
+        {
             long clickhousePid = -1;
             long kafkaPid = -1;
-            try (var dirs = Files.list(Path.of("/proc"))) {
-                for (final Path d : (Iterable<Path>)dirs::iterator) {
+            try (var dirs = Files.list(Path.of("/proc")))
+            {
+                for (final Path d : (Iterable<Path>)dirs::iterator)
+                {
                     final String name = d.getFileName().toString();
-                    if (!name.chars().allMatch(Character::isDigit)) {
+                    if (!name.chars().allMatch(Character::isDigit))
+                    {
                         continue;
                     }
-                    try {
-                        final String cmdline = new String(Files.readAllBytes(d.resolve("cmdline")), StandardCharsets.UTF_8);
-                        if (cmdline.contains("clickhouse-server") || cmdline.startsWith("clickhouse\u0000server")) {
+                    try
+                    {
+                        final String cmdline = new String(Files.readAllBytes(d.resolve("cmdline")),
+                            StandardCharsets.UTF_8);
+                        if (cmdline.contains("clickhouse-server") || cmdline.startsWith("clickhouse\u0000server"))
+                        {
                             clickhousePid = Long.parseLong(name);
-                        } else if (cmdline.contains("kafka.Kafka")) {
+                        }
+                        else if (cmdline.contains("kafka.Kafka"))
+                        {
                             kafkaPid = Long.parseLong(name);
                         }
-                    } catch (final IOException | RuntimeException e) {
+                    }
+                    catch (final IOException | RuntimeException e)
+                    {
                         // the process ended or is not ours to read
                     }
                 }
-            } catch (final IOException e) {
+            }
+            catch (final IOException e)
+            {
                 // not Linux: no services' CPU
             }
-            servicePids = new long[] {clickhousePid, kafkaPid};
+            servicePids = new long[]{clickhousePid, kafkaPid};
         }
         return servicePids;
     }
 
     /** @return CPU seconds (user + system) a process has used so far, from /proc/PID/stat; NaN when unknown */
-    private static double cpuSeconds(final long pid) {
-        if (pid < 0) {
+    private static double cpuSeconds(final long pid)
+    {
+        if (pid < 0)
+        {
             return Double.NaN;
         }
-        try {
+        try
+        {
             final String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
             final String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
             return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0; // utime, stime in USER_HZ (100 on Linux)
-        } catch (final IOException | RuntimeException e) {
+        }
+        catch (final IOException | RuntimeException e)
+        {
             return Double.NaN;
         }
     }
 
-    private double[] servicesCpu() {
+    private double[] servicesCpu()
+    {
         final long[] pids = servicePids();
-        return new double[] {cpuSeconds(pids[0]), cpuSeconds(pids[1])};
+        return new double[]{cpuSeconds(pids[0]), cpuSeconds(pids[1])};
     }
 
-    private static void putServicesCpu(final Map<String, Object> run, final double[] before, final double[] after) {
+    private static void putServicesCpu(final Map<String, Object> run, final double[] before, final double[] after)
+    {
         run.put("clickhouse_server_cpu_s", after[0] - before[0]);
         run.put("kafka_broker_cpu_s", after[1] - before[1]);
     }
 
     // ------------------------------------------------------------------------------------------------ runs
 
-    private Path config(final String name, final String topicName, final String group) throws IOException {
+    private Path config(final String name, final String topicName, final String group) throws IOException
+    {
         final String toml = Files.readString(root.resolve("examples/github-events.toml"))
             .replace("127.0.0.1:19092", bootstrap)
             .replace("http://127.0.0.1:18123", clickhouse)
             .replace("database = \"github\"", "database = \"" + database + "\"")
             .replace("pattern = 'github\\.events'", "topics = [\"" + topicName + "\"]")
             .replace("group_id = \"sluice-github\"", "group_id = \"" + group + "\"");
-        if (!toml.contains("topics = [\"" + topicName + "\"]") || !toml.contains(group)) {
-            throw new IllegalStateException("examples/github-events.toml changed shape: cannot point it at " + topicName);
+        if (!toml.contains("topics = [\"" + topicName + "\"]") || !toml.contains(group))
+        {
+            throw new IllegalStateException(
+                "examples/github-events.toml changed shape: cannot point it at " + topicName);
         }
         final Path f = runDir.resolve(name + ".toml");
         Files.writeString(f, toml);
@@ -485,13 +573,15 @@ public final class BenchRun {
     }
 
     private List<String> command(final String contender, final Path config, final Path json, final long stopAfterRows,
-        final long latencyAfterRows) {
+        final long latencyAfterRows)
+    {
         final List<String> cmd = new ArrayList<>();
         cmd.add("java");
         final String jvm = contender.endsWith("limit") ? "-Xms512m -Xmx4g -XX:+UseG1GC" : contenderJvm;
         cmd.addAll(Arrays.asList(jvm.trim().split("\\s+")));
         cmd.addAll(Arrays.asList(JVM_FLAGS.split(" ")));
-        switch (contender) {
+        switch (contender)
+        {
             case "sluice" -> cmd.addAll(List.of("-jar", engineJar.toString(), "bench", "--config", config.toString(),
                 "--json", json.toString()));
             case "baseline" -> cmd.addAll(List.of("-cp", benchJar.toString(), PlainConsumer.class.getName(), "--config",
@@ -502,48 +592,59 @@ public final class BenchRun {
                 "--config", config.toString(), "--json", json.toString()));
             default -> throw new IllegalArgumentException(contender);
         }
-        if (stopAfterRows > 0) {
+        if (stopAfterRows > 0)
+        {
             cmd.addAll(List.of("--stop-after-rows", String.valueOf(stopAfterRows)));
         }
-        if (latencyAfterRows > 0) {
+        if (latencyAfterRows > 0)
+        {
             cmd.addAll(List.of("--latency-after-rows", String.valueOf(latencyAfterRows)));
         }
         return cmd;
     }
 
-    private Map<String, Object> drain(final String contender, final int round) throws Exception {
+    private Map<String, Object> drain(final String contender, final int round) throws Exception
+    {
         final String name = contender + "-r" + round;
         final String group = "sluice-bench-" + runId + "-" + name;
         final Path config = config(name, topic, group);
         final Path json = runDir.resolve(name + ".json");
         final boolean writes = !contender.equals("kafka-limit");
-        if (writes) {
+        if (writes)
+        {
             freshTables();
         }
-        final Map<String, Object> run = launch(name, contender, round, "drain", command(contender, config, json, 0, 0), json,
+        final Map<String, Object> run = launch(name, contender, round, "drain", command(contender, config, json, 0, 0),
+            json,
             600 + records / 200);
-        if (writes && Boolean.TRUE.equals(run.get("exited_ok"))) {
+        if (writes && Boolean.TRUE.equals(run.get("exited_ok")))
+        {
             final long[] v = verify();
             run.put("verified_rows", v[0]);
             run.put("verified_distinct_ids", v[1]);
             run.put("ok", v[0] == records && v[1] == records);
-        } else {
+        }
+        else
+        {
             run.put("ok", run.get("exited_ok"));
         }
-        if (contender.equals("kafka-limit") && run.get("bytes_in") instanceof Number n) {
+        if (contender.equals("kafka-limit") && run.get("bytes_in") instanceof Number n)
+        {
             topicBytes = n.longValue();
         }
         printRun(run);
         return run;
     }
 
-    private Map<String, Object> live(final String contender, final int round) throws Exception {
+    private Map<String, Object> live(final String contender, final int round) throws Exception
+    {
         final String name = contender + "-live-r" + round;
         final String liveTopic = topic + ".live-" + runId + "-" + name;
         final String group = "sluice-bench-" + runId + "-" + name;
         final long warm = Math.round(liveRate * liveWarmupSeconds);
         final long n = warm + Math.max(1, Math.round(liveRate * liveSeconds));
-        try (Admin admin = admin()) {
+        try (Admin admin = admin())
+        {
             admin.createTopics(Set.of(new NewTopic(liveTopic, partitions, (short)1))).all().get();
         }
         freshTables();
@@ -561,69 +662,89 @@ public final class BenchRun {
         run.put("live_rate", liveRate);
         run.put("live_records", n);
         run.put("live_warmup_records", warm);
-        try {
+        try
+        {
             awaitAssignment(group, p);
             produceLive(liveTopic, n, round);
             final long produced = System.nanoTime();
             final boolean done = p.waitFor(300 + (long)(liveSeconds + liveWarmupSeconds) * 3, TimeUnit.SECONDS);
             // a contender that kept up exits about linger_ms after the last record; one that fell behind, later
             run.put("exit_after_last_produced_s", (System.nanoTime() - produced) / 1e9);
-            if (!done) {
+            if (!done)
+            {
                 p.destroy();
                 p.waitFor(30, TimeUnit.SECONDS);
                 p.destroyForcibly();
             }
             run.put("exit_code", done ? p.exitValue() : -1);
             run.put("exited_ok", done && p.exitValue() == 0 && Files.isRegularFile(json));
-        } catch (final RuntimeException | ExecutionException e) {
+        }
+        catch (final RuntimeException | ExecutionException e)
+        {
             p.destroyForcibly();
             run.put("error", e.toString());
             run.put("exited_ok", false);
         }
-        if (Boolean.TRUE.equals(run.get("exited_ok"))) {
+        if (Boolean.TRUE.equals(run.get("exited_ok")))
+        {
             readResult(run, json);
             final long[] v = verify();
             run.put("verified_rows", v[0]);
             run.put("verified_distinct_ids", v[1]);
             run.put("ok", v[0] == n && v[1] == n);
-        } else {
+        }
+        else
+        {
             run.put("ok", false);
             tail(log);
         }
-        try (Admin admin = admin()) {
+        try (Admin admin = admin())
+        {
             admin.deleteTopics(List.of(liveTopic)).all().get();
         }
         printRun(run);
         return run;
     }
 
-    private void awaitAssignment(final String group, final Process p) throws Exception {
+    private void awaitAssignment(final String group, final Process p) throws Exception
+    {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        try (Admin admin = admin()) {
-            while (System.nanoTime() - deadline < 0) {
-                if (!p.isAlive()) {
+        try (Admin admin = admin())
+        {
+            while (System.nanoTime() - deadline < 0)
+            {
+                if (!p.isAlive())
+                {
                     throw new IllegalStateException("the contender exited before joining group " + group);
                 }
-                try {
-                    final ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(group)).all().get().get(group);
+                try
+                {
+                    final ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(group)).all().get()
+                        .get(group);
                     int assigned = 0;
-                    for (final MemberDescription m : d.members()) {
+                    for (final MemberDescription m : d.members())
+                    {
                         assigned += m.assignment().topicPartitions().size();
                     }
-                    if (assigned == partitions) {
+                    if (assigned == partitions)
+                    {
                         return;
                     }
-                } catch (final ExecutionException e) {
+                }
+                catch (final ExecutionException e)
+                {
                     // the group does not exist yet
                 }
                 Thread.sleep(100);
             }
         }
-        throw new IllegalStateException("group " + group + " got no assignment of " + partitions + " partitions within 120 s");
+        throw new IllegalStateException(
+            "group " + group + " got no assignment of " + partitions + " partitions within 120 s");
     }
 
     /** Produces {@code n} sample records at {@link #liveRate}, open loop: each is sent at its scheduled time. */
-    private void produceLive(final String liveTopic, final long n, final int round) throws Exception {
+    private void produceLive(final String liveTopic, final long n, final int round) throws Exception
+    {
         final Map<String, Object> p = new LinkedHashMap<>();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.ACKS_CONFIG, "1");
@@ -633,12 +754,15 @@ public final class BenchRun {
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         final long intervalNanos = (long)(1e9 / liveRate);
         final long firstCopy = (records + sample.size() - 1) / sample.size() + round * 100L;
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p))
+        {
             final long start = System.nanoTime();
-            for (long i = 0; i < n; i++) {
+            for (long i = 0; i < n; i++)
+            {
                 final long due = start + i * intervalNanos;
                 long wait;
-                while ((wait = due - System.nanoTime()) > 0) {
+                while ((wait = due - System.nanoTime()) > 0)
+                {
                     LockSupport.parkNanos(Math.min(wait, 1_000_000));
                 }
                 final int line = (int)(i % sample.size());
@@ -649,7 +773,8 @@ public final class BenchRun {
     }
 
     private Map<String, Object> launch(final String name, final String contender, final int round, final String phase,
-        final List<String> cmd, final Path json, final long timeoutSeconds) throws Exception {
+        final List<String> cmd, final Path json, final long timeoutSeconds) throws Exception
+    {
         final Path log = runDir.resolve(name + ".log");
         Files.writeString(runDir.resolve(name + ".cmd"), String.join(" ", cmd) + "\n");
         final Map<String, Object> run = new LinkedHashMap<>();
@@ -661,37 +786,49 @@ public final class BenchRun {
         final Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         final boolean done = p.waitFor(timeoutSeconds, TimeUnit.SECONDS);
         putServicesCpu(run, servicesBefore, servicesCpu());
-        if (!done) {
+        if (!done)
+        {
             p.destroy();
-            if (!p.waitFor(30, TimeUnit.SECONDS)) {
+            if (!p.waitFor(30, TimeUnit.SECONDS))
+            {
                 p.destroyForcibly();
             }
         }
         run.put("exit_code", done ? p.exitValue() : -1);
         run.put("exited_ok", done && p.exitValue() == 0 && Files.isRegularFile(json));
-        if (Boolean.TRUE.equals(run.get("exited_ok"))) {
+        if (Boolean.TRUE.equals(run.get("exited_ok")))
+        {
             readResult(run, json);
-        } else {
-            System.out.println("   " + name + (done ? " exited with " + p.exitValue() : " timed out after " + timeoutSeconds + " s")
-                + "; last lines of " + log + ":");
+        }
+        else
+        {
+            System.out.println(
+                "   " + name + (done ? " exited with " + p.exitValue() : " timed out after " + timeoutSeconds + " s")
+                    + "; last lines of " + log + ":");
             tail(log);
         }
         return run;
     }
 
-    private void readResult(final Map<String, Object> run, final Path json) throws IOException {
+    private void readResult(final Map<String, Object> run, final Path json) throws IOException
+    {
         final JsonNode r = mapper.readTree(json.toFile());
-        for (final Map.Entry<String, JsonNode> e : r.properties()) {
-            if (!e.getKey().equals("contender")) {
+        for (final Map.Entry<String, JsonNode> e : r.properties())
+        {
+            if (!e.getKey().equals("contender"))
+            {
                 run.put(e.getKey(), e.getValue().isNumber() ? e.getValue().numberValue() : e.getValue().asText());
             }
         }
     }
 
-    private static void tail(final Path log) throws IOException {
-        if (Files.isRegularFile(log)) {
+    private static void tail(final Path log) throws IOException
+    {
+        if (Files.isRegularFile(log))
+        {
             final List<String> lines = Files.readAllLines(log);
-            for (final String l : lines.subList(Math.max(0, lines.size() - 25), lines.size())) {
+            for (final String l : lines.subList(Math.max(0, lines.size() - 25), lines.size()))
+            {
                 System.out.println("     | " + l);
             }
         }
@@ -699,110 +836,151 @@ public final class BenchRun {
 
     // ------------------------------------------------------------------------------------------------ report
 
-    private static double num(final Map<String, Object> run, final String key) {
+    private static double num(final Map<String, Object> run, final String key)
+    {
         return run.get(key) instanceof Number n ? n.doubleValue() : Double.NaN;
     }
 
-    private double recordsPerSecond(final Map<String, Object> run) {
-        if (run.get("contender").equals("clickhouse-limit")) {
+    private double recordsPerSecond(final Map<String, Object> run)
+    {
+        if (run.get("contender").equals("clickhouse-limit"))
+        {
             return num(run, "rows") / num(run, "window_s");
         }
         return num(run, "records") / num(run, "window_s");
     }
 
-    private void printRun(final Map<String, Object> run) {
-        if (!Boolean.TRUE.equals(run.get("exited_ok"))) {
+    private void printRun(final Map<String, Object> run)
+    {
+        if (!Boolean.TRUE.equals(run.get("exited_ok")))
+        {
             System.out.printf("   %-22s FAILED%n", run.get("name"));
             return;
         }
-        if ("live".equals(run.get("phase"))) {
-            System.out.printf(Locale.ROOT, "   %-22s %,d records at %,.0f/s (first %,d left out): latency p50 %.0f ms, p99 %.0f ms, p99.9 %.0f ms; "
+        if ("live".equals(run.get("phase")))
+        {
+            System.out.printf(Locale.ROOT,
+                "   %-22s %,d records at %,.0f/s (first %,d left out): latency p50 %.0f ms, p99 %.0f ms, p99.9 %.0f ms; "
                     + "done %.1f s after the last record%s%n",
-                run.get("name"), ((Number)run.get("live_records")).longValue(), liveRate, ((Number)run.get("live_warmup_records")).longValue(),
+                run.get("name"), ((Number)run.get("live_records")).longValue(), liveRate,
+                ((Number)run.get("live_warmup_records")).longValue(),
                 num(run, "latency_p50_us") / 1e3, num(run, "latency_p99_us") / 1e3, num(run, "latency_p999_us") / 1e3,
                 num(run, "exit_after_last_produced_s"), verifiedText(run));
             return;
         }
         System.out.printf(Locale.ROOT, "   %-22s %,10.0f records/s  window %6.2f s  cpu %5.2f s  rss %5.0f MiB  "
-                + "services cpu: clickhouse %5.1f s kafka %5.1f s%s%n",
+            + "services cpu: clickhouse %5.1f s kafka %5.1f s%s%n",
             run.get("name"), recordsPerSecond(run), num(run, "window_s"), num(run, "window_cpu_s"),
-            num(run, "peak_rss_bytes") / 1048576, num(run, "clickhouse_server_cpu_s"), num(run, "kafka_broker_cpu_s"), verifiedText(run));
+            num(run, "peak_rss_bytes") / 1048576, num(run, "clickhouse_server_cpu_s"), num(run, "kafka_broker_cpu_s"),
+            verifiedText(run));
     }
 
-    private static String verifiedText(final Map<String, Object> run) {
-        if (!run.containsKey("verified_rows")) {
+    private static String verifiedText(final Map<String, Object> run)
+    {
+        if (!run.containsKey("verified_rows"))
+        {
             return "";
         }
-        return String.format(Locale.ROOT, "  rows %,d distinct ids %,d %s", ((Number)run.get("verified_rows")).longValue(),
-            ((Number)run.get("verified_distinct_ids")).longValue(), Boolean.TRUE.equals(run.get("ok")) ? "ok" : "MISMATCH");
+        return String.format(Locale.ROOT, "  rows %,d distinct ids %,d %s",
+            ((Number)run.get("verified_rows")).longValue(),
+            ((Number)run.get("verified_distinct_ids")).longValue(),
+            Boolean.TRUE.equals(run.get("ok")) ? "ok" : "MISMATCH");
     }
 
-    private static double median(final List<Double> xs) {
-        final double[] a = xs.stream().filter(d -> !Double.isNaN(d)).mapToDouble(Double::doubleValue).sorted().toArray();
-        if (a.length == 0) {
+    private static double median(final List<Double> xs)
+    {
+        final double[] a = xs.stream().filter(d -> !Double.isNaN(d)).mapToDouble(Double::doubleValue).sorted()
+            .toArray();
+        if (a.length == 0)
+        {
             return Double.NaN;
         }
         return a.length % 2 == 1 ? a[a.length / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2;
     }
 
-    private List<Map<String, Object>> runsOf(final String contender, final String phase) {
+    private List<Map<String, Object>> runsOf(final String contender, final String phase)
+    {
         final List<Map<String, Object>> l = new ArrayList<>();
-        for (final Map<String, Object> r : runs) {
-            if (r.get("contender").equals(contender) && r.get("phase").equals(phase) && Boolean.TRUE.equals(r.get("exited_ok"))) {
+        for (final Map<String, Object> r : runs)
+        {
+            if (r.get("contender").equals(contender) && r.get("phase").equals(phase)
+                && Boolean.TRUE.equals(r.get("exited_ok")))
+            {
                 l.add(r);
             }
         }
         return l;
     }
 
-    private double med(final String contender, final String phase, final java.util.function.ToDoubleFunction<Map<String, Object>> f) {
+    private double med(final String contender, final String phase,
+        final java.util.function.ToDoubleFunction<Map<String, Object>> f)
+    {
         final List<Double> xs = new ArrayList<>();
-        for (final Map<String, Object> r : runsOf(contender, phase)) {
+        for (final Map<String, Object> r : runsOf(contender, phase))
+        {
             xs.add(f.applyAsDouble(r));
         }
         return median(xs);
     }
 
     /** Per-round ratio a/b of a metric, then the median over rounds. */
-    private double ratio(final String a, final String b, final String phase, final java.util.function.ToDoubleFunction<Map<String, Object>> f) {
+    private double ratio(final String a, final String b, final String phase,
+        final java.util.function.ToDoubleFunction<Map<String, Object>> f)
+    {
         final List<Double> xs = new ArrayList<>();
-        for (int r = 1; r <= rounds; r++) {
+        for (int r = 1; r <= rounds; r++)
+        {
             final int round = r;
-            final var ra = runsOf(a, phase).stream().filter(x -> ((Number)x.get("round")).intValue() == round).findFirst();
-            final var rb = runsOf(b, phase).stream().filter(x -> ((Number)x.get("round")).intValue() == round).findFirst();
-            if (ra.isPresent() && rb.isPresent()) {
+            final var ra = runsOf(a, phase).stream().filter(x -> ((Number)x.get("round")).intValue() == round)
+                .findFirst();
+            final var rb = runsOf(b, phase).stream().filter(x -> ((Number)x.get("round")).intValue() == round)
+                .findFirst();
+            if (ra.isPresent() && rb.isPresent())
+            {
                 xs.add(f.applyAsDouble(ra.get()) / f.applyAsDouble(rb.get()));
             }
         }
         return median(xs);
     }
 
-    private double ratioToLimits(final java.util.function.ToDoubleFunction<Map<String, Object>> f) {
+    private double ratioToLimits(final java.util.function.ToDoubleFunction<Map<String, Object>> f)
+    {
         final List<Double> xs = new ArrayList<>();
-        for (int r = 1; r <= rounds; r++) {
+        for (int r = 1; r <= rounds; r++)
+        {
             final int round = r;
-            final var s = runsOf("sluice", "drain").stream().filter(x -> ((Number)x.get("round")).intValue() == round).findFirst();
-            final var k = runsOf("kafka-limit", "drain").stream().filter(x -> ((Number)x.get("round")).intValue() == round).findFirst();
-            final var c = runsOf("clickhouse-limit", "drain").stream().filter(x -> ((Number)x.get("round")).intValue() == round).findFirst();
-            if (s.isPresent() && k.isPresent() && c.isPresent()) {
+            final var s = runsOf("sluice", "drain").stream().filter(x -> ((Number)x.get("round")).intValue() == round)
+                .findFirst();
+            final var k = runsOf("kafka-limit", "drain").stream()
+                .filter(x -> ((Number)x.get("round")).intValue() == round).findFirst();
+            final var c = runsOf("clickhouse-limit", "drain").stream()
+                .filter(x -> ((Number)x.get("round")).intValue() == round).findFirst();
+            if (s.isPresent() && k.isPresent() && c.isPresent())
+            {
                 xs.add(f.applyAsDouble(s.get()) / Math.min(f.applyAsDouble(k.get()), f.applyAsDouble(c.get())));
             }
         }
         return median(xs);
     }
 
-    private Map<String, Object> report(final Map<String, Object> machine) {
+    private Map<String, Object> report(final Map<String, Object> machine)
+    {
         final double bytesPerRecord = topicBytes > 0 ? (double)topicBytes / records : Double.NaN;
         final List<Map<String, Object>> rows = new ArrayList<>();
         final StringBuilder t = new StringBuilder();
-        t.append(String.format(Locale.ROOT, "%n== results: median of %d round(s); %,d records of %.0f bytes on average (JSON values)%n%n",
+        t.append(String.format(Locale.ROOT,
+            "%n== results: median of %d round(s); %,d records of %.0f bytes on average (JSON values)%n%n",
             rounds, records, bytesPerRecord));
-        final String head = String.format(Locale.ROOT, "| %-16s | %10s | %6s | %9s | %8s | %8s | %4s | %8s | %9s | %7s | %7s | %7s |%n",
-            "contender", "records/s", "MB/s", "CPU s/M", "RSS MiB", "heap MiB", "GCs", "GC ms", "alloc B/r", "p50 ms", "p99 ms", "p999 ms");
+        final String head = String.format(Locale.ROOT,
+            "| %-16s | %10s | %6s | %9s | %8s | %8s | %4s | %8s | %9s | %7s | %7s | %7s |%n",
+            "contender", "records/s", "MB/s", "CPU s/M", "RSS MiB", "heap MiB", "GCs", "GC ms", "alloc B/r", "p50 ms",
+            "p99 ms", "p999 ms");
         t.append(head);
         t.append(head.replaceAll("[^|\n]", "-"));
-        for (final String c : List.of("kafka-limit", "clickhouse-limit", "baseline", "sluice")) {
-            if (runsOf(c, "drain").isEmpty()) {
+        for (final String c : List.of("kafka-limit", "clickhouse-limit", "baseline", "sluice"))
+        {
+            if (runsOf(c, "drain").isEmpty())
+            {
                 continue;
             }
             final Map<String, Object> row = new LinkedHashMap<>();
@@ -810,9 +988,12 @@ public final class BenchRun {
             row.put("records_per_s", med(c, "drain", this::recordsPerSecond));
             row.put("mb_per_s", med(c, "drain", r -> recordsPerSecond(r) * bytesPerRecord / 1e6));
             row.put("cpu_s_per_m_records", med(c, "drain", r -> num(r, "window_cpu_s") / num(r, "records") * 1e6));
-            row.put("process_cpu_s_per_m_records", med(c, "drain", r -> num(r, "process_cpu_s") / num(r, "records") * 1e6));
-            row.put("clickhouse_server_cpu_s_per_m_records", med(c, "drain", r -> num(r, "clickhouse_server_cpu_s") / num(r, "records") * 1e6));
-            row.put("kafka_broker_cpu_s_per_m_records", med(c, "drain", r -> num(r, "kafka_broker_cpu_s") / num(r, "records") * 1e6));
+            row.put("process_cpu_s_per_m_records",
+                med(c, "drain", r -> num(r, "process_cpu_s") / num(r, "records") * 1e6));
+            row.put("clickhouse_server_cpu_s_per_m_records",
+                med(c, "drain", r -> num(r, "clickhouse_server_cpu_s") / num(r, "records") * 1e6));
+            row.put("kafka_broker_cpu_s_per_m_records",
+                med(c, "drain", r -> num(r, "kafka_broker_cpu_s") / num(r, "records") * 1e6));
             row.put("peak_rss_mib", med(c, "drain", r -> num(r, "peak_rss_bytes") / 1048576));
             row.put("peak_heap_mib", med(c, "drain", r -> num(r, "peak_heap_bytes") / 1048576));
             row.put("gc_count", med(c, "drain", r -> num(r, "gc_count")));
@@ -824,7 +1005,8 @@ public final class BenchRun {
             row.put("latency_p999_ms", med(c, "live", r -> num(r, "latency_p999_us") / 1e3));
             rows.add(row);
             final boolean limit = c.endsWith("limit");
-            t.append(String.format(Locale.ROOT, "| %-16s | %10s | %6s | %9s | %8s | %8s | %4s | %8s | %9s | %7s | %7s | %7s |%n",
+            t.append(String.format(Locale.ROOT,
+                "| %-16s | %10s | %6s | %9s | %8s | %8s | %4s | %8s | %9s | %7s | %7s | %7s |%n",
                 c, f0(row.get("records_per_s")), f1(row.get("mb_per_s")),
                 c.equals("clickhouse-limit") ? "-" : f2(row.get("cpu_s_per_m_records")),
                 limit ? "-" : f0(row.get("peak_rss_mib")), limit ? "-" : f0(row.get("peak_heap_mib")),
@@ -834,7 +1016,8 @@ public final class BenchRun {
         }
         t.append(String.format(Locale.ROOT, "%nCPU s per M records (medians): %-16s %12s %12s %12s%n", "", "contender",
             "ClickHouse", "Kafka broker"));
-        for (final Map<String, Object> row : rows) {
+        for (final Map<String, Object> row : rows)
+        {
             t.append(String.format(Locale.ROOT, "  %-16s %42s %12s %12s%n", row.get("contender"),
                 f2(row.get("cpu_s_per_m_records")), f2(row.get("clickhouse_server_cpu_s_per_m_records")),
                 f2(row.get("kafka_broker_cpu_s_per_m_records"))));
@@ -846,18 +1029,25 @@ public final class BenchRun {
         ratios.put("sluice_over_baseline_cpu_per_record", ratio("sluice", "baseline", "drain",
             r -> num(r, "window_cpu_s") / num(r, "records")));
         ratios.put("sluice_over_baseline_cpu_per_record_with_services", ratio("sluice", "baseline", "drain",
-            r -> (num(r, "window_cpu_s") + num(r, "clickhouse_server_cpu_s") + num(r, "kafka_broker_cpu_s")) / num(r, "records")));
+            r -> (num(r, "window_cpu_s") + num(r, "clickhouse_server_cpu_s") + num(r, "kafka_broker_cpu_s"))
+                / num(r, "records")));
         ratios.put("sluice_over_baseline_alloc_per_record", ratio("sluice", "baseline", "drain",
             r -> num(r, "alloc_window_bytes") / num(r, "records")));
         ratios.put("sluice_over_baseline_p99", ratio("sluice", "baseline", "live", r -> num(r, "latency_p99_us")));
         ratios.put("sluice_over_min_limits_records_per_s", ratioToLimits(this::recordsPerSecond));
         t.append(String.format(Locale.ROOT, "%nratios (per round, then the median):%n"));
-        t.append(String.format(Locale.ROOT, "  Sluice / baseline records/s        %6.2fx   (goal >= 3x)%n", ratios.get("sluice_over_baseline_records_per_s")));
-        t.append(String.format(Locale.ROOT, "  Sluice / min(limits) records/s     %6.2f    (goal >= 0.80)%n", ratios.get("sluice_over_min_limits_records_per_s")));
-        t.append(String.format(Locale.ROOT, "  Sluice / baseline CPU per record   %6.2f    (goal: a fraction)%n", ratios.get("sluice_over_baseline_cpu_per_record")));
-        t.append(String.format(Locale.ROOT, "  ... with ClickHouse + Kafka CPU     %6.2f%n", ratios.get("sluice_over_baseline_cpu_per_record_with_services")));
-        t.append(String.format(Locale.ROOT, "  Sluice / baseline alloc per record %6.3f%n", ratios.get("sluice_over_baseline_alloc_per_record")));
-        t.append(String.format(Locale.ROOT, "  Sluice / baseline p99 latency      %6.2f    (goal < 1; live phase at %,.0f records/s, %.0f s after %.0f s warm-up)%n",
+        t.append(String.format(Locale.ROOT, "  Sluice / baseline records/s        %6.2fx   (goal >= 3x)%n",
+            ratios.get("sluice_over_baseline_records_per_s")));
+        t.append(String.format(Locale.ROOT, "  Sluice / min(limits) records/s     %6.2f    (goal >= 0.80)%n",
+            ratios.get("sluice_over_min_limits_records_per_s")));
+        t.append(String.format(Locale.ROOT, "  Sluice / baseline CPU per record   %6.2f    (goal: a fraction)%n",
+            ratios.get("sluice_over_baseline_cpu_per_record")));
+        t.append(String.format(Locale.ROOT, "  ... with ClickHouse + Kafka CPU     %6.2f%n",
+            ratios.get("sluice_over_baseline_cpu_per_record_with_services")));
+        t.append(String.format(Locale.ROOT, "  Sluice / baseline alloc per record %6.3f%n",
+            ratios.get("sluice_over_baseline_alloc_per_record")));
+        t.append(String.format(Locale.ROOT,
+            "  Sluice / baseline p99 latency      %6.2f    (goal < 1; live phase at %,.0f records/s, %.0f s after %.0f s warm-up)%n",
             ratios.get("sluice_over_baseline_p99"), liveRate, liveSeconds, liveWarmupSeconds));
         t.append(String.format(Locale.ROOT, "%nmachine: %s%ndate: %s%ncommand: %s%n", machine.get("summary"),
             ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME), command));
@@ -879,49 +1069,64 @@ public final class BenchRun {
         summary.put("ratios", ratios);
         summary.put("table_text", t.toString());
         summary.put("runs", runs);
-        try {
+        try
+        {
             Files.writeString(runDir.resolve("table.txt"), t.toString());
             Files.writeString(out.resolve("latest.txt"), t.toString());
-        } catch (final IOException e) {
+        }
+        catch (final IOException e)
+        {
             System.err.println("cannot write the table: " + e);
         }
         return summary;
     }
 
-    private static String f0(final Object v) {
+    private static String f0(final Object v)
+    {
         final double d = ((Number)v).doubleValue();
         return Double.isNaN(d) ? "-" : String.format(Locale.ROOT, "%,.0f", d);
     }
 
-    private static String f1(final Object v) {
+    private static String f1(final Object v)
+    {
         final double d = ((Number)v).doubleValue();
         return Double.isNaN(d) ? "-" : String.format(Locale.ROOT, "%.1f", d);
     }
 
-    private static String f2(final Object v) {
+    private static String f2(final Object v)
+    {
         final double d = ((Number)v).doubleValue();
         return Double.isNaN(d) ? "-" : String.format(Locale.ROOT, "%.2f", d);
     }
 
-    private Map<String, Object> machine() {
+    private Map<String, Object> machine()
+    {
         final Map<String, Object> m = new LinkedHashMap<>();
         String cpu = "unknown cpu";
-        try {
-            for (final String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
-                if (line.startsWith("model name")) {
+        try
+        {
+            for (final String line : Files.readAllLines(Path.of("/proc/cpuinfo")))
+            {
+                if (line.startsWith("model name"))
+                {
                     cpu = line.substring(line.indexOf(':') + 1).strip();
                     break;
                 }
             }
-        } catch (final IOException e) {
+        }
+        catch (final IOException e)
+        {
             // not Linux
         }
         final long memBytes = ((com.sun.management.OperatingSystemMXBean)java.lang.management.ManagementFactory
             .getOperatingSystemMXBean()).getTotalMemorySize();
         String clickhouseVersion = "?";
-        try {
+        try
+        {
             clickhouseVersion = ch("SELECT version()");
-        } catch (final IOException | InterruptedException | RuntimeException e) {
+        }
+        catch (final IOException | InterruptedException | RuntimeException e)
+        {
             // reported as "?"
         }
         m.put("cores", Runtime.getRuntime().availableProcessors());
@@ -930,7 +1135,8 @@ public final class BenchRun {
         m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version"));
         m.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
         m.put("clickhouse", clickhouseVersion);
-        m.put("kafka", org.apache.kafka.common.utils.AppInfoParser.getVersion() + " (client; broker from scripts/services.sh)");
+        m.put("kafka",
+            org.apache.kafka.common.utils.AppInfoParser.getVersion() + " (client; broker from scripts/services.sh)");
         m.put("summary", String.format(Locale.ROOT, "%d cores (%s), %d GiB, %s, %s, ClickHouse %s, Kafka %s",
             m.get("cores"), cpu, m.get("memory_gib"), m.get("os"), m.get("java"), clickhouseVersion,
             org.apache.kafka.common.utils.AppInfoParser.getVersion()));

@@ -56,29 +56,36 @@ import io.sluice.core.runtime.ProcessMeter;
  * java -cp benchmarks.jar io.sluice.bench.e2e.ClickHouseLimit --config F.toml [--json OUT]
  * </pre>
  */
-public final class ClickHouseLimit {
-    private ClickHouseLimit() {
+public final class ClickHouseLimit
+{
+    private ClickHouseLimit()
+    {
     }
 
     /** One encoded batch. */
-    private record Batch(Destination destination, byte[] rows, int rowCount) {
+    private record Batch(Destination destination, byte[] rows, int rowCount)
+    {
     }
 
     /**
      * @param args {@code --config F [--json OUT]}
      */
-    public static void main(final String[] args) throws Exception {
+    public static void main(final String[] args) throws Exception
+    {
         final ProcessMeter meter = new ProcessMeter();
         Path configFile = null;
         Path json = null;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
+        for (int i = 0; i < args.length; i++)
+        {
+            switch (args[i])
+            {
                 case "--config" -> configFile = Path.of(args[++i]);
                 case "--json" -> json = Path.of(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
-        if (configFile == null) {
+        if (configFile == null)
+        {
             throw new IllegalArgumentException("usage: ClickHouseLimit --config F [--json OUT]");
         }
         final SluiceConfig config = ConfigLoader.load(configFile);
@@ -91,24 +98,29 @@ public final class ClickHouseLimit {
         long records = 0;
         long bytesIn = 0;
         long encodeNanos;
-        try (ClickHouseDriver driver = new ClickHouseDriver()) {
+        try (ClickHouseDriver driver = new ClickHouseDriver())
+        {
             final DestinationResolver resolver = new DestinationResolver();
             final List<Split.Branch<?>> branches = spec.split().branches();
             final Destination[] destinations = new Destination[branches.size()];
-            for (final Split.Branch<?> br : branches) {
+            for (final Split.Branch<?> br : branches)
+            {
                 final SinkSpec target = spec.sinks().get(br.sink());
                 final DestinationResolver.Result r = resolver.resolve(br.index(), br.name(), br.encoder(),
                     new DestinationResolver.SinkTarget(target, driver.catalog(target)), topic);
-                if (r.destination() == null) {
+                if (r.destination() == null)
+                {
                     throw new IllegalStateException(r.error());
                 }
                 destinations[br.index()] = r.destination();
             }
             final int[] emitted = {-1};
             final Object[] emittedRow = {null};
-            final Emitter emitter = new Emitter() {
+            final Emitter emitter = new Emitter()
+            {
                 @Override
-                public <R> void emit(final BranchHandle<R> handle, final R row) {
+                public <R> void emit(final BranchHandle<R> handle, final R row)
+                {
                     emitted[0] = handle.index();
                     emittedRow[0] = row;
                 }
@@ -127,36 +139,46 @@ public final class ClickHouseLimit {
             p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
             p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
             p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-            try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
+            try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p))
+            {
                 final List<TopicPartition> tps = new ArrayList<>();
-                for (final PartitionInfo pi : consumer.partitionsFor(topic, Duration.ofSeconds(30))) {
+                for (final PartitionInfo pi : consumer.partitionsFor(topic, Duration.ofSeconds(30)))
+                {
                     tps.add(new TopicPartition(topic, pi.partition()));
                 }
                 consumer.assign(tps);
                 consumer.seekToBeginning(tps);
                 final Map<TopicPartition, Long> ends = consumer.endOffsets(tps, Duration.ofSeconds(30));
                 long total = 0;
-                for (final TopicPartition tp : tps) {
+                for (final TopicPartition tp : tps)
+                {
                     total += ends.get(tp) - consumer.beginningOffsets(List.of(tp)).get(tp);
                 }
-                while (records < total) {
-                    for (final ConsumerRecord<byte[], byte[]> rec : consumer.poll(Duration.ofMillis(100))) {
+                while (records < total)
+                {
+                    for (final ConsumerRecord<byte[], byte[]> rec : consumer.poll(Duration.ofMillis(100)))
+                    {
                         records++;
                         final byte[] value = rec.value();
                         bytesIn += value.length;
                         final int need = RecordEvent.requiredBytes(-1, value.length, 0);
-                        event.beginRecord(need > event.slotCapacity() ? big : null, need, 0, rec.partition(), rec.offset(),
+                        event.beginRecord(need > event.slotCapacity() ? big : null, need, 0, rec.partition(),
+                            rec.offset(),
                             rec.timestamp(), 0, 1);
                         event.putValue(value);
                         final JsonRecord view = spec.decoder().decode(event);
-                        if (view == null) {
-                            throw new IllegalStateException(spec.decoder().error() + " at " + rec.partition() + "@" + rec.offset());
+                        if (view == null)
+                        {
+                            throw new IllegalStateException(
+                                spec.decoder().error() + " at " + rec.partition() + "@" + rec.offset());
                         }
                         emitted[0] = -1;
                         spec.split().classifier().route(view, emitter);
                         final int b = emitted[0];
-                        if (b < 0) {
-                            throw new IllegalStateException("unmatched record at " + rec.partition() + "@" + rec.offset());
+                        if (b < 0)
+                        {
+                            throw new IllegalStateException(
+                                "unmatched record at " + rec.partition() + "@" + rec.offset());
                         }
                         final Destination d = destinations[b];
                         final Bytes<Void> rows = open.computeIfAbsent(b, k -> Bytes.allocateElasticDirect(1 << 20));
@@ -164,22 +186,27 @@ public final class ClickHouseLimit {
                         @SuppressWarnings("unchecked")
                         final RowEncoder.Bound<Object> encoder = (RowEncoder.Bound<Object>)d.encoder();
                         final String error = encoder.encode(emittedRow[0], rows);
-                        if (error != null) {
+                        if (error != null)
+                        {
                             rows.writePosition(start);
-                            throw new IllegalStateException(error + " (" + d + ") at " + rec.partition() + "@" + rec.offset());
+                            throw new IllegalStateException(
+                                error + " (" + d + ") at " + rec.partition() + "@" + rec.offset());
                         }
                         final int n = openRows.merge(b, 1, Integer::sum);
                         final Split.Branch<?> br = branches.get(b);
-                        if (n >= br.chunk().maxRows() || rows.writePosition() >= br.chunk().maxBytes()) {
+                        if (n >= br.chunk().maxRows() || rows.writePosition() >= br.chunk().maxBytes())
+                        {
                             batches.add(seal(d, rows, n));
                             openRows.put(b, 0);
                         }
                     }
                 }
             }
-            for (final Map.Entry<Integer, Bytes<Void>> e : open.entrySet()) {
+            for (final Map.Entry<Integer, Bytes<Void>> e : open.entrySet())
+            {
                 final int n = openRows.getOrDefault(e.getKey(), 0);
-                if (n > 0) {
+                if (n > 0)
+                {
                     batches.add(seal(destinations[e.getKey()], e.getValue(), n));
                 }
                 e.getValue().releaseLast();
@@ -197,16 +224,21 @@ public final class ClickHouseLimit {
         long bytesOut = 0;
         System.gc();
         meter.windowStart();
-        for (final Batch b : batches) {
-            final String sql = "INSERT INTO " + b.destination().sqlTable() + " (" + String.join(", ", b.destination().sqlColumns())
+        for (final Batch b : batches)
+        {
+            final String sql = "INSERT INTO " + b.destination().sqlTable() + " ("
+                + String.join(", ", b.destination().sqlColumns())
                 + ") FORMAT RowBinary";
-            final HttpRequest req = HttpRequest.newBuilder(URI.create(endpoint + "/?query=" + URLEncoder.encode(sql, StandardCharsets.UTF_8)))
+            final HttpRequest req = HttpRequest
+                .newBuilder(URI.create(endpoint + "/?query=" + URLEncoder.encode(sql, StandardCharsets.UTF_8)))
                 .header("Authorization", auth)
                 .timeout(Duration.ofMillis(sink.plugin().insertTimeoutMs()))
                 .POST(HttpRequest.BodyPublishers.ofByteArray(b.rows())).build();
             final HttpResponse<String> resp = http.send(req, HttpResponse.BodyHandlers.ofString());
-            if (resp.statusCode() != 200) {
-                throw new IllegalStateException("insert into " + b.destination() + " failed: HTTP " + resp.statusCode() + ": " + resp.body());
+            if (resp.statusCode() != 200)
+            {
+                throw new IllegalStateException(
+                    "insert into " + b.destination() + " failed: HTTP " + resp.statusCode() + ": " + resp.body());
             }
             rowsOut += b.rowCount();
             bytesOut += b.rows().length;
@@ -223,13 +255,15 @@ public final class ClickHouseLimit {
         r.putAll(meter.results());
         final String text = ProcessMeter.toJson(r);
         System.out.println(text);
-        if (json != null) {
+        if (json != null)
+        {
             Files.writeString(json, text + "\n");
         }
         System.exit(0);
     }
 
-    private static Batch seal(final Destination d, final Bytes<Void> rows, final int n) {
+    private static Batch seal(final Destination d, final Bytes<Void> rows, final int n)
+    {
         final byte[] bytes = new byte[(int)rows.writePosition()];
         rows.read(bytes);
         rows.clear();

@@ -28,27 +28,33 @@ import io.sluice.core.runtime.ProcessMeter;
  * java -cp benchmarks.jar io.sluice.bench.e2e.ConsumerLimit --bootstrap-servers H:P --topic T [--json OUT]
  * </pre>
  */
-public final class ConsumerLimit {
-    private ConsumerLimit() {
+public final class ConsumerLimit
+{
+    private ConsumerLimit()
+    {
     }
 
     /**
      * @param args {@code --bootstrap-servers H:P --topic T [--json OUT]}
      */
-    public static void main(final String[] args) throws Exception {
+    public static void main(final String[] args) throws Exception
+    {
         final ProcessMeter meter = new ProcessMeter();
         String bootstrap = "127.0.0.1:19092";
         String topic = null;
         Path json = null;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
+        for (int i = 0; i < args.length; i++)
+        {
+            switch (args[i])
+            {
                 case "--bootstrap-servers" -> bootstrap = args[++i];
                 case "--topic" -> topic = args[++i];
                 case "--json" -> json = Path.of(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
-        if (topic == null) {
+        if (topic == null)
+        {
             throw new IllegalArgumentException("usage: ConsumerLimit --bootstrap-servers H:P --topic T [--json OUT]");
         }
         final Properties p = new Properties();
@@ -61,27 +67,34 @@ public final class ConsumerLimit {
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         long records = 0;
         long bytes = 0;
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p))
+        {
             final List<TopicPartition> tps = new ArrayList<>();
-            for (final PartitionInfo pi : consumer.partitionsFor(topic, Duration.ofSeconds(30))) {
+            for (final PartitionInfo pi : consumer.partitionsFor(topic, Duration.ofSeconds(30)))
+            {
                 tps.add(new TopicPartition(topic, pi.partition()));
             }
             consumer.assign(tps);
             consumer.seekToBeginning(tps);
             final Map<TopicPartition, Long> ends = consumer.endOffsets(tps, Duration.ofSeconds(30));
             long total = 0;
-            for (final TopicPartition tp : tps) {
+            for (final TopicPartition tp : tps)
+            {
                 total += ends.get(tp) - consumer.beginningOffsets(List.of(tp)).get(tp);
             }
-            while (records < total) {
+            while (records < total)
+            {
                 final ConsumerRecords<byte[], byte[]> batch = consumer.poll(Duration.ofMillis(100));
-                if (batch.isEmpty()) {
+                if (batch.isEmpty())
+                {
                     continue;
                 }
-                if (!meter.windowStarted()) {
+                if (!meter.windowStarted())
+                {
                     meter.windowStart();
                 }
-                for (final ConsumerRecord<byte[], byte[]> r : batch) {
+                for (final ConsumerRecord<byte[], byte[]> r : batch)
+                {
                     records++;
                     bytes += r.serializedValueSize();
                 }
@@ -96,7 +109,8 @@ public final class ConsumerLimit {
         r.putAll(meter.results());
         final String text = ProcessMeter.toJson(r);
         System.out.println(text);
-        if (json != null) {
+        if (json != null)
+        {
             Files.writeString(json, text + "\n");
         }
     }

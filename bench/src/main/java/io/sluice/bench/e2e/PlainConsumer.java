@@ -63,25 +63,31 @@ import io.sluice.core.runtime.ProcessMeter;
  * Without {@code --stop-after-rows} it stops once every partition is committed to its end (like Sluice's
  * {@code --until-caught-up}); the JSON holds the same measurements as {@code engine.jar bench}.
  */
-public final class PlainConsumer {
+public final class PlainConsumer
+{
 
     /** A growable byte buffer whose bytes can be streamed without a copy. */
-    static final class Buffer extends ByteArrayOutputStream {
-        Buffer(final int size) {
+    static final class Buffer extends ByteArrayOutputStream
+    {
+        Buffer(final int size)
+        {
             super(size);
         }
 
-        InputStream stream() {
+        InputStream stream()
+        {
             return new ByteArrayInputStream(buf, 0, count);
         }
     }
 
     /** One mapped column. */
-    record Column(String name, String[] path, boolean dateTime, boolean string) {
+    record Column(String name, String[] path, boolean dateTime, boolean string)
+    {
     }
 
     /** One branch: its condition, table and columns, and its open batch. */
-    static final class Branch {
+    static final class Branch
+    {
         final SluiceConfig.Branch config;
         final String[] whenPath;
         final Pattern matches;
@@ -94,12 +100,14 @@ public final class PlainConsumer {
         long[] timestamps = new long[1024];
         final Map<TopicPartition, Long> firstOffsets = new HashMap<>();
 
-        Branch(final SluiceConfig.Branch config, final String table) {
+        Branch(final SluiceConfig.Branch config, final String table)
+        {
             this.config = config;
             this.table = table;
             this.whenPath = config.when() == null ? null : config.when().path().split("\\.");
             this.matches = config.when() != null && config.when().op() == SluiceConfig.Condition.Op.MATCHES
-                ? Pattern.compile(config.when().values().get(0)) : null;
+                ? Pattern.compile(config.when().values().get(0))
+                : null;
         }
     }
 
@@ -119,7 +127,8 @@ public final class PlainConsumer {
     private long bytesIn;
     private long latencyAfterRows;
 
-    PlainConsumer(final SluiceConfig config, final ProcessMeter meter) throws Exception {
+    PlainConsumer(final SluiceConfig config, final ProcessMeter meter) throws Exception
+    {
         this.config = config;
         this.sink = config.sinks().get(0);
         this.meter = meter;
@@ -132,30 +141,38 @@ public final class PlainConsumer {
             .setSocketTimeout(ch.insertTimeoutMs(), ChronoUnit.MILLIS)
             .compressServerResponse(false) // 18.16 answers LZ4-framed responses with an empty body
             .build();
-        for (final SluiceConfig.Branch b : sink.branches()) {
+        for (final SluiceConfig.Branch b : sink.branches())
+        {
             final String db = b.database() != null ? b.database() : ch.database();
             final Branch br = new Branch(b, db + "." + b.targetTable());
-            for (final String[] col : describe(br.table)) {
+            for (final String[] col : describe(br.table))
+            {
                 final String path = b.columns().getOrDefault(col[0], col[0]);
-                br.columns.add(new Column(col[0], path.split("\\."), col[1].contains("DateTime"), col[1].contains("String")));
+                br.columns
+                    .add(new Column(col[0], path.split("\\."), col[1].contains("DateTime"), col[1].contains("String")));
             }
             branches.add(br);
         }
     }
 
-    private List<String[]> describe(final String table) throws Exception {
+    private List<String[]> describe(final String table) throws Exception
+    {
         final QuerySettings qs = new QuerySettings().setFormat(ClickHouseFormat.TabSeparated);
         final List<String[]> cols = new ArrayList<>();
-        try (QueryResponse r = client.query("DESCRIBE TABLE " + table, qs).get(30, TimeUnit.SECONDS)) {
+        try (QueryResponse r = client.query("DESCRIBE TABLE " + table, qs).get(30, TimeUnit.SECONDS))
+        {
             final String body = new String(r.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            for (final String line : body.split("\n")) {
+            for (final String line : body.split("\n"))
+            {
                 final String[] f = line.split("\t");
-                if (f.length >= 2 && (f.length < 3 || f[2].isEmpty() || f[2].equals("DEFAULT"))) {
-                    cols.add(new String[] {f[0], f[1]});
+                if (f.length >= 2 && (f.length < 3 || f[2].isEmpty() || f[2].equals("DEFAULT")))
+                {
+                    cols.add(new String[]{f[0], f[1]});
                 }
             }
         }
-        if (cols.isEmpty()) {
+        if (cols.isEmpty())
+        {
             throw new IllegalStateException("table " + table + " has no columns (does it exist?)");
         }
         return cols;
@@ -164,14 +181,17 @@ public final class PlainConsumer {
     /**
      * @param args {@code --config F --json OUT [--stop-after-rows N]}
      */
-    public static void main(final String[] args) throws Exception {
+    public static void main(final String[] args) throws Exception
+    {
         final ProcessMeter meter = new ProcessMeter();
         Path configFile = null;
         Path json = null;
         long stopAfterRows = 0;
         long latencyAfterRows = 0;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
+        for (int i = 0; i < args.length; i++)
+        {
+            switch (args[i])
+            {
                 case "--config" -> configFile = Path.of(args[++i]);
                 case "--json" -> json = Path.of(args[++i]);
                 case "--stop-after-rows" -> stopAfterRows = Long.parseLong(args[++i]);
@@ -179,7 +199,8 @@ public final class PlainConsumer {
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
-        if (configFile == null) {
+        if (configFile == null)
+        {
             throw new IllegalArgumentException("usage: PlainConsumer --config F [--json OUT] [--stop-after-rows N]");
         }
         final PlainConsumer p = new PlainConsumer(ConfigLoader.load(configFile), meter);
@@ -199,13 +220,15 @@ public final class PlainConsumer {
         r.put("latency_max_us", p.latencyMicros.getMaxValue());
         final String text = ProcessMeter.toJson(r);
         System.out.println(text);
-        if (json != null) {
+        if (json != null)
+        {
             Files.writeString(json, text + "\n");
         }
         System.exit(0);
     }
 
-    void run(final long stopAfterRows) throws Exception {
+    void run(final long stopAfterRows) throws Exception
+    {
         final Properties p = new Properties();
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "2000");
         p.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, String.valueOf(32 << 20));
@@ -218,77 +241,100 @@ public final class PlainConsumer {
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         final long commitNanos = TimeUnit.MILLISECONDS.toNanos(config.checkpoint().commitIntervalMs());
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
-            if (sink.topics() != null && !sink.topics().isEmpty()) {
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p))
+        {
+            if (sink.topics() != null && !sink.topics().isEmpty())
+            {
                 consumer.subscribe(sink.topics());
-            } else {
+            }
+            else
+            {
                 consumer.subscribe(Pattern.compile(sink.pattern()));
             }
             long nextCommit = System.nanoTime() + commitNanos;
             long nextCaughtUpCheck = 0;
-            while (true) {
+            while (true)
+            {
                 final ConsumerRecords<byte[], byte[]> batch = consumer.poll(Duration.ofMillis(100));
-                if (!batch.isEmpty() && !meter.windowStarted()) {
+                if (!batch.isEmpty() && !meter.windowStarted())
+                {
                     meter.windowStart();
                 }
-                for (final ConsumerRecord<byte[], byte[]> r : batch) {
+                for (final ConsumerRecord<byte[], byte[]> r : batch)
+                {
                     route(r);
                 }
                 final long now = System.nanoTime();
-                for (final Branch b : branches) {
-                    if (b.rows > 0 && now - b.openedNanos >= TimeUnit.MILLISECONDS.toNanos(b.config.lingerMs())) {
+                for (final Branch b : branches)
+                {
+                    if (b.rows > 0 && now - b.openedNanos >= TimeUnit.MILLISECONDS.toNanos(b.config.lingerMs()))
+                    {
                         insert(b);
                     }
                 }
-                if (now - nextCommit >= 0) {
+                if (now - nextCommit >= 0)
+                {
                     commit(consumer);
                     nextCommit = now + commitNanos;
                 }
-                if (stopAfterRows > 0 && rowsWritten >= stopAfterRows) {
+                if (stopAfterRows > 0 && rowsWritten >= stopAfterRows)
+                {
                     commit(consumer);
                     break;
                 }
-                if (stopAfterRows == 0 && now - nextCaughtUpCheck >= 0 && !consumer.assignment().isEmpty()) {
+                if (stopAfterRows == 0 && now - nextCaughtUpCheck >= 0 && !consumer.assignment().isEmpty())
+                {
                     nextCaughtUpCheck = now + TimeUnit.MILLISECONDS.toNanos(500);
-                    if (caughtUp(consumer)) {
+                    if (caughtUp(consumer))
+                    {
                         break;
                     }
                 }
             }
-        } finally {
+        }
+        finally
+        {
             client.close();
         }
     }
 
-    private boolean caughtUp(final KafkaConsumer<byte[], byte[]> consumer) {
+    private boolean caughtUp(final KafkaConsumer<byte[], byte[]> consumer)
+    {
         final Set<TopicPartition> assigned = consumer.assignment();
         final Map<TopicPartition, Long> ends = consumer.endOffsets(assigned, Duration.ofSeconds(10));
-        for (final TopicPartition tp : assigned) {
-            if (committed.getOrDefault(tp, -1L) < ends.get(tp)) {
+        for (final TopicPartition tp : assigned)
+        {
+            if (committed.getOrDefault(tp, -1L) < ends.get(tp))
+            {
                 return false;
             }
         }
         return true;
     }
 
-    private void route(final ConsumerRecord<byte[], byte[]> r) throws IOException {
+    private void route(final ConsumerRecord<byte[], byte[]> r) throws IOException
+    {
         records++;
         bytesIn += r.serializedValueSize();
         final TopicPartition tp = new TopicPartition(r.topic(), r.partition());
         nextOffsets.put(tp, r.offset() + 1);
         final JsonNode root = mapper.readTree(r.value());
         Branch target = null;
-        for (final Branch b : branches) {
-            if (matches(b, root)) {
+        for (final Branch b : branches)
+        {
+            if (matches(b, root))
+            {
                 target = b;
                 break;
             }
         }
-        if (target == null) {
+        if (target == null)
+        {
             throw new IllegalStateException("no branch matches " + tp + "@" + r.offset());
         }
         final Branch b = target;
-        if (b.rows == 0) {
+        if (b.rows == 0)
+        {
             b.buffer.reset();
             b.out = mapper.getFactory().createGenerator(b.buffer, JsonEncoding.UTF8);
             b.openedNanos = System.nanoTime();
@@ -296,77 +342,109 @@ public final class PlainConsumer {
         b.firstOffsets.putIfAbsent(tp, r.offset());
         final JsonGenerator g = b.out;
         g.writeStartObject();
-        for (final Column c : b.columns) {
+        for (final Column c : b.columns)
+        {
             final JsonNode v = at(root, c.path());
-            if (v == null || v.isMissingNode()) {
+            if (v == null || v.isMissingNode())
+            {
                 continue; // JSONEachRow writes the column's default
             }
             g.writeFieldName(c.name());
-            if (v.isNull()) {
+            if (v.isNull())
+            {
                 g.writeNull();
-            } else if (c.dateTime() && v.isTextual()) {
+            }
+            else if (c.dateTime() && v.isTextual())
+            {
                 g.writeNumber(epochSeconds(v.textValue()));
-            } else if (v.isBoolean()) {
+            }
+            else if (v.isBoolean())
+            {
                 g.writeNumber(v.booleanValue() ? 1 : 0);
-            } else if (v.isContainerNode()) {
+            }
+            else if (v.isContainerNode())
+            {
                 g.writeString(v.toString());
-            } else if (v.isTextual()) {
+            }
+            else if (v.isTextual())
+            {
                 g.writeString(v.textValue());
-            } else if (c.string()) {
+            }
+            else if (c.string())
+            {
                 g.writeString(v.asText());
-            } else {
+            }
+            else
+            {
                 g.writeTree(v);
             }
         }
         g.writeEndObject();
         g.writeRaw('\n');
-        if (b.rows == b.timestamps.length) {
+        if (b.rows == b.timestamps.length)
+        {
             b.timestamps = java.util.Arrays.copyOf(b.timestamps, b.rows * 2);
         }
         b.timestamps[b.rows++] = r.timestamp();
-        if (b.rows >= b.config.maxRows()) {
+        if (b.rows >= b.config.maxRows())
+        {
             insert(b);
-        } else {
+        }
+        else
+        {
             g.flush();
-            if (b.buffer.size() >= b.config.maxBytes()) {
+            if (b.buffer.size() >= b.config.maxBytes())
+            {
                 insert(b);
             }
         }
     }
 
-    private static long epochSeconds(final String iso) {
-        try {
+    private static long epochSeconds(final String iso)
+    {
+        try
+        {
             return Instant.parse(iso).getEpochSecond();
-        } catch (final DateTimeParseException e) {
+        }
+        catch (final DateTimeParseException e)
+        {
             return Instant.parse(iso.replace(' ', 'T') + (iso.endsWith("Z") ? "" : "Z")).getEpochSecond();
         }
     }
 
-    private static JsonNode at(final JsonNode root, final String[] path) {
+    private static JsonNode at(final JsonNode root, final String[] path)
+    {
         JsonNode n = root;
-        for (final String p : path) {
+        for (final String p : path)
+        {
             n = n.get(p);
-            if (n == null) {
+            if (n == null)
+            {
                 return null;
             }
         }
         return n;
     }
 
-    private static boolean matches(final Branch b, final JsonNode root) {
+    private static boolean matches(final Branch b, final JsonNode root)
+    {
         final SluiceConfig.Condition c = b.config.when();
-        if (c == null) {
+        if (c == null)
+        {
             return true;
         }
         final JsonNode v = at(root, b.whenPath);
-        if (c.op() == SluiceConfig.Condition.Op.EXISTS) {
+        if (c.op() == SluiceConfig.Condition.Op.EXISTS)
+        {
             return (v != null && !v.isNull()) == c.exists();
         }
-        if (v == null || v.isNull() || v.isContainerNode()) {
+        if (v == null || v.isNull() || v.isContainerNode())
+        {
             return false;
         }
         final String text = v.asText().strip();
-        return switch (c.op()) {
+        return switch (c.op())
+        {
             case EQUALS -> text.equals(c.values().get(0));
             case IN -> c.values().contains(text);
             case PREFIX -> text.startsWith(c.values().get(0));
@@ -375,25 +453,34 @@ public final class PlainConsumer {
         };
     }
 
-    private void insert(final Branch b) throws IOException {
+    private void insert(final Branch b) throws IOException
+    {
         b.out.close();
-        try (InsertResponse ignored = client.insert(b.table, b.buffer.stream(), ClickHouseFormat.JSONEachRow, insertSettings)
-            .get(sink.plugin().insertTimeoutMs(), TimeUnit.MILLISECONDS)) {
+        try (InsertResponse ignored = client
+            .insert(b.table, b.buffer.stream(), ClickHouseFormat.JSONEachRow, insertSettings)
+            .get(sink.plugin().insertTimeoutMs(), TimeUnit.MILLISECONDS))
+        {
             // returns once ClickHouse has written the rows
-        } catch (final Exception e) {
+        }
+        catch (final Exception e)
+        {
             throw new IOException("insert of " + b.rows + " rows into " + b.table + " failed: " + e, e);
         }
         final long nowMs = System.currentTimeMillis();
-        for (int i = 0; i < b.rows; i++) {
+        for (int i = 0; i < b.rows; i++)
+        {
             final long e2e = nowMs - b.timestamps[i];
-            if (e2e >= 0) {
+            if (e2e >= 0)
+            {
                 latencyMicros.recordValue(e2e * 1000);
             }
         }
         inserts++;
-        final boolean warmedUp = latencyAfterRows > 0 && rowsWritten < latencyAfterRows && rowsWritten + b.rows >= latencyAfterRows;
+        final boolean warmedUp = latencyAfterRows > 0 && rowsWritten < latencyAfterRows
+            && rowsWritten + b.rows >= latencyAfterRows;
         rowsWritten += b.rows;
-        if (warmedUp) {
+        if (warmedUp)
+        {
             latencyMicros.reset(); // the first latencyAfterRows rows (the JVM's warm-up) are left out
         }
         b.rows = 0;
@@ -401,23 +488,30 @@ public final class PlainConsumer {
         meter.windowEnd();
     }
 
-    private void commit(final KafkaConsumer<byte[], byte[]> consumer) {
+    private void commit(final KafkaConsumer<byte[], byte[]> consumer)
+    {
         final Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-        for (final Map.Entry<TopicPartition, Long> e : nextOffsets.entrySet()) {
+        for (final Map.Entry<TopicPartition, Long> e : nextOffsets.entrySet())
+        {
             long safe = e.getValue();
-            for (final Branch b : branches) {
+            for (final Branch b : branches)
+            {
                 final Long first = b.firstOffsets.get(e.getKey());
-                if (first != null && first < safe) {
+                if (first != null && first < safe)
+                {
                     safe = first;
                 }
             }
-            if (safe > committed.getOrDefault(e.getKey(), -1L)) {
+            if (safe > committed.getOrDefault(e.getKey(), -1L))
+            {
                 offsets.put(e.getKey(), new OffsetAndMetadata(safe));
             }
         }
-        if (!offsets.isEmpty()) {
+        if (!offsets.isEmpty())
+        {
             consumer.commitSync(offsets, Duration.ofSeconds(30));
-            for (final Map.Entry<TopicPartition, OffsetAndMetadata> e : offsets.entrySet()) {
+            for (final Map.Entry<TopicPartition, OffsetAndMetadata> e : offsets.entrySet())
+            {
                 committed.put(e.getKey(), e.getValue().offset());
             }
         }

@@ -48,7 +48,8 @@ import io.sluice.tuning.WaitStrategies;
  * </ul>
  */
 @State(Scope.Benchmark)
-public class RingHopBenchmark {
+public class RingHopBenchmark
+{
     /** Events in the ring or queue. */
     static final int SIZE = 4096;
     /** Events per throughput invocation. */
@@ -59,7 +60,8 @@ public class RingHopBenchmark {
     static final long RATE_PER_S = 100_000;
 
     /** A pre-allocated event. */
-    static final class Event {
+    static final class Event
+    {
         long intendedNanos;
         long value;
     }
@@ -80,32 +82,43 @@ public class RingHopBenchmark {
 
     /** Starts the consumer thread. */
     @Setup(Level.Trial)
-    public void start() {
+    public void start()
+    {
         consumed.set(0);
         sent = 0;
-        if (queue.startsWith("disruptor-")) {
+        if (queue.startsWith("disruptor-"))
+        {
             final WaitKind kind = WaitKind.parse(queue.substring("disruptor-".length()));
             ring = RingBuffer.createSingleProducer(Event::new, SIZE, WaitStrategies.forStage(kind));
             final EventHandler<Event> handler = (e, seq, end) -> onEvent(e);
             processor = new BatchEventProcessorBuilder().build(ring, ring.newBarrier(), handler);
             ring.addGatingSequences(processor.getSequence());
             consumer = new Thread(processor, "ring-hop-consumer");
-        } else {
+        }
+        else
+        {
             abq = new ArrayBlockingQueue<>(SIZE);
             pool = new Event[SIZE * 2];
-            for (int i = 0; i < pool.length; i++) {
+            for (int i = 0; i < pool.length; i++)
+            {
                 pool[i] = new Event();
             }
-            consumer = new Thread(() -> {
-                try {
-                    while (true) {
+            consumer = new Thread(() ->
+            {
+                try
+                {
+                    while (true)
+                    {
                         final Event e = abq.take();
-                        if (e.value < 0) {
+                        if (e.value < 0)
+                        {
                             return;
                         }
                         onEvent(e);
                     }
-                } catch (final InterruptedException ex) {
+                }
+                catch (final InterruptedException ex)
+                {
                     Thread.currentThread().interrupt();
                 }
             }, "ring-hop-consumer");
@@ -114,8 +127,10 @@ public class RingHopBenchmark {
         consumer.start();
     }
 
-    private void onEvent(final Event e) {
-        if (recording && e.intendedNanos != 0) {
+    private void onEvent(final Event e)
+    {
+        if (recording && e.intendedNanos != 0)
+        {
             latency.recordValue(Math.max(0, System.nanoTime() - e.intendedNanos));
         }
         consumed.lazySet(consumed.get() + 1);
@@ -127,24 +142,30 @@ public class RingHopBenchmark {
      * @param params the iteration's parameters
      */
     @Setup(Level.Iteration)
-    public void iteration(final IterationParams params) {
+    public void iteration(final IterationParams params)
+    {
         final boolean warmup = params.getType() == IterationType.WARMUP;
-        if (warmup) {
+        if (warmup)
+        {
             awaitConsumed();
             latency.reset();
         }
         recording = !warmup || recording;
     }
 
-    private void publish(final long intendedNanos) throws InterruptedException {
+    private void publish(final long intendedNanos) throws InterruptedException
+    {
         sent++;
-        if (ring != null) {
+        if (ring != null)
+        {
             final long seq = ring.next();
             final Event e = ring.get(seq);
             e.intendedNanos = intendedNanos;
             e.value = seq;
             ring.publish(seq);
-        } else {
+        }
+        else
+        {
             final Event e = pool[(int)(sent & (pool.length - 1))];
             e.intendedNanos = intendedNanos;
             e.value = sent;
@@ -152,8 +173,10 @@ public class RingHopBenchmark {
         }
     }
 
-    private void awaitConsumed() {
-        while (consumed.get() < sent) {
+    private void awaitConsumed()
+    {
+        while (consumed.get() < sent)
+        {
             Thread.onSpinWait();
         }
     }
@@ -167,8 +190,10 @@ public class RingHopBenchmark {
     @BenchmarkMode(Mode.Throughput)
     @OutputTimeUnit(TimeUnit.SECONDS)
     @OperationsPerInvocation(BURST)
-    public void throughput() throws InterruptedException {
-        for (int i = 0; i < BURST; i++) {
+    public void throughput() throws InterruptedException
+    {
+        for (int i = 0; i < BURST; i++)
+        {
             publish(0);
         }
         awaitConsumed();
@@ -183,12 +208,15 @@ public class RingHopBenchmark {
     @BenchmarkMode(Mode.SingleShotTime)
     @OutputTimeUnit(TimeUnit.MILLISECONDS)
     @OperationsPerInvocation(PACED)
-    public void pacedLatency() throws InterruptedException {
+    public void pacedLatency() throws InterruptedException
+    {
         final long interval = TimeUnit.SECONDS.toNanos(1) / RATE_PER_S;
         final long start = System.nanoTime();
-        for (int i = 0; i < PACED; i++) {
+        for (int i = 0; i < PACED; i++)
+        {
             final long due = start + i * interval;
-            while (System.nanoTime() - due < 0) {
+            while (System.nanoTime() - due < 0)
+            {
                 Thread.onSpinWait();
             }
             publish(due);
@@ -198,17 +226,22 @@ public class RingHopBenchmark {
 
     /** Stops the consumer and reports the paced latency. */
     @TearDown(Level.Trial)
-    public void stop() throws IOException {
+    public void stop() throws IOException
+    {
         awaitConsumed();
-        if (processor != null) {
+        if (processor != null)
+        {
             processor.halt();
-        } else {
+        }
+        else
+        {
             final Event poison = new Event();
             poison.value = -1;
             abq.offer(poison);
         }
         LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
-        if (latency.getTotalCount() > 0) {
+        if (latency.getTotalCount() > 0)
+        {
             final String line = String.format(Locale.ROOT,
                 "  %-20s %,d events at %,d/s: p50 %,.1f us  p99 %,.1f us  p99.9 %,.1f us  p99.99 %,.1f us  max %,.1f us%n",
                 queue, latency.getTotalCount(), RATE_PER_S, latency.getValueAtPercentile(50) / 1e3,
@@ -216,7 +249,8 @@ public class RingHopBenchmark {
                 latency.getValueAtPercentile(99.99) / 1e3, latency.getMaxValue() / 1e3);
             System.out.print("\nRING-HOP-LATENCY" + line);
             final String dir = System.getProperty("sluice.bench.out");
-            if (dir != null) {
+            if (dir != null)
+            {
                 Files.writeString(Path.of(dir, "ringhop-" + queue + ".txt"), line);
             }
         }

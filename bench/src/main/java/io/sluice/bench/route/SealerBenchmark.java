@@ -69,7 +69,8 @@ import io.sluice.tuning.WaitStrategies;
  * design goal).
  */
 @State(Scope.Benchmark)
-public class SealerBenchmark {
+public class SealerBenchmark
+{
     /** Records per invocation. */
     static final int RECORDS = 8192;
 
@@ -85,23 +86,33 @@ public class SealerBenchmark {
     private PipelineStats stats;
 
     /** A catalog over the CREATE TABLE statements of a SQL file. */
-    static final class SqlFileCatalog implements DestinationCatalog {
+    static final class SqlFileCatalog implements DestinationCatalog
+    {
         private final Map<String, TableSchema> tables = new HashMap<>();
 
-        SqlFileCatalog(final String sql) {
-            final Matcher m = Pattern.compile("CREATE TABLE IF NOT EXISTS (\\w+)\\.(\\w+) \\((.*?)\\) ENGINE", Pattern.DOTALL).matcher(sql);
-            while (m.find()) {
+        SqlFileCatalog(final String sql)
+        {
+            final Matcher m = Pattern
+                .compile("CREATE TABLE IF NOT EXISTS (\\w+)\\.(\\w+) \\((.*?)\\) ENGINE", Pattern.DOTALL).matcher(sql);
+            while (m.find())
+            {
                 final List<ColumnSpec> cols = new ArrayList<>();
                 int depth = 0;
                 int start = 0;
                 final String body = m.group(3);
-                for (int i = 0; i <= body.length(); i++) {
+                for (int i = 0; i <= body.length(); i++)
+                {
                     final char c = i < body.length() ? body.charAt(i) : ',';
-                    if (c == '(') {
+                    if (c == '(')
+                    {
                         depth++;
-                    } else if (c == ')') {
+                    }
+                    else if (c == ')')
+                    {
                         depth--;
-                    } else if (c == ',' && depth == 0) {
+                    }
+                    else if (c == ',' && depth == 0)
+                    {
                         final String def = body.substring(start, i).strip();
                         final int sp = def.indexOf(' ');
                         cols.add(new ColumnSpec(def.substring(0, sp), def.substring(sp + 1).strip(), "", ""));
@@ -113,54 +124,66 @@ public class SealerBenchmark {
         }
 
         @Override
-        public TableSchema describe(final String database, final String table) {
+        public TableSchema describe(final String database, final String table)
+        {
             return tables.get(database + "." + table);
         }
 
         @Override
-        public void create(final String database, final String table) {
+        public void create(final String database, final String table)
+        {
             throw new UnsupportedOperationException("create");
         }
 
         @Override
-        public String evaluateDefault(final ColumnSpec column) {
+        public String evaluateDefault(final ColumnSpec column)
+        {
             return null;
         }
 
         @Override
-        public String qualifiedName(final String database, final String table) {
+        public String qualifiedName(final String database, final String table)
+        {
             return ClickHouseIdentifiers.qualified(database, table);
         }
 
         @Override
-        public String quoteColumn(final String column) {
+        public String quoteColumn(final String column)
+        {
             return ClickHouseIdentifiers.quote(column);
         }
     }
 
     /** A writer that writes nothing (the insert worker still acknowledges and recycles). */
-    static final class NullWriter implements BatchWriter {
+    static final class NullWriter implements BatchWriter
+    {
         long bytes;
 
         @Override
-        public void write(final BatchBuffer batch) {
+        public void write(final BatchBuffer batch)
+        {
             bytes += batch.byteCount();
         }
 
         @Override
-        public String describe() {
+        public String describe()
+        {
             return "null";
         }
 
         @Override
-        public void close() {
+        public void close()
+        {
         }
     }
 
-    static Path projectFile(final String relative) {
-        for (Path d = Paths.get(System.getProperty("user.dir")).toAbsolutePath(); d != null; d = d.getParent()) {
+    static Path projectFile(final String relative)
+    {
+        for (Path d = Paths.get(System.getProperty("user.dir")).toAbsolutePath(); d != null; d = d.getParent())
+        {
             final Path f = d.resolve(relative);
-            if (Files.isRegularFile(f)) {
+            if (Files.isRegularFile(f))
+            {
                 return f;
             }
         }
@@ -169,7 +192,8 @@ public class SealerBenchmark {
 
     /** Builds the route stage and starts its insert worker. */
     @Setup(Level.Trial)
-    public void setUp() throws IOException {
+    public void setUp() throws IOException
+    {
         final SluiceConfig config = ConfigLoader.load(projectFile("examples/github-events.toml"));
         final SluiceConfig.Sink sink = config.sinks().get(0);
         final SluiceConfig.Engine e = config.engine();
@@ -180,21 +204,24 @@ public class SealerBenchmark {
         stats = new PipelineStats();
         final OverflowPool overflow = new OverflowPool(e.overflowBuffers(), 1 << 16, e.maxRecordBytes());
         worker = new InsertWorker("bench/shard-0", e.queueDepth(), new NullWriter(), trackers, stats,
-            new CircuitBreaker(5, TimeUnit.SECONDS.toNanos(1)), WaitStrategies.idleStrategy(WaitKind.PHASED), 100, 1000);
+            new CircuitBreaker(5, TimeUnit.SECONDS.toNanos(1)), WaitStrategies.idleStrategy(WaitKind.PHASED), 100,
+            1000);
         final GatherSpec<JsonRecord> spec = TomlGather.build(sink);
         final List<BatchPool> pools = new ArrayList<>();
         final List<DestinationResolver.SinkTarget> targets = new ArrayList<>();
         final List<InsertWorker[][]> workers = new ArrayList<>();
-        for (final Split.Branch<?> b : spec.split().branches()) {
+        for (final Split.Branch<?> b : spec.split().branches())
+        {
             pools.add(new BatchPool(e.queueDepth() + 2 + 8, Math.min(b.chunk().maxBytes() + 4096, 1 << 20),
                 Math.min(b.chunk().maxRows(), 1024)));
             targets.add(new DestinationResolver.SinkTarget(spec.sinks().get(b.sink()), catalog));
-            workers.add(new InsertWorker[][] {{worker}});
+            workers.add(new InsertWorker[][]{{worker}});
         }
         route = new RouteStage<>(sink.name(), spec.decoder(), spec.split(), spec.onError(), targets, workers, pools,
             new DestinationResolver(), trackers, topics, overflow, control, stats);
         final String problem = route.resolveLiteralDestinations();
-        if (problem != null) {
+        if (problem != null)
+        {
             throw new IllegalStateException(problem);
         }
         final TopicPartition tp = new TopicPartition("github.events", 0);
@@ -203,19 +230,25 @@ public class SealerBenchmark {
         trackerId = trackers.idOf(tp);
         final List<byte[]> lines = new ArrayList<>();
         try (BufferedReader r = new BufferedReader(new InputStreamReader(new GZIPInputStream(
-            Files.newInputStream(projectFile("examples/data/github-events.jsonl.gz"))), StandardCharsets.UTF_8))) {
+            Files.newInputStream(projectFile("examples/data/github-events.jsonl.gz"))), StandardCharsets.UTF_8)))
+        {
             String line;
-            while ((line = r.readLine()) != null && lines.size() < RECORDS) {
-                if (!line.isEmpty()) {
+            while ((line = r.readLine()) != null && lines.size() < RECORDS)
+            {
+                if (!line.isEmpty())
+                {
                     lines.add(line.getBytes(StandardCharsets.UTF_8));
                 }
             }
-        } catch (final IOException ex) {
+        }
+        catch (final IOException ex)
+        {
             throw new UncheckedIOException(ex);
         }
         events = new RecordEvent[RECORDS];
         values = new byte[RECORDS][];
-        for (int i = 0; i < RECORDS; i++) {
+        for (int i = 0; i < RECORDS; i++)
+        {
             values[i] = lines.get(i % lines.size());
             final int cap = (values[i].length + 63) & ~63;
             events[i] = new RecordEvent(new UnsafeBuffer(ByteBuffer.allocateDirect(cap)));
@@ -234,12 +267,15 @@ public class SealerBenchmark {
     @BenchmarkMode(Mode.Throughput)
     @OutputTimeUnit(TimeUnit.SECONDS)
     @OperationsPerInvocation(RECORDS)
-    public long routeAndSeal() {
+    public long routeAndSeal()
+    {
         final RecordEvent[] ev = events;
         final AckTracker t = tracker;
-        for (int i = 0; i < RECORDS; i++) {
+        for (int i = 0; i < RECORDS; i++)
+        {
             final long o = offset;
-            while (t.tryRegister(o) != AckTracker.REGISTERED) {
+            while (t.tryRegister(o) != AckTracker.REGISTERED)
+            {
                 Thread.onSpinWait(); // the ack window is full: the insert worker has not caught up yet
             }
             offset = o + 1;
@@ -254,7 +290,8 @@ public class SealerBenchmark {
 
     /** Stops the insert worker. */
     @TearDown(Level.Trial)
-    public void tearDown() throws InterruptedException {
+    public void tearDown() throws InterruptedException
+    {
         worker.stop();
         workerThread.join(10_000);
     }

@@ -38,7 +38,8 @@ import io.sluice.ringbuffers.RecordEvent;
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-public class TopicRouterBenchmark {
+public class TopicRouterBenchmark
+{
     private static final int RECORDS = 8192;
 
     /** The rule, as written in a source's [[sources.topics]] block. */
@@ -55,9 +56,11 @@ public class TopicRouterBenchmark {
 
     /** Loads the sample into record events (value, and the event id as key) and compiles the rule. */
     @Setup
-    public void setUp() {
+    public void setUp()
+    {
         final List<byte[]> lines = sample();
-        for (int i = 0; i < RECORDS; i++) {
+        for (int i = 0; i < RECORDS; i++)
+        {
             final byte[] value = lines.get(i % lines.size());
             final byte[] key = ("k" + i).getBytes(StandardCharsets.UTF_8);
             final RecordEvent e = new RecordEvent(new UnsafeBuffer(new byte[value.length + key.length + 64]));
@@ -69,12 +72,14 @@ public class TopicRouterBenchmark {
         router = new TopicRouter(ConfigLoader.parse("[kafka]\nbootstrap_servers = \"x:1\"\n[[sources]]\nname = \"b\"\n"
             + "kind = \"stdin\"\n[[sources.topics]]\ntopic = " + rule + "\n").sources().get(0).rule());
         table = new TopicTable();
-        for (final RecordEvent e : records) {
+        for (final RecordEvent e : records)
+        {
             route(e);
         }
     }
 
-    private int route(final RecordEvent e) {
+    private int route(final RecordEvent e)
+    {
         final int result = router.route(e);
         return result == TopicRouter.MISSING ? -1 : table.intern(router.topic(), router.topicLength());
     }
@@ -86,29 +91,39 @@ public class TopicRouterBenchmark {
      */
     @Benchmark
     @OperationsPerInvocation(RECORDS)
-    public long routeAndLookUp() {
+    public long routeAndLookUp()
+    {
         long sum = 0;
-        for (final RecordEvent e : records) {
+        for (final RecordEvent e : records)
+        {
             sum += route(e);
         }
         return sum;
     }
 
-    private static List<byte[]> sample() {
+    private static List<byte[]> sample()
+    {
         Path dir = Paths.get(System.getProperty("user.dir")).toAbsolutePath();
-        for (Path d = dir; d != null; d = d.getParent()) {
+        for (Path d = dir; d != null; d = d.getParent())
+        {
             final Path file = d.resolve("examples/data/github-events.jsonl.gz");
-            if (Files.isRegularFile(file)) {
+            if (Files.isRegularFile(file))
+            {
                 final List<byte[]> out = new ArrayList<>();
                 try (BufferedReader r = new BufferedReader(new InputStreamReader(new GZIPInputStream(
-                    Files.newInputStream(file)), StandardCharsets.UTF_8))) {
+                    Files.newInputStream(file)), StandardCharsets.UTF_8)))
+                {
                     String line;
-                    while ((line = r.readLine()) != null) {
-                        if (!line.isBlank()) {
+                    while ((line = r.readLine()) != null)
+                    {
+                        if (!line.isBlank())
+                        {
                             out.add(line.getBytes(StandardCharsets.UTF_8));
                         }
                     }
-                } catch (final IOException e) {
+                }
+                catch (final IOException e)
+                {
                     throw new UncheckedIOException(e);
                 }
                 return out;

@@ -61,22 +61,22 @@ public final class Murmur2
 
         switch (length & 3)
         {
-            case 3:
+            case 3 :
                 h ^= (buffer.getByte(i + 2) & 0xff) << 16;
                 h ^= (buffer.getByte(i + 1) & 0xff) << 8;
                 h ^= buffer.getByte(i) & 0xff;
                 h *= M;
                 break;
-            case 2:
+            case 2 :
                 h ^= (buffer.getByte(i + 1) & 0xff) << 8;
                 h ^= buffer.getByte(i) & 0xff;
                 h *= M;
                 break;
-            case 1:
+            case 1 :
                 h ^= buffer.getByte(i) & 0xff;
                 h *= M;
                 break;
-            default:
+            default :
                 break;
         }
 
@@ -103,22 +103,22 @@ public final class Murmur2
 
         switch (length & 3)
         {
-            case 3:
+            case 3 :
                 h ^= (data[i + 2] & 0xff) << 16;
                 h ^= (data[i + 1] & 0xff) << 8;
                 h ^= data[i] & 0xff;
                 h *= M;
                 break;
-            case 2:
+            case 2 :
                 h ^= (data[i + 1] & 0xff) << 8;
                 h ^= data[i] & 0xff;
                 h *= M;
                 break;
-            case 1:
+            case 1 :
                 h ^= data[i] & 0xff;
                 h *= M;
                 break;
-            default:
+            default :
                 break;
         }
 

@@ -191,23 +191,23 @@ final class JsonBytes
     {
         switch (letter)
         {
-            case '"':
+            case '"' :
                 return '"';
-            case '\\':
+            case '\\' :
                 return '\\';
-            case '/':
+            case '/' :
                 return '/';
-            case 'b':
+            case 'b' :
                 return '\b';
-            case 'f':
+            case 'f' :
                 return '\f';
-            case 'n':
+            case 'n' :
                 return '\n';
-            case 'r':
+            case 'r' :
                 return '\r';
-            case 't':
+            case 't' :
                 return '\t';
-            default:
+            default :
                 return -1;
         }
     }

@@ -52,33 +52,33 @@ public final class JsonError
     {
         switch (code)
         {
-            case NONE:
+            case NONE :
                 return "no error";
-            case TRUNCATED:
+            case TRUNCATED :
                 return "document truncated: input ended inside a value";
-            case UNEXPECTED_BYTE:
+            case UNEXPECTED_BYTE :
                 return "unexpected byte";
-            case INVALID_UTF8:
+            case INVALID_UTF8 :
                 return "invalid UTF-8 in a string";
-            case CONTROL_CHAR_IN_STRING:
+            case CONTROL_CHAR_IN_STRING :
                 return "unescaped control character in a string";
-            case BAD_ESCAPE:
+            case BAD_ESCAPE :
                 return "invalid escape sequence in a string";
-            case LONE_SURROGATE:
+            case LONE_SURROGATE :
                 return "unpaired UTF-16 surrogate escape in a string";
-            case TOO_DEEP:
+            case TOO_DEEP :
                 return "nesting deeper than the configured maximum depth";
-            case BAD_NUMBER:
+            case BAD_NUMBER :
                 return "malformed number";
-            case TRAILING_DATA:
+            case TRAILING_DATA :
                 return "data after the end of the top-level value";
-            case EMPTY_DOCUMENT:
+            case EMPTY_DOCUMENT :
                 return "empty document";
-            case BUFFER_TOO_SMALL:
+            case BUFFER_TOO_SMALL :
                 return "destination buffer too small";
-            case NOT_A_CONTAINER:
+            case NOT_A_CONTAINER :
                 return "value is not an object or an array";
-            default:
+            default :
                 return "unknown JSON error " + code;
         }
     }

@@ -52,19 +52,19 @@ public final class JsonKind
     {
         switch (firstByte)
         {
-            case '"':
+            case '"' :
                 return STRING;
-            case '{':
+            case '{' :
                 return OBJECT;
-            case '[':
+            case '[' :
                 return ARRAY;
-            case 't':
+            case 't' :
                 return TRUE;
-            case 'f':
+            case 'f' :
                 return FALSE;
-            case 'n':
+            case 'n' :
                 return NULL;
-            default:
+            default :
                 return firstByte == '-' || (firstByte >= '0' && firstByte <= '9') ? NUMBER : MISSING;
         }
     }

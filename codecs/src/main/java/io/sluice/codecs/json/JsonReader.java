@@ -112,8 +112,9 @@ final class JsonReader
                 final int length = JsonBytes.utf8SequenceLength(buffer, i, end, c);
                 if (length < 0)
                 {
-                    return length == JsonBytes.UTF8_TRUNCATED ?
-                        fail(JsonError.TRUNCATED, end) : fail(JsonError.INVALID_UTF8, i);
+                    return length == JsonBytes.UTF8_TRUNCATED
+                        ? fail(JsonError.TRUNCATED, end)
+                        : fail(JsonError.INVALID_UTF8, i);
                 }
                 i += length;
             }
@@ -260,8 +261,9 @@ final class JsonReader
         {
             return literalError(index, first);
         }
-        return after >= end || JsonBytes.isDelimiter(buffer.getByte(after)) ? after :
-            fail(JsonError.UNEXPECTED_BYTE, after);
+        return after >= end || JsonBytes.isDelimiter(buffer.getByte(after))
+            ? after
+            : fail(JsonError.UNEXPECTED_BYTE, after);
     }
 
     private static final int TRUE_LE = 't' | 'r' << 8 | 'u' << 16 | 'e' << 24;
@@ -298,16 +300,16 @@ final class JsonReader
         final int c = buffer.getByte(index);
         switch (c)
         {
-            case '"':
+            case '"' :
                 return skipString(index + 1);
-            case '{':
-            case '[':
+            case '{' :
+            case '[' :
                 return skipContainer(index, depth);
-            case 't':
-            case 'f':
-            case 'n':
+            case 't' :
+            case 'f' :
+            case 'n' :
                 return skipLiteral(index, c);
-            default:
+            default :
                 if (c == '-' || (c >= '0' && c <= '9'))
                 {
                     return skipNumber(index);

@@ -43,17 +43,17 @@ public final class RoutingValues
     {
         switch (value.kind())
         {
-            case JsonKind.STRING:
+            case JsonKind.STRING :
                 if (value.escaped())
                 {
                     return JsonStrings.unescape(value.buffer(), value.offset(), value.length(), dst, dstOffset);
                 }
                 return copy(value, dst, dstOffset);
-            case JsonKind.NUMBER:
-            case JsonKind.TRUE:
-            case JsonKind.FALSE:
+            case JsonKind.NUMBER :
+            case JsonKind.TRUE :
+            case JsonKind.FALSE :
                 return copy(value, dst, dstOffset);
-            default:
+            default :
                 return MISSING;
         }
     }

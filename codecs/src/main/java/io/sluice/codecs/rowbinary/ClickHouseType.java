@@ -28,32 +28,58 @@ public final class ClickHouseType
     /** The type constructors. */
     public enum Kind
     {
-        /** Int8. */ INT8,
-        /** Int16. */ INT16,
-        /** Int32. */ INT32,
-        /** Int64. */ INT64,
-        /** UInt8. */ UINT8,
-        /** UInt16. */ UINT16,
-        /** UInt32. */ UINT32,
-        /** UInt64. */ UINT64,
-        /** Float32. */ FLOAT32,
-        /** Float64. */ FLOAT64,
-        /** Bool. */ BOOL,
-        /** String. */ STRING,
-        /** FixedString(N). */ FIXED_STRING,
-        /** Date. */ DATE,
-        /** Date32. */ DATE32,
-        /** DateTime[(tz)]. */ DATETIME,
-        /** DateTime64(P[, tz]). */ DATETIME64,
-        /** UUID. */ UUID,
-        /** Decimal(P, S). */ DECIMAL,
-        /** Enum8(...). */ ENUM8,
-        /** Enum16(...). */ ENUM16,
-        /** Nullable(T). */ NULLABLE,
-        /** LowCardinality(T). */ LOW_CARDINALITY,
-        /** Array(T). */ ARRAY,
-        /** Map(K, V). */ MAP,
-        /** Tuple(...). */ TUPLE
+        /** Int8. */
+        INT8,
+        /** Int16. */
+        INT16,
+        /** Int32. */
+        INT32,
+        /** Int64. */
+        INT64,
+        /** UInt8. */
+        UINT8,
+        /** UInt16. */
+        UINT16,
+        /** UInt32. */
+        UINT32,
+        /** UInt64. */
+        UINT64,
+        /** Float32. */
+        FLOAT32,
+        /** Float64. */
+        FLOAT64,
+        /** Bool. */
+        BOOL,
+        /** String. */
+        STRING,
+        /** FixedString(N). */
+        FIXED_STRING,
+        /** Date. */
+        DATE,
+        /** Date32. */
+        DATE32,
+        /** DateTime[(tz)]. */
+        DATETIME,
+        /** DateTime64(P[, tz]). */
+        DATETIME64,
+        /** UUID. */
+        UUID,
+        /** Decimal(P, S). */
+        DECIMAL,
+        /** Enum8(...). */
+        ENUM8,
+        /** Enum16(...). */
+        ENUM16,
+        /** Nullable(T). */
+        NULLABLE,
+        /** LowCardinality(T). */
+        LOW_CARDINALITY,
+        /** Array(T). */
+        ARRAY,
+        /** Map(K, V). */
+        MAP,
+        /** Tuple(...). */
+        TUPLE
     }
 
     private final Kind kind;
@@ -276,10 +302,10 @@ public final class ClickHouseType
     {
         switch (kind)
         {
-            case FIXED_STRING:
+            case FIXED_STRING :
                 out.append("FixedString(").append(length).append(')');
                 return;
-            case DATETIME:
+            case DATETIME :
                 out.append("DateTime");
                 if (timeZone != null)
                 {
@@ -288,7 +314,7 @@ public final class ClickHouseType
                     out.append(')');
                 }
                 return;
-            case DATETIME64:
+            case DATETIME64 :
                 out.append("DateTime64(").append(precision);
                 if (timeZone != null)
                 {
@@ -297,11 +323,11 @@ public final class ClickHouseType
                 }
                 out.append(')');
                 return;
-            case DECIMAL:
+            case DECIMAL :
                 out.append("Decimal(").append(precision).append(", ").append(scale).append(')');
                 return;
-            case ENUM8:
-            case ENUM16:
+            case ENUM8 :
+            case ENUM16 :
                 out.append(kind == Kind.ENUM8 ? "Enum8(" : "Enum16(");
                 for (int i = 0; i < enumNames.size(); i++)
                 {
@@ -314,11 +340,11 @@ public final class ClickHouseType
                 }
                 out.append(')');
                 return;
-            case NULLABLE:
-            case LOW_CARDINALITY:
-            case ARRAY:
-            case MAP:
-            case TUPLE:
+            case NULLABLE :
+            case LOW_CARDINALITY :
+            case ARRAY :
+            case MAP :
+            case TUPLE :
                 out.append(NAMES[kind.ordinal()]).append('(');
                 for (int i = 0; i < nested.size(); i++)
                 {
@@ -334,7 +360,7 @@ public final class ClickHouseType
                 }
                 out.append(')');
                 return;
-            default:
+            default :
                 out.append(NAMES[kind.ordinal()]);
         }
     }
@@ -507,31 +533,45 @@ public final class ClickHouseType
             final String name = identifier();
             switch (name)
             {
-                case "Int8": return simple(Kind.INT8);
-                case "Int16": return simple(Kind.INT16);
-                case "Int32": return simple(Kind.INT32);
-                case "Int64": return simple(Kind.INT64);
-                case "UInt8": return simple(Kind.UINT8);
-                case "UInt16": return simple(Kind.UINT16);
-                case "UInt32": return simple(Kind.UINT32);
-                case "UInt64": return simple(Kind.UINT64);
-                case "Float32": return simple(Kind.FLOAT32);
-                case "Float64": return simple(Kind.FLOAT64);
-                case "Bool":
-                case "Boolean":
+                case "Int8" :
+                    return simple(Kind.INT8);
+                case "Int16" :
+                    return simple(Kind.INT16);
+                case "Int32" :
+                    return simple(Kind.INT32);
+                case "Int64" :
+                    return simple(Kind.INT64);
+                case "UInt8" :
+                    return simple(Kind.UINT8);
+                case "UInt16" :
+                    return simple(Kind.UINT16);
+                case "UInt32" :
+                    return simple(Kind.UINT32);
+                case "UInt64" :
+                    return simple(Kind.UINT64);
+                case "Float32" :
+                    return simple(Kind.FLOAT32);
+                case "Float64" :
+                    return simple(Kind.FLOAT64);
+                case "Bool" :
+                case "Boolean" :
                     return simple(Kind.BOOL);
-                case "String": return simple(Kind.STRING);
-                case "UUID": return simple(Kind.UUID);
-                case "Date": return simple(Kind.DATE);
-                case "Date32": return simple(Kind.DATE32);
-                case "FixedString":
+                case "String" :
+                    return simple(Kind.STRING);
+                case "UUID" :
+                    return simple(Kind.UUID);
+                case "Date" :
+                    return simple(Kind.DATE);
+                case "Date32" :
+                    return simple(Kind.DATE32);
+                case "FixedString" :
                 {
                     expect('(');
                     final int n = parameter(1, 1 << 24, "FixedString length");
                     expect(')');
                     return new ClickHouseType(Kind.FIXED_STRING, List.of(), null, n, 0, 0, null, null, null);
                 }
-                case "DateTime":
+                case "DateTime" :
                 {
                     String zone = null;
                     if (peek('('))
@@ -542,7 +582,7 @@ public final class ClickHouseType
                     }
                     return new ClickHouseType(Kind.DATETIME, List.of(), null, 0, 0, 0, zone, null, null);
                 }
-                case "DateTime64":
+                case "DateTime64" :
                 {
                     expect('(');
                     final int p = parameter(0, 9, "DateTime64 precision");
@@ -555,7 +595,7 @@ public final class ClickHouseType
                     expect(')');
                     return new ClickHouseType(Kind.DATETIME64, List.of(), null, 0, p, 0, zone, null, null);
                 }
-                case "Decimal":
+                case "Decimal" :
                 {
                     expect('(');
                     final int p = parameter(1, 38, "Decimal precision");
@@ -568,9 +608,9 @@ public final class ClickHouseType
                     expect(')');
                     return decimal(p, s);
                 }
-                case "Decimal32":
-                case "Decimal64":
-                case "Decimal128":
+                case "Decimal32" :
+                case "Decimal64" :
+                case "Decimal128" :
                 {
                     final int p = name.equals("Decimal32") ? 9 : name.equals("Decimal64") ? 18 : 38;
                     expect('(');
@@ -578,65 +618,65 @@ public final class ClickHouseType
                     expect(')');
                     return decimal(p, s);
                 }
-                case "Enum8":
-                case "Enum16":
+                case "Enum8" :
+                case "Enum16" :
                     return enumType(name.equals("Enum8") ? Kind.ENUM8 : Kind.ENUM16);
-                case "Nullable":
+                case "Nullable" :
                 {
                     expect('(');
                     final ClickHouseType inner = type();
                     expect(')');
                     switch (inner.kind)
                     {
-                        case NULLABLE:
-                        case LOW_CARDINALITY:
-                        case ARRAY:
-                        case MAP:
-                        case TUPLE:
+                        case NULLABLE :
+                        case LOW_CARDINALITY :
+                        case ARRAY :
+                        case MAP :
+                        case TUPLE :
                             pos = start;
                             throw error("Nullable cannot wrap " + inner);
-                        default:
+                        default :
                             return composite(Kind.NULLABLE, List.of(inner), null);
                     }
                 }
-                case "LowCardinality":
+                case "LowCardinality" :
                 {
                     expect('(');
                     final ClickHouseType inner = type();
                     expect(')');
                     switch (inner.kind)
                     {
-                        case LOW_CARDINALITY:
-                        case ARRAY:
-                        case MAP:
-                        case TUPLE:
+                        case LOW_CARDINALITY :
+                        case ARRAY :
+                        case MAP :
+                        case TUPLE :
                             pos = start;
                             throw error("LowCardinality cannot wrap " + inner);
-                        default:
+                        default :
                             return composite(Kind.LOW_CARDINALITY, List.of(inner), null);
                     }
                 }
-                case "Array":
+                case "Array" :
                 {
                     expect('(');
                     final ClickHouseType inner = type();
                     expect(')');
                     return composite(Kind.ARRAY, List.of(inner), null);
                 }
-                case "Map":
+                case "Map" :
                 {
                     expect('(');
                     final int keyAt = pos;
                     final ClickHouseType key = type();
                     switch (key.kind)
                     {
-                        case NULLABLE:
-                        case ARRAY:
-                        case MAP:
-                        case TUPLE:
+                        case NULLABLE :
+                        case ARRAY :
+                        case MAP :
+                        case TUPLE :
                             pos = keyAt;
                             throw error("a Map key cannot be " + key);
-                        default:
+                        default :
                             break;
                     }
                     expect(',');
@@ -644,9 +684,9 @@ public final class ClickHouseType
                     expect(')');
                     return composite(Kind.MAP, List.of(key, value), null);
                 }
-                case "Tuple":
+                case "Tuple" :
                     return tuple();
-                default:
+                default :
                     pos = start;
                     throw error("unsupported or unknown type '" + name + "'");
             }

@@ -59,41 +59,41 @@ public final class ConversionError
     {
         switch (code)
         {
-            case NONE:
+            case NONE :
                 return "no error";
-            case OUT_OF_RANGE:
+            case OUT_OF_RANGE :
                 return "number out of range for the column type";
-            case NOT_A_NUMBER:
+            case NOT_A_NUMBER :
                 return "not a number";
-            case NULL_NOT_ALLOWED:
+            case NULL_NOT_ALLOWED :
                 return "null into a non-Nullable column without a default";
-            case MISSING_NOT_ALLOWED:
+            case MISSING_NOT_ALLOWED :
                 return "missing value into a non-Nullable column without a default";
-            case BAD_DATETIME:
+            case BAD_DATETIME :
                 return "not a valid date-time (ISO-8601 or epoch number) in the type's range";
-            case BAD_DATE:
+            case BAD_DATE :
                 return "not a valid date (YYYY-MM-DD) in the type's range";
-            case BAD_UUID:
+            case BAD_UUID :
                 return "not a valid UUID";
-            case BAD_BOOL:
+            case BAD_BOOL :
                 return "not a boolean (true, false, 0, 1)";
-            case BAD_ENUM:
+            case BAD_ENUM :
                 return "not a name or value of the Enum";
-            case INVALID_STRING:
+            case INVALID_STRING :
                 return "string cannot be decoded (bad escape, lone surrogate or invalid UTF-8)";
-            case TOO_LONG:
+            case TOO_LONG :
                 return "string too long";
-            case WRONG_KIND:
+            case WRONG_KIND :
                 return "JSON value of a kind the column cannot take";
-            case BAD_DECIMAL:
+            case BAD_DECIMAL :
                 return "not a decimal number";
-            case NOT_AN_INTEGER:
+            case NOT_AN_INTEGER :
                 return "number with a fraction into an integer column";
-            case TUPLE_ARITY:
+            case TUPLE_ARITY :
                 return "wrong number of Tuple elements";
-            case BAD_JSON:
+            case BAD_JSON :
                 return "malformed nested JSON";
-            default:
+            default :
                 return "unknown conversion error " + code;
         }
     }

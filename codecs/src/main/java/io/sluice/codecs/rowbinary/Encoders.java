@@ -28,57 +28,57 @@ final class Encoders
     {
         switch (type.kind())
         {
-            case INT8:
+            case INT8 :
                 return new SignedInt(reported, options, 1, Byte.MIN_VALUE, Byte.MAX_VALUE);
-            case INT16:
+            case INT16 :
                 return new SignedInt(reported, options, 2, Short.MIN_VALUE, Short.MAX_VALUE);
-            case INT32:
+            case INT32 :
                 return new SignedInt(reported, options, 4, Integer.MIN_VALUE, Integer.MAX_VALUE);
-            case INT64:
+            case INT64 :
                 return new SignedInt(reported, options, 8, Long.MIN_VALUE, Long.MAX_VALUE);
-            case UINT8:
+            case UINT8 :
                 return new UnsignedInt(reported, options, 1, 0xFFL);
-            case UINT16:
+            case UINT16 :
                 return new UnsignedInt(reported, options, 2, 0xFFFFL);
-            case UINT32:
+            case UINT32 :
                 return new UnsignedInt(reported, options, 4, 0xFFFF_FFFFL);
-            case UINT64:
+            case UINT64 :
                 return new UnsignedInt(reported, options, 8, -1L);
-            case FLOAT32:
+            case FLOAT32 :
                 return new FloatEncoder(reported, options, false);
-            case FLOAT64:
+            case FLOAT64 :
                 return new FloatEncoder(reported, options, true);
-            case BOOL:
+            case BOOL :
                 return new BoolEncoder(reported, options);
-            case STRING:
+            case STRING :
                 return new StringEncoder(reported, options);
-            case FIXED_STRING:
+            case FIXED_STRING :
                 return new FixedStringEncoder(reported, options, type.fixedLength());
-            case DATE:
+            case DATE :
                 return new DateEncoder(reported, options, false);
-            case DATE32:
+            case DATE32 :
                 return new DateEncoder(reported, options, true);
-            case DATETIME:
-            case DATETIME64:
+            case DATETIME :
+            case DATETIME64 :
                 return new DateTimeEncoder(reported, options, type);
-            case UUID:
+            case UUID :
                 return new UuidEncoder(reported, options);
-            case DECIMAL:
+            case DECIMAL :
                 return new DecimalEncoder(reported, options, type.precision(), type.scale(), type.decimalBytes());
-            case ENUM8:
-            case ENUM16:
+            case ENUM8 :
+            case ENUM16 :
                 return new EnumEncoder(reported, options, type);
-            case NULLABLE:
+            case NULLABLE :
                 return new NullableEncoder(reported, build(type.nested(0), type.nested(0), options, level));
-            case LOW_CARDINALITY:
+            case LOW_CARDINALITY :
                 // RowBinary writes LowCardinality(T) exactly as T
                 return build(type.nested(0), reported, options, level);
-            case ARRAY:
+            case ARRAY :
                 return new ArrayEncoder(reported, build(type.nested(0), type.nested(0), options, level + 1), level);
-            case MAP:
+            case MAP :
                 return new MapEncoder(reported, build(type.nested(0), type.nested(0), options, level + 1),
                     build(type.nested(1), type.nested(1), options, level + 1), level);
-            case TUPLE:
+            case TUPLE :
             {
                 final List<ClickHouseType> nested = type.nestedTypes();
                 final ColumnEncoder[] elements = new ColumnEncoder[nested.size()];
@@ -88,7 +88,7 @@ final class Encoders
                 }
                 return new TupleEncoder(reported, options, elements, type.elementNames(), level);
             }
-            default:
+            default :
                 throw new IllegalArgumentException("unsupported ClickHouse type " + type);
         }
     }
@@ -139,16 +139,16 @@ final class Encoders
     {
         switch (bytes)
         {
-            case 1:
+            case 1 :
                 RowBinary.writeInt8(out, (int)value);
                 break;
-            case 2:
+            case 2 :
                 RowBinary.writeInt16(out, (int)value);
                 break;
-            case 4:
+            case 4 :
                 RowBinary.writeInt32(out, (int)value);
                 break;
-            default:
+            default :
                 RowBinary.writeInt64(out, value);
                 break;
         }
@@ -303,14 +303,14 @@ final class Encoders
         {
             switch (value.kind())
             {
-                case JsonKind.TRUE:
+                case JsonKind.TRUE :
                     RowBinary.writeInt8(out, 1);
                     return ConversionError.NONE;
-                case JsonKind.FALSE:
+                case JsonKind.FALSE :
                     RowBinary.writeInt8(out, 0);
                     return ConversionError.NONE;
-                case JsonKind.NUMBER:
-                case JsonKind.STRING:
+                case JsonKind.NUMBER :
+                case JsonKind.STRING :
                 {
                     final int code = scratch.numberText(value);
                     if (code != ConversionError.NONE)
@@ -334,7 +334,7 @@ final class Encoders
                     }
                     return ConversionError.BAD_BOOL;
                 }
-                default:
+                default :
                     return ConversionError.BAD_BOOL;
             }
         }
@@ -447,8 +447,9 @@ final class Encoders
                 {
                     return code;
                 }
-                days = scratch.textLength == 10 ?
-                    DateTimes.parseDate(scratch.textBuffer, scratch.textOffset, scratch.textLength) : Long.MIN_VALUE;
+                days = scratch.textLength == 10
+                    ? DateTimes.parseDate(scratch.textBuffer, scratch.textOffset, scratch.textLength)
+                    : Long.MIN_VALUE;
                 if (days < minDays || days > maxDays)
                 {
                     return ConversionError.BAD_DATE;
@@ -516,19 +517,19 @@ final class Encoders
             this.maxSecondsForTicks = Long.MAX_VALUE / ticksPerSecond - 1;
             switch (options.epochUnit())
             {
-                case SECONDS:
+                case SECONDS :
                     unitsPerSecond = 1;
                     break;
-                case MILLISECONDS:
+                case MILLISECONDS :
                     unitsPerSecond = 1_000;
                     break;
-                case MICROSECONDS:
+                case MICROSECONDS :
                     unitsPerSecond = 1_000_000;
                     break;
-                case NANOSECONDS:
+                case NANOSECONDS :
                     unitsPerSecond = 1_000_000_000;
                     break;
-                default:
+                default :
                     unitsPerSecond = ticksPerSecond;
                     break;
             }
@@ -568,9 +569,10 @@ final class Encoders
                     return ConversionError.BAD_DATETIME;
                 }
                 final long seconds = scratch.resultHigh;
-                if (wide ? seconds < MIN_SECONDS_64 || seconds > MAX_SECONDS_64 ||
-                    seconds > maxSecondsForTicks || seconds < -maxSecondsForTicks :
-                    seconds < 0 || seconds > MAX_SECONDS_32)
+                if (wide
+                    ? seconds < MIN_SECONDS_64 || seconds > MAX_SECONDS_64 ||
+                        seconds > maxSecondsForTicks || seconds < -maxSecondsForTicks
+                    : seconds < 0 || seconds > MAX_SECONDS_32)
                 {
                     return ConversionError.BAD_DATETIME;
                 }

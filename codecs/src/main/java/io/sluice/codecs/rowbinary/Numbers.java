@@ -125,8 +125,9 @@ final class Numbers
     private static int digitAt(final DirectBuffer b, final EncodeScratch s, final int index)
     {
         final int intDigits = s.intEnd - s.intStart;
-        return index < intDigits ? b.getByte(s.intStart + index) - '0' :
-            b.getByte(s.fracStart + index - intDigits) - '0';
+        return index < intDigits
+            ? b.getByte(s.intStart + index) - '0'
+            : b.getByte(s.fracStart + index - intDigits) - '0';
     }
 
     /**

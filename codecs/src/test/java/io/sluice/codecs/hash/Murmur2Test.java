@@ -53,7 +53,7 @@ class Murmur2Test
         assertHash(utf8("a-little-bit-long-string"), -985981536);
         assertHash(utf8("a-little-bit-longer-string"), -1486304829);
         assertHash(utf8("lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8"), -58897971);
-        assertHash(new byte[] {'a', 'b', 'c'}, 479470107);
+        assertHash(new byte[]{'a', 'b', 'c'}, 479470107);
     }
 
     @Test

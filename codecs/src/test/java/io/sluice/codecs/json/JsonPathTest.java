@@ -49,7 +49,7 @@ class JsonPathTest
     @Test
     void shouldRejectMalformedExpressionsNamingThem()
     {
-        for (final String bad : new String[] {"", ".a", "a.", "a..b", "a\\", "a\\b", "\ud800x"})
+        for (final String bad : new String[]{"", ".a", "a.", "a..b", "a\\", "a\\b", "\ud800x"})
         {
             final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class, () -> JsonPath.parse(bad));
             assertTrue(ex.getMessage().contains("'" + bad + "'"), ex.getMessage());

@@ -80,19 +80,19 @@ class JsonScannerOracleTest
         }
         switch (node.getNodeType())
         {
-            case STRING:
+            case STRING :
                 return JsonKind.STRING;
-            case NUMBER:
+            case NUMBER :
                 return JsonKind.NUMBER;
-            case BOOLEAN:
+            case BOOLEAN :
                 return node.booleanValue() ? JsonKind.TRUE : JsonKind.FALSE;
-            case NULL:
+            case NULL :
                 return JsonKind.NULL;
-            case OBJECT:
+            case OBJECT :
                 return JsonKind.OBJECT;
-            case ARRAY:
+            case ARRAY :
                 return JsonKind.ARRAY;
-            default:
+            default :
                 throw new IllegalStateException(node.getNodeType().toString());
         }
     }
@@ -118,19 +118,19 @@ class JsonScannerOracleTest
             assertEquals(JsonKind.name(kindOf(expected)), JsonKind.name(view.kind()), where);
             switch (view.kind())
             {
-                case JsonKind.STRING:
+                case JsonKind.STRING :
                     final int n = JsonStrings.unescape(view.buffer(), view.offset(), view.length(), decoded, 0);
                     assertTrue(n >= 0, where);
                     assertEquals(expected.textValue(), decoded.getStringWithoutLengthUtf8(0, n), where);
                     break;
-                case JsonKind.NUMBER:
+                case JsonKind.NUMBER :
                     assertEquals(0, new BigDecimal(rawText(view)).compareTo(expected.decimalValue()), where);
                     break;
-                case JsonKind.OBJECT:
-                case JsonKind.ARRAY:
+                case JsonKind.OBJECT :
+                case JsonKind.ARRAY :
                     assertEquals(expected, MAPPER.readTree(rawText(view)), where);
                     break;
-                default:
+                default :
                     break;
             }
         }
@@ -167,7 +167,8 @@ class JsonScannerOracleTest
             collectPaths(root, "", expressions, random);
             for (int k = 0; k < 3; k++)
             {
-                expressions.add(expressions.isEmpty() ? "nope" : expressions.get(random.nextInt(expressions.size())) + ".9");
+                expressions
+                    .add(expressions.isEmpty() ? "nope" : expressions.get(random.nextInt(expressions.size())) + ".9");
             }
             final JsonScanner scanner = new JsonScanner(JsonPathSet.compile(expressions), 64);
             final byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
@@ -193,8 +194,9 @@ class JsonScannerOracleTest
         int rejected = 0;
         for (int round = 0; round < 8000; round++)
         {
-            final byte[] original = round % 2 == 0 ? events.get(random.nextInt(events.size())) :
-                write(randomValue(random, 0, true), random).getBytes(StandardCharsets.UTF_8);
+            final byte[] original = round % 2 == 0
+                ? events.get(random.nextInt(events.size()))
+                : write(randomValue(random, 0, true), random).getBytes(StandardCharsets.UTF_8);
             final byte[] mutated = mutate(original, random);
             final UnsafeBuffer buffer = Buffers.offHeap(mutated);
             final int scanCode = scan.scan(buffer, Buffers.PAD, mutated.length);
@@ -224,7 +226,7 @@ class JsonScannerOracleTest
                 final int errorAt = validate.errorOffset();
                 for (int p = 0; p < paths.size(); p++)
                 {
-                    for (final JsonScanner scanner : new JsonScanner[] {scan, validate})
+                    for (final JsonScanner scanner : new JsonScanner[]{scan, validate})
                     {
                         if (scanner.kind(p) != JsonKind.MISSING)
                         {
@@ -282,15 +284,15 @@ class JsonScannerOracleTest
             (byte)0xA9, (byte)0xED, (byte)0xFF, 'u', ' ', 'n'};
         switch (random.nextInt(4))
         {
-            case 0:
+            case 0 :
                 return java.util.Arrays.copyOf(original, at);
-            case 1:
+            case 1 :
             {
                 final byte[] out = original.clone();
                 out[at] = interesting[random.nextInt(interesting.length)];
                 return out;
             }
-            case 2:
+            case 2 :
             {
                 final byte[] out = new byte[original.length + 1];
                 System.arraycopy(original, 0, out, 0, at);
@@ -298,7 +300,7 @@ class JsonScannerOracleTest
                 System.arraycopy(original, at, out, at + 1, original.length - at);
                 return out;
             }
-            default:
+            default :
             {
                 final byte[] out = new byte[original.length - 1];
                 System.arraycopy(original, 0, out, 0, at);
@@ -317,19 +319,19 @@ class JsonScannerOracleTest
         final int choice = container ? 6 + random.nextInt(2) : random.nextInt(depth > 5 ? 6 : 8);
         switch (choice)
         {
-            case 0:
+            case 0 :
                 return f.textNode(randomText(random));
-            case 1:
+            case 1 :
                 return f.numberNode(random.nextLong(-1_000_000_000_000L, 1_000_000_000_000L));
-            case 2:
+            case 2 :
                 return f.numberNode(new BigDecimal(random.nextInt(-100000, 100000)).movePointLeft(random.nextInt(6)));
-            case 3:
+            case 3 :
                 return f.booleanNode(random.nextBoolean());
-            case 4:
+            case 4 :
                 return f.nullNode();
-            case 5:
+            case 5 :
                 return f.textNode("");
-            case 6:
+            case 6 :
             {
                 final ObjectNode object = f.objectNode();
                 final int n = random.nextInt(6);
@@ -339,7 +341,7 @@ class JsonScannerOracleTest
                 }
                 return object;
             }
-            default:
+            default :
             {
                 final ArrayNode array = f.arrayNode();
                 final int n = random.nextInt(5);

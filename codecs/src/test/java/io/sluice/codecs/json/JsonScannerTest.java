@@ -67,7 +67,8 @@ class JsonScannerTest
     @Test
     void shouldFindNestedPathsWithKindsAndRanges()
     {
-        final Scan s = scan("{\"id\":\"42\",\"user\":{\"id\":7,\"ok\":true,\"no\":false,\"n\":null,\"o\":{},\"a\":[1]}}",
+        final Scan s = scan(
+            "{\"id\":\"42\",\"user\":{\"id\":7,\"ok\":true,\"no\":false,\"n\":null,\"o\":{},\"a\":[1]}}",
             "id", "user.id", "user.ok", "user.no", "user.n", "user.o", "user.a", "user.zz");
         assertEquals(JsonError.NONE, s.code);
         assertEquals(JsonKind.STRING, s.scanner.kind(0));
@@ -294,8 +295,10 @@ class JsonScannerTest
     {
         final JsonScanner scanner = new JsonScanner(JsonPathSet.compile(List.of("a")), 8);
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[16]);
-        org.junit.jupiter.api.Assertions.assertThrows(IndexOutOfBoundsException.class, () -> scanner.scan(buffer, 10, 7));
-        org.junit.jupiter.api.Assertions.assertThrows(IndexOutOfBoundsException.class, () -> scanner.scan(buffer, -1, 2));
+        org.junit.jupiter.api.Assertions.assertThrows(IndexOutOfBoundsException.class,
+            () -> scanner.scan(buffer, 10, 7));
+        org.junit.jupiter.api.Assertions.assertThrows(IndexOutOfBoundsException.class,
+            () -> scanner.scan(buffer, -1, 2));
         org.junit.jupiter.api.Assertions.assertThrows(IndexOutOfBoundsException.class,
             () -> scanner.validate(buffer, 0, 17));
     }

@@ -33,7 +33,7 @@ class JsonTestSuiteTest
     static
     {
         // numbers: the grammar is all that is checked; range is a conversion matter (ConversionError.OUT_OF_RANGE)
-        for (final String name : new String[] {
+        for (final String name : new String[]{
             "i_number_double_huge_neg_exp", "i_number_huge_exp", "i_number_neg_int_huge_exp",
             "i_number_pos_double_huge_exp", "i_number_real_neg_overflow", "i_number_real_pos_overflow",
             "i_number_real_underflow", "i_number_too_big_neg_int", "i_number_too_big_pos_int",
@@ -42,7 +42,7 @@ class JsonTestSuiteTest
             IMPLEMENTATION_DEFINED.put(name, JsonError.NONE);
         }
         // lone or inverted surrogate escapes are rejected, so nothing undecodable is ever yielded
-        for (final String name : new String[] {
+        for (final String name : new String[]{
             "i_object_key_lone_2nd_surrogate", "i_string_1st_surrogate_but_2nd_missing",
             "i_string_1st_valid_surrogate_2nd_invalid", "i_string_incomplete_surrogate_and_escape_valid",
             "i_string_incomplete_surrogate_pair", "i_string_incomplete_surrogates_escape_valid",
@@ -52,7 +52,7 @@ class JsonTestSuiteTest
             IMPLEMENTATION_DEFINED.put(name, JsonError.LONE_SURROGATE);
         }
         // bytes that are not well-formed UTF-8 inside strings
-        for (final String name : new String[] {
+        for (final String name : new String[]{
             "i_string_UTF-8_invalid_sequence", "i_string_UTF8_surrogate_U+D800", "i_string_invalid_utf-8",
             "i_string_iso_latin_1", "i_string_lone_utf8_continuation_byte", "i_string_not_in_unicode_range",
             "i_string_overlong_sequence_2_bytes", "i_string_overlong_sequence_6_bytes",
@@ -61,7 +61,7 @@ class JsonTestSuiteTest
             IMPLEMENTATION_DEFINED.put(name, JsonError.INVALID_UTF8);
         }
         // UTF-16 documents and a UTF-8 byte-order mark are not UTF-8 JSON text
-        for (final String name : new String[] {
+        for (final String name : new String[]{
             "i_string_UTF-16LE_with_BOM", "i_string_utf16BE_no_BOM", "i_string_utf16LE_no_BOM",
             "i_structure_UTF-8_BOM_empty_object"})
         {
@@ -158,7 +158,8 @@ class JsonTestSuiteTest
     @Test
     void shouldRejectDeepNestingWithTheDefaultLimit() throws IOException
     {
-        final byte[] bytes = Files.readAllBytes(SharedData.jsonTestSuite().resolve("i_structure_500_nested_arrays.json"));
+        final byte[] bytes = Files
+            .readAllBytes(SharedData.jsonTestSuite().resolve("i_structure_500_nested_arrays.json"));
         final JsonScanner scanner = new JsonScanner(JsonPathSet.compile(List.of()), JsonScanner.DEFAULT_MAX_DEPTH);
         final UnsafeBuffer buffer = Buffers.offHeap(bytes);
         assertEquals(JsonError.TOO_DEEP, scanner.validate(buffer, Buffers.PAD, bytes.length));

@@ -145,7 +145,7 @@ class ConversionOracleTest
     void shouldResolveLocalTimesLikeJavaTime()
     {
         final SplittableRandom random = new SplittableRandom(3);
-        for (final String zoneName : new String[] {"Europe/Berlin", "America/New_York", "Australia/Lord_Howe",
+        for (final String zoneName : new String[]{"Europe/Berlin", "America/New_York", "Australia/Lord_Howe",
             "Asia/Kolkata", "America/Sao_Paulo", "Pacific/Apia", "UTC"})
         {
             final ZoneId zone = ZoneId.of(zoneName);
@@ -154,8 +154,10 @@ class ConversionOracleTest
             {
                 final long local = random.nextLong(-2208988800L, 10413791999L);
                 // bias a third of the samples to the minutes around DST changes
-                final long sample = i % 3 == 0 ? (local / 86400) * 86400 + 3600 * random.nextInt(4) +
-                    60 * random.nextInt(60) : local;
+                final long sample = i % 3 == 0
+                    ? (local / 86400) * 86400 + 3600 * random.nextInt(4) +
+                        60 * random.nextInt(60)
+                    : local;
                 final LocalDateTime dateTime = LocalDateTime.ofEpochSecond(sample, 0, java.time.ZoneOffset.UTC);
                 assertEquals(dateTime.atZone(zone).toEpochSecond(), offsets.toEpochSecond(sample),
                     zoneName + " " + dateTime);

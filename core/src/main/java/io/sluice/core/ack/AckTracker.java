@@ -283,8 +283,8 @@ public final class AckTracker extends AckTrackerCounters
             WATERMARK = lookup.findVarHandle(AckTrackerSourceFields.class, "watermark", long.class);
             REGISTERED_END = lookup.findVarHandle(AckTrackerSourceFields.class, "registeredEnd", long.class);
             LAST_PROGRESS_NANOS = lookup.findVarHandle(AckTrackerSourceFields.class, "lastProgressNanos", long.class);
-            PROGRESS_STAMP_PENDING =
-                lookup.findVarHandle(AckTrackerSourceFields.class, "progressStampPending", boolean.class);
+            PROGRESS_STAMP_PENDING = lookup.findVarHandle(AckTrackerSourceFields.class, "progressStampPending",
+                boolean.class);
             STALE_ACKS = lookup.findVarHandle(AckTrackerCounters.class, "staleAcks", long.class);
             INVALID_ACKS = lookup.findVarHandle(AckTrackerCounters.class, "invalidAcks", long.class);
         }
@@ -898,9 +898,11 @@ public final class AckTracker extends AckTrackerCounters
             ", generation=" + generation() +
             ", watermark=" + lastWatermark() +
             ", registeredEnd=" + registeredEnd() +
-            (null == failure ? "" :
-                ", failedOffset=" + failure.offset() + ", failureCode=" + failure.code() +
-                ", failureReason=" + failure.reason()) +
+            (null == failure
+                ? ""
+                : ", failedOffset=" + failure.offset() + ", failureCode=" + failure.code() +
+                    ", failureReason=" + failure.reason())
+            +
             '}';
     }
 
@@ -1086,7 +1088,7 @@ public final class AckTracker extends AckTrackerCounters
     {
         return new IllegalArgumentException(
             "offset " + offset + " of " + topic + '-' + partition + " must be above the last registered offset " +
-            "(registeredEnd=" + end + ") and at most " + MAX_OFFSET);
+                "(registeredEnd=" + end + ") and at most " + MAX_OFFSET);
     }
 
     private static int checkPartition(final int partition)
@@ -1105,7 +1107,7 @@ public final class AckTracker extends AckTrackerCounters
         {
             throw new IllegalArgumentException(
                 "windowCapacity must be a power of two in [" + MIN_WINDOW_CAPACITY + ", " + MAX_WINDOW_CAPACITY +
-                "]: " + windowCapacity);
+                    "]: " + windowCapacity);
         }
         return windowCapacity;
     }

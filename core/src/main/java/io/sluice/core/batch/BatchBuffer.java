@@ -15,7 +15,8 @@ import net.openhft.chronicle.bytes.Bytes;
  * <p>Ownership moves, it is never shared: the route stage owns an open batch; sealing hands it to a shard's insert
  * worker through a queue (which publishes the writes); the worker returns it to its pool after acknowledging.
  */
-public final class BatchBuffer {
+public final class BatchBuffer
+{
     private final Bytes<Void> rows;
     private long[] offsets;
     private long[] timestampsMs;
@@ -36,7 +37,8 @@ public final class BatchBuffer {
      * @param initialRows  initial capacity of the coordinate arrays, in rows (they grow on demand)
      * @param pool         the pool this buffer returns to
      */
-    BatchBuffer(final long initialBytes, final int initialRows, final BatchPool pool) {
+    BatchBuffer(final long initialBytes, final int initialRows, final BatchPool pool)
+    {
         this.rows = Bytes.allocateElasticDirect(initialBytes);
         this.rows.singleThreadedCheckDisabled(true);
         final int n = Math.max(16, initialRows);
@@ -54,7 +56,8 @@ public final class BatchBuffer {
      * @param shard       0-based shard
      * @param nowNanos    {@link System#nanoTime()} now: the linger deadline counts from here
      */
-    public void open(final Destination destination, final int shard, final long nowNanos) {
+    public void open(final Destination destination, final int shard, final long nowNanos)
+    {
         this.destination = destination;
         this.shard = shard;
         this.openedNanos = nowNanos;
@@ -64,7 +67,8 @@ public final class BatchBuffer {
     }
 
     /** @return the row buffer; encoders append one row at its write position */
-    public Bytes<Void> rows() {
+    public Bytes<Void> rows()
+    {
         return rows;
     }
 
@@ -76,9 +80,11 @@ public final class BatchBuffer {
      * @param offset      Kafka offset
      * @param timestampMs Kafka record timestamp, epoch ms (for end-to-end latency)
      */
-    public void addRow(final int trackerId, final int generation, final long offset, final long timestampMs) {
+    public void addRow(final int trackerId, final int generation, final long offset, final long timestampMs)
+    {
         final int i = rowCount;
-        if (i == offsets.length) {
+        if (i == offsets.length)
+        {
             grow();
         }
         trackerIds[i] = trackerId;
@@ -86,12 +92,14 @@ public final class BatchBuffer {
         offsets[i] = offset;
         timestampsMs[i] = timestampMs;
         rowCount = i + 1;
-        if (trackerId >= stampByTracker.length) {
+        if (trackerId >= stampByTracker.length)
+        {
             final int n = Math.max(trackerId + 1, stampByTracker.length * 2);
             stampByTracker = Arrays.copyOf(stampByTracker, n);
             firstOffsetByTracker = Arrays.copyOf(firstOffsetByTracker, n);
         }
-        if (stampByTracker[trackerId] != stamp) {
+        if (stampByTracker[trackerId] != stamp)
+        {
             stampByTracker[trackerId] = stamp;
             firstOffsetByTracker[trackerId] = offset;
         }
@@ -105,21 +113,26 @@ public final class BatchBuffer {
      * @param trackerId a tracker id
      * @return the offset, or -1 when the batch holds no row of that partition
      */
-    public long firstOffsetOf(final int trackerId) {
+    public long firstOffsetOf(final int trackerId)
+    {
         final int[] stamps = stampByTracker;
         final long[] firsts = firstOffsetByTracker;
-        if (destination == null || trackerId >= stamps.length || trackerId >= firsts.length || stamps[trackerId] != stamp) {
+        if (destination == null || trackerId >= stamps.length || trackerId >= firsts.length
+            || stamps[trackerId] != stamp)
+        {
             return -1;
         }
         return firsts[trackerId];
     }
 
     /** @return true while the batch is open, queued or being inserted */
-    public boolean inUse() {
+    public boolean inUse()
+    {
         return destination != null;
     }
 
-    private void grow() {
+    private void grow()
+    {
         final int n = offsets.length * 2;
         offsets = Arrays.copyOf(offsets, n);
         timestampsMs = Arrays.copyOf(timestampsMs, n);
@@ -128,73 +141,87 @@ public final class BatchBuffer {
     }
 
     /** Marks the time the batch was sealed, {@link System#nanoTime()} units. */
-    public void sealedNanos(final long nanos) {
+    public void sealedNanos(final long nanos)
+    {
         this.sealedNanos = nanos;
     }
 
     /** @return rows in the batch */
-    public int rowCount() {
+    public int rowCount()
+    {
         return rowCount;
     }
 
     /** @return encoded bytes in the batch */
-    public long byteCount() {
+    public long byteCount()
+    {
         return rows.writePosition();
     }
 
     /** @return where the rows go */
-    public Destination destination() {
+    public Destination destination()
+    {
         return destination;
     }
 
     /** @return 0-based shard */
-    public int shard() {
+    public int shard()
+    {
         return shard;
     }
 
     /** @return {@link System#nanoTime()} when the first row was added (when the batch was opened) */
-    public long openedNanos() {
+    public long openedNanos()
+    {
         return openedNanos;
     }
 
     /** @return {@link System#nanoTime()} when sealed */
-    public long sealedNanos() {
+    public long sealedNanos()
+    {
         return sealedNanos;
     }
 
     /** @return tracker id of row {@code i} */
-    public int trackerId(final int i) {
+    public int trackerId(final int i)
+    {
         return trackerIds[i];
     }
 
     /** @return tracker generation of row {@code i} */
-    public int generation(final int i) {
+    public int generation(final int i)
+    {
         return generations[i];
     }
 
     /** @return Kafka offset of row {@code i} */
-    public long offset(final int i) {
+    public long offset(final int i)
+    {
         return offsets[i];
     }
 
     /** @return Kafka timestamp (epoch ms) of row {@code i} */
-    public long timestampMs(final int i) {
+    public long timestampMs(final int i)
+    {
         return timestampsMs[i];
     }
 
     /** Returns this buffer to its pool (insert worker, after acknowledging). */
-    public void release() {
+    public void release()
+    {
         destination = null;
         pool.release(this);
     }
 
     /** @return bytes of direct memory the row buffer holds now */
-    public long capacityBytes() {
+    public long capacityBytes()
+    {
         return rows.realCapacity();
     }
 
     /** Frees the direct memory; the buffer must not be used afterwards. */
-    void free() {
+    void free()
+    {
         rows.releaseLast();
     }
 }

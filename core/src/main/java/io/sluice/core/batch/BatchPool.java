@@ -9,7 +9,8 @@ import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
  *
  * <p>Thread-safety: {@link #tryAcquire()} from one thread (the route stage); {@link #release(BatchBuffer)} from any.
  */
-public final class BatchPool {
+public final class BatchPool
+{
     private final ManyToOneConcurrentArrayQueue<BatchBuffer> free;
     private final int maxBuffers;
     private final long initialBytes;
@@ -22,8 +23,10 @@ public final class BatchPool {
      * @param initialBytes initial row-buffer capacity of a new buffer, bytes
      * @param initialRows  initial coordinate capacity of a new buffer, rows
      */
-    public BatchPool(final int maxBuffers, final long initialBytes, final int initialRows) {
-        if (maxBuffers < 1) {
+    public BatchPool(final int maxBuffers, final long initialBytes, final int initialRows)
+    {
+        if (maxBuffers < 1)
+        {
             throw new IllegalArgumentException("maxBuffers must be >= 1: " + maxBuffers);
         }
         this.maxBuffers = maxBuffers;
@@ -33,12 +36,15 @@ public final class BatchPool {
     }
 
     /** @return a free buffer, a new one while under the limit, or {@code null} at the limit */
-    public BatchBuffer tryAcquire() {
+    public BatchBuffer tryAcquire()
+    {
         final BatchBuffer b = free.poll();
-        if (b != null) {
+        if (b != null)
+        {
             return b;
         }
-        if (this.created < maxBuffers) {
+        if (this.created < maxBuffers)
+        {
             this.created++;
             final BatchBuffer created = new BatchBuffer(initialBytes, initialRows, this);
             final BatchBuffer[] grown = java.util.Arrays.copyOf(all, all.length + 1);
@@ -53,42 +59,52 @@ public final class BatchPool {
      * Creates every buffer up to the limit now (route stage thread, before records flow), so later acquisitions never
      * allocate; without it buffers are created on first need, which keeps memory low when few are needed.
      */
-    public void prefill() {
+    public void prefill()
+    {
         final java.util.List<BatchBuffer> taken = new java.util.ArrayList<>();
         BatchBuffer b;
-        while ((b = tryAcquire()) != null) {
+        while ((b = tryAcquire()) != null)
+        {
             taken.add(b);
         }
-        for (final BatchBuffer t : taken) {
+        for (final BatchBuffer t : taken)
+        {
             release(t);
         }
     }
 
-    void release(final BatchBuffer buffer) {
-        if (!free.offer(buffer)) {
+    void release(final BatchBuffer buffer)
+    {
+        if (!free.offer(buffer))
+        {
             throw new IllegalStateException("batch pool over-released");
         }
     }
 
     /** @return every buffer created so far, in use or free (any thread; for diagnostics) */
-    public BatchBuffer[] buffers() {
+    public BatchBuffer[] buffers()
+    {
         return all.clone();
     }
 
     /** @return buffers created so far */
-    public int created() {
+    public int created()
+    {
         return created;
     }
 
     /** @return the limit */
-    public int maxBuffers() {
+    public int maxBuffers()
+    {
         return maxBuffers;
     }
 
     /** Frees every buffer currently in the pool (at shutdown). */
-    public void close() {
+    public void close()
+    {
         BatchBuffer b;
-        while ((b = free.poll()) != null) {
+        while ((b = free.poll()) != null)
+        {
             b.free();
         }
     }

@@ -8,7 +8,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * columns in insert order. Created once per (branch, resolved table) off the hot path and then shared read-only;
  * the counters are updated by insert workers (atomically, once per batch) and read by metrics.
  */
-public final class Destination {
+public final class Destination
+{
     private final int id;
     private final int branch;
     private final String branchName;
@@ -33,9 +34,11 @@ public final class Destination {
      * @param sink       name of the sink it belongs to
      * @param encoder    the branch's encoder bound to this table
      */
-    public Destination(final int id, final int branch, final String branchName, final String database, final String table,
+    public Destination(final int id, final int branch, final String branchName, final String database,
+        final String table,
         final String sqlTable, final List<String> sqlColumns, final String sink,
-        final io.sluice.core.pipeline.RowEncoder.Bound<?> encoder) {
+        final io.sluice.core.pipeline.RowEncoder.Bound<?> encoder)
+    {
         this.id = id;
         this.branch = branch;
         this.branchName = branchName;
@@ -48,80 +51,95 @@ public final class Destination {
     }
 
     /** @return dense id */
-    public int id() {
+    public int id()
+    {
         return id;
     }
 
     /** @return owning branch index */
-    public int branch() {
+    public int branch()
+    {
         return branch;
     }
 
     /** @return owning branch name */
-    public String branchName() {
+    public String branchName()
+    {
         return branchName;
     }
 
     /** @return database, verbatim */
-    public String database() {
+    public String database()
+    {
         return database;
     }
 
     /** @return table, verbatim */
-    public String table() {
+    public String table()
+    {
         return table;
     }
 
     /** @return the qualified quoted name for SQL */
-    public String sqlTable() {
+    public String sqlTable()
+    {
         return sqlTable;
     }
 
     /** @return quoted column names in insert order */
-    public List<String> sqlColumns() {
+    public List<String> sqlColumns()
+    {
         return sqlColumns;
     }
 
     /** @return number of columns written */
-    public int columnCount() {
+    public int columnCount()
+    {
         return sqlColumns.size();
     }
 
     /** @return the name of the sink this destination belongs to */
-    public String sink() {
+    public String sink()
+    {
         return sink;
     }
 
     /** @return the branch's encoder bound to this table (the route stage casts it to the branch's row type) */
-    public io.sluice.core.pipeline.RowEncoder.Bound<?> encoder() {
+    public io.sluice.core.pipeline.RowEncoder.Bound<?> encoder()
+    {
         return encoder;
     }
 
     /** Counts one successful insert (insert worker). */
-    public void onInserted(final int rows, final long bytes) {
+    public void onInserted(final int rows, final long bytes)
+    {
         rowsWritten.addAndGet(rows);
         bytesWritten.addAndGet(bytes);
         inserts.incrementAndGet();
     }
 
     /** @return rows durably written so far */
-    public long rowsWritten() {
+    public long rowsWritten()
+    {
         return rowsWritten.get();
     }
 
     /** @return encoded bytes written so far */
-    public long bytesWritten() {
+    public long bytesWritten()
+    {
         return bytesWritten.get();
     }
 
     /** @return successful inserts so far */
-    public long inserts() {
+    public long inserts()
+    {
         return inserts.get();
     }
 
     /** @return {@code database.table} for messages */
     @Override
-    public String toString() {
+    public String toString()
+    {
         return database + "." + table;
     }
 }

@@ -28,10 +28,12 @@ public record ConfigKey(
     List<String> allowed,
     long min,
     long max,
-    String doc) {
+    String doc)
+{
 
     /** TOML types a key can take. */
-    public enum Type {
+    public enum Type
+    {
         /** A string. */
         STRING,
         /** An integer that fits in 32 bits. */
@@ -57,17 +59,20 @@ public record ConfigKey(
     }
 
     /** @return the full display name, e.g. {@code sinks[].plugin_config.max_rows} */
-    public String qualifiedName() {
+    public String qualifiedName()
+    {
         return section.isEmpty() ? name : section + "." + name;
     }
 
     /** @return a new builder */
-    static Builder in(final String section, final String name, final Type type) {
+    static Builder in(final String section, final String name, final Type type)
+    {
         return new Builder(section, name, type);
     }
 
     /** Fluent builder used by {@link ConfigSchema}. */
-    static final class Builder {
+    static final class Builder
+    {
         private final String section;
         private final String name;
         private final Type type;
@@ -78,43 +83,51 @@ public record ConfigKey(
         private long min = Long.MIN_VALUE;
         private long max = Long.MAX_VALUE;
 
-        Builder(final String section, final String name, final Type type) {
+        Builder(final String section, final String name, final Type type)
+        {
             this.section = section;
             this.name = name;
             this.type = type;
-            if (type == Type.INT) {
+            if (type == Type.INT)
+            {
                 min = Integer.MIN_VALUE;
                 max = Integer.MAX_VALUE;
             }
         }
 
-        Builder required() {
+        Builder required()
+        {
             this.required = true;
             return this;
         }
 
-        Builder defaultValue(final String value) {
+        Builder defaultValue(final String value)
+        {
             this.defaultValue = value;
             return this;
         }
 
-        Builder unit(final String unit) {
+        Builder unit(final String unit)
+        {
             this.unit = unit;
             return this;
         }
 
-        Builder allowed(final String... values) {
+        Builder allowed(final String... values)
+        {
             this.allowed = List.of(values);
             return this;
         }
 
-        Builder range(final long min, final long max) {
+        Builder range(final long min, final long max)
+        {
             this.min = min;
             this.max = max;
             return this;
         }
 
-        ConfigKey doc(final String doc) {
+        ConfigKey doc(final String doc)
+        {
             return new ConfigKey(section, name, type, defaultValue, required, unit, allowed, min, max, doc);
         }
     }

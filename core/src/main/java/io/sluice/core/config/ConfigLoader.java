@@ -29,8 +29,10 @@ import io.sluice.core.pipeline.ErrorPolicy;
  * with their line, unknown keys, wrong types, out-of-range values, inconsistent combinations) and reported together
  * in one {@link ConfigException}. Connects to nothing. Thread-safe (stateless).
  */
-public final class ConfigLoader {
-    private ConfigLoader() {
+public final class ConfigLoader
+{
+    private ConfigLoader()
+    {
     }
 
     /**
@@ -38,11 +40,15 @@ public final class ConfigLoader {
      * @return the validated configuration
      * @throws ConfigException with every problem found, or when the file cannot be read
      */
-    public static SluiceConfig load(final Path file) {
+    public static SluiceConfig load(final Path file)
+    {
         final String text;
-        try {
+        try
+        {
             text = Files.readString(file);
-        } catch (final IOException e) {
+        }
+        catch (final IOException e)
+        {
             throw new ConfigException("(file)", "cannot read " + file + ": " + e);
         }
         return parse(text);
@@ -53,23 +59,29 @@ public final class ConfigLoader {
      * @return the validated configuration
      * @throws ConfigException with every problem found
      */
-    public static SluiceConfig parse(final String toml) {
+    public static SluiceConfig parse(final String toml)
+    {
         final TomlParseResult result = Toml.parse(toml);
         final List<ConfigProblem> problems = new ArrayList<>();
-        if (result.hasErrors()) {
-            for (final TomlParseError e : result.errors()) {
-                problems.add(new ConfigProblem("(syntax)", e.position() == null ? 0 : e.position().line(), e.getMessage()));
+        if (result.hasErrors())
+        {
+            for (final TomlParseError e : result.errors())
+            {
+                problems
+                    .add(new ConfigProblem("(syntax)", e.position() == null ? 0 : e.position().line(), e.getMessage()));
             }
             throw new ConfigException(problems);
         }
         final SluiceConfig config = read(result, problems);
-        if (!problems.isEmpty()) {
+        if (!problems.isEmpty())
+        {
             throw new ConfigException(problems);
         }
         return config;
     }
 
-    private static SluiceConfig read(final TomlTable root, final List<ConfigProblem> problems) {
+    private static SluiceConfig read(final TomlTable root, final List<ConfigProblem> problems)
+    {
         final TableReader top = new TableReader(root, "", "", problems, 0);
 
         final TableReader kafka = sub(top, KAFKA, problems);
@@ -104,30 +116,43 @@ public final class ConfigLoader {
         final String layout = tu.string(TUNING_LAYOUT);
         final Map<String, SluiceConfig.Tuning.Stage> stages = new LinkedHashMap<>();
         final TomlTable stagesTable = tu.table(TUNING_STAGES);
-        for (final String stage : stagesTable.keySet()) {
+        for (final String stage : stagesTable.keySet())
+        {
             final String key = "tuning.stages." + stage;
-            if (!Set.of("source", "route", "sink").contains(stage)) {
+            if (!Set.of("source", "route", "sink").contains(stage))
+            {
                 problems.add(new ConfigProblem(key, stagesTable.inputPositionOf(List.of(stage)).line(),
                     "unknown stage; stages are source, route, sink"));
                 continue;
             }
-            if (!(stagesTable.get(List.of(stage)) instanceof TomlTable st)) {
-                problems.add(new ConfigProblem(key, stagesTable.inputPositionOf(List.of(stage)).line(), "expected a table"));
+            if (!(stagesTable.get(List.of(stage)) instanceof TomlTable st))
+            {
+                problems.add(
+                    new ConfigProblem(key, stagesTable.inputPositionOf(List.of(stage)).line(), "expected a table"));
                 continue;
             }
             String stageWait = null;
             int stageCpu = -1;
-            for (final String k : st.keySet()) {
+            for (final String k : st.keySet())
+            {
                 final Object v = st.get(List.of(k));
                 final int line = st.inputPositionOf(List.of(k)).line();
-                if (k.equals("wait") && v instanceof String s && TUNING_WAIT.allowed().contains(s)) {
+                if (k.equals("wait") && v instanceof String s && TUNING_WAIT.allowed().contains(s))
+                {
                     stageWait = s;
-                } else if (k.equals("cpu") && v instanceof Long l && l >= 0 && l < 4096) {
+                }
+                else if (k.equals("cpu") && v instanceof Long l && l >= 0 && l < 4096)
+                {
                     stageCpu = l.intValue();
-                } else if (k.equals("wait") || k.equals("cpu")) {
+                }
+                else if (k.equals("wait") || k.equals("cpu"))
+                {
                     problems.add(new ConfigProblem(key + "." + k, line, k.equals("wait")
-                        ? "expected one of " + TUNING_WAIT.allowed() : "expected a CPU number >= 0"));
-                } else {
+                        ? "expected one of " + TUNING_WAIT.allowed()
+                        : "expected a CPU number >= 0"));
+                }
+                else
+                {
                     problems.add(new ConfigProblem(key + "." + k, line, "unknown key (keys here: cpu, wait)"));
                 }
             }
@@ -138,7 +163,8 @@ public final class ConfigLoader {
 
         final TableReader me = sub(top, METRICS, problems);
         final SluiceConfig.Metrics metrics = new SluiceConfig.Metrics(me.string(METRICS_LISTEN));
-        if (!metrics.listen().isEmpty() && !metrics.listen().matches("[^:]*:\\d{1,5}")) {
+        if (!metrics.listen().isEmpty() && !metrics.listen().matches("[^:]*:\\d{1,5}"))
+        {
             me.problem(METRICS_LISTEN.name(), "expected host:port, e.g. \"127.0.0.1:9464\"");
         }
         me.finish();
@@ -146,41 +172,54 @@ public final class ConfigLoader {
         final List<SluiceConfig.Sink> sinks = new ArrayList<>();
         final List<TomlTable> sinkTables = top.tables(SINKS);
         final Set<String> sinkNames = new HashSet<>();
-        for (int i = 0; i < sinkTables.size(); i++) {
+        for (int i = 0; i < sinkTables.size(); i++)
+        {
             final SluiceConfig.Sink sink = readSink(sinkTables.get(i), "sinks[" + i + "]", problems);
-            if (sink != null && !sinkNames.add(sink.name())) {
+            if (sink != null && !sinkNames.add(sink.name()))
+            {
                 problems.add(new ConfigProblem("sinks[" + i + "].name", TableReader.line(sinkTables.get(i), "name"),
                     "duplicate sink name \"" + sink.name() + "\""));
             }
-            if (sink != null) {
+            if (sink != null)
+            {
                 sinks.add(sink);
             }
         }
         final List<SluiceConfig.Source> sources = new ArrayList<>();
         final int sourceTables = SourceConfigs.read(top, problems, sources);
-        if (sinkTables.isEmpty() && sourceTables == 0) {
+        if (sinkTables.isEmpty() && sourceTables == 0)
+        {
             problems.add(new ConfigProblem("sinks", 0, "no [[sources]] or [[sinks]] defined: nothing to run"));
         }
         top.finish();
-        return new SluiceConfig(kafkaConfig, checkpoint, engine, tuning, metrics, List.copyOf(sinks), List.copyOf(sources));
+        return new SluiceConfig(kafkaConfig, checkpoint, engine, tuning, metrics, List.copyOf(sinks),
+            List.copyOf(sources));
     }
 
-    private static SluiceConfig.Sink readSink(final TomlTable t, final String path, final List<ConfigProblem> problems) {
+    private static SluiceConfig.Sink readSink(final TomlTable t, final String path, final List<ConfigProblem> problems)
+    {
         final int firstLine = TableReader.firstLine(t);
         final TableReader r = new TableReader(t, path, "sinks[]", problems, firstLine);
         final String name = r.string(SINK_NAME);
         final String kind = r.string(SINK_KIND);
         final String pattern = r.string(SINK_PATTERN);
         final List<String> topics = r.strings(SINK_TOPICS);
-        if ((pattern == null) == topics.isEmpty()) {
-            r.problem(SINK_PATTERN.name(), pattern == null ? "give pattern (a regular expression) or topics (a list)"
+        if ((pattern == null) == topics.isEmpty())
+        {
+            r.problem(SINK_PATTERN.name(), pattern == null
+                ? "give pattern (a regular expression) or topics (a list)"
                 : "give either pattern or topics, not both");
         }
-        if (pattern != null) {
-            try {
+        if (pattern != null)
+        {
+            try
+            {
                 Pattern.compile(pattern);
-            } catch (final PatternSyntaxException e) {
-                r.problem(SINK_PATTERN.name(), "not a valid regular expression: " + e.getDescription() + " at index " + e.getIndex());
+            }
+            catch (final PatternSyntaxException e)
+            {
+                r.problem(SINK_PATTERN.name(),
+                    "not a valid regular expression: " + e.getDescription() + " at index " + e.getIndex());
             }
         }
         final String groupId = r.string(SINK_GROUP_ID);
@@ -189,22 +228,32 @@ public final class ConfigLoader {
         final String reset = r.string(SINK_AUTO_OFFSET_RESET);
         final long refresh = r.longValue(SINK_TOPIC_REFRESH_MS);
 
-        final TableReader pc = new TableReader(r.table(SINK_PLUGIN_CONFIG), path + ".plugin_config", "sinks[].plugin_config",
+        final TableReader pc = new TableReader(r.table(SINK_PLUGIN_CONFIG), path + ".plugin_config",
+            "sinks[].plugin_config",
             problems, r.line(SINK_PLUGIN_CONFIG.name()));
         final List<String> endpoints = pc.strings(PC_ENDPOINT);
         final List<List<String>> configuredShards = pc.stringLists(PC_SHARDS);
-        if (endpoints.isEmpty() == configuredShards.isEmpty()) {
-            pc.problem(PC_ENDPOINT.name(), endpoints.isEmpty() ? "missing: give endpoint (one shard) or shards"
+        if (endpoints.isEmpty() == configuredShards.isEmpty())
+        {
+            pc.problem(PC_ENDPOINT.name(), endpoints.isEmpty()
+                ? "missing: give endpoint (one shard) or shards"
                 : "give either endpoint or shards, not both");
         }
-        final List<List<String>> shards = configuredShards.isEmpty() ? (endpoints.isEmpty() ? List.of() : List.of(endpoints)) : configuredShards;
-        for (final String e : shards.stream().flatMap(List::stream).toList()) {
-            try {
+        final List<List<String>> shards = configuredShards.isEmpty()
+            ? (endpoints.isEmpty() ? List.of() : List.of(endpoints))
+            : configuredShards;
+        for (final String e : shards.stream().flatMap(List::stream).toList())
+        {
+            try
+            {
                 final URI u = URI.create(e);
-                if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null) {
+                if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null)
+                {
                     pc.problem(PC_ENDPOINT.name(), "\"" + e + "\" is not an http(s)://host:port URL");
                 }
-            } catch (final IllegalArgumentException ex) {
+            }
+            catch (final IllegalArgumentException ex)
+            {
                 pc.problem(PC_ENDPOINT.name(), "\"" + e + "\" is not a URL: " + ex.getMessage());
             }
         }
@@ -230,36 +279,45 @@ public final class ConfigLoader {
             pc.intValue(PC_BREAKER_FAILURES),
             pc.longValue(PC_BREAKER_OPEN_MS),
             pc.string(PC_UNKNOWN_FIELDS));
-        if (plugin.createTable() && plugin.createTableDdl() == null && plugin.createTableLike() == null) {
+        if (plugin.createTable() && plugin.createTableDdl() == null && plugin.createTableLike() == null)
+        {
             pc.problem(PC_CREATE_TABLE.name(), "create_table = true needs create_table_ddl or create_table_like");
         }
-        if (plugin.createTableDdl() != null && plugin.createTableLike() != null) {
+        if (plugin.createTableDdl() != null && plugin.createTableLike() != null)
+        {
             pc.problem(PC_CREATE_TABLE_DDL.name(), "give create_table_ddl or create_table_like, not both");
         }
-        if (plugin.createTableDdl() != null && !plugin.createTableDdl().contains("{table}")) {
-            pc.problem(PC_CREATE_TABLE_DDL.name(), "has no {table} placeholder: every destination would create the same "
-                + "table; write CREATE TABLE {database}.{table} (...)");
+        if (plugin.createTableDdl() != null && !plugin.createTableDdl().contains("{table}"))
+        {
+            pc.problem(PC_CREATE_TABLE_DDL.name(),
+                "has no {table} placeholder: every destination would create the same "
+                    + "table; write CREATE TABLE {database}.{table} (...)");
         }
         pc.finish();
 
         final List<Branch> branches = new ArrayList<>();
         final List<TomlTable> branchTables = r.tables(SINK_BRANCHES);
         final Set<String> branchNames = new HashSet<>();
-        for (int b = 0; b < branchTables.size(); b++) {
+        for (int b = 0; b < branchTables.size(); b++)
+        {
             final TomlTable bt = branchTables.get(b);
             final String bpath = path + ".branches[" + b + "]";
-            final TableReader br = new TableReader(bt, bpath, "sinks[].branches[]", problems, TableReader.firstLine(bt));
+            final TableReader br = new TableReader(bt, bpath, "sinks[].branches[]", problems,
+                TableReader.firstLine(bt));
             final String bname = br.string(BR_NAME);
-            if (bname != null && !branchNames.add(bname)) {
+            if (bname != null && !branchNames.add(bname))
+            {
                 br.problem(BR_NAME.name(), "duplicate branch name \"" + bname + "\" in sink \"" + name + "\"");
             }
             final Condition when = readCondition(br);
-            if (when == null && b != branchTables.size() - 1) {
+            if (when == null && b != branchTables.size() - 1)
+            {
                 br.problem(BR_WHEN.name(), "a branch without when takes every record, so it must be the last branch "
                     + "(branches after it could never match)");
             }
             final String table = br.has(BR_TARGET_TABLE) ? br.string(BR_TARGET_TABLE) : plugin.targetTable();
-            if (table == null) {
+            if (table == null)
+            {
                 br.problem(BR_TARGET_TABLE.name(), "missing: give target_table here or in plugin_config");
             }
             final String database = br.has(BR_DATABASE) ? br.string(BR_DATABASE) : plugin.database();
@@ -274,29 +332,36 @@ public final class ConfigLoader {
                 linger == Long.MIN_VALUE ? plugin.lingerMs() : linger));
             br.finish();
         }
-        if (branchTables.isEmpty()) {
-            if (plugin.targetTable() == null) {
-                pc.problem(PC_TARGET_TABLE.name(), "missing: a sink without branches writes every record to target_table");
+        if (branchTables.isEmpty())
+        {
+            if (plugin.targetTable() == null)
+            {
+                pc.problem(PC_TARGET_TABLE.name(),
+                    "missing: a sink without branches writes every record to target_table");
             }
             branches.add(new Branch("default", null, plugin.database(), plugin.targetTable(), Map.of(), null,
                 plugin.maxRows(), plugin.maxBytes(), plugin.lingerMs()));
         }
         r.finish();
-        if (name == null || kind == null || groupId == null) {
+        if (name == null || kind == null || groupId == null)
+        {
             return null;
         }
         return new SluiceConfig.Sink(name, kind, pattern, topics, groupId, unmatched, onError, reset, refresh, plugin,
             List.copyOf(branches));
     }
 
-    private static Condition readCondition(final TableReader br) {
+    private static Condition readCondition(final TableReader br)
+    {
         final Object raw = br.rule(BR_WHEN);
-        if (raw == null) {
+        if (raw == null)
+        {
             return null;
         }
         final String key = br.keyPath(BR_WHEN.name());
         final int line = br.line(BR_WHEN.name());
-        if (!(raw instanceof TomlTable t)) {
+        if (!(raw instanceof TomlTable t))
+        {
             br.problem(BR_WHEN.name(), "expected an inline table such as { path = \"type\", equals = \"PushEvent\" }");
             return null;
         }
@@ -305,59 +370,90 @@ public final class ConfigLoader {
         Condition.Op op = null;
         List<String> values = List.of();
         boolean exists = true;
-        for (final String k : t.keySet()) {
+        for (final String k : t.keySet())
+        {
             final Object v = t.get(List.of(k));
-            switch (k) {
+            switch (k)
+            {
                 case "path" -> {
-                    if (v instanceof String s && !s.isEmpty()) {
+                    if (v instanceof String s && !s.isEmpty())
+                    {
                         path = s;
-                    } else {
+                    }
+                    else
+                    {
                         local.add(new ConfigProblem(key + ".path", line, "expected a non-empty JSON path string"));
                     }
                 }
                 case "equals", "prefix", "matches" -> {
-                    if (op != null) {
-                        local.add(new ConfigProblem(key + "." + k, line, "only one of equals, in, prefix, matches, exists"));
+                    if (op != null)
+                    {
+                        local.add(
+                            new ConfigProblem(key + "." + k, line, "only one of equals, in, prefix, matches, exists"));
                     }
-                    op = k.equals("equals") ? Condition.Op.EQUALS : k.equals("prefix") ? Condition.Op.PREFIX : Condition.Op.MATCHES;
-                    if (v instanceof String s) {
+                    op = k.equals("equals")
+                        ? Condition.Op.EQUALS
+                        : k.equals("prefix") ? Condition.Op.PREFIX : Condition.Op.MATCHES;
+                    if (v instanceof String s)
+                    {
                         values = List.of(s);
-                        if (op == Condition.Op.MATCHES) {
-                            try {
+                        if (op == Condition.Op.MATCHES)
+                        {
+                            try
+                            {
                                 Pattern.compile(s);
-                            } catch (final PatternSyntaxException e) {
-                                local.add(new ConfigProblem(key + ".matches", line, "not a valid regular expression: " + e.getDescription()));
+                            }
+                            catch (final PatternSyntaxException e)
+                            {
+                                local.add(new ConfigProblem(key + ".matches", line,
+                                    "not a valid regular expression: " + e.getDescription()));
                             }
                         }
-                    } else if (v instanceof Long || v instanceof Boolean) {
+                    }
+                    else if (v instanceof Long || v instanceof Boolean)
+                    {
                         values = List.of(String.valueOf(v));
-                    } else {
-                        local.add(new ConfigProblem(key + "." + k, line, "expected a string, got " + TableReader.describe(v)));
+                    }
+                    else
+                    {
+                        local.add(new ConfigProblem(key + "." + k, line,
+                            "expected a string, got " + TableReader.describe(v)));
                     }
                 }
                 case "in" -> {
-                    if (op != null) {
-                        local.add(new ConfigProblem(key + ".in", line, "only one of equals, in, prefix, matches, exists"));
+                    if (op != null)
+                    {
+                        local.add(
+                            new ConfigProblem(key + ".in", line, "only one of equals, in, prefix, matches, exists"));
                     }
                     op = Condition.Op.IN;
-                    if (v instanceof org.tomlj.TomlArray a && !a.isEmpty()) {
+                    if (v instanceof org.tomlj.TomlArray a && !a.isEmpty())
+                    {
                         final List<String> vs = new ArrayList<>();
-                        for (int i = 0; i < a.size(); i++) {
+                        for (int i = 0; i < a.size(); i++)
+                        {
                             vs.add(String.valueOf(a.get(i)));
                         }
                         values = List.copyOf(vs);
-                    } else {
+                    }
+                    else
+                    {
                         local.add(new ConfigProblem(key + ".in", line, "expected a non-empty array"));
                     }
                 }
                 case "exists" -> {
-                    if (op != null) {
-                        local.add(new ConfigProblem(key + ".exists", line, "only one of equals, in, prefix, matches, exists"));
+                    if (op != null)
+                    {
+                        local.add(new ConfigProblem(key + ".exists", line,
+                            "only one of equals, in, prefix, matches, exists"));
                     }
                     op = Condition.Op.EXISTS;
-                    if (v instanceof Boolean b) {
+                    if (v instanceof Boolean b)
+                    {
                         exists = b;
-                    } else {
+                    }
+                    else
+                    {
                         local.add(new ConfigProblem(key + ".exists", line, "expected true or false"));
                     }
                 }
@@ -365,41 +461,52 @@ public final class ConfigLoader {
                     "unknown key (keys here: path, equals, in, prefix, matches, exists)"));
             }
         }
-        if (path == null && local.isEmpty()) {
+        if (path == null && local.isEmpty())
+        {
             local.add(new ConfigProblem(key + ".path", line, "missing: the JSON path the condition reads"));
         }
-        if (op == null && local.isEmpty()) {
+        if (op == null && local.isEmpty())
+        {
             local.add(new ConfigProblem(key, line, "give one of equals, in, prefix, matches, exists"));
         }
-        if (!local.isEmpty()) {
+        if (!local.isEmpty())
+        {
             localProblems(br, local);
             return null;
         }
         return new Condition(path, op, values, exists);
     }
 
-    private static void localProblems(final TableReader br, final List<ConfigProblem> local) {
-        for (final ConfigProblem p : local) {
+    private static void localProblems(final TableReader br, final List<ConfigProblem> local)
+    {
+        for (final ConfigProblem p : local)
+        {
             br.problem(BR_WHEN.name(), p.key().substring(br.keyPath(BR_WHEN.name()).length()).replaceFirst("^\\.", "")
                 .transform(s -> s.isEmpty() ? p.message() : s + ": " + p.message()));
         }
     }
 
-    private static TableReader sub(final TableReader parent, final ConfigKey key, final List<ConfigProblem> problems) {
-        return new TableReader(parent.table(key), parent.keyPath(key.name()), key.name(), problems, parent.line(key.name()));
+    private static TableReader sub(final TableReader parent, final ConfigKey key, final List<ConfigProblem> problems)
+    {
+        return new TableReader(parent.table(key), parent.keyPath(key.name()), key.name(), problems,
+            parent.line(key.name()));
     }
 
-    private static int powerOfTwo(final TableReader r, final ConfigKey key) {
+    private static int powerOfTwo(final TableReader r, final ConfigKey key)
+    {
         final int v = r.intValue(key);
-        if (Integer.bitCount(v) != 1) {
+        if (Integer.bitCount(v) != 1)
+        {
             r.problem(key.name(), v + " is not a power of two");
         }
         return v;
     }
 
-    private static int multipleOf64(final TableReader r, final ConfigKey key) {
+    private static int multipleOf64(final TableReader r, final ConfigKey key)
+    {
         final int v = r.intValue(key);
-        if (v % 64 != 0) {
+        if (v % 64 != 0)
+        {
             r.problem(key.name(), v + " is not a multiple of 64");
         }
         return v;

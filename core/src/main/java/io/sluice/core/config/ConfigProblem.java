@@ -9,9 +9,11 @@ package io.sluice.core.config;
  * @param line    1-based line in the TOML file, or 0 when the position is unknown
  * @param message what is wrong and, where possible, what is expected
  */
-public record ConfigProblem(String key, int line, String message) {
+public record ConfigProblem(String key, int line, String message)
+{
     @Override
-    public String toString() {
+    public String toString()
+    {
         return (line > 0 ? key + " (line " + line + "): " : key + ": ") + message;
     }
 }

@@ -24,8 +24,10 @@ import java.util.Map;
  * Every configuration key Sluice reads, in one place: type, default, unit, allowed values and doc. The loader
  * validates against it (unknown keys are errors), and {@link #markdown()} renders docs/configuration.md from it.
  */
-public final class ConfigSchema {
-    private ConfigSchema() {
+public final class ConfigSchema
+{
+    private ConfigSchema()
+    {
     }
 
     // ------------------------------------------------------------------------------------------------ root tables
@@ -46,7 +48,8 @@ public final class ConfigSchema {
             + "one into the Kafka topic its routing rule picks (see docs/routing.md).");
 
     // ------------------------------------------------------------------------------------------------ [kafka]
-    public static final ConfigKey KAFKA_BOOTSTRAP_SERVERS = ConfigKey.in("kafka", "bootstrap_servers", STRING).required()
+    public static final ConfigKey KAFKA_BOOTSTRAP_SERVERS = ConfigKey.in("kafka", "bootstrap_servers", STRING)
+        .required()
         .doc("Comma-separated host:port list of brokers, as Kafka's bootstrap.servers.");
     public static final ConfigKey KAFKA_CONSUMER = ConfigKey.in("kafka", "consumer", STRING_MAP)
         .doc("Extra KafkaConsumer properties passed through verbatim (e.g. \"fetch.max.bytes\" = \"52428800\"). "
@@ -59,14 +62,17 @@ public final class ConfigSchema {
     // ------------------------------------------------------------------------------------------------ [checkpoint]
     public static final ConfigKey CHECKPOINT_COMMIT_INTERVAL_MS = ConfigKey.in("checkpoint", "commit_interval_ms", LONG)
         .defaultValue("1000").unit("ms").range(10, 3_600_000)
-        .doc("How often each source commits its partitions' watermarks (the next offset not yet durably written everywhere).");
-    public static final ConfigKey CHECKPOINT_STALLED_FAIL_AFTER_MS = ConfigKey.in("checkpoint", "stalled_fail_after_ms", LONG)
+        .doc(
+            "How often each source commits its partitions' watermarks (the next offset not yet durably written everywhere).");
+    public static final ConfigKey CHECKPOINT_STALLED_FAIL_AFTER_MS = ConfigKey
+        .in("checkpoint", "stalled_fail_after_ms", LONG)
         .defaultValue("300000").unit("ms").range(100, Long.MAX_VALUE / 2)
         .doc("A partition whose watermark has not moved for this long while it has records in flight ends the run "
             + "with exit code 1 and names the table, partition and error that hold it.");
     public static final ConfigKey CHECKPOINT_DRAIN_TIMEOUT_MS = ConfigKey.in("checkpoint", "drain_timeout_ms", LONG)
         .defaultValue("30000").unit("ms").range(0, 3_600_000)
-        .doc("On shutdown or rebalance, how long to wait for in-flight batches to be written before committing what is acknowledged.");
+        .doc(
+            "On shutdown or rebalance, how long to wait for in-flight batches to be written before committing what is acknowledged.");
 
     // ------------------------------------------------------------------------------------------------ [engine]
     public static final ConfigKey ENGINE_RING_SIZE = ConfigKey.in("engine", "ring_size", INT)
@@ -74,7 +80,8 @@ public final class ConfigSchema {
         .doc("Slots in each source's ingest ring; a power of two. A full ring pauses the consumer (back-pressure).");
     public static final ConfigKey ENGINE_SLOT_BYTES = ConfigKey.in("engine", "slot_bytes", INT)
         .defaultValue("8192").unit("bytes").range(64, 64 << 20)
-        .doc("Off-heap bytes per ring slot (key + value + headers), a multiple of 64. Larger records take an overflow buffer.");
+        .doc(
+            "Off-heap bytes per ring slot (key + value + headers), a multiple of 64. Larger records take an overflow buffer.");
     public static final ConfigKey ENGINE_MAX_RECORD_BYTES = ConfigKey.in("engine", "max_record_bytes", INT)
         .defaultValue("8388608").unit("bytes").range(64, Integer.MAX_VALUE / 2)
         .doc("Largest record accepted; a larger record is a record error (see on_error).");
@@ -87,7 +94,8 @@ public final class ConfigSchema {
             + "A full window pauses that partition. Costs ack_window/8 bytes per assigned partition.");
     public static final ConfigKey ENGINE_QUEUE_DEPTH = ConfigKey.in("engine", "queue_depth", INT)
         .defaultValue("4").unit("batches").range(1, 1024)
-        .doc("Sealed batches that may wait per shard for its insert worker; beyond it the route stage waits (back-pressure).");
+        .doc(
+            "Sealed batches that may wait per shard for its insert worker; beyond it the route stage waits (back-pressure).");
     public static final ConfigKey ENGINE_STATUS_INTERVAL_MS = ConfigKey.in("engine", "status_interval_ms", LONG)
         .defaultValue("10000").unit("ms").range(0, 86_400_000)
         .doc("Period of the one-line status log (records, rows, checkpoint lag); 0 turns it off.");
@@ -103,7 +111,8 @@ public final class ConfigSchema {
         .doc("split: source, route and insert workers on their own threads; fused: the route stage runs on the source "
             + "thread (one hand-off and one thread fewer). Default: fused on two CPUs or fewer, split otherwise.");
     public static final ConfigKey TUNING_STAGES = ConfigKey.in("tuning", "stages", TABLE)
-        .doc("Per-stage overrides: [tuning.stages.source|route|sink] with wait and cpu (route only in the split layout).");
+        .doc(
+            "Per-stage overrides: [tuning.stages.source|route|sink] with wait and cpu (route only in the split layout).");
 
     // ------------------------------------------------------------------------------------------------ [metrics]
     public static final ConfigKey METRICS_LISTEN = ConfigKey.in("metrics", "listen", STRING).defaultValue("")
@@ -180,15 +189,19 @@ public final class ConfigSchema {
             + "[A-Za-z0-9_] into _ (and prefixes a leading digit), so the table can be queried without quotes; quote "
             + "keeps it verbatim. SQL always quotes identifiers. See docs/destinations.md.");
     public static final ConfigKey PC_CREATE_TABLE = ConfigKey.in("sinks[].plugin_config", "create_table", BOOLEAN)
-        .defaultValue("false").doc("Create a missing table on its first batch (from create_table_ddl or create_table_like).");
-    public static final ConfigKey PC_CREATE_TABLE_DDL = ConfigKey.in("sinks[].plugin_config", "create_table_ddl", STRING)
+        .defaultValue("false")
+        .doc("Create a missing table on its first batch (from create_table_ddl or create_table_like).");
+    public static final ConfigKey PC_CREATE_TABLE_DDL = ConfigKey
+        .in("sinks[].plugin_config", "create_table_ddl", STRING)
         .doc("CREATE TABLE statement with {database} and {table} placeholders (replaced by quoted identifiers in one "
             + "pass; {table} is required). Without IF NOT EXISTS a concurrent creation by another process is still fine.");
-    public static final ConfigKey PC_CREATE_TABLE_LIKE = ConfigKey.in("sinks[].plugin_config", "create_table_like", STRING)
+    public static final ConfigKey PC_CREATE_TABLE_LIKE = ConfigKey
+        .in("sinks[].plugin_config", "create_table_like", STRING)
         .doc("Existing table whose structure and engine a new table copies (CREATE TABLE IF NOT EXISTS … AS template): "
             + "\"db.table\", or \"table\" in the destination's database (the first . separates database and table).");
     public static final ConfigKey PC_NULL_AS_DEFAULT = ConfigKey.in("sinks[].plugin_config", "null_as_default", BOOLEAN)
-        .defaultValue("false").doc("A JSON null into a non-Nullable column takes the column's DEFAULT (or the type's zero "
+        .defaultValue("false")
+        .doc("A JSON null into a non-Nullable column takes the column's DEFAULT (or the type's zero "
             + "when it has none) instead of failing the record.");
     public static final ConfigKey PC_UNKNOWN_FIELDS = ConfigKey.in("sinks[].plugin_config", "unknown_fields", STRING)
         .defaultValue("ignore").allowed("ignore", "fail")
@@ -196,11 +209,14 @@ public final class ConfigSchema {
             + "skips it; fail fails the record naming the field (then on_error decides), like ClickHouse's "
             + "input_format_skip_unknown_fields = 0. fail costs one more pass over each record's top-level keys; "
             + "nested objects are not checked.");
-    public static final ConfigKey PC_INSERT_TIMEOUT_MS = ConfigKey.in("sinks[].plugin_config", "insert_timeout_ms", LONG)
+    public static final ConfigKey PC_INSERT_TIMEOUT_MS = ConfigKey
+        .in("sinks[].plugin_config", "insert_timeout_ms", LONG)
         .defaultValue("60000").unit("ms").range(100, 3_600_000).doc("Timeout of one INSERT request.");
     public static final ConfigKey PC_RETRY_BACKOFF_MS = ConfigKey.in("sinks[].plugin_config", "retry_backoff_ms", LONG)
-        .defaultValue("200").unit("ms").range(1, 600_000).doc("First wait before retrying a retriable insert failure; doubles each time.");
-    public static final ConfigKey PC_RETRY_BACKOFF_MAX_MS = ConfigKey.in("sinks[].plugin_config", "retry_backoff_max_ms", LONG)
+        .defaultValue("200").unit("ms").range(1, 600_000)
+        .doc("First wait before retrying a retriable insert failure; doubles each time.");
+    public static final ConfigKey PC_RETRY_BACKOFF_MAX_MS = ConfigKey
+        .in("sinks[].plugin_config", "retry_backoff_max_ms", LONG)
         .defaultValue("5000").unit("ms").range(1, 3_600_000).doc("Longest wait between retries.");
     public static final ConfigKey PC_BREAKER_FAILURES = ConfigKey.in("sinks[].plugin_config", "breaker_failures", INT)
         .defaultValue("5").unit("failures").range(1, 1_000_000)
@@ -269,8 +285,10 @@ public final class ConfigSchema {
         .doc("Partitions of a topic created by create_topics; -1 takes the broker's num.partitions.");
     public static final ConfigKey SRC_REPLICATION_FACTOR = ConfigKey.in("sources[]", "replication_factor", INT)
         .defaultValue("-1").unit("replicas").range(-1, Short.MAX_VALUE)
-        .doc("Replication factor of a topic created by create_topics; -1 takes the broker's default.replication.factor.");
-    public static final ConfigKey SRC_MAX_NEW_TOPICS_PER_MINUTE = ConfigKey.in("sources[]", "max_new_topics_per_minute", INT)
+        .doc(
+            "Replication factor of a topic created by create_topics; -1 takes the broker's default.replication.factor.");
+    public static final ConfigKey SRC_MAX_NEW_TOPICS_PER_MINUTE = ConfigKey
+        .in("sources[]", "max_new_topics_per_minute", INT)
         .defaultValue("100").unit("topics").range(1, 100_000)
         .doc("Guard against a topic explosion: at most this many topics are created in any 60 s. Beyond it a record "
             + "that needs a new topic takes the fallback, or fails its batch (re-read later).");
@@ -295,13 +313,15 @@ public final class ConfigSchema {
             + "template, fallback, buckets } whose keys are listed under [sources.topics.topic].");
 
     // ------------------------------------------------------------------------------------------------ topic = { ... }
-    public static final ConfigKey RULE_STRATEGY = ConfigKey.in("sources[].topics[].topic", "strategy", STRING).required()
+    public static final ConfigKey RULE_STRATEGY = ConfigKey.in("sources[].topics[].topic", "strategy", STRING)
+        .required()
         .allowed("static", "field", "header", "key", "hash")
         .doc("static: a fixed name (name or template without {value}); field: the value at path in the JSON record; "
             + "header: the record header named header, as UTF-8; key: the record key, as UTF-8; hash: murmur2 of the "
             + "field (path), header (header) or key (neither) bytes, masked to 31 bits, modulo buckets.");
     public static final ConfigKey RULE_PATH = ConfigKey.in("sources[].topics[].topic", "path", STRING)
-        .doc("field (required), hash: JSON path, dotted for nested objects, numeric for array indices (user.id, items.0.sku).");
+        .doc(
+            "field (required), hash: JSON path, dotted for nested objects, numeric for array indices (user.id, items.0.sku).");
     public static final ConfigKey RULE_HEADER = ConfigKey.in("sources[].topics[].topic", "header", STRING)
         .doc("header (required), hash: the header name; the last header with that name wins.");
     public static final ConfigKey RULE_TEMPLATE = ConfigKey.in("sources[].topics[].topic", "template", STRING)
@@ -334,14 +354,20 @@ public final class ConfigSchema {
 
     private static final Map<String, List<ConfigKey>> BY_SECTION = index();
 
-    private static Map<String, List<ConfigKey>> index() {
+    private static Map<String, List<ConfigKey>> index()
+    {
         final Map<String, List<ConfigKey>> map = new LinkedHashMap<>();
-        for (final Field f : ConfigSchema.class.getDeclaredFields()) {
-            if (Modifier.isStatic(f.getModifiers()) && f.getType() == ConfigKey.class) {
-                try {
+        for (final Field f : ConfigSchema.class.getDeclaredFields())
+        {
+            if (Modifier.isStatic(f.getModifiers()) && f.getType() == ConfigKey.class)
+            {
+                try
+                {
                     final ConfigKey k = (ConfigKey)f.get(null);
                     map.computeIfAbsent(k.section(), s -> new ArrayList<>()).add(k);
-                } catch (final IllegalAccessException e) {
+                }
+                catch (final IllegalAccessException e)
+                {
                     throw new IllegalStateException(e);
                 }
             }
@@ -354,12 +380,14 @@ public final class ConfigSchema {
      * @param section a section id such as {@code sinks[].plugin_config}
      * @return the keys defined in that section, in declaration order (empty when none)
      */
-    public static List<ConfigKey> keys(final String section) {
+    public static List<ConfigKey> keys(final String section)
+    {
         return BY_SECTION.getOrDefault(section, List.of());
     }
 
     /** @return every section id, in declaration order */
-    public static List<String> sections() {
+    public static List<String> sections()
+    {
         return List.copyOf(BY_SECTION.keySet());
     }
 
@@ -368,16 +396,23 @@ public final class ConfigSchema {
      *
      * @return Markdown text
      */
-    public static String markdown() {
+    public static String markdown()
+    {
         final StringBuilder sb = new StringBuilder();
-        for (final Map.Entry<String, List<ConfigKey>> e : BY_SECTION.entrySet()) {
+        for (final Map.Entry<String, List<ConfigKey>> e : BY_SECTION.entrySet())
+        {
             final String section = e.getKey();
-            sb.append("### ").append(section.isEmpty() ? "top level" : "`[" + section.replace("[]", "") + "]`"
-                + (section.endsWith("[]") ? " (array of tables)" : "")).append("\n\n");
+            sb.append("### ").append(section.isEmpty()
+                ? "top level"
+                : "`[" + section.replace("[]", "") + "]`"
+                    + (section.endsWith("[]") ? " (array of tables)" : ""))
+                .append("\n\n");
             sb.append("| key | type | default | unit | description |\n|---|---|---|---|---|\n");
-            for (final ConfigKey k : e.getValue()) {
+            for (final ConfigKey k : e.getValue())
+            {
                 sb.append("| `").append(k.name()).append("` | ").append(typeText(k)).append(" | ")
-                    .append(k.required() ? "**required**" : k.defaultValue() == null ? "—" : "`" + k.defaultValue() + "`")
+                    .append(
+                        k.required() ? "**required**" : k.defaultValue() == null ? "—" : "`" + k.defaultValue() + "`")
                     .append(" | ").append(k.unit().isEmpty() ? "" : k.unit()).append(" | ")
                     .append(k.doc().replace("|", "\\|")).append(" |\n");
             }
@@ -386,8 +421,10 @@ public final class ConfigSchema {
         return sb.toString();
     }
 
-    private static String typeText(final ConfigKey k) {
-        final String base = switch (k.type()) {
+    private static String typeText(final ConfigKey k)
+    {
+        final String base = switch (k.type())
+        {
             case STRING -> "string";
             case INT, LONG -> "integer";
             case BOOLEAN -> "boolean";
@@ -399,6 +436,8 @@ public final class ConfigSchema {
             case TABLE -> "table";
             case RULE -> "inline table";
         };
-        return k.allowed().isEmpty() ? base : base + ": " + String.join(" \\| ", k.allowed().stream().map(a -> "`" + a + "`").toList());
+        return k.allowed().isEmpty()
+            ? base
+            : base + ": " + String.join(" \\| ", k.allowed().stream().map(a -> "`" + a + "`").toList());
     }
 }

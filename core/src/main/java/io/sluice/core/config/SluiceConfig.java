@@ -23,7 +23,8 @@ public record SluiceConfig(
     Tuning tuning,
     Metrics metrics,
     List<Sink> sinks,
-    List<Source> sources) {
+    List<Source> sources)
+{
 
     /**
      * A configuration without sources (gather only).
@@ -36,7 +37,8 @@ public record SluiceConfig(
      * @param sinks      [[sinks]], in file order
      */
     public SluiceConfig(final Kafka kafka, final Checkpoint checkpoint, final Engine engine, final Tuning tuning,
-        final Metrics metrics, final List<Sink> sinks) {
+        final Metrics metrics, final List<Sink> sinks)
+    {
         this(kafka, checkpoint, engine, tuning, metrics, sinks, List.of());
     }
 
@@ -45,9 +47,12 @@ public record SluiceConfig(
      * @return the source with that name
      * @throws ConfigException when there is none
      */
-    public Source source(final String name) {
-        for (final Source s : sources) {
-            if (s.name().equals(name)) {
+    public Source source(final String name)
+    {
+        for (final Source s : sources)
+        {
+            if (s.name().equals(name))
+            {
                 return s;
             }
         }
@@ -60,9 +65,12 @@ public record SluiceConfig(
      * @return the sink with that name
      * @throws ConfigException when there is none
      */
-    public Sink sink(final String name) {
-        for (final Sink s : sinks) {
-            if (s.name().equals(name)) {
+    public Sink sink(final String name)
+    {
+        for (final Sink s : sinks)
+        {
+            if (s.name().equals(name))
+            {
                 return s;
             }
         }
@@ -72,27 +80,33 @@ public record SluiceConfig(
 
     /** [kafka]: the cluster connection. Client property maps are passed to Kafka's clients verbatim. */
     public record Kafka(String bootstrapServers, Map<String, String> consumer, Map<String, String> producer,
-        Map<String, String> admin) {
+        Map<String, String> admin)
+    {
     }
 
     /** [checkpoint]: commit cadence and stall limit, in milliseconds. */
-    public record Checkpoint(long commitIntervalMs, long stalledFailAfterMs, long drainTimeoutMs) {
+    public record Checkpoint(long commitIntervalMs, long stalledFailAfterMs, long drainTimeoutMs)
+    {
     }
 
     /** [engine]: sizes of the record path. */
     public record Engine(int ringSize, int slotBytes, int maxRecordBytes, int overflowBuffers, int ackWindow,
-        int queueDepth, long statusIntervalMs) {
+        int queueDepth, long statusIntervalMs)
+    {
     }
 
     /** [tuning]: CPUs given to the engine, default wait kind and layout (null = by CPU count), per-stage overrides. */
-    public record Tuning(List<Integer> cpus, String waitKind, String layout, Map<String, Stage> stages) {
+    public record Tuning(List<Integer> cpus, String waitKind, String layout, Map<String, Stage> stages)
+    {
         /** One [tuning.stages.NAME] table: wait kind (null = default) and CPU (-1 = unpinned). */
-        public record Stage(String waitKind, int cpu) {
+        public record Stage(String waitKind, int cpu)
+        {
         }
     }
 
     /** [metrics]: Prometheus endpoint ({@code host:port}, empty = off). */
-    public record Metrics(String listen) {
+    public record Metrics(String listen)
+    {
     }
 
     /** One [[sinks]] gather pipeline. */
@@ -107,7 +121,8 @@ public record SluiceConfig(
         String autoOffsetReset,
         long topicRefreshMs,
         ClickHouse plugin,
-        List<Branch> branches) {
+        List<Branch> branches)
+    {
     }
 
     /**
@@ -135,7 +150,8 @@ public record SluiceConfig(
         long retryBackoffMaxMs,
         int breakerFailures,
         long breakerOpenMs,
-        String unknownFields) {
+        String unknownFields)
+    {
         /** {@code unknown_fields = "ignore"}: a JSON field no column reads is skipped (the default). */
         public static final String UNKNOWN_FIELDS_IGNORE = "ignore";
         /** {@code unknown_fields = "fail"}: a top-level JSON field no column reads fails the record. */
@@ -167,17 +183,23 @@ public record SluiceConfig(
          */
         public ClickHouse(final List<String> endpoints, final List<List<String>> shards, final int insertWorkers,
             final String database, final String targetTable, final String username, final String password,
-            final int maxRows, final long maxBytes, final long lingerMs, final String identifier, final boolean createTable,
+            final int maxRows, final long maxBytes, final long lingerMs, final String identifier,
+            final boolean createTable,
             final String createTableDdl, final String createTableLike, final boolean nullAsDefault,
-            final long insertTimeoutMs, final long retryBackoffMs, final long retryBackoffMaxMs, final int breakerFailures,
-            final long breakerOpenMs) {
-            this(endpoints, shards, insertWorkers, database, targetTable, username, password, maxRows, maxBytes, lingerMs,
-                identifier, createTable, createTableDdl, createTableLike, nullAsDefault, insertTimeoutMs, retryBackoffMs,
+            final long insertTimeoutMs, final long retryBackoffMs, final long retryBackoffMaxMs,
+            final int breakerFailures,
+            final long breakerOpenMs)
+        {
+            this(endpoints, shards, insertWorkers, database, targetTable, username, password, maxRows, maxBytes,
+                lingerMs,
+                identifier, createTable, createTableDdl, createTableLike, nullAsDefault, insertTimeoutMs,
+                retryBackoffMs,
                 retryBackoffMaxMs, breakerFailures, breakerOpenMs, UNKNOWN_FIELDS_IGNORE);
         }
 
         /** @return whether a top-level JSON field that no column reads fails its record */
-        public boolean failOnUnknownFields() {
+        public boolean failOnUnknownFields()
+        {
             return UNKNOWN_FIELDS_FAIL.equals(unknownFields);
         }
     }
@@ -195,16 +217,19 @@ public record SluiceConfig(
         String shardBy,
         int maxRows,
         long maxBytes,
-        long lingerMs) {
+        long lingerMs)
+    {
     }
 
     /**
      * A branch condition on one JSON path. {@code values} holds the literal(s) for EQUALS, IN, PREFIX and MATCHES;
      * EXISTS uses {@code exists}. A null condition (no {@code when}) matches every record.
      */
-    public record Condition(String path, Op op, List<String> values, boolean exists) {
+    public record Condition(String path, Op op, List<String> values, boolean exists)
+    {
         /** The comparison. */
-        public enum Op {
+        public enum Op
+        {
             /** The derived value equals the literal. */
             EQUALS,
             /** The derived value equals one of the literals. */
@@ -254,7 +279,8 @@ public record SluiceConfig(
         long retryBackoffMs,
         long retryBackoffMaxMs,
         long replayBufferBytes,
-        TopicRule rule) {
+        TopicRule rule)
+    {
         /** Consumes Kafka topics in a consumer group and re-routes their records. */
         public static final String KAFKA = "kafka";
         /** Reads JSON lines from a file (plain or gzip). */
@@ -285,10 +311,12 @@ public record SluiceConfig(
         String header,
         String template,
         String fallback,
-        int buckets) {
+        int buckets)
+    {
 
         /** The strategies of seed 000. */
-        public enum Strategy {
+        public enum Strategy
+        {
             /** The literal name. */
             STATIC,
             /** A path into a JSON payload. */
@@ -302,13 +330,16 @@ public record SluiceConfig(
         }
 
         /** @return a short description for logs and messages, e.g. {@code field user.id} or {@code hash of key} */
-        public String describe() {
-            return switch (strategy) {
+        public String describe()
+        {
+            return switch (strategy)
+            {
                 case STATIC -> "static " + template;
                 case FIELD -> "field " + path;
                 case HEADER -> "header " + header;
                 case KEY -> "key";
-                case HASH -> "hash of " + (hashOf == Strategy.FIELD ? "field " + path
+                case HASH -> "hash of " + (hashOf == Strategy.FIELD
+                    ? "field " + path
                     : hashOf == Strategy.HEADER ? "header " + header : "key") + " into " + buckets + " buckets";
             };
         }

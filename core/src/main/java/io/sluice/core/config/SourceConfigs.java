@@ -26,14 +26,16 @@ import io.sluice.core.naming.TopicNameSanitizer;
  *
  * <p>Stateless; called by {@link ConfigLoader} on the loading thread.
  */
-final class SourceConfigs {
+final class SourceConfigs
+{
     private static final String SECTION = "sources[]";
     private static final String TOPICS_SECTION = "sources[].topics[]";
     private static final String RULE_SECTION = "sources[].topics[].topic";
     private static final List<ConfigKey> KAFKA_ONLY = List.of(SRC_INPUT_TOPICS, SRC_PATTERN, SRC_GROUP_ID,
         SRC_AUTO_OFFSET_RESET, SRC_TOPIC_REFRESH_MS);
 
-    private SourceConfigs() {
+    private SourceConfigs()
+    {
     }
 
     /**
@@ -44,16 +46,20 @@ final class SourceConfigs {
      * @param out      receives the valid sources, in file order
      * @return the number of {@code [[sources]]} tables in the file (valid or not)
      */
-    static int read(final TableReader top, final List<ConfigProblem> problems, final List<Source> out) {
+    static int read(final TableReader top, final List<ConfigProblem> problems, final List<Source> out)
+    {
         final List<TomlTable> tables = top.tables(SOURCES);
         final Set<String> names = new HashSet<>();
-        for (int i = 0; i < tables.size(); i++) {
+        for (int i = 0; i < tables.size(); i++)
+        {
             final TomlTable t = tables.get(i);
             final Source source = readSource(t, "sources[" + i + "]", problems);
-            if (source == null) {
+            if (source == null)
+            {
                 continue;
             }
-            if (!names.add(source.name())) {
+            if (!names.add(source.name()))
+            {
                 problems.add(new ConfigProblem("sources[" + i + "].name", TableReader.line(t, "name"),
                     "duplicate source name \"" + source.name() + "\""));
                 continue;
@@ -63,7 +69,8 @@ final class SourceConfigs {
         return tables.size();
     }
 
-    private static Source readSource(final TomlTable t, final String path, final List<ConfigProblem> problems) {
+    private static Source readSource(final TomlTable t, final String path, final List<ConfigProblem> problems)
+    {
         final int before = problems.size();
         final TableReader r = new TableReader(t, path, SECTION, problems, TableReader.firstLine(t));
         final String name = r.string(SRC_NAME);
@@ -83,22 +90,27 @@ final class SourceConfigs {
         final long backoffMax = r.longValue(SRC_RETRY_BACKOFF_MAX_MS);
         final long replay = r.longValue(SRC_REPLAY_BUFFER_BYTES);
 
-        if (partitions == 0) {
+        if (partitions == 0)
+        {
             r.problem(SRC_PARTITIONS.name(), "0 partitions: give at least 1, or -1 for the broker's default");
         }
-        if (replication == 0) {
+        if (replication == 0)
+        {
             r.problem(SRC_REPLICATION_FACTOR.name(), "0 replicas: give at least 1, or -1 for the broker's default");
         }
-        if (backoffMax < backoff) {
+        if (backoffMax < backoff)
+        {
             r.problem(SRC_RETRY_BACKOFF_MAX_MS.name(), backoffMax + " is below retry_backoff_ms (" + backoff + ")");
         }
-        if (kind != null) {
+        if (kind != null)
+        {
             checkKind(r, kind, inputTopics, pattern, groupId, file);
         }
 
         final TopicRule rule = readTopics(r, path, problems);
         r.finish();
-        if (problems.size() != before || name == null || kind == null || rule == null) {
+        if (problems.size() != before || name == null || kind == null || rule == null)
+        {
             return null;
         }
         return new Source(name, kind, inputTopics, pattern, groupId, reset, refresh, file, create, partitions,
@@ -106,75 +118,108 @@ final class SourceConfigs {
     }
 
     private static void checkKind(final TableReader r, final String kind, final List<String> inputTopics,
-        final String pattern, final String groupId, final String file) {
-        if (Source.KAFKA.equals(kind)) {
-            if ((pattern == null) == inputTopics.isEmpty()) {
+        final String pattern, final String groupId, final String file)
+    {
+        if (Source.KAFKA.equals(kind))
+        {
+            if ((pattern == null) == inputTopics.isEmpty())
+            {
                 r.problem(SRC_PATTERN.name(), pattern == null
                     ? "a kafka source needs pattern (a regular expression) or input_topics (a list)"
                     : "give either pattern or input_topics, not both");
             }
-            if (pattern != null) {
-                try {
+            if (pattern != null)
+            {
+                try
+                {
                     Pattern.compile(pattern);
-                } catch (final PatternSyntaxException e) {
+                }
+                catch (final PatternSyntaxException e)
+                {
                     r.problem(SRC_PATTERN.name(), "not a valid regular expression: " + e.getDescription() + " at index "
                         + e.getIndex());
                 }
             }
-            if (groupId == null) {
+            if (groupId == null)
+            {
                 r.problem(SRC_GROUP_ID.name(), "missing: a kafka source needs a consumer group");
             }
-        } else {
-            for (final ConfigKey k : KAFKA_ONLY) {
-                if (r.has(k)) {
+        }
+        else
+        {
+            for (final ConfigKey k : KAFKA_ONLY)
+            {
+                if (r.has(k))
+                {
                     r.problem(k.name(), "only for kind = \"kafka\" (this source is kind = \"" + kind + "\")");
                 }
             }
         }
-        if (Source.FILE.equals(kind)) {
-            if (file == null || file.isBlank()) {
+        if (Source.FILE.equals(kind))
+        {
+            if (file == null || file.isBlank())
+            {
                 r.problem(SRC_PATH.name(), "missing: a file source needs the path of its JSON-lines file");
             }
-        } else if (r.has(SRC_PATH)) {
+        }
+        else if (r.has(SRC_PATH))
+        {
             r.problem(SRC_PATH.name(), "only for kind = \"file\" (this source is kind = \"" + kind + "\")");
         }
-        if (r.has(SRC_REPLAY_BUFFER_BYTES) && !Source.FILE.equals(kind) && !Source.STDIN.equals(kind)) {
+        if (r.has(SRC_REPLAY_BUFFER_BYTES) && !Source.FILE.equals(kind) && !Source.STDIN.equals(kind))
+        {
             r.problem(SRC_REPLAY_BUFFER_BYTES.name(), "only for kind = \"file\" or \"stdin\"");
         }
     }
 
-    private static TopicRule readTopics(final TableReader r, final String path, final List<ConfigProblem> problems) {
+    private static TopicRule readTopics(final TableReader r, final String path, final List<ConfigProblem> problems)
+    {
         final Object raw = r.rule(SRC_TOPICS);
-        if (raw == null) {
+        if (raw == null)
+        {
             return null;
         }
-        if (!(raw instanceof TomlArray a) || a.isEmpty() || !a.isTable(0)) {
-            if (raw instanceof TomlArray a && !a.isEmpty() && a.isString(0)) {
-                r.problem(SRC_TOPICS.name(), "[[sources.topics]] is the routing block (topic = ...); the topics a kafka "
-                    + "source consumes go in input_topics = [...]");
-            } else {
+        if (!(raw instanceof TomlArray a) || a.isEmpty() || !a.isTable(0))
+        {
+            if (raw instanceof TomlArray a && !a.isEmpty() && a.isString(0))
+            {
+                r.problem(SRC_TOPICS.name(),
+                    "[[sources.topics]] is the routing block (topic = ...); the topics a kafka "
+                        + "source consumes go in input_topics = [...]");
+            }
+            else
+            {
                 r.problem(SRC_TOPICS.name(), "expected one [[" + path + ".topics]] block with topic = ...");
             }
             return null;
         }
-        if (a.size() != 1) {
+        if (a.size() != 1)
+        {
             r.problem(SRC_TOPICS.name(), a.size() + " [[sources.topics]] blocks: a source has exactly one (its routing "
                 + "rule picks the topic of every record)");
             return null;
         }
         final TomlTable block = a.getTable(0);
         final String blockPath = path + ".topics[0]";
-        final TableReader b = new TableReader(block, blockPath, TOPICS_SECTION, problems, TableReader.firstLine(block) == 0
-            ? r.line(SRC_TOPICS.name()) : TableReader.firstLine(block));
+        final TableReader b = new TableReader(block, blockPath, TOPICS_SECTION, problems,
+            TableReader.firstLine(block) == 0
+                ? r.line(SRC_TOPICS.name())
+                : TableReader.firstLine(block));
         final Object topic = b.rule(ST_TOPIC);
         TopicRule rule = null;
-        if (topic instanceof String literal) {
+        if (topic instanceof String literal)
+        {
             rule = literalTopic(b, ST_TOPIC.name(), literal)
-                ? new TopicRule(Strategy.STATIC, null, null, null, literal, null, 0) : null;
-        } else if (topic instanceof TomlTable t) {
+                ? new TopicRule(Strategy.STATIC, null, null, null, literal, null, 0)
+                : null;
+        }
+        else if (topic instanceof TomlTable t)
+        {
             rule = readRule(new TableReader(t, b.keyPath(ST_TOPIC.name()), RULE_SECTION, problems,
                 b.line(ST_TOPIC.name())));
-        } else if (topic != null) {
+        }
+        else if (topic != null)
+        {
             b.problem(ST_TOPIC.name(), "expected a topic name or an inline table such as { strategy = \"field\", "
                 + "path = \"user.id\", template = \"users.{value}\" }, got " + TableReader.describe(topic));
         }
@@ -182,7 +227,8 @@ final class SourceConfigs {
         return rule;
     }
 
-    private static TopicRule readRule(final TableReader t) {
+    private static TopicRule readRule(final TableReader t)
+    {
         final String strategyText = t.string(RULE_STRATEGY);
         final String path = t.string(RULE_PATH);
         final String header = t.string(RULE_HEADER);
@@ -192,18 +238,21 @@ final class SourceConfigs {
         final String fallback = t.string(RULE_FALLBACK);
         final long buckets = t.optionalLong(RULE_BUCKETS);
         t.finish();
-        if (strategyText == null) {
+        if (strategyText == null)
+        {
             return null;
         }
         final Strategy strategy = Strategy.valueOf(strategyText.toUpperCase(java.util.Locale.ROOT));
         boolean ok = true;
         Strategy hashOf = null;
-        switch (strategy) {
+        switch (strategy)
+        {
             case STATIC -> {
                 ok &= absent(t, strategy, RULE_PATH, path) & absent(t, strategy, RULE_HEADER, header)
                     & absent(t, strategy, RULE_BUCKETS, buckets == Long.MIN_VALUE ? null : buckets)
                     & absent(t, strategy, RULE_FALLBACK, fallback);
-                if ((literalName == null) == !hasTemplate) {
+                if ((literalName == null) == !hasTemplate)
+                {
                     t.problem(RULE_NAME.name(), literalName == null
                         ? "static needs the topic name: name = \"orders\" (or topic = \"orders\")"
                         : "give name or template, not both");
@@ -211,25 +260,30 @@ final class SourceConfigs {
                 }
                 final String literal = literalName != null ? literalName : template;
                 final String key = literalName != null ? RULE_NAME.name() : RULE_TEMPLATE.name();
-                if (literal.contains(RoutingTemplate.VALUE_PLACEHOLDER)) {
+                if (literal.contains(RoutingTemplate.VALUE_PLACEHOLDER))
+                {
                     t.problem(key, "static has no value: {value} can only be used by field, header, key and hash");
                     return null;
                 }
-                if (!literalTopic(t, key, literal)) {
+                if (!literalTopic(t, key, literal))
+                {
                     return null;
                 }
                 return ok ? new TopicRule(Strategy.STATIC, null, null, null, literal, null, 0) : null;
             }
             case FIELD -> {
-                if (path == null) {
-                    t.problem(RULE_PATH.name(), "missing: field needs the JSON path of the value, e.g. path = \"user.id\"");
+                if (path == null)
+                {
+                    t.problem(RULE_PATH.name(),
+                        "missing: field needs the JSON path of the value, e.g. path = \"user.id\"");
                     ok = false;
                 }
                 ok &= absent(t, strategy, RULE_HEADER, header)
                     & absent(t, strategy, RULE_BUCKETS, buckets == Long.MIN_VALUE ? null : buckets);
             }
             case HEADER -> {
-                if (header == null || header.isEmpty()) {
+                if (header == null || header.isEmpty())
+                {
                     t.problem(RULE_HEADER.name(), "missing: header needs the header name, e.g. header = \"tenant\"");
                     ok = false;
                 }
@@ -239,15 +293,19 @@ final class SourceConfigs {
             case KEY -> ok &= absent(t, strategy, RULE_PATH, path) & absent(t, strategy, RULE_HEADER, header)
                 & absent(t, strategy, RULE_BUCKETS, buckets == Long.MIN_VALUE ? null : buckets);
             case HASH -> {
-                if (buckets == Long.MIN_VALUE) {
+                if (buckets == Long.MIN_VALUE)
+                {
                     t.problem(RULE_BUCKETS.name(), "missing: hash needs buckets, e.g. buckets = 16");
                     ok = false;
                 }
-                if (path != null && header != null) {
-                    t.problem(RULE_HEADER.name(), "hash reads one of path (a field), header or the key (neither), not both");
+                if (path != null && header != null)
+                {
+                    t.problem(RULE_HEADER.name(),
+                        "hash reads one of path (a field), header or the key (neither), not both");
                     ok = false;
                 }
-                if (header != null && header.isEmpty()) {
+                if (header != null && header.isEmpty())
+                {
                     t.problem(RULE_HEADER.name(), "empty header name");
                     ok = false;
                 }
@@ -255,39 +313,54 @@ final class SourceConfigs {
             }
             default -> throw new IllegalStateException(strategy.name());
         }
-        if (literalName != null) {
+        if (literalName != null)
+        {
             t.problem(RULE_NAME.name(), "only for strategy = \"static\"; " + strategyText + " uses template");
             ok = false;
         }
-        if (path != null) {
-            try {
+        if (path != null)
+        {
+            try
+            {
                 JsonPath.parse(path);
-            } catch (final IllegalArgumentException e) {
+            }
+            catch (final IllegalArgumentException e)
+            {
                 t.problem(RULE_PATH.name(), e.getMessage());
                 ok = false;
             }
         }
-        if (template != null) {
-            try {
+        if (template != null)
+        {
+            try
+            {
                 RoutingTemplate.parse(template);
-            } catch (final IllegalArgumentException e) {
+            }
+            catch (final IllegalArgumentException e)
+            {
                 t.problem(RULE_TEMPLATE.name(), e.getMessage());
                 ok = false;
             }
         }
-        if (fallback != null && !literalTopic(t, RULE_FALLBACK.name(), fallback)) {
+        if (fallback != null && !literalTopic(t, RULE_FALLBACK.name(), fallback))
+        {
             ok = false;
         }
-        return ok ? new TopicRule(strategy, hashOf, path, header, template, fallback,
-            buckets == Long.MIN_VALUE ? 0 : (int)buckets) : null;
+        return ok
+            ? new TopicRule(strategy, hashOf, path, header, template, fallback,
+                buckets == Long.MIN_VALUE ? 0 : (int)buckets)
+            : null;
     }
 
-    private static boolean absent(final TableReader t, final Strategy strategy, final ConfigKey key, final Object value) {
-        if (value == null) {
+    private static boolean absent(final TableReader t, final Strategy strategy, final ConfigKey key, final Object value)
+    {
+        if (value == null)
+        {
             return true;
         }
         final String s = strategy.name().toLowerCase(java.util.Locale.ROOT);
-        final String why = switch (key.name()) {
+        final String why = switch (key.name())
+        {
             case "path" -> "path is for field and hash";
             case "header" -> "header is for header and hash";
             case "buckets" -> "buckets is for hash";
@@ -299,13 +372,16 @@ final class SourceConfigs {
     }
 
     /** A literal topic name must already be legal: a name that sanitising would change is reported with the fix. */
-    private static boolean literalTopic(final TableReader t, final String key, final String name) {
+    private static boolean literalTopic(final TableReader t, final String key, final String name)
+    {
         final String sanitized = TopicNameSanitizer.sanitize(name);
-        if (sanitized == null) {
+        if (sanitized == null)
+        {
             t.problem(key, "\"" + name + "\" is not a topic name (empty, '.' or '..' after sanitising)");
             return false;
         }
-        if (!sanitized.equals(name)) {
+        if (!sanitized.equals(name))
+        {
             t.problem(key, "\"" + name + "\" is not a legal topic name (Kafka allows [a-zA-Z0-9._-], at most "
                 + TopicNameSanitizer.MAX_LENGTH + " characters); did you mean \"" + sanitized + "\"?");
             return false;

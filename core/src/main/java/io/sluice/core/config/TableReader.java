@@ -15,7 +15,8 @@ import org.tomlj.TomlTable;
  * Reads one TOML table against the keys {@link ConfigSchema} defines for its section, collecting problems instead of
  * stopping at the first one. Not thread-safe; used once per table while loading.
  */
-final class TableReader {
+final class TableReader
+{
     private final TomlTable table;
     private final String path;
     private final String section;
@@ -31,7 +32,8 @@ final class TableReader {
      * @param fallbackLine line to report for keys the table lacks (0 when unknown)
      */
     TableReader(final TomlTable table, final String path, final String section, final List<ConfigProblem> problems,
-        final int fallbackLine) {
+        final int fallbackLine)
+    {
         this.table = table;
         this.path = path;
         this.section = section;
@@ -39,66 +41,84 @@ final class TableReader {
         this.fallbackLine = fallbackLine;
     }
 
-    String path() {
+    String path()
+    {
         return path;
     }
 
-    String keyPath(final String name) {
+    String keyPath(final String name)
+    {
         return path.isEmpty() ? name : path + "." + name;
     }
 
-    int line(final String name) {
+    int line(final String name)
+    {
         final TomlPosition p = table.contains(List.of(name)) ? table.inputPositionOf(List.of(name)) : null;
         return p == null ? fallbackLine : p.line();
     }
 
-    void problem(final String name, final String message) {
+    void problem(final String name, final String message)
+    {
         problems.add(new ConfigProblem(keyPath(name), line(name), message));
     }
 
-    boolean has(final ConfigKey key) {
+    boolean has(final ConfigKey key)
+    {
         return table.contains(List.of(key.name()));
     }
 
-    private Object raw(final ConfigKey key) {
-        if (!key.section().equals(section)) {
+    private Object raw(final ConfigKey key)
+    {
+        if (!key.section().equals(section))
+        {
             throw new IllegalStateException("key " + key.qualifiedName() + " read in section " + section);
         }
         seen.add(key.name());
         final Object v = table.get(List.of(key.name()));
-        if (v == null && key.required()) {
+        if (v == null && key.required())
+        {
             problems.add(new ConfigProblem(keyPath(key.name()), fallbackLine, "missing (required)"));
         }
         return v;
     }
 
-    String string(final ConfigKey key) {
+    String string(final ConfigKey key)
+    {
         final Object v = raw(key);
-        if (v == null) {
+        if (v == null)
+        {
             return key.defaultValue();
         }
-        if (!(v instanceof String s)) {
+        if (!(v instanceof String s))
+        {
             problem(key.name(), "expected a string, got " + describe(v));
             return key.defaultValue();
         }
-        if (!key.allowed().isEmpty() && !key.allowed().contains(s)) {
-            problem(key.name(), "\"" + s + "\" is not one of " + String.join(", ", key.allowed().stream().map(a -> "\"" + a + "\"").toList()));
+        if (!key.allowed().isEmpty() && !key.allowed().contains(s))
+        {
+            problem(key.name(), "\"" + s + "\" is not one of "
+                + String.join(", ", key.allowed().stream().map(a -> "\"" + a + "\"").toList()));
             return key.defaultValue();
         }
         return s;
     }
 
-    long longValue(final ConfigKey key) {
+    long longValue(final ConfigKey key)
+    {
         final Object v = raw(key);
         final long fallback = key.defaultValue() == null ? 0 : Long.parseLong(key.defaultValue());
-        if (v == null) {
+        if (v == null)
+        {
             return fallback;
         }
-        if (!(v instanceof Long l)) {
-            problem(key.name(), "expected an integer" + (key.unit().isEmpty() ? "" : " (" + key.unit() + ")") + ", got " + describe(v));
+        if (!(v instanceof Long l))
+        {
+            problem(key.name(),
+                "expected an integer" + (key.unit().isEmpty() ? "" : " (" + key.unit() + ")") + ", got " + describe(v));
             return fallback;
         }
-        if (l < key.min() || l > key.max()) {
+        if (l < key.min() || l > key.max())
+        {
             problem(key.name(), l + " is out of range [" + key.min() + ", " + key.max() + "]");
             return fallback;
         }
@@ -106,71 +126,88 @@ final class TableReader {
     }
 
     /** @return the value, or {@code Long.MIN_VALUE} when absent and without default */
-    long optionalLong(final ConfigKey key) {
+    long optionalLong(final ConfigKey key)
+    {
         return table.contains(List.of(key.name())) || key.defaultValue() != null ? longValue(key) : markAbsent(key);
     }
 
-    private long markAbsent(final ConfigKey key) {
+    private long markAbsent(final ConfigKey key)
+    {
         seen.add(key.name());
         return Long.MIN_VALUE;
     }
 
-    int intValue(final ConfigKey key) {
+    int intValue(final ConfigKey key)
+    {
         return (int)longValue(key);
     }
 
-    boolean bool(final ConfigKey key) {
+    boolean bool(final ConfigKey key)
+    {
         final Object v = raw(key);
         final boolean fallback = Boolean.parseBoolean(key.defaultValue());
-        if (v == null) {
+        if (v == null)
+        {
             return fallback;
         }
-        if (!(v instanceof Boolean b)) {
+        if (!(v instanceof Boolean b))
+        {
             problem(key.name(), "expected true or false, got " + describe(v));
             return fallback;
         }
         return b;
     }
 
-    List<String> strings(final ConfigKey key) {
+    List<String> strings(final ConfigKey key)
+    {
         final Object v = raw(key);
-        if (v == null) {
+        if (v == null)
+        {
             return List.of();
         }
-        if (v instanceof String s && key.type() == ConfigKey.Type.STRING_OR_LIST) {
+        if (v instanceof String s && key.type() == ConfigKey.Type.STRING_OR_LIST)
+        {
             return List.of(s);
         }
-        if (!(v instanceof TomlArray a) || !all(a, a::isString)) {
+        if (!(v instanceof TomlArray a) || !all(a, a::isString))
+        {
             problem(key.name(), "expected " + (key.type() == ConfigKey.Type.STRING_OR_LIST ? "a string or " : "")
                 + "an array of strings, got " + describe(v));
             return List.of();
         }
         final List<String> out = new ArrayList<>(a.size());
-        for (int i = 0; i < a.size(); i++) {
+        for (int i = 0; i < a.size(); i++)
+        {
             out.add(a.getString(i));
         }
         return List.copyOf(out);
     }
 
-    List<List<String>> stringLists(final ConfigKey key) {
+    List<List<String>> stringLists(final ConfigKey key)
+    {
         final Object v = raw(key);
-        if (v == null) {
+        if (v == null)
+        {
             return List.of();
         }
         final String expected = "an array of arrays of strings, e.g. [[\"http://a:8123\"], [\"http://b:8123\"]]";
-        if (!(v instanceof TomlArray a) || !all(a, a::isArray)) {
+        if (!(v instanceof TomlArray a) || !all(a, a::isArray))
+        {
             problem(key.name(), "expected " + expected + ", got " + describe(v));
             return List.of();
         }
         final List<List<String>> out = new ArrayList<>(a.size());
-        for (int i = 0; i < a.size(); i++) {
+        for (int i = 0; i < a.size(); i++)
+        {
             final TomlArray inner = a.getArray(i);
-            if (inner.isEmpty() || !all(inner, inner::isString)) {
+            if (inner.isEmpty() || !all(inner, inner::isString))
+            {
                 problem(key.name(), "shard " + i + ": expected a non-empty array of strings");
                 return List.of();
             }
             final List<String> items = new ArrayList<>();
-            for (int j = 0; j < inner.size(); j++) {
+            for (int j = 0; j < inner.size(); j++)
+            {
                 items.add(inner.getString(j));
             }
             out.add(List.copyOf(items));
@@ -178,39 +215,52 @@ final class TableReader {
         return List.copyOf(out);
     }
 
-    List<Integer> ints(final ConfigKey key) {
+    List<Integer> ints(final ConfigKey key)
+    {
         final Object v = raw(key);
-        if (v == null) {
+        if (v == null)
+        {
             return List.of();
         }
-        if (!(v instanceof TomlArray a) || !all(a, a::isLong)) {
+        if (!(v instanceof TomlArray a) || !all(a, a::isLong))
+        {
             problem(key.name(), "expected an array of integers, got " + describe(v));
             return List.of();
         }
         final List<Integer> out = new ArrayList<>(a.size());
-        for (int i = 0; i < a.size(); i++) {
+        for (int i = 0; i < a.size(); i++)
+        {
             out.add((int)a.getLong(i));
         }
         return List.copyOf(out);
     }
 
-    Map<String, String> stringMap(final ConfigKey key) {
+    Map<String, String> stringMap(final ConfigKey key)
+    {
         final Object v = raw(key);
-        if (v == null) {
+        if (v == null)
+        {
             return Map.of();
         }
-        if (!(v instanceof TomlTable t)) {
+        if (!(v instanceof TomlTable t))
+        {
             problem(key.name(), "expected a table of strings, got " + describe(v));
             return Map.of();
         }
         final Map<String, String> out = new LinkedHashMap<>();
-        for (final String k : t.keySet()) {
+        for (final String k : t.keySet())
+        {
             final Object item = t.get(List.of(k));
-            if (item instanceof String s) {
+            if (item instanceof String s)
+            {
                 out.put(k, s);
-            } else if (item instanceof Long || item instanceof Boolean || item instanceof Double) {
+            }
+            else if (item instanceof Long || item instanceof Boolean || item instanceof Double)
+            {
                 out.put(k, String.valueOf(item));
-            } else {
+            }
+            else
+            {
                 problems.add(new ConfigProblem(keyPath(key.name()) + "." + k, t.inputPositionOf(List.of(k)).line(),
                     "expected a string, got " + describe(item)));
             }
@@ -219,12 +269,15 @@ final class TableReader {
     }
 
     /** @return the sub-table (empty when absent) */
-    TomlTable table(final ConfigKey key) {
+    TomlTable table(final ConfigKey key)
+    {
         final Object v = raw(key);
-        if (v == null) {
+        if (v == null)
+        {
             return org.tomlj.Toml.parse("");
         }
-        if (!(v instanceof TomlTable t)) {
+        if (!(v instanceof TomlTable t))
+        {
             problem(key.name(), "expected a table, got " + describe(v));
             return org.tomlj.Toml.parse("");
         }
@@ -232,14 +285,18 @@ final class TableReader {
     }
 
     /** @return the array of tables (empty when absent) */
-    List<TomlTable> tables(final ConfigKey key) {
+    List<TomlTable> tables(final ConfigKey key)
+    {
         final Object v = raw(key);
-        if (v == null) {
+        if (v == null)
+        {
             return List.of();
         }
-        if (v instanceof TomlArray a && all(a, a::isTable)) {
+        if (v instanceof TomlArray a && all(a, a::isTable))
+        {
             final List<TomlTable> out = new ArrayList<>();
-            for (int i = 0; i < a.size(); i++) {
+            for (int i = 0; i < a.size(); i++)
+            {
                 out.add(a.getTable(i));
             }
             return out;
@@ -249,35 +306,46 @@ final class TableReader {
     }
 
     /** @return the raw value of a RULE key (String or TomlTable), or null */
-    Object rule(final ConfigKey key) {
+    Object rule(final ConfigKey key)
+    {
         return raw(key);
     }
 
     /** Reports every key of this table that the schema does not define for its section. */
-    void finish() {
+    void finish()
+    {
         final Set<String> known = new HashSet<>();
-        for (final ConfigKey k : ConfigSchema.keys(section)) {
+        for (final ConfigKey k : ConfigSchema.keys(section))
+        {
             known.add(k.name());
         }
-        for (final String k : table.keySet()) {
-            if (!known.contains(k) && !seen.contains(k)) {
+        for (final String k : table.keySet())
+        {
+            if (!known.contains(k) && !seen.contains(k))
+            {
                 final String hint = hint(k, known);
                 problem(k, "unknown key" + (hint == null ? "" : "; did you mean " + hint + "?")
-                    + (known.isEmpty() ? "" : " (keys here: " + String.join(", ", known.stream().sorted().toList()) + ")"));
+                    + (known.isEmpty()
+                        ? ""
+                        : " (keys here: " + String.join(", ", known.stream().sorted().toList()) + ")"));
             }
         }
     }
 
-    private static String hint(final String key, final Set<String> known) {
+    private static String hint(final String key, final Set<String> known)
+    {
         final String synonym = ConfigSchema.SYNONYMS.get(key);
-        if (synonym != null && known.contains(synonym)) {
+        if (synonym != null && known.contains(synonym))
+        {
             return synonym;
         }
         String best = null;
         int bestDistance = 3;
-        for (final String k : known) {
+        for (final String k : known)
+        {
             final int d = distance(key.toLowerCase(java.util.Locale.ROOT), k);
-            if (d < bestDistance) {
+            if (d < bestDistance)
+            {
                 bestDistance = d;
                 best = k;
             }
@@ -285,15 +353,19 @@ final class TableReader {
         return best;
     }
 
-    private static int distance(final String a, final String b) {
+    private static int distance(final String a, final String b)
+    {
         final int[] prev = new int[b.length() + 1];
         final int[] cur = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
+        for (int j = 0; j <= b.length(); j++)
+        {
             prev[j] = j;
         }
-        for (int i = 1; i <= a.length(); i++) {
+        for (int i = 1; i <= a.length(); i++)
+        {
             cur[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
+            for (int j = 1; j <= b.length(); j++)
+            {
                 final int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
                 cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
             }
@@ -302,9 +374,12 @@ final class TableReader {
         return prev[b.length()];
     }
 
-    private static boolean all(final TomlArray a, final java.util.function.IntPredicate test) {
-        for (int i = 0; i < a.size(); i++) {
-            if (!test.test(i)) {
+    private static boolean all(final TomlArray a, final java.util.function.IntPredicate test)
+    {
+        for (int i = 0; i < a.size(); i++)
+        {
+            if (!test.test(i))
+            {
                 return false;
             }
         }
@@ -312,36 +387,46 @@ final class TableReader {
     }
 
     /** @return the line of the first key of a table (its header is not reported by the parser), or 0 */
-    static int firstLine(final TomlTable t) {
+    static int firstLine(final TomlTable t)
+    {
         int line = Integer.MAX_VALUE;
-        for (final String k : t.keySet()) {
+        for (final String k : t.keySet())
+        {
             line = Math.min(line, t.inputPositionOf(List.of(k)).line());
         }
         return line == Integer.MAX_VALUE ? 0 : line;
     }
 
     /** @return the line of a key of a table, or 0 when absent */
-    static int line(final TomlTable t, final String key) {
+    static int line(final TomlTable t, final String key)
+    {
         return t.contains(List.of(key)) ? t.inputPositionOf(List.of(key)).line() : 0;
     }
 
-    static String describe(final Object v) {
-        if (v instanceof String s) {
+    static String describe(final Object v)
+    {
+        if (v instanceof String s)
+        {
             return "the string \"" + s + "\"";
         }
-        if (v instanceof Long) {
+        if (v instanceof Long)
+        {
             return "the integer " + v;
         }
-        if (v instanceof Double) {
+        if (v instanceof Double)
+        {
             return "the float " + v;
         }
-        if (v instanceof Boolean) {
+        if (v instanceof Boolean)
+        {
             return "the boolean " + v;
         }
-        if (v instanceof TomlArray) {
+        if (v instanceof TomlArray)
+        {
             return "an array";
         }
-        if (v instanceof TomlTable) {
+        if (v instanceof TomlTable)
+        {
             return "a table";
         }
         return v == null ? "nothing" : v.getClass().getSimpleName();

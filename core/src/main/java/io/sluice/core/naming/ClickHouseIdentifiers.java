@@ -95,28 +95,28 @@ public final class ClickHouseIdentifiers
             final char c = text.charAt(i);
             switch (c)
             {
-                case '\\':
+                case '\\' :
                     out.append("\\\\");
                     break;
-                case '\b':
+                case '\b' :
                     out.append("\\b");
                     break;
-                case '\f':
+                case '\f' :
                     out.append("\\f");
                     break;
-                case '\n':
+                case '\n' :
                     out.append("\\n");
                     break;
-                case '\r':
+                case '\r' :
                     out.append("\\r");
                     break;
-                case '\t':
+                case '\t' :
                     out.append("\\t");
                     break;
-                case '\0':
+                case '\0' :
                     out.append("\\0");
                     break;
-                default:
+                default :
                     if (c == quote)
                     {
                         out.append('\\').append(c);

@@ -190,10 +190,10 @@ public final class DestinationTemplate
         {
             switch (kinds[p])
             {
-                case LITERAL:
+                case LITERAL :
                     name.append(texts[p]);
                     break;
-                case TOPIC:
+                case TOPIC :
                     if (topic.isEmpty())
                     {
                         return Resolution.failed("topic '' is empty; template '" + template +
@@ -201,7 +201,7 @@ public final class DestinationTemplate
                     }
                     name.append(topic);
                     break;
-                default:
+                default :
                 {
                     final int written = segmentIndices[p];
                     final int index = written >= 0 ? written : segmentCount + written;
@@ -242,8 +242,9 @@ public final class DestinationTemplate
         final Matcher placeholder = SEGMENT_PLACEHOLDER.matcher(part.text);
         if (!placeholder.matches())
         {
-            final String hint = "value".equals(part.text) ?
-                "; {value} belongs to a source's routing template, a destination is resolved from the topic" : "";
+            final String hint = "value".equals(part.text)
+                ? "; {value} belongs to a source's routing template, a destination is resolved from the topic"
+                : "";
             throw TemplateScanner.error(KIND, template, "unknown placeholder '" + part.written() + "' at index " +
                 part.index + "; the placeholders are " + KNOWN + hint);
         }

@@ -50,11 +50,11 @@ public enum IdentifierPolicy
         Objects.requireNonNull(configValue, "configValue");
         switch (configValue.toLowerCase(Locale.ROOT))
         {
-            case "rewrite":
+            case "rewrite" :
                 return REWRITE;
-            case "quote":
+            case "quote" :
                 return QUOTE;
-            default:
+            default :
                 throw new IllegalArgumentException(
                     "identifier policy '" + configValue + "' is not one of: rewrite, quote");
         }
@@ -96,7 +96,7 @@ public enum IdentifierPolicy
         {
             out.append('_');
         }
-        for (int i = 0; i < name.length(); )
+        for (int i = 0; i < name.length();)
         {
             final int codePoint = name.codePointAt(i);
             out.append(isUnquotedIdentifierChar(codePoint) ? (char)codePoint : '_');

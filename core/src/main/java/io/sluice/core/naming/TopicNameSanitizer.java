@@ -202,16 +202,16 @@ public final class TopicNameSanitizer
         }
         switch (codePoint)
         {
-            case 0x85:
-            case 0xA0:
-            case 0x1680:
-            case 0x2028:
-            case 0x2029:
-            case 0x202F:
-            case 0x205F:
-            case 0x3000:
+            case 0x85 :
+            case 0xA0 :
+            case 0x1680 :
+            case 0x2028 :
+            case 0x2029 :
+            case 0x202F :
+            case 0x205F :
+            case 0x3000 :
                 return true;
-            default:
+            default :
                 return codePoint >= 0x2000 && codePoint <= 0x200A;
         }
     }

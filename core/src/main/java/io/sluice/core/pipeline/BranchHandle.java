@@ -8,27 +8,32 @@ package io.sluice.core.pipeline;
  *
  * @param <R> the row type of the branch
  */
-public final class BranchHandle<R> {
+public final class BranchHandle<R>
+{
     private final int index;
     private final String name;
 
-    BranchHandle(final int index, final String name) {
+    BranchHandle(final int index, final String name)
+    {
         this.index = index;
         this.name = name;
     }
 
     /** @return the branch index (declaration order, from 0) */
-    public int index() {
+    public int index()
+    {
         return index;
     }
 
     /** @return the branch name */
-    public String name() {
+    public String name()
+    {
         return name;
     }
 
     @Override
-    public String toString() {
+    public String toString()
+    {
         return "branch " + index + " (" + name + ")";
     }
 }

@@ -4,7 +4,8 @@ package io.sluice.core.pipeline;
  * What a pipeline does with a record that reaches no branch (the unmatched policy) or that cannot be written
  * (the record error policy), as seed 001 ("Multi-sink split") defines it.
  */
-public enum ErrorPolicy {
+public enum ErrorPolicy
+{
     /** The pipeline stops with the reason; nothing is committed past the record. The operator default. */
     FAIL,
     /** The record is dropped, its ack share released as success, and counted in records_dropped_total. */
@@ -15,8 +16,10 @@ public enum ErrorPolicy {
      * @return the policy
      * @throws IllegalArgumentException for any other value
      */
-    public static ErrorPolicy parse(final String configValue) {
-        return switch (configValue) {
+    public static ErrorPolicy parse(final String configValue)
+    {
+        return switch (configValue)
+        {
             case "fail" -> FAIL;
             case "skip" -> SKIP;
             default -> throw new IllegalArgumentException("expected \"fail\" or \"skip\", got \"" + configValue + "\"");

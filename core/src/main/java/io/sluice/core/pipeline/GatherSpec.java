@@ -32,20 +32,27 @@ public record GatherSpec<T>(
     RecordDecoder<T> decoder,
     Split<T> split,
     Map<String, SinkSpec> sinks,
-    ErrorPolicy onError) {
+    ErrorPolicy onError)
+{
 
     /** Checks that every branch names an installed sink and a classifier is set. */
-    public GatherSpec {
-        if (split.classifier() == null) {
+    public GatherSpec
+    {
+        if (split.classifier() == null)
+        {
             throw new IllegalArgumentException("pipeline " + name + ": the split has no classifier (call route)");
         }
-        for (final Split.Branch<?> b : split.branches()) {
-            if (!sinks.containsKey(b.sink())) {
-                throw new IllegalArgumentException("pipeline " + name + ": branch " + b.name() + " names sink \"" + b.sink()
-                    + "\" which is not installed (sinks: " + sinks.keySet() + ")");
+        for (final Split.Branch<?> b : split.branches())
+        {
+            if (!sinks.containsKey(b.sink()))
+            {
+                throw new IllegalArgumentException(
+                    "pipeline " + name + ": branch " + b.name() + " names sink \"" + b.sink()
+                        + "\" which is not installed (sinks: " + sinks.keySet() + ")");
             }
         }
-        if (split.branches().isEmpty()) {
+        if (split.branches().isEmpty())
+        {
             throw new IllegalArgumentException("pipeline " + name + ": the split has no branches");
         }
         topics = List.copyOf(topics);

@@ -21,13 +21,15 @@ import io.sluice.ringbuffers.RecordEvent;
  * <p>Values are read back by field index without allocating. One instance per route stage; valid until the next
  * record. Not thread-safe.
  */
-public final class JsonRecord implements RecordDecoder<JsonRecord> {
+public final class JsonRecord implements RecordDecoder<JsonRecord>
+{
     private final Scope own;
     private RecordEvent event;
     private long stamp;
 
     /** @param paths the record scope's path registry (the classifier's conditions register their paths in it) */
-    public JsonRecord(final PathRegistry paths) {
+    public JsonRecord(final PathRegistry paths)
+    {
         this.own = new Scope(this, paths);
     }
 
@@ -37,7 +39,8 @@ public final class JsonRecord implements RecordDecoder<JsonRecord> {
      * @param path a JSON path expression
      * @return its index for {@link #value(int, JsonValueView)}
      */
-    public int field(final String path) {
+    public int field(final String path)
+    {
         return own.field(path);
     }
 
@@ -46,19 +49,22 @@ public final class JsonRecord implements RecordDecoder<JsonRecord> {
      *
      * @return the scope
      */
-    public Scope scope() {
+    public Scope scope()
+    {
         return new Scope(this, new PathRegistry(own.paths.maxDepth()));
     }
 
     @Override
-    public JsonRecord decode(final RecordEvent e) {
+    public JsonRecord decode(final RecordEvent e)
+    {
         this.event = e;
         stamp++;
         return own.scan() == JsonError.NONE ? this : null;
     }
 
     @Override
-    public String error() {
+    public String error()
+    {
         return own.error();
     }
 
@@ -66,7 +72,8 @@ public final class JsonRecord implements RecordDecoder<JsonRecord> {
      * @param field index from {@link #field(String)}
      * @param into  receives kind and byte range of the value
      */
-    public void value(final int field, final JsonValueView into) {
+    public void value(final int field, final JsonValueView into)
+    {
         own.value(field, into);
     }
 
@@ -75,32 +82,37 @@ public final class JsonRecord implements RecordDecoder<JsonRecord> {
      *
      * @return its length, or {@link RoutingValues#MISSING} for null, object, array or absent
      */
-    public int text(final int field, final JsonValueView scratch, final MutableDirectBuffer dst) {
+    public int text(final int field, final JsonValueView scratch, final MutableDirectBuffer dst)
+    {
         own.value(field, scratch);
         return RoutingValues.derive(scratch, dst, 0);
     }
 
     /** @return the scanner holding the record scope's values */
-    public JsonScanner scanner() {
+    public JsonScanner scanner()
+    {
         return own.scanner;
     }
 
     /** @return the current record's ring event (coordinates, key, headers) */
-    public RecordEvent event() {
+    public RecordEvent event()
+    {
         return event;
     }
 
     /**
      * A set of paths extracted together in one pass over the current record. Not thread-safe.
      */
-    public static final class Scope {
+    public static final class Scope
+    {
         private final JsonRecord record;
         private final PathRegistry paths;
         private JsonScanner scanner;
         private long scannedStamp = -1;
         private int errorCode;
 
-        Scope(final JsonRecord record, final PathRegistry paths) {
+        Scope(final JsonRecord record, final PathRegistry paths)
+        {
             this.record = record;
             this.paths = paths;
         }
@@ -109,7 +121,8 @@ public final class JsonRecord implements RecordDecoder<JsonRecord> {
          * @param path a JSON path expression
          * @return its index in this scope
          */
-        public int field(final String path) {
+        public int field(final String path)
+        {
             return paths.indexOf(path);
         }
 
@@ -118,8 +131,10 @@ public final class JsonRecord implements RecordDecoder<JsonRecord> {
          *
          * @return {@link JsonError#NONE} or the error the scan met (the record is malformed)
          */
-        public int scan() {
-            if (scannedStamp != record.stamp) {
+        public int scan()
+        {
+            if (scannedStamp != record.stamp)
+            {
                 final JsonScanner s = paths.scanner();
                 scanner = s;
                 final RecordEvent e = record.event;
@@ -130,7 +145,8 @@ public final class JsonRecord implements RecordDecoder<JsonRecord> {
         }
 
         /** @return why the last {@link #scan()} failed */
-        public String error() {
+        public String error()
+        {
             return "malformed JSON: " + JsonError.describe(errorCode) + " at byte " + scanner.errorOffset();
         }
 
@@ -138,7 +154,8 @@ public final class JsonRecord implements RecordDecoder<JsonRecord> {
          * @param field index from {@link #field(String)}
          * @param into  receives kind and byte range of the value (MISSING when the scan failed before it)
          */
-        public void value(final int field, final JsonValueView into) {
+        public void value(final int field, final JsonValueView into)
+        {
             scan();
             scanner.value(field, into);
         }

@@ -8,7 +8,8 @@ import io.sluice.ringbuffers.RecordEvent;
  *
  * @param <T> the view type
  */
-public interface RecordDecoder<T> {
+public interface RecordDecoder<T>
+{
     /**
      * @param event the record (value, key, headers, coordinates)
      * @return the view, or {@code null} when the record cannot be decoded; {@link #error()} then says why

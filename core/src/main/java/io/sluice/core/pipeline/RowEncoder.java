@@ -12,7 +12,8 @@ import io.sluice.core.sink.TableSchema;
  *
  * @param <R> the row type
  */
-public interface RowEncoder<R> {
+public interface RowEncoder<R>
+{
     /**
      * Binds this encoder to a destination table, once per destination (off the hot path): checks that the table can
      * take the rows and returns the encoder to use for it (often {@code this}).
@@ -30,7 +31,8 @@ public interface RowEncoder<R> {
      *
      * @param <R> the row type
      */
-    interface Bound<R> {
+    interface Bound<R>
+    {
         /** @return the columns written, in order, verbatim (the INSERT's column list) */
         java.util.List<String> columns();
 

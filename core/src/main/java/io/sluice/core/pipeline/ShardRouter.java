@@ -7,7 +7,8 @@ package io.sluice.core.pipeline;
  * @param <R> the row type
  */
 @FunctionalInterface
-public interface ShardRouter<R> {
+public interface ShardRouter<R>
+{
     /**
      * @param row    the row
      * @param shards number of shards, at least 1
@@ -19,12 +20,15 @@ public interface ShardRouter<R> {
      * @param <R> row type
      * @return a router that takes shards in turn
      */
-    static <R> ShardRouter<R> roundRobin() {
-        return new ShardRouter<>() {
+    static <R> ShardRouter<R> roundRobin()
+    {
+        return new ShardRouter<>()
+        {
             private int next;
 
             @Override
-            public int shard(final R row, final int shards) {
+            public int shard(final R row, final int shards)
+            {
                 final int s = next;
                 next = s + 1 == shards ? 0 : s + 1;
                 return s < shards ? s : 0;

@@ -15,11 +15,15 @@ import io.sluice.core.config.SluiceConfig;
  * @param database    database, literal or template
  * @param targetTable table, literal or template
  */
-public record SinkSpec(String name, SluiceConfig.ClickHouse connection, List<List<String>> shards, String database, String targetTable) {
+public record SinkSpec(String name, SluiceConfig.ClickHouse connection, List<List<String>> shards, String database,
+    String targetTable)
+{
     /** Copies the shard lists and checks there is at least one. */
-    public SinkSpec {
+    public SinkSpec
+    {
         shards = shards.stream().map(List::copyOf).toList();
-        if (shards.isEmpty() || shards.stream().anyMatch(List::isEmpty)) {
+        if (shards.isEmpty() || shards.stream().anyMatch(List::isEmpty))
+        {
             throw new IllegalArgumentException("sink " + name + ": every shard needs at least one endpoint");
         }
     }

@@ -27,7 +27,8 @@ import java.util.Objects;
  *
  * @param <T> the record view type the classifier reads
  */
-public final class Split<T> {
+public final class Split<T>
+{
     /**
      * One declared branch.
      *
@@ -39,7 +40,9 @@ public final class Split<T> {
      * @param chunk   batch tuning
      * @param <R>     row type
      */
-    public record Branch<R>(int index, String name, RowEncoder<R> encoder, ShardRouter<R> router, String sink, ChunkConfig chunk) {
+    public record Branch<R>(int index, String name, RowEncoder<R> encoder, ShardRouter<R> router, String sink,
+        ChunkConfig chunk)
+    {
     }
 
     private final ChunkConfig chunk;
@@ -47,7 +50,8 @@ public final class Split<T> {
     private final List<Branch<?>> branches = new ArrayList<>();
     private SplitClassifier<T> classifier;
 
-    private Split(final ChunkConfig chunk, final ErrorPolicy unmatched) {
+    private Split(final ChunkConfig chunk, final ErrorPolicy unmatched)
+    {
         this.chunk = Objects.requireNonNull(chunk, "chunk");
         this.unmatched = Objects.requireNonNull(unmatched, "unmatched");
     }
@@ -58,7 +62,8 @@ public final class Split<T> {
      * @param <T>       record view type
      * @return an empty split
      */
-    public static <T> Split<T> create(final ChunkConfig chunk, final ErrorPolicy unmatched) {
+    public static <T> Split<T> create(final ChunkConfig chunk, final ErrorPolicy unmatched)
+    {
         return new Split<>(chunk, unmatched);
     }
 
@@ -67,7 +72,9 @@ public final class Split<T> {
      *
      * @return its handle
      */
-    public <R> BranchHandle<R> add(final String name, final RowEncoder<R> encoder, final ShardRouter<R> router, final String sink) {
+    public <R> BranchHandle<R> add(final String name, final RowEncoder<R> encoder, final ShardRouter<R> router,
+        final String sink)
+    {
         return add(name, encoder, router, sink, chunk);
     }
 
@@ -84,14 +91,18 @@ public final class Split<T> {
      * @throws IllegalArgumentException on a duplicate name
      */
     public <R> BranchHandle<R> add(final String name, final RowEncoder<R> encoder, final ShardRouter<R> router,
-        final String sink, final ChunkConfig chunk) {
-        for (final Branch<?> b : branches) {
-            if (b.name().equals(name)) {
+        final String sink, final ChunkConfig chunk)
+    {
+        for (final Branch<?> b : branches)
+        {
+            if (b.name().equals(name))
+            {
                 throw new IllegalArgumentException("duplicate branch name \"" + name + "\"");
             }
         }
         final int index = branches.size();
-        branches.add(new Branch<>(index, name, Objects.requireNonNull(encoder, "encoder"), Objects.requireNonNull(router, "router"),
+        branches.add(new Branch<>(index, name, Objects.requireNonNull(encoder, "encoder"),
+            Objects.requireNonNull(router, "router"),
             Objects.requireNonNull(sink, "sink"), Objects.requireNonNull(chunk, "chunk")));
         return new BranchHandle<>(index, name);
     }
@@ -102,23 +113,27 @@ public final class Split<T> {
      * @param classifier emits each record to one branch or none
      * @return this split
      */
-    public Split<T> route(final SplitClassifier<T> classifier) {
+    public Split<T> route(final SplitClassifier<T> classifier)
+    {
         this.classifier = Objects.requireNonNull(classifier, "classifier");
         return this;
     }
 
     /** @return the classifier (null until {@link #route} was called) */
-    public SplitClassifier<T> classifier() {
+    public SplitClassifier<T> classifier()
+    {
         return classifier;
     }
 
     /** @return the unmatched policy */
-    public ErrorPolicy unmatched() {
+    public ErrorPolicy unmatched()
+    {
         return unmatched;
     }
 
     /** @return the branches in handle order */
-    public List<Branch<?>> branches() {
+    public List<Branch<?>> branches()
+    {
         return List.copyOf(branches);
     }
 }

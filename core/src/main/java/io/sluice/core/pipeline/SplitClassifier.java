@@ -8,7 +8,8 @@ package io.sluice.core.pipeline;
  * @param <T> the record view type (e.g. {@link JsonRecord})
  */
 @FunctionalInterface
-public interface SplitClassifier<T> {
+public interface SplitClassifier<T>
+{
     /**
      * @param record the current record (a view, valid only during the call)
      * @param out    where to emit it

@@ -19,7 +19,8 @@ import io.sluice.core.naming.IdentifierPolicy;
  *
  * <p>Immutable and thread-safe. {@link #resolve(String)} allocates; it runs once per new topic.
  */
-public final class DestinationNames {
+public final class DestinationNames
+{
     /**
      * A resolved destination name, or the reason there is none.
      *
@@ -28,9 +29,11 @@ public final class DestinationNames {
      * @param sql      {@code `database`.`table`} exactly as Sluice writes it into SQL, or null on error
      * @param error    why the topic gives no name (names the topic and the template), or null when resolved
      */
-    public record Name(String database, String table, String sql, String error) {
+    public record Name(String database, String table, String sql, String error)
+    {
         /** @return true when the names are set, false when {@link #error()} says why not */
-        public boolean ok() {
+        public boolean ok()
+        {
             return error == null;
         }
     }
@@ -46,19 +49,22 @@ public final class DestinationNames {
      * @throws IllegalArgumentException naming the template or policy when one is invalid
      * @throws NullPointerException     when an argument is null
      */
-    public DestinationNames(final String databaseTemplate, final String tableTemplate, final String identifierPolicy) {
+    public DestinationNames(final String databaseTemplate, final String tableTemplate, final String identifierPolicy)
+    {
         this.database = DestinationTemplate.parse(Objects.requireNonNull(databaseTemplate, "databaseTemplate"));
         this.table = DestinationTemplate.parse(Objects.requireNonNull(tableTemplate, "tableTemplate"));
         this.policy = IdentifierPolicy.parse(identifierPolicy);
     }
 
     /** @return whether database and table are both literals, so every topic gives the same name */
-    public boolean isLiteral() {
+    public boolean isLiteral()
+    {
         return database.isLiteral() && table.isLiteral();
     }
 
     /** @return the identifier policy applied to resolved names */
-    public IdentifierPolicy policy() {
+    public IdentifierPolicy policy()
+    {
         return policy;
     }
 
@@ -70,21 +76,27 @@ public final class DestinationNames {
      *     {@code target_table topic 'a.b' has 2 segments; template '{topic_segment[9]}' needs segment 9}
      * @throws NullPointerException when {@code topic} is null
      */
-    public Name resolve(final String topic) {
+    public Name resolve(final String topic)
+    {
         Objects.requireNonNull(topic, "topic");
         final DestinationTemplate.Resolution db = database.resolve(topic);
-        if (!db.ok()) {
+        if (!db.ok())
+        {
             return new Name(null, null, null, "database " + db.error());
         }
         final DestinationTemplate.Resolution t = table.resolve(topic);
-        if (!t.ok()) {
+        if (!t.ok())
+        {
             return new Name(null, null, null, "target_table " + t.error());
         }
-        try {
+        try
+        {
             final String databaseName = policy.apply(db.name());
             final String tableName = policy.apply(t.name());
             return new Name(databaseName, tableName, ClickHouseIdentifiers.qualified(databaseName, tableName), null);
-        } catch (final IllegalArgumentException e) {
+        }
+        catch (final IllegalArgumentException e)
+        {
             return new Name(null, null, null, "topic " + topic + " gives no usable table name: " + e.getMessage());
         }
     }

@@ -13,7 +13,8 @@ import io.sluice.core.pipeline.ShardRouter;
  * {@code BuiltInPartitioner.partitionForKey}. A record without the value takes shards in turn (the router is total).
  * Used by one route stage thread.
  */
-public final class JsonHashShardRouter implements ShardRouter<JsonRecord> {
+public final class JsonHashShardRouter implements ShardRouter<JsonRecord>
+{
     private final JsonRecord.Scope scope;
     private final int field;
     private final JsonValueView view = new JsonValueView();
@@ -24,22 +25,27 @@ public final class JsonHashShardRouter implements ShardRouter<JsonRecord> {
      * @param scope the branch's scope
      * @param path  the shard key's JSON path
      */
-    public JsonHashShardRouter(final JsonRecord.Scope scope, final String path) {
+    public JsonHashShardRouter(final JsonRecord.Scope scope, final String path)
+    {
         this.scope = scope;
         this.field = scope.field(path);
     }
 
     @Override
-    public int shard(final JsonRecord row, final int shards) {
-        if (shards == 1) {
+    public int shard(final JsonRecord row, final int shards)
+    {
+        if (shards == 1)
+        {
             return 0;
         }
         scope.value(field, view);
-        if (view.length() > text.capacity()) {
+        if (view.length() > text.capacity())
+        {
             text = new UnsafeBuffer(new byte[Math.max(view.length(), text.capacity() * 2)]);
         }
         final int n = io.sluice.codecs.json.RoutingValues.derive(view, text, 0);
-        if (n < 0) {
+        if (n < 0)
+        {
             return fallback.shard(row, shards);
         }
         return Murmur2.bucket(Murmur2.hash(text, 0, n), shards);

@@ -67,7 +67,8 @@ import io.sluice.ringbuffers.RecordEvent;
  *
  * <p>Used by one route stage thread; encoding allocates nothing in steady state.
  */
-public final class JsonRowEncoder implements RowEncoder<JsonRecord> {
+public final class JsonRowEncoder implements RowEncoder<JsonRecord>
+{
     private static final Logger LOG = LoggerFactory.getLogger(JsonRowEncoder.class);
 
     /** A DEFAULT expression evaluated when the row is encoded: the current time or date. */
@@ -93,7 +94,8 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord> {
      * @param scratch     the route stage's encode scratch (shared by its encoders)
      */
     public JsonRowEncoder(final String branch, final Map<String, String> columnPaths, final JsonRecord.Scope scope,
-        final EncoderOptions options, final EncodeScratch scratch) {
+        final EncoderOptions options, final EncodeScratch scratch)
+    {
         this(branch, columnPaths, scope, options, scratch, false);
     }
 
@@ -107,7 +109,8 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord> {
      * @param failOnUnknownFields {@code unknown_fields = "fail"}: a top-level key no column reads fails the record
      */
     public JsonRowEncoder(final String branch, final Map<String, String> columnPaths, final JsonRecord.Scope scope,
-        final EncoderOptions options, final EncodeScratch scratch, final boolean failOnUnknownFields) {
+        final EncoderOptions options, final EncodeScratch scratch, final boolean failOnUnknownFields)
+    {
         this.branch = branch;
         this.columnPaths = Map.copyOf(columnPaths);
         this.scope = scope;
@@ -117,20 +120,26 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord> {
     }
 
     @Override
-    public Bound<JsonRecord> bind(final TableSchema schema, final DestinationCatalog catalog) throws SinkException {
+    public Bound<JsonRecord> bind(final TableSchema schema, final DestinationCatalog catalog) throws SinkException
+    {
         final Set<String> mapped = new HashSet<>(columnPaths.keySet());
         final List<BoundColumn> columns = new ArrayList<>();
         final List<TimeDefault> timeDefaults = new ArrayList<>();
         final Set<String> topLevel = new HashSet<>();
-        for (final ColumnSpec c : schema.columns()) {
+        for (final ColumnSpec c : schema.columns())
+        {
             mapped.remove(c.name());
-            if (!c.insertable()) {
+            if (!c.insertable())
+            {
                 continue;
             }
             final ClickHouseType type;
-            try {
+            try
+            {
                 type = ClickHouseType.parse(c.type());
-            } catch (final IllegalArgumentException e) {
+            }
+            catch (final IllegalArgumentException e)
+            {
                 throw new IllegalArgumentException("column " + c.name() + " has type " + c.type()
                     + " which Sluice cannot write: " + e.getMessage(), e);
             }
@@ -139,16 +148,20 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord> {
             final int pathIndex = scope.field(path);
             final TimeDefault time = c.hasDefault() ? TimeDefault.of(c, type, catalog) : null;
             final byte[] defaultBytes = c.hasDefault() && time == null ? encodeDefault(c, encoder, catalog) : null;
-            if (c.hasDefault() && time == null && defaultBytes == null) {
-                LOG.info("default of column {} ({} DEFAULT {}) of {}.{} is evaluated by the server only: a record without "
-                    + "the value gets NULL (Nullable), an empty Array or Map, or fails naming the column", c.name(), c.type(),
+            if (c.hasDefault() && time == null && defaultBytes == null)
+            {
+                LOG.info(
+                    "default of column {} ({} DEFAULT {}) of {}.{} is evaluated by the server only: a record without "
+                        + "the value gets NULL (Nullable), an empty Array or Map, or fails naming the column",
+                    c.name(), c.type(),
                     c.defaultExpression(), schema.database(), schema.table());
             }
             columns.add(new BoundColumn(c.name(), c.type(), path, pathIndex, encoder, defaultBytes));
             timeDefaults.add(time);
             topLevel.add(JsonPath.parse(path).segment(0));
         }
-        if (!mapped.isEmpty()) {
+        if (!mapped.isEmpty())
+        {
             throw new IllegalArgumentException("branch " + branch + " maps column(s) " + mapped + " that table "
                 + schema.database() + "." + schema.table() + " does not have (its columns: "
                 + schema.columns().stream().map(ColumnSpec::name).toList() + ")");
@@ -158,11 +171,13 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord> {
     }
 
     /** A column name used as a JSON path: dots and backslashes in the name are escaped (JsonPath syntax). */
-    static String escapeName(final String name) {
+    static String escapeName(final String name)
+    {
         return name.replace("\\", "\\\\").replace(".", "\\.");
     }
 
-    private final class BoundJson implements Bound<JsonRecord> {
+    private final class BoundJson implements Bound<JsonRecord>
+    {
         private final BoundColumn[] columns;
         private final TimeDefault[] timeDefaults;
         private final boolean[] hasDefault;
@@ -171,14 +186,16 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord> {
         private final boolean nullAsDefault = options.nullAsDefault();
         private final List<String> names;
 
-        BoundJson(final BoundColumn[] columns, final TimeDefault[] timeDefaults, final KnownFields known) {
+        BoundJson(final BoundColumn[] columns, final TimeDefault[] timeDefaults, final KnownFields known)
+        {
             this.columns = columns;
             this.timeDefaults = timeDefaults;
             this.known = known;
             this.hasDefault = new boolean[columns.length];
             this.nullable = new boolean[columns.length];
             final List<String> n = new ArrayList<>(columns.length);
-            for (int i = 0; i < columns.length; i++) {
+            for (int i = 0; i < columns.length; i++)
+            {
                 n.add(columns[i].name());
                 hasDefault[i] = columns[i].defaultValue() != null || timeDefaults[i] != null;
                 nullable[i] = columns[i].encoder().type().isNullable();
@@ -187,42 +204,54 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord> {
         }
 
         @Override
-        public List<String> columns() {
+        public List<String> columns()
+        {
             return names;
         }
 
         @Override
-        public String encode(final JsonRecord row, final Bytes<?> out) {
-            if (scope.scan() != io.sluice.codecs.json.JsonError.NONE) {
+        public String encode(final JsonRecord row, final Bytes<?> out)
+        {
+            if (scope.scan() != io.sluice.codecs.json.JsonError.NONE)
+            {
                 return scope.error();
             }
             final BoundColumn[] cs = columns;
             final boolean[] defaults = hasDefault;
-            for (int i = 0; i < cs.length; i++) {
+            for (int i = 0; i < cs.length; i++)
+            {
                 final BoundColumn c = cs[i];
                 scope.value(c.pathIndex(), view);
-                if (defaults[i]) {
+                if (defaults[i])
+                {
                     final int kind = view.kind();
                     // an omitted value takes the DEFAULT before NULL, as ClickHouse fills an omitted column; a null
                     // takes it only where NULL cannot be stored and null_as_default says so
-                    if (kind == JsonKind.MISSING || kind == JsonKind.NULL && nullAsDefault && !nullable[i]) {
+                    if (kind == JsonKind.MISSING || kind == JsonKind.NULL && nullAsDefault && !nullable[i])
+                    {
                         writeDefault(i, c, out);
                         continue;
                     }
                 }
                 final int code = c.encoder().encode(view, out, scratch);
-                if (code != ConversionError.NONE) {
-                    return "column " + c.name() + " (" + c.type() + ") from path " + c.path() + ": " + ConversionError.describe(code);
+                if (code != ConversionError.NONE)
+                {
+                    return "column " + c.name() + " (" + c.type() + ") from path " + c.path() + ": "
+                        + ConversionError.describe(code);
                 }
             }
             return known == null ? null : known.check(row, view);
         }
 
-        private void writeDefault(final int i, final BoundColumn c, final Bytes<?> out) {
+        private void writeDefault(final int i, final BoundColumn c, final Bytes<?> out)
+        {
             final TimeDefault time = timeDefaults[i];
-            if (time != null) {
+            if (time != null)
+            {
                 time.write(out, System.currentTimeMillis());
-            } else {
+            }
+            else
+            {
                 out.write(c.defaultValue());
             }
         }
@@ -234,7 +263,8 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord> {
      * server's time zone; the next local midnight is kept so that the zone's rules are consulted once a day, not per
      * row.
      */
-    static final class TimeDefault {
+    static final class TimeDefault
+    {
         private final ClickHouseType.Kind kind;
         private final boolean nullable;
         private final ZoneId zone;
@@ -244,7 +274,8 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord> {
         private long nextDayMillis = Long.MIN_VALUE;
         private int day;
 
-        private TimeDefault(final ClickHouseType.Kind kind, final boolean nullable, final ZoneId zone, final int scale) {
+        private TimeDefault(final ClickHouseType.Kind kind, final boolean nullable, final ZoneId zone, final int scale)
+        {
             this.kind = kind;
             this.nullable = nullable;
             this.zone = zone;
@@ -253,18 +284,23 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord> {
         }
 
         /** @return the time default of the column, or null when its DEFAULT is not one or its type takes none */
-        static TimeDefault of(final ColumnSpec c, final ClickHouseType type, final DestinationCatalog catalog) throws SinkException {
+        static TimeDefault of(final ColumnSpec c, final ClickHouseType type, final DestinationCatalog catalog)
+            throws SinkException
+        {
             final Matcher m = TIME_DEFAULT.matcher(c.defaultExpression());
-            if (!m.matches()) {
+            if (!m.matches())
+            {
                 return null;
             }
             final boolean nullable = type.kind() == ClickHouseType.Kind.NULLABLE;
             final ClickHouseType base = nullable ? type.nested(0) : type;
             final boolean date = m.group(2) != null || m.group(3) != null;
             final ClickHouseType.Kind kind = base.kind();
-            final boolean fits = date ? kind == ClickHouseType.Kind.DATE || kind == ClickHouseType.Kind.DATE32
+            final boolean fits = date
+                ? kind == ClickHouseType.Kind.DATE || kind == ClickHouseType.Kind.DATE32
                 : kind == ClickHouseType.Kind.DATETIME || kind == ClickHouseType.Kind.DATETIME64;
-            if (!fits) {
+            if (!fits)
+            {
                 LOG.warn("default of column {} ({} {}) is evaluated by the server only; rows without the value fail",
                     c.name(), c.type(), c.defaultExpression());
                 return null;
@@ -273,21 +309,27 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord> {
             return new TimeDefault(kind, nullable, zone, kind == ClickHouseType.Kind.DATETIME64 ? base.precision() : 0);
         }
 
-        void write(final Bytes<?> out, final long nowMillis) {
-            if (nullable) {
+        void write(final Bytes<?> out, final long nowMillis)
+        {
+            if (nullable)
+            {
                 RowBinary.writeInt8(out, 0);
             }
-            switch (kind) {
+            switch (kind)
+            {
                 case DATETIME -> RowBinary.writeInt32(out, (int)Math.floorDiv(nowMillis, 1000L));
-                case DATETIME64 -> RowBinary.writeInt64(out, ticksPerMilli != 0 ? nowMillis * ticksPerMilli
+                case DATETIME64 -> RowBinary.writeInt64(out, ticksPerMilli != 0
+                    ? nowMillis * ticksPerMilli
                     : Math.floorDiv(nowMillis, millisPerTick));
                 case DATE -> RowBinary.writeInt16(out, today(nowMillis));
                 default -> RowBinary.writeInt32(out, today(nowMillis));
             }
         }
 
-        private int today(final long nowMillis) {
-            if (nowMillis < dayStartMillis || nowMillis >= nextDayMillis) {
+        private int today(final long nowMillis)
+        {
+            if (nowMillis < dayStartMillis || nowMillis >= nextDayMillis)
+            {
                 final LocalDate date = Instant.ofEpochMilli(nowMillis).atZone(zone).toLocalDate();
                 day = (int)date.toEpochDay();
                 dayStartMillis = date.atStartOfDay(zone).toInstant().toEpochMilli();
@@ -296,9 +338,11 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord> {
             return day;
         }
 
-        private static long pow10(final int n) {
+        private static long pow10(final int n)
+        {
             long v = 1;
-            for (int i = 0; i < n; i++) {
+            for (int i = 0; i < n; i++)
+            {
                 v *= 10;
             }
             return v;
@@ -309,23 +353,27 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord> {
      * The top-level keys some column reads, for {@code unknown_fields = "fail"}; compares a record's keys as UTF-8
      * bytes (unescaping a key only when it has escapes) without allocating unless a record fails.
      */
-    static final class KnownFields {
+    static final class KnownFields
+    {
         private final byte[][][] byLength;
         private final JsonCursor cursor = new JsonCursor();
         private final JsonValueView root = new JsonValueView();
         private final JsonValueView key = new JsonValueView();
         private final UnsafeBuffer unescaped;
 
-        KnownFields(final Set<String> names) {
+        KnownFields(final Set<String> names)
+        {
             int longest = 0;
             final List<byte[]> encoded = new ArrayList<>();
-            for (final String n : names) {
+            for (final String n : names)
+            {
                 final byte[] b = n.getBytes(StandardCharsets.UTF_8);
                 encoded.add(b);
                 longest = Math.max(longest, b.length);
             }
             byLength = new byte[longest + 1][][];
-            for (int len = 0; len <= longest; len++) {
+            for (int len = 0; len <= longest; len++)
+            {
                 final int l = len;
                 byLength[len] = encoded.stream().filter(b -> b.length == l).toArray(byte[][]::new);
             }
@@ -334,78 +382,99 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord> {
         }
 
         /** @return null when every top-level key is read by some column, else the message naming the first that is not */
-        String check(final JsonRecord row, final JsonValueView element) {
+        String check(final JsonRecord row, final JsonValueView element)
+        {
             final RecordEvent e = row.event();
             final DirectBuffer value = e.value();
             int start = 0;
             int end = e.valueLength();
-            while (start < end && (value.getByte(start) & 0xFF) <= JSON_WHITESPACE_MAX) {
+            while (start < end && (value.getByte(start) & 0xFF) <= JSON_WHITESPACE_MAX)
+            {
                 start++;
             }
-            while (end > start && (value.getByte(end - 1) & 0xFF) <= JSON_WHITESPACE_MAX) {
+            while (end > start && (value.getByte(end - 1) & 0xFF) <= JSON_WHITESPACE_MAX)
+            {
                 end--;
             }
-            if (end - start < 2 || value.getByte(start) != '{') {
+            if (end - start < 2 || value.getByte(start) != '{')
+            {
                 return null; // not an object: its columns are all missing, and they said so
             }
             root.set(value, JsonKind.OBJECT, start, end - start, false);
             cursor.wrap(root);
-            while (cursor.next(element)) {
+            while (cursor.next(element))
+            {
                 cursor.key(key);
-                if (!known(key)) {
-                    return "unknown field " + describe(key) + ": no column of the table reads it (unknown_fields = \"fail\")";
+                if (!known(key))
+                {
+                    return "unknown field " + describe(key)
+                        + ": no column of the table reads it (unknown_fields = \"fail\")";
                 }
             }
-            return cursor.errorCode() == JsonError.NONE ? null
+            return cursor.errorCode() == JsonError.NONE
+                ? null
                 : "malformed JSON: " + JsonError.describe(cursor.errorCode()) + " at byte " + cursor.errorIndex();
         }
 
-        private boolean known(final JsonValueView k) {
+        private boolean known(final JsonValueView k)
+        {
             DirectBuffer buffer = k.buffer();
             int offset = k.offset();
             int length = k.length();
-            if (k.escaped()) {
-                if (length > unescaped.capacity()) {
+            if (k.escaped())
+            {
+                if (length > unescaped.capacity())
+                {
                     return false;
                 }
                 length = JsonStrings.unescape(buffer, offset, length, unescaped, 0);
-                if (length < 0) {
+                if (length < 0)
+                {
                     return false;
                 }
                 buffer = unescaped;
                 offset = 0;
             }
-            if (length >= byLength.length) {
+            if (length >= byLength.length)
+            {
                 return false;
             }
-            for (final byte[] name : byLength[length]) {
+            for (final byte[] name : byLength[length])
+            {
                 int i = 0;
-                while (i < length && buffer.getByte(offset + i) == name[i]) {
+                while (i < length && buffer.getByte(offset + i) == name[i])
+                {
                     i++;
                 }
-                if (i == length) {
+                if (i == length)
+                {
                     return true;
                 }
             }
             return false;
         }
 
-        private String describe(final JsonValueView k) {
+        private String describe(final JsonValueView k)
+        {
             final byte[] raw = new byte[k.length()];
             k.buffer().getBytes(k.offset(), raw);
             return "\"" + new String(raw, StandardCharsets.UTF_8) + "\"";
         }
     }
 
-    private static byte[] encodeDefault(final ColumnSpec c, final ColumnEncoder encoder, final DestinationCatalog catalog)
-        throws SinkException {
+    private static byte[] encodeDefault(final ColumnSpec c, final ColumnEncoder encoder,
+        final DestinationCatalog catalog)
+        throws SinkException
+    {
         final String json = catalog.evaluateDefault(c);
-        if (json == null) {
+        if (json == null)
+        {
             return null;
         }
         final byte[] doc = ("{\"v\":" + json + "}").getBytes(StandardCharsets.UTF_8);
         final JsonScanner scanner = new JsonScanner(JsonPathSet.compile(List.of("v")), 64);
-        if (scanner.scan(new UnsafeBuffer(doc), 0, doc.length) != JsonError.NONE) {
+        if (scanner.scan(new UnsafeBuffer(doc), 0, doc.length) != JsonError.NONE)
+        {
             LOG.warn("default of column {} ({}) evaluated to {} which is not JSON; rows without it will fail", c.name(),
                 c.defaultExpression(), json);
             return null;
@@ -413,17 +482,22 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord> {
         final JsonValueView v = new JsonValueView();
         scanner.value(0, v);
         final Bytes<Void> out = Bytes.allocateElasticDirect(64);
-        try {
+        try
+        {
             final int rc = encoder.encode(v, out, new EncodeScratch(1024));
-            if (rc != ConversionError.NONE) {
-                LOG.warn("default of column {} ({} = {}) does not convert to {}: {}", c.name(), c.defaultExpression(), json,
+            if (rc != ConversionError.NONE)
+            {
+                LOG.warn("default of column {} ({} = {}) does not convert to {}: {}", c.name(), c.defaultExpression(),
+                    json,
                     c.type(), ConversionError.describe(rc));
                 return null;
             }
             final byte[] bytes = new byte[(int)out.writePosition()];
             out.read(bytes);
             return bytes;
-        } finally {
+        }
+        finally
+        {
             out.releaseLast();
         }
     }

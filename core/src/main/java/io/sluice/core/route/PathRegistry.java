@@ -14,14 +14,16 @@ import io.sluice.codecs.json.JsonScanner;
  * paths here; when a new destination brings a new path, the scanner is rebuilt once (off the hot path) and every
  * earlier index stays valid. Not thread-safe: owned by the route stage thread.
  */
-public final class PathRegistry {
+public final class PathRegistry
+{
     private final List<String> paths = new ArrayList<>();
     private final Map<String, Integer> index = new HashMap<>();
     private final int maxDepth;
     private JsonScanner scanner;
 
     /** @param maxDepth deepest nesting a record may have before it is rejected as malformed */
-    public PathRegistry(final int maxDepth) {
+    public PathRegistry(final int maxDepth)
+    {
         this.maxDepth = maxDepth;
     }
 
@@ -30,9 +32,11 @@ public final class PathRegistry {
      * @return its index, registering it on first sight
      * @throws IllegalArgumentException when the expression is not a valid path
      */
-    public int indexOf(final String path) {
+    public int indexOf(final String path)
+    {
         final Integer i = index.get(path);
-        if (i != null) {
+        if (i != null)
+        {
             return i;
         }
         JsonPath.parse(path);
@@ -44,9 +48,11 @@ public final class PathRegistry {
     }
 
     /** @return a scanner over every registered path (rebuilt after a registration, else the same instance) */
-    public JsonScanner scanner() {
+    public JsonScanner scanner()
+    {
         JsonScanner s = scanner;
-        if (s == null) {
+        if (s == null)
+        {
             s = new JsonScanner(JsonPathSet.compile(List.copyOf(paths)), maxDepth);
             scanner = s;
         }
@@ -54,12 +60,14 @@ public final class PathRegistry {
     }
 
     /** @return the deepest nesting accepted */
-    public int maxDepth() {
+    public int maxDepth()
+    {
         return maxDepth;
     }
 
     /** @return the registered paths in index order */
-    public List<String> paths() {
+    public List<String> paths()
+    {
         return List.copyOf(paths);
     }
 }

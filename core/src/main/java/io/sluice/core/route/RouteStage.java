@@ -54,11 +54,13 @@ import io.sluice.ringbuffers.RecordEvent;
  *
  * @param <T> the record view type
  */
-public final class RouteStage<T> implements EventHandler<RecordEvent> {
+public final class RouteStage<T> implements EventHandler<RecordEvent>
+{
     private static final Logger LOG = LoggerFactory.getLogger(RouteStage.class);
 
     /** One branch at run time. */
-    private static final class Branch {
+    private static final class Branch
+    {
         final int index;
         final String name;
         final RowEncoder<?> encoder;
@@ -75,7 +77,9 @@ public final class RouteStage<T> implements EventHandler<RecordEvent> {
         long[] errorUntilNanos = new long[16];
 
         @SuppressWarnings("unchecked")
-        Branch(final Split.Branch<?> b, final DestinationResolver.SinkTarget sink, final InsertWorker[][] workers, final BatchPool pool) {
+        Branch(final Split.Branch<?> b, final DestinationResolver.SinkTarget sink, final InsertWorker[][] workers,
+            final BatchPool pool)
+        {
             this.index = b.index();
             this.name = b.name();
             this.encoder = b.encoder();
@@ -125,16 +129,20 @@ public final class RouteStage<T> implements EventHandler<RecordEvent> {
      * @param control    the pipeline's run state
      * @param stats      the pipeline's counters
      */
-    public RouteStage(final String pipeline, final RecordDecoder<T> decoder, final Split<T> split, final ErrorPolicy onError,
-        final List<DestinationResolver.SinkTarget> sinks, final List<InsertWorker[][]> workers, final List<BatchPool> pools,
+    public RouteStage(final String pipeline, final RecordDecoder<T> decoder, final Split<T> split,
+        final ErrorPolicy onError,
+        final List<DestinationResolver.SinkTarget> sinks, final List<InsertWorker[][]> workers,
+        final List<BatchPool> pools,
         final DestinationResolver resolver, final PartitionTrackers trackers, final TopicRegistry topics,
-        final OverflowPool overflow, final PipelineControl control, final PipelineStats stats) {
+        final OverflowPool overflow, final PipelineControl control, final PipelineStats stats)
+    {
         this.pipeline = pipeline;
         this.decoder = decoder;
         this.classifier = split.classifier();
         final List<Split.Branch<?>> bs = split.branches();
         this.branches = new Branch[bs.size()];
-        for (int i = 0; i < branches.length; i++) {
+        for (int i = 0; i < branches.length; i++)
+        {
             branches[i] = new Branch(bs.get(i), sinks.get(i), workers.get(i), pools.get(i));
         }
         this.resolver = resolver;
@@ -153,11 +161,15 @@ public final class RouteStage<T> implements EventHandler<RecordEvent> {
      *
      * @return {@code null} when all resolved, else the first problem
      */
-    public String resolveLiteralDestinations() {
-        for (final Branch b : branches) {
-            if (b.sink.isLiteral()) {
+    public String resolveLiteralDestinations()
+    {
+        for (final Branch b : branches)
+        {
+            if (b.sink.isLiteral())
+            {
                 final DestinationResolver.Result r = resolver.resolve(b.index, b.name, b.encoder, b.sink, "");
-                if (r.destination() == null) {
+                if (r.destination() == null)
+                {
                     return r.error();
                 }
             }
@@ -166,104 +178,132 @@ public final class RouteStage<T> implements EventHandler<RecordEvent> {
     }
 
     /** @return the token of the last flush control event this stage completed */
-    public long lastFlushToken() {
+    public long lastFlushToken()
+    {
         return lastFlushToken;
     }
 
     @Override
-    public void onBatchStart(final long batchSize, final long queueDepth) {
+    public void onBatchStart(final long batchSize, final long queueDepth)
+    {
         nowNanos = System.nanoTime();
     }
 
     @Override
-    public void onEvent(final RecordEvent event, final long sequence, final boolean endOfBatch) {
-        switch (event.kind()) {
-            case RecordEvent.KIND_RECORD:
-                if ((event.offset() & 7) == 0) {
+    public void onEvent(final RecordEvent event, final long sequence, final boolean endOfBatch)
+    {
+        switch (event.kind())
+        {
+            case RecordEvent.KIND_RECORD :
+                if ((event.offset() & 7) == 0)
+                {
                     // one record in eight: the histogram stays representative and costs an eighth
                     stats.ringHopNanos.record(nowNanos - event.publishNanos());
                 }
-                try {
+                try
+                {
                     route(event);
-                } finally {
+                }
+                finally
+                {
                     overflow.release(event.takeOverflow());
                 }
                 break;
-            case RecordEvent.KIND_FLUSH:
+            case RecordEvent.KIND_FLUSH :
                 sealAll(stats.sealedByFlush);
                 lastFlushToken = event.controlToken();
                 break;
-            default:
+            default :
                 break;
         }
-        if (endOfBatch && nowNanos - nextDeadlineNanos >= 0) {
+        if (endOfBatch && nowNanos - nextDeadlineNanos >= 0)
+        {
             sealExpired(System.nanoTime());
         }
     }
 
     @Override
-    public void onTimeout(final long sequence) {
+    public void onTimeout(final long sequence)
+    {
         final long now = System.nanoTime();
         nowNanos = now;
-        if (now - nextDeadlineNanos >= 0) {
+        if (now - nextDeadlineNanos >= 0)
+        {
             sealExpired(now);
         }
     }
 
-    private void route(final RecordEvent event) {
-        if (event.tooLargeBytes() > 0) {
+    private void route(final RecordEvent event)
+    {
+        if (event.tooLargeBytes() > 0)
+        {
             recordError(event, "record of " + event.tooLargeBytes() + " bytes exceeds engine.max_record_bytes", onError,
                 stats.droppedInvalid);
             return;
         }
-        if (event.valueLength() < 0) {
-            recordError(event, "record value is null (a tombstone); there is nothing to write", onError, stats.droppedInvalid);
+        if (event.valueLength() < 0)
+        {
+            recordError(event, "record value is null (a tombstone); there is nothing to write", onError,
+                stats.droppedInvalid);
             return;
         }
         final T view = decoder.decode(event);
-        if (view == null) {
+        if (view == null)
+        {
             recordError(event, decoder.error(), onError, stats.droppedInvalid);
             return;
         }
         final RowEmitter e = emitter;
         e.begin(event);
-        try {
+        try
+        {
             classifier.route(view, e);
-        } catch (final RuntimeException ex) {
-            if (!e.settled) {
+        }
+        catch (final RuntimeException ex)
+        {
+            if (!e.settled)
+            {
                 e.settled = true;
                 recordError(event, "the classifier failed: " + ex, onError, stats.droppedInvalid);
             }
             LOG.error("{}: classifier failed on {}", pipeline, where(event), ex);
             return;
         }
-        if (!e.settled) {
-            recordError(event, "no branch matches the record (unmatched = " + unmatched.name().toLowerCase(Locale.ROOT) + ")",
+        if (!e.settled)
+        {
+            recordError(event,
+                "no branch matches the record (unmatched = " + unmatched.name().toLowerCase(Locale.ROOT) + ")",
                 unmatched, stats.droppedUnrouted);
         }
     }
 
     /** The emitter handed to the classifier; one per stage, reset per record. */
-    private final class RowEmitter implements Emitter {
+    private final class RowEmitter implements Emitter
+    {
         RecordEvent event;
         boolean settled;
 
-        void begin(final RecordEvent e) {
+        void begin(final RecordEvent e)
+        {
             event = e;
             settled = false;
         }
 
         @Override
-        public <R> void emit(final BranchHandle<R> handle, final R row) {
+        public <R> void emit(final BranchHandle<R> handle, final R row)
+        {
             final RecordEvent ev = event;
-            if (settled) {
-                LOG.error("{}: {} emitted to a second branch ({}); a record goes to exactly one branch", pipeline, where(ev), handle);
+            if (settled)
+            {
+                LOG.error("{}: {} emitted to a second branch ({}); a record goes to exactly one branch", pipeline,
+                    where(ev), handle);
                 return;
             }
             settled = true;
             final Branch branch = branches[handle.index()];
             final Destination dest = destinationFor(branch, ev);
-            if (dest == null) {
+            if (dest == null)
+            {
                 return;
             }
             final int shard = branch.shards == 1 ? 0 : branch.router.shard(row, branch.shards);
@@ -273,19 +313,24 @@ public final class RouteStage<T> implements EventHandler<RecordEvent> {
             @SuppressWarnings("unchecked")
             final RowEncoder.Bound<R> encoder = (RowEncoder.Bound<R>)dest.encoder();
             final String error = encoder.encode(row, rows);
-            if (error != null) {
+            if (error != null)
+            {
                 rows.writePosition(start);
                 recordError(ev, error + " (table " + dest + ")", onError, stats.droppedInvalid);
-                if (batch.rowCount() == 0) {
+                if (batch.rowCount() == 0)
+                {
                     closeEmpty(batch);
                 }
                 return;
             }
             batch.addRow(ev.trackerId(), ev.trackerGeneration(), ev.offset(), ev.timestampMs());
             stats.recordsRouted.lazySet(stats.recordsRouted.get() + 1);
-            if (batch.rowCount() >= branch.maxRows) {
+            if (batch.rowCount() >= branch.maxRows)
+            {
                 seal(batch, stats.sealedByRows);
-            } else if (rows.writePosition() >= branch.maxBytes) {
+            }
+            else if (rows.writePosition() >= branch.maxBytes)
+            {
                 seal(batch, stats.sealedByBytes);
             }
         }
@@ -299,44 +344,58 @@ public final class RouteStage<T> implements EventHandler<RecordEvent> {
      * {@code checkpoint.stalled_fail_after_ms} the run ends naming it. The failed resolution is remembered for one
      * second, then tried again, so creating the table (or fixing the topic) lets the partition continue.
      */
-    private Destination destinationFor(final Branch branch, final RecordEvent event) {
+    private Destination destinationFor(final Branch branch, final RecordEvent event)
+    {
         final int topicId = event.topicId();
-        if (topicId >= branch.byTopic.length) {
+        if (topicId >= branch.byTopic.length)
+        {
             final int n = Math.max(topicId + 1, branch.byTopic.length * 2);
             branch.byTopic = Arrays.copyOf(branch.byTopic, n);
             branch.errorByTopic = Arrays.copyOf(branch.errorByTopic, n);
             branch.errorUntilNanos = Arrays.copyOf(branch.errorUntilNanos, n);
         }
         final Destination cached = branch.byTopic[topicId];
-        if (cached != null) {
+        if (cached != null)
+        {
             return cached;
         }
         String error = branch.errorByTopic[topicId];
-        if (error != null && nowNanos - branch.errorUntilNanos[topicId] >= 0) {
+        if (error != null && nowNanos - branch.errorUntilNanos[topicId] >= 0)
+        {
             error = null; // try again: the table may exist by now
         }
-        if (error == null) {
+        if (error == null)
+        {
             long waitMs = 100;
-            while (true) {
-                final DestinationResolver.Result r = resolver.resolve(branch.index, branch.name, branch.encoder, branch.sink,
+            while (true)
+            {
+                final DestinationResolver.Result r = resolver.resolve(branch.index, branch.name, branch.encoder,
+                    branch.sink,
                     topics.name(topicId));
-                if (r.destination() != null) {
+                if (r.destination() != null)
+                {
                     branch.byTopic[topicId] = r.destination();
-                    if (branch.errorByTopic[topicId] != null) {
-                        LOG.info("{}: topic {} resolves now (branch {}): {}", pipeline, topics.name(topicId), branch.name,
+                    if (branch.errorByTopic[topicId] != null)
+                    {
+                        LOG.info("{}: topic {} resolves now (branch {}): {}", pipeline, topics.name(topicId),
+                            branch.name,
                             r.destination());
                         branch.errorByTopic[topicId] = null;
                     }
-                    if (r.destination().id() >= open.length) {
+                    if (r.destination().id() >= open.length)
+                    {
                         open = Arrays.copyOf(open, Math.max(r.destination().id() + 1, open.length * 2));
                     }
                     return r.destination();
                 }
-                if (!r.retriable() || control.stopRequested()) {
+                if (!r.retriable() || control.stopRequested())
+                {
                     error = r.error();
-                    if (!error.equals(branch.errorByTopic[topicId])) {
+                    if (!error.equals(branch.errorByTopic[topicId]))
+                    {
                         LOG.error("{}: records of topic {} have no destination in branch {}: {}; their partitions stop "
-                            + "here until it is fixed (checkpoint.stalled_fail_after_ms)", pipeline, topics.name(topicId),
+                            + "here until it is fixed (checkpoint.stalled_fail_after_ms)", pipeline,
+                            topics.name(topicId),
                             branch.name, error);
                     }
                     branch.errorByTopic[topicId] = error;
@@ -349,21 +408,26 @@ public final class RouteStage<T> implements EventHandler<RecordEvent> {
                 waitMs = Math.min(waitMs * 2, 5000);
             }
         }
-        trackers.get(event.trackerId()).fail(event.offset(), event.trackerGeneration(), -1, where(event) + ": " + error);
+        trackers.get(event.trackerId()).fail(event.offset(), event.trackerGeneration(), -1,
+            where(event) + ": " + error);
         return null;
     }
 
-    private BatchBuffer openBatch(final Branch branch, final Destination dest, final int shard) {
+    private BatchBuffer openBatch(final Branch branch, final Destination dest, final int shard)
+    {
         BatchBuffer[] perShard = open[dest.id()];
-        if (perShard == null) {
+        if (perShard == null)
+        {
             perShard = new BatchBuffer[branch.shards];
             open[dest.id()] = perShard;
         }
         BatchBuffer batch = perShard[shard];
-        if (batch != null) {
+        if (batch != null)
+        {
             return batch;
         }
-        while ((batch = branch.pool.tryAcquire()) == null) {
+        while ((batch = branch.pool.tryAcquire()) == null)
+        {
             // every buffer of this branch is open, queued or being inserted: seal the oldest open one (it comes back
             // once written), then wait for a worker to give a buffer back
             sealOldestOpen(branch);
@@ -372,51 +436,64 @@ public final class RouteStage<T> implements EventHandler<RecordEvent> {
         batch.open(dest, shard, nowNanos);
         perShard[shard] = batch;
         final long deadline = nowNanos + branch.lingerNanos;
-        if (deadline - nextDeadlineNanos < 0) {
+        if (deadline - nextDeadlineNanos < 0)
+        {
             nextDeadlineNanos = deadline;
         }
         return batch;
     }
 
-    private void waitForWorker() {
+    private void waitForWorker()
+    {
         LockSupport.parkNanos(50_000);
         nowNanos = System.nanoTime();
     }
 
-    private void sealOldestOpen(final Branch branch) {
+    private void sealOldestOpen(final Branch branch)
+    {
         BatchBuffer oldest = null;
-        for (final BatchBuffer[] perShard : open) {
-            if (perShard == null) {
+        for (final BatchBuffer[] perShard : open)
+        {
+            if (perShard == null)
+            {
                 continue;
             }
-            for (final BatchBuffer b : perShard) {
+            for (final BatchBuffer b : perShard)
+            {
                 if (b != null && b.destination().branch() == branch.index && b.rowCount() > 0
-                    && (oldest == null || b.openedNanos() - oldest.openedNanos() < 0)) {
+                    && (oldest == null || b.openedNanos() - oldest.openedNanos() < 0))
+                {
                     oldest = b;
                 }
             }
         }
-        if (oldest != null) {
+        if (oldest != null)
+        {
             seal(oldest, stats.sealedByPool);
         }
     }
 
-    private void closeEmpty(final BatchBuffer batch) {
+    private void closeEmpty(final BatchBuffer batch)
+    {
         open[batch.destination().id()][batch.shard()] = null;
         batch.release();
     }
 
-    private void seal(final BatchBuffer batch, final AtomicLong reason) {
+    private void seal(final BatchBuffer batch, final AtomicLong reason)
+    {
         open[batch.destination().id()][batch.shard()] = null;
-        if (batch.rowCount() == 0) {
+        if (batch.rowCount() == 0)
+        {
             batch.release();
             return;
         }
         final InsertWorker[] shardWorkers = branches[batch.destination().branch()].workers[batch.shard()];
         final InsertWorker worker = shardWorkers[batch.destination().id() % shardWorkers.length];
         batch.sealedNanos(System.nanoTime());
-        while (!worker.offer(batch)) {
-            if (worker.finished()) {
+        while (!worker.offer(batch))
+        {
+            if (worker.finished())
+            {
                 // the worker stopped (shutdown abandoned it): the rows stay unacknowledged and are re-read later
                 batch.release();
                 return;
@@ -426,13 +503,18 @@ public final class RouteStage<T> implements EventHandler<RecordEvent> {
         reason.lazySet(reason.get() + 1);
     }
 
-    private void sealAll(final AtomicLong reason) {
-        for (final BatchBuffer[] perShard : open) {
-            if (perShard == null) {
+    private void sealAll(final AtomicLong reason)
+    {
+        for (final BatchBuffer[] perShard : open)
+        {
+            if (perShard == null)
+            {
                 continue;
             }
-            for (final BatchBuffer b : perShard) {
-                if (b != null) {
+            for (final BatchBuffer b : perShard)
+            {
+                if (b != null)
+                {
                     seal(b, reason);
                 }
             }
@@ -440,20 +522,28 @@ public final class RouteStage<T> implements EventHandler<RecordEvent> {
         nextDeadlineNanos = Long.MAX_VALUE;
     }
 
-    private void sealExpired(final long now) {
+    private void sealExpired(final long now)
+    {
         long next = Long.MAX_VALUE;
-        for (final BatchBuffer[] perShard : open) {
-            if (perShard == null) {
+        for (final BatchBuffer[] perShard : open)
+        {
+            if (perShard == null)
+            {
                 continue;
             }
-            for (final BatchBuffer b : perShard) {
-                if (b == null) {
+            for (final BatchBuffer b : perShard)
+            {
+                if (b == null)
+                {
                     continue;
                 }
                 final long deadline = b.openedNanos() + branches[b.destination().branch()].lingerNanos;
-                if (now - deadline >= 0) {
+                if (now - deadline >= 0)
+                {
                     seal(b, stats.sealedByLinger);
-                } else if (deadline - next < 0) {
+                }
+                else if (deadline - next < 0)
+                {
                     next = deadline;
                 }
             }
@@ -461,23 +551,29 @@ public final class RouteStage<T> implements EventHandler<RecordEvent> {
         nextDeadlineNanos = next;
     }
 
-    private String where(final RecordEvent event) {
+    private String where(final RecordEvent event)
+    {
         return "record " + topics.name(event.topicId()) + "-" + event.partition() + "@" + event.offset();
     }
 
-    private void recordError(final RecordEvent event, final String what, final ErrorPolicy policy, final AtomicLong dropped) {
+    private void recordError(final RecordEvent event, final String what, final ErrorPolicy policy,
+        final AtomicLong dropped)
+    {
         final AckTracker tracker = trackers.get(event.trackerId());
-        if (policy == ErrorPolicy.SKIP) {
+        if (policy == ErrorPolicy.SKIP)
+        {
             dropped.lazySet(dropped.get() + 1);
             tracker.ack(event.offset(), event.trackerGeneration());
-            if (errorsLogged++ < 10 || errorsLogged % 10_000 == 0) {
+            if (errorsLogged++ < 10 || errorsLogged % 10_000 == 0)
+            {
                 LOG.warn("{}: skipped {}: {} (skipped so far: {})", pipeline, where(event), what, dropped.get());
             }
             return;
         }
         final String reason = where(event) + ": " + what;
         tracker.fail(event.offset(), event.trackerGeneration(), -1, reason);
-        if (!control.failed()) {
+        if (!control.failed())
+        {
             LOG.error("{}: {}; stopping (nothing is committed past offset {})", pipeline, reason, event.offset());
         }
         control.fail(reason);

@@ -7,7 +7,8 @@ package io.sluice.core.runtime;
  *
  * <p>Thread-safety: driven by one insert worker; {@link #state()} may be read by any thread (metrics).
  */
-public final class CircuitBreaker {
+public final class CircuitBreaker
+{
     /** Inserts flow. */
     public static final int CLOSED = 0;
     /** Inserts are held back until the open period ends. */
@@ -26,7 +27,8 @@ public final class CircuitBreaker {
      * @param failureThreshold consecutive failures that open the breaker, at least 1
      * @param openNanos        how long it stays open, nanoseconds
      */
-    public CircuitBreaker(final int failureThreshold, final long openNanos) {
+    public CircuitBreaker(final int failureThreshold, final long openNanos)
+    {
         this.failureThreshold = Math.max(1, failureThreshold);
         this.openNanos = openNanos;
     }
@@ -35,9 +37,12 @@ public final class CircuitBreaker {
      * @param nowNanos {@link System#nanoTime()}
      * @return 0 when a call may be made now, else the nanoseconds to wait before asking again
      */
-    public long allowAfter(final long nowNanos) {
-        if (state == OPEN) {
-            if (nowNanos - openUntilNanos < 0) {
+    public long allowAfter(final long nowNanos)
+    {
+        if (state == OPEN)
+        {
+            if (nowNanos - openUntilNanos < 0)
+            {
                 return openUntilNanos - nowNanos;
             }
             state = HALF_OPEN;
@@ -46,7 +51,8 @@ public final class CircuitBreaker {
     }
 
     /** Records a successful call. */
-    public void onSuccess() {
+    public void onSuccess()
+    {
         consecutiveFailures = 0;
         state = CLOSED;
     }
@@ -57,13 +63,16 @@ public final class CircuitBreaker {
      * @param nowNanos {@link System#nanoTime()}
      * @return true when this failure opened the breaker
      */
-    public boolean onFailure(final long nowNanos) {
+    public boolean onFailure(final long nowNanos)
+    {
         consecutiveFailures++;
-        if (state == HALF_OPEN || consecutiveFailures >= failureThreshold) {
+        if (state == HALF_OPEN || consecutiveFailures >= failureThreshold)
+        {
             final boolean opening = state != OPEN;
             state = OPEN;
             openUntilNanos = nowNanos + openNanos;
-            if (opening) {
+            if (opening)
+            {
                 opened++;
             }
             return opening;
@@ -72,18 +81,22 @@ public final class CircuitBreaker {
     }
 
     /** @return {@link #CLOSED}, {@link #OPEN} or {@link #HALF_OPEN} */
-    public int state() {
+    public int state()
+    {
         return state;
     }
 
     /** @return how many times the breaker has opened */
-    public long openedCount() {
+    public long openedCount()
+    {
         return opened;
     }
 
     /** @return the state's name for logs and metrics */
-    public static String name(final int state) {
-        return switch (state) {
+    public static String name(final int state)
+    {
+        return switch (state)
+        {
             case CLOSED -> "closed";
             case OPEN -> "open";
             default -> "half-open";

@@ -51,11 +51,13 @@ import io.sluice.tuning.WaitStrategies;
  *
  * @param <T> the record view type of the split
  */
-public final class GatherPipeline<T> {
+public final class GatherPipeline<T>
+{
     private static final Logger LOG = LoggerFactory.getLogger(GatherPipeline.class);
 
     /** Options of a run that are not part of the configuration file. */
-    public record RunOptions(boolean untilCaughtUp) {
+    public record RunOptions(boolean untilCaughtUp)
+    {
     }
 
     private final SluiceConfig config;
@@ -88,7 +90,9 @@ public final class GatherPipeline<T> {
      * @param driver  the destination system's driver
      * @param options run options
      */
-    public GatherPipeline(final SluiceConfig config, final GatherSpec<T> spec, final SinkDriver driver, final RunOptions options) {
+    public GatherPipeline(final SluiceConfig config, final GatherSpec<T> spec, final SinkDriver driver,
+        final RunOptions options)
+    {
         this.config = config;
         this.spec = spec;
         this.driver = driver;
@@ -97,7 +101,8 @@ public final class GatherPipeline<T> {
     }
 
     /** @return the pipeline's name */
-    public String name() {
+    public String name()
+    {
         return spec.name();
     }
 
@@ -106,7 +111,8 @@ public final class GatherPipeline<T> {
      *
      * @throws SinkException when a destination is unreachable or a literal destination cannot be used
      */
-    public void start() throws SinkException {
+    public void start() throws SinkException
+    {
         final SluiceConfig.Engine e = config.engine();
         layout = StageLayouts.layout(config);
         final StagePlan plan = StageLayouts.plan(config);
@@ -121,20 +127,28 @@ public final class GatherPipeline<T> {
         final Map<String, DestinationResolver.SinkTarget> targets = new LinkedHashMap<>();
         final Map<List<String>, InsertWorker[]> workersByShard = new LinkedHashMap<>();
         final Map<String, InsertWorker[][]> workersBySink = new LinkedHashMap<>();
-        for (final SinkSpec s : spec.sinks().values()) {
-            if (checked.add(s.shards())) {
+        for (final SinkSpec s : spec.sinks().values())
+        {
+            if (checked.add(s.shards()))
+            {
                 driver.checkReachable(s);
             }
             targets.put(s.name(), new DestinationResolver.SinkTarget(s, driver.catalog(s)));
             final InsertWorker[][] byShard = new InsertWorker[s.shards().size()][];
-            for (int shard = 0; shard < byShard.length; shard++) {
+            for (int shard = 0; shard < byShard.length; shard++)
+            {
                 final int shardIndex = shard;
-                byShard[shard] = workersByShard.computeIfAbsent(s.shards().get(shard), endpoints -> {
+                byShard[shard] = workersByShard.computeIfAbsent(s.shards().get(shard), endpoints ->
+                {
                     final InsertWorker[] ws = new InsertWorker[s.connection().insertWorkers()];
-                    for (int w = 0; w < ws.length; w++) {
-                        ws[w] = new InsertWorker(spec.name() + "/shard-" + workersByShard.size() + "-" + w, e.queueDepth(),
-                            driver.writer(s, shardIndex), trackers, stats, new CircuitBreaker(s.connection().breakerFailures(),
-                            TimeUnit.MILLISECONDS.toNanos(s.connection().breakerOpenMs())), WaitStrategies.idleStrategy(sinkWait),
+                    for (int w = 0; w < ws.length; w++)
+                    {
+                        ws[w] = new InsertWorker(spec.name() + "/shard-" + workersByShard.size() + "-" + w,
+                            e.queueDepth(),
+                            driver.writer(s, shardIndex), trackers, stats,
+                            new CircuitBreaker(s.connection().breakerFailures(),
+                                TimeUnit.MILLISECONDS.toNanos(s.connection().breakerOpenMs())),
+                            WaitStrategies.idleStrategy(sinkWait),
                             s.connection().retryBackoffMs(), s.connection().retryBackoffMaxMs());
                         workers.add(ws[w]);
                     }
@@ -149,12 +163,14 @@ public final class GatherPipeline<T> {
         final List<DestinationResolver.SinkTarget> branchSinks = new ArrayList<>();
         final List<InsertWorker[][]> branchWorkers = new ArrayList<>();
         long minLingerMs = Long.MAX_VALUE;
-        for (final Split.Branch<?> b : branches) {
+        for (final Split.Branch<?> b : branches)
+        {
             branchSinks.add(targets.get(b.sink()));
             final InsertWorker[][] w = workersBySink.get(b.sink());
             branchWorkers.add(w);
             int perBranchWorkers = 0;
-            for (final InsertWorker[] shard : w) {
+            for (final InsertWorker[] shard : w)
+            {
                 perBranchWorkers += shard.length;
             }
             pools.add(new BatchPool(perBranchWorkers * (e.queueDepth() + 1) + w.length + 4,
@@ -165,22 +181,28 @@ public final class GatherPipeline<T> {
         final long timeoutNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(1, Math.min(100, minLingerMs / 4)));
         final WaitStrategy waitStrategy = WaitStrategies.forStage(routeWait, timeoutNanos);
         ring = new RecordRing(e.ringSize(), e.slotBytes(), waitStrategy);
-        final OverflowPool overflow = new OverflowPool(e.overflowBuffers(), Math.min(e.maxRecordBytes(), e.slotBytes() * 4),
+        final OverflowPool overflow = new OverflowPool(e.overflowBuffers(),
+            Math.min(e.maxRecordBytes(), e.slotBytes() * 4),
             e.maxRecordBytes());
-        final RouteStage<T> route = new RouteStage<>(spec.name(), spec.decoder(), spec.split(), spec.onError(), branchSinks,
+        final RouteStage<T> route = new RouteStage<>(spec.name(), spec.decoder(), spec.split(), spec.onError(),
+            branchSinks,
             branchWorkers, pools, resolver, trackers, topics, overflow, control, stats);
         final String problem = route.resolveLiteralDestinations();
-        if (problem != null) {
+        if (problem != null)
+        {
             throw new SinkException(problem, false, 0, null);
         }
 
         final RingBuffer<RecordEvent> rb = ring.ringBuffer();
         this.route = route;
-        if (layout == Layout.FUSED) {
+        if (layout == Layout.FUSED)
+        {
             poller = rb.newPoller();
             rb.addGatingSequences(poller.getSequence());
             routeSequence = poller.getSequence();
-        } else {
+        }
+        else
+        {
             routeProcessor = new BatchEventProcessorBuilder().build(rb, rb.newBarrier(), route);
             rb.addGatingSequences(routeProcessor.getSequence());
             routeSequence = routeProcessor.getSequence();
@@ -201,33 +223,39 @@ public final class GatherPipeline<T> {
             e.maxRecordBytes(),
             false,
             options.untilCaughtUp(),
-            Math.max(5, Math.min(100, minLingerMs / 2))), rb, overflow, trackers, topics, control, stats, new Downstream())
+            Math.max(5, Math.min(100, minLingerMs / 2))), rb, overflow, trackers, topics, control, stats,
+            new Downstream())
             // a batch that failed for good (a dropped table, a server-side type error) is read again from the watermark,
             // with backoff, until it is written or checkpoint.stalled_fail_after_ms ends the run
             .rereadOnFailure(firstSink.connection().retryBackoffMs(), firstSink.connection().retryBackoffMaxMs());
 
         long poolBytes = 0;
-        for (final Split.Branch<?> b : branches) {
+        for (final Split.Branch<?> b : branches)
+        {
             poolBytes += pools.get(b.index()).maxBuffers() * b.chunk().maxBytes();
         }
         LOG.info("{}: {} branches, {} insert workers over {} shard(s); memory bound: ring {} slots x {} B = {} MiB "
-                + "off-heap, overflow up to {} x {} B, ack window {} offsets ({} KiB per partition), batch buffers up to "
-                + "{} MiB; layout {}: {}",
+            + "off-heap, overflow up to {} x {} B, ack window {} offsets ({} KiB per partition), batch buffers up to "
+            + "{} MiB; layout {}: {}",
             spec.name(), branches.size(), workers.size(), workersByShard.size(), e.ringSize(), e.slotBytes(),
-            ring.capacityBytes() >> 20, e.overflowBuffers(), e.maxRecordBytes(), e.ackWindow(), e.ackWindow() / 8 / 1024,
+            ring.capacityBytes() >> 20, e.overflowBuffers(), e.maxRecordBytes(), e.ackWindow(),
+            e.ackWindow() / 8 / 1024,
             poolBytes >> 20, layout.configName(), plan.describe());
 
         startNanos = System.nanoTime();
-        for (final InsertWorker w : workers) {
+        for (final InsertWorker w : workers)
+        {
             startThread(w.name(), sinkThreadPlan.cpu(), w);
         }
-        if (routeProcessor != null) {
+        if (routeProcessor != null)
+        {
             startThread(spec.name() + "-route", routeThreadPlan.cpu(), routeProcessor);
         }
         sourceThread = startThread(spec.name() + "-source", sourceThreadPlan.cpu(), source);
     }
 
-    private Thread startThread(final String name, final int cpu, final Runnable r) {
+    private Thread startThread(final String name, final int cpu, final Runnable r)
+    {
         final ThreadFactory f = CpuAffinity.threadFactory(name.replace('/', '-'), cpu);
         final Thread t = f.newThread(r);
         threads.add(t);
@@ -236,7 +264,8 @@ public final class GatherPipeline<T> {
     }
 
     /** Asks for a graceful stop: drain what is in flight, commit what is acknowledged. */
-    public void requestStop() {
+    public void requestStop()
+    {
         control.requestStop();
     }
 
@@ -246,61 +275,75 @@ public final class GatherPipeline<T> {
      * @param timeoutMs longest wait, ms
      * @return true when every thread ended
      */
-    public boolean awaitTermination(final long timeoutMs) throws InterruptedException {
+    public boolean awaitTermination(final long timeoutMs) throws InterruptedException
+    {
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        if (sourceThread == null) {
+        if (sourceThread == null)
+        {
             return true;
         }
         // the source ends first (after draining and committing); then the route stage and workers are stopped
         sourceThread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-        if (sourceThread.isAlive()) {
+        if (sourceThread.isAlive())
+        {
             return false;
         }
-        if (routeProcessor != null) {
+        if (routeProcessor != null)
+        {
             routeProcessor.halt();
         }
-        for (final InsertWorker w : workers) {
+        for (final InsertWorker w : workers)
+        {
             w.stop();
         }
-        for (final Thread t : threads) {
+        for (final Thread t : threads)
+        {
             t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-            if (t.isAlive()) {
+            if (t.isAlive())
+            {
                 return false;
             }
         }
-        for (final BatchPool p : pools) {
+        for (final BatchPool p : pools)
+        {
             p.close();
         }
         return true;
     }
 
     /** @return whether the source thread has ended (the pipeline is stopping or stopped) */
-    public boolean sourceFinished() {
+    public boolean sourceFinished()
+    {
         return source == null || source.finished();
     }
 
     /** @return the run state */
-    public PipelineControl control() {
+    public PipelineControl control()
+    {
         return control;
     }
 
     /** @return the counters */
-    public PipelineStats stats() {
+    public PipelineStats stats()
+    {
         return stats;
     }
 
     /** @return destinations resolved so far */
-    public List<Destination> destinations() {
+    public List<Destination> destinations()
+    {
         return resolver.destinations();
     }
 
     /** @return the partition trackers */
-    public PartitionTrackers trackers() {
+    public PartitionTrackers trackers()
+    {
         return trackers;
     }
 
     /** @return the insert workers */
-    public List<InsertWorker> workers() {
+    public List<InsertWorker> workers()
+    {
         return List.copyOf(workers);
     }
 
@@ -312,19 +355,25 @@ public final class GatherPipeline<T> {
      * @param trackerId a tracker id
      * @return a short description, or {@code null} when nothing is in flight
      */
-    public String watermarkHolder(final int trackerId) {
+    public String watermarkHolder(final int trackerId)
+    {
         final io.sluice.core.ack.AckTracker t = trackers.get(trackerId);
         final long pending = t.pendingOldestOffset();
-        if (pending < 0) {
+        if (pending < 0)
+        {
             return null;
         }
-        if (t.failed() && t.failedOffset() == pending) {
+        if (t.failed() && t.failedOffset() == pending)
+        {
             return "failed: " + t.failureReason();
         }
-        for (final BatchPool pool : pools) {
-            for (final io.sluice.core.batch.BatchBuffer b : pool.buffers()) {
+        for (final BatchPool pool : pools)
+        {
+            for (final io.sluice.core.batch.BatchBuffer b : pool.buffers())
+            {
                 final Destination d = b.destination();
-                if (d != null && b.firstOffsetOf(trackerId) == pending) {
+                if (d != null && b.firstOffsetOf(trackerId) == pending)
+                {
                     return d.toString();
                 }
             }
@@ -333,46 +382,63 @@ public final class GatherPipeline<T> {
     }
 
     /** @return nanoseconds since start */
-    public long elapsedNanos() {
+    public long elapsedNanos()
+    {
         return System.nanoTime() - startNanos;
     }
 
     /** @return true when the run stopped because it caught up ({@code --until-caught-up}) */
-    public boolean caughtUp() {
+    public boolean caughtUp()
+    {
         return source != null && source.caughtUp();
     }
 
-    private final class Downstream implements KafkaSource.Downstream {
+    private final class Downstream implements KafkaSource.Downstream
+    {
         @Override
-        public void pump() {
-            if (poller == null) {
+        public void pump()
+        {
+            if (poller == null)
+            {
                 return;
             }
-            if (pollHandler == null) {
-                pollHandler = (event, sequence, endOfBatch) -> {
+            if (pollHandler == null)
+            {
+                pollHandler = (event, sequence, endOfBatch) ->
+                {
                     route.onEvent(event, sequence, endOfBatch);
                     return true;
                 };
             }
-            try {
+            try
+            {
                 route.onBatchStart(0, 0);
-                if (poller.poll(pollHandler) != EventPoller.PollState.PROCESSING) {
+                if (poller.poll(pollHandler) != EventPoller.PollState.PROCESSING)
+                {
                     route.onTimeout(-1);
                 }
-            } catch (final RuntimeException ex) {
+            }
+            catch (final RuntimeException ex)
+            {
                 throw ex;
-            } catch (final Exception ex) {
+            }
+            catch (final Exception ex)
+            {
                 throw new IllegalStateException("route stage failed", ex);
             }
         }
 
         @Override
-        public boolean idle() {
-            if (routeSequence.get() != ring.ringBuffer().getCursor()) {
+        public boolean idle()
+        {
+            if (routeSequence.get() != ring.ringBuffer().getCursor())
+            {
                 return false;
             }
-            for (final InsertWorker w : workers) {
-                if (!w.idle()) {
+            for (final InsertWorker w : workers)
+            {
+                if (!w.idle())
+                {
                     return false;
                 }
             }
@@ -380,23 +446,29 @@ public final class GatherPipeline<T> {
         }
 
         @Override
-        public void abandon() {
-            for (final InsertWorker w : workers) {
+        public void abandon()
+        {
+            for (final InsertWorker w : workers)
+            {
                 w.abandon();
             }
         }
 
         @Override
-        public String describeStall() {
+        public String describeStall()
+        {
             final StringBuilder sb = new StringBuilder();
-            for (final InsertWorker w : workers) {
+            for (final InsertWorker w : workers)
+            {
                 final String err = w.lastError();
-                if (err == null && w.queued() == 0 && w.inFlightSinceNanos() == 0) {
+                if (err == null && w.queued() == 0 && w.inFlightSinceNanos() == 0)
+                {
                     continue;
                 }
                 sb.append(w.describe()).append(": ").append(w.queued()).append(" batches queued, breaker ")
                     .append(CircuitBreaker.name(w.breaker().state()));
-                if (err != null) {
+                if (err != null)
+                {
                     sb.append(", last error: ").append(err);
                 }
                 sb.append("; ");

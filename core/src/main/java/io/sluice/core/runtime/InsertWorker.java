@@ -25,7 +25,8 @@ import io.sluice.core.sink.SinkException;
  *
  * <p>Threads: one thread runs {@link #run()}; the route stage offers batches through {@link #offer(BatchBuffer)}.
  */
-public final class InsertWorker implements Runnable {
+public final class InsertWorker implements Runnable
+{
     private static final Logger LOG = LoggerFactory.getLogger(InsertWorker.class);
 
     private final String name;
@@ -57,9 +58,11 @@ public final class InsertWorker implements Runnable {
      * @param backoffMs     first retry wait, ms
      * @param backoffMaxMs  longest retry wait, ms
      */
-    public InsertWorker(final String name, final int queueDepth, final BatchWriter writer, final PartitionTrackers trackers,
+    public InsertWorker(final String name, final int queueDepth, final BatchWriter writer,
+        final PartitionTrackers trackers,
         final PipelineStats stats, final CircuitBreaker breaker, final IdleStrategy idle, final long backoffMs,
-        final long backoffMaxMs) {
+        final long backoffMaxMs)
+    {
         this.name = name;
         this.queue = new OneToOneConcurrentArrayQueue<>(Math.max(2, queueDepth));
         this.writer = writer;
@@ -76,8 +79,10 @@ public final class InsertWorker implements Runnable {
      *
      * @return false when the queue is full (back-pressure: the caller waits and retries)
      */
-    public boolean offer(final BatchBuffer batch) {
-        if (queue.offer(batch)) {
+    public boolean offer(final BatchBuffer batch)
+    {
+        if (queue.offer(batch))
+        {
             offered.lazySet(offered.get() + 1);
             return true;
         }
@@ -85,68 +90,84 @@ public final class InsertWorker implements Runnable {
     }
 
     /** @return true when every batch offered so far has been written, failed or abandoned */
-    public boolean idle() {
+    public boolean idle()
+    {
         return completed.get() == offered.get();
     }
 
     /** @return batches waiting in the queue */
-    public int queued() {
+    public int queued()
+    {
         return queue.size();
     }
 
     /** Asks the worker to finish the queued batches and stop. */
-    public void stop() {
+    public void stop()
+    {
         stopping = true;
     }
 
     /** Asks the worker to stop now, abandoning retries (their offsets stay unacknowledged, so nothing is lost). */
-    public void abandon() {
+    public void abandon()
+    {
         abandon = true;
         stopping = true;
         final Thread t = thread;
-        if (t != null) {
+        if (t != null)
+        {
             LockSupport.unpark(t);
         }
     }
 
     /** @return true once {@link #run()} has returned */
-    public boolean finished() {
+    public boolean finished()
+    {
         return finished;
     }
 
     /** @return the last insert error, or {@code null} */
-    public String lastError() {
+    public String lastError()
+    {
         return lastError;
     }
 
     /** @return the shard's breaker */
-    public CircuitBreaker breaker() {
+    public CircuitBreaker breaker()
+    {
         return breaker;
     }
 
     /** @return the worker's name */
-    public String name() {
+    public String name()
+    {
         return name;
     }
 
     /** @return the writer's description */
-    public String describe() {
+    public String describe()
+    {
         return name + " (" + writer.describe() + ")";
     }
 
     /** @return {@link System#nanoTime()} at which the batch being inserted was taken, or 0 when idle */
-    public long inFlightSinceNanos() {
+    public long inFlightSinceNanos()
+    {
         return inFlightSinceNanos;
     }
 
     @Override
-    public void run() {
+    public void run()
+    {
         thread = Thread.currentThread();
-        try {
-            while (true) {
+        try
+        {
+            while (true)
+            {
                 final BatchBuffer batch = queue.poll();
-                if (batch == null) {
-                    if (stopping) {
+                if (batch == null)
+                {
+                    if (stopping)
+                    {
                         break;
                     }
                     idle.idle(0);
@@ -160,58 +181,72 @@ public final class InsertWorker implements Runnable {
                 inFlightSinceNanos = 0;
                 completed.lazySet(completed.get() + 1);
             }
-        } finally {
+        }
+        finally
+        {
             writer.close();
             finished = true;
         }
     }
 
-    private void insert(final BatchBuffer batch) {
+    private void insert(final BatchBuffer batch)
+    {
         long wait = backoffNanos;
         int attempt = 0;
-        while (true) {
-            if (abandon) {
+        while (true)
+        {
+            if (abandon)
+            {
                 LOG.warn("{}: abandoning batch of {} rows for {} on shutdown (not acknowledged; it will be re-read)",
                     name, batch.rowCount(), batch.destination());
                 batch.release();
                 return;
             }
             final long holdOff = breaker.allowAfter(System.nanoTime());
-            if (holdOff > 0) {
+            if (holdOff > 0)
+            {
                 LockSupport.parkNanos(Math.min(holdOff, TimeUnit.MILLISECONDS.toNanos(100)));
                 continue;
             }
             final long start = System.nanoTime();
-            try {
+            try
+            {
                 attempt++;
                 writer.write(batch);
                 final long end = System.nanoTime();
                 breaker.onSuccess();
-                if (attempt > 1) {
+                if (attempt > 1)
+                {
                     LOG.info("{}: insert into {} succeeded after {} attempts", name, batch.destination(), attempt);
                 }
                 lastError = null;
                 onWritten(batch, start, end);
                 return;
-            } catch (final SinkException e) {
+            }
+            catch (final SinkException e)
+            {
                 stats.insertFailures.incrementAndGet();
                 final String reason = "insert of " + batch.rowCount() + " rows into " + batch.destination().sqlTable()
                     + " via " + writer.describe() + " failed: " + e.getMessage();
                 lastError = reason;
-                if (!e.retriable()) {
+                if (!e.retriable())
+                {
                     LOG.error("{}: {} (not retriable; the partitions of these records stop here)", name, reason);
                     failRows(batch, e.code(), reason);
                     batch.release();
                     return;
                 }
                 final boolean opened = breaker.onFailure(System.nanoTime());
-                if (attempt == 1 || opened || attempt % 20 == 0) {
+                if (attempt == 1 || opened || attempt % 20 == 0)
+                {
                     LOG.warn("{}: {} (retriable, attempt {}, retrying in {} ms{})", name, reason, attempt,
                         TimeUnit.NANOSECONDS.toMillis(wait), opened ? "; circuit breaker open" : "");
                 }
                 LockSupport.parkNanos(wait);
                 wait = Math.min(wait * 2, backoffMaxNanos);
-            } catch (final RuntimeException e) {
+            }
+            catch (final RuntimeException e)
+            {
                 stats.insertFailures.incrementAndGet();
                 final String reason = "insert into " + batch.destination().sqlTable() + " failed unexpectedly: " + e;
                 lastError = reason;
@@ -223,14 +258,17 @@ public final class InsertWorker implements Runnable {
         }
     }
 
-    private void onWritten(final BatchBuffer batch, final long startNanos, final long endNanos) {
+    private void onWritten(final BatchBuffer batch, final long startNanos, final long endNanos)
+    {
         final int rows = batch.rowCount();
         final long nowMs = System.currentTimeMillis();
-        for (int i = 0; i < rows; i++) {
+        for (int i = 0; i < rows; i++)
+        {
             final AckTracker t = trackers.get(batch.trackerId(i));
             t.ack(batch.offset(i), batch.generation(i));
             final long e2e = nowMs - batch.timestampMs(i);
-            if (e2e >= 0) {
+            if (e2e >= 0)
+            {
                 stats.endToEndMicros.record(e2e * 1000);
             }
         }
@@ -242,9 +280,11 @@ public final class InsertWorker implements Runnable {
         batch.release();
     }
 
-    private void failRows(final BatchBuffer batch, final int code, final String reason) {
+    private void failRows(final BatchBuffer batch, final int code, final String reason)
+    {
         final int rows = batch.rowCount();
-        for (int i = 0; i < rows; i++) {
+        for (int i = 0; i < rows; i++)
+        {
             trackers.get(batch.trackerId(i)).fail(batch.offset(i), batch.generation(i), code, reason);
         }
     }

@@ -10,14 +10,16 @@ import org.HdrHistogram.Recorder;
  *
  * <p>Thread-safety: {@link #record(long)} from any number of threads; {@link #interval()} from one reader thread.
  */
-public final class LatencyRecorder {
+public final class LatencyRecorder
+{
     private final Recorder recorder;
     private final long highest;
 
     /**
      * @param highest largest value kept (larger values are recorded as this), in the recorder's unit
      */
-    public LatencyRecorder(final long highest) {
+    public LatencyRecorder(final long highest)
+    {
         this.highest = highest;
         this.recorder = new Recorder(highest, 3);
     }
@@ -25,17 +27,20 @@ public final class LatencyRecorder {
     /**
      * @param value a latency in the recorder's unit; negative values count as 0, values above the range as its top
      */
-    public void record(final long value) {
+    public void record(final long value)
+    {
         recorder.recordValue(value < 0 ? 0 : value > highest ? highest : value);
     }
 
     /** @return the values recorded since the previous call (a new histogram; reader thread) */
-    public Histogram interval() {
+    public Histogram interval()
+    {
         return recorder.getIntervalHistogram();
     }
 
     /** @return the largest value kept */
-    public long highest() {
+    public long highest()
+    {
         return highest;
     }
 }

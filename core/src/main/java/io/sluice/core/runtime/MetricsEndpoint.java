@@ -40,10 +40,12 @@ import io.sluice.core.batch.Destination;
  * </ul>
  * Thread-safe: callbacks run on the HTTP server's threads and only read.
  */
-public final class MetricsEndpoint implements AutoCloseable {
+public final class MetricsEndpoint implements AutoCloseable
+{
     private final HTTPServer server;
 
-    private MetricsEndpoint(final HTTPServer server) {
+    private MetricsEndpoint(final HTTPServer server)
+    {
         this.server = server;
     }
 
@@ -55,7 +57,9 @@ public final class MetricsEndpoint implements AutoCloseable {
      * @return the running endpoint
      * @throws IOException when the port cannot be bound
      */
-    public static MetricsEndpoint start(final String listen, final Supplier<List<GatherPipeline<?>>> pipelines) throws IOException {
+    public static MetricsEndpoint start(final String listen, final Supplier<List<GatherPipeline<?>>> pipelines)
+        throws IOException
+    {
         final int colon = listen.lastIndexOf(':');
         final String host = listen.substring(0, colon);
         final int port = Integer.parseInt(listen.substring(colon + 1));
@@ -70,108 +74,152 @@ public final class MetricsEndpoint implements AutoCloseable {
     }
 
     /** @return the bound port */
-    public int port() {
+    public int port()
+    {
         return server.getPort();
     }
 
-    static void register(final PrometheusRegistry registry, final Supplier<List<GatherPipeline<?>>> pipelines) {
+    static void register(final PrometheusRegistry registry, final Supplier<List<GatherPipeline<?>>> pipelines)
+    {
         CounterWithCallback.builder().name("sluice_records_in").help("Records copied into the ingest ring")
-            .labelNames("pipeline").callback(cb -> {
-                for (final GatherPipeline<?> p : pipelines.get()) {
+            .labelNames("pipeline").callback(cb ->
+            {
+                for (final GatherPipeline<?> p : pipelines.get())
+                {
                     cb.call(p.stats().recordsIn.get(), p.name());
                 }
             }).register(registry);
         CounterWithCallback.builder().name("sluice_records_routed").help("Records routed to a branch and encoded")
-            .labelNames("pipeline").callback(cb -> {
-                for (final GatherPipeline<?> p : pipelines.get()) {
+            .labelNames("pipeline").callback(cb ->
+            {
+                for (final GatherPipeline<?> p : pipelines.get())
+                {
                     cb.call(p.stats().recordsRouted.get(), p.name());
                 }
             }).register(registry);
-        CounterWithCallback.builder().name("sluice_records_dropped").help("Records dropped under a skip policy, by reason")
-            .labelNames("pipeline", "reason").callback(cb -> {
-                for (final GatherPipeline<?> p : pipelines.get()) {
+        CounterWithCallback.builder().name("sluice_records_dropped")
+            .help("Records dropped under a skip policy, by reason")
+            .labelNames("pipeline", "reason").callback(cb ->
+            {
+                for (final GatherPipeline<?> p : pipelines.get())
+                {
                     cb.call(p.stats().droppedUnrouted.get(), p.name(), "unrouted");
                     cb.call(p.stats().droppedInvalid.get(), p.name(), "invalid");
                 }
             }).register(registry);
         CounterWithCallback.builder().name("sluice_insert_failures").help("Failed insert attempts (each retry counts)")
-            .labelNames("pipeline").callback(cb -> {
-                for (final GatherPipeline<?> p : pipelines.get()) {
+            .labelNames("pipeline").callback(cb ->
+            {
+                for (final GatherPipeline<?> p : pipelines.get())
+                {
                     cb.call(p.stats().insertFailures.get(), p.name());
                 }
             }).register(registry);
         CounterWithCallback.builder().name("sluice_rows_written").help("Rows durably written, per table")
-            .labelNames("pipeline", "table").callback(cb -> {
-                for (final GatherPipeline<?> p : pipelines.get()) {
-                    for (final Destination d : p.destinations()) {
+            .labelNames("pipeline", "table").callback(cb ->
+            {
+                for (final GatherPipeline<?> p : pipelines.get())
+                {
+                    for (final Destination d : p.destinations())
+                    {
                         cb.call(d.rowsWritten(), p.name(), d.toString());
                     }
                 }
             }).register(registry);
-        CounterWithCallback.builder().name("sluice_bytes_written").help("Encoded RowBinary bytes durably written, per table")
-            .labelNames("pipeline", "table").callback(cb -> {
-                for (final GatherPipeline<?> p : pipelines.get()) {
-                    for (final Destination d : p.destinations()) {
+        CounterWithCallback.builder().name("sluice_bytes_written")
+            .help("Encoded RowBinary bytes durably written, per table")
+            .labelNames("pipeline", "table").callback(cb ->
+            {
+                for (final GatherPipeline<?> p : pipelines.get())
+                {
+                    for (final Destination d : p.destinations())
+                    {
                         cb.call(d.bytesWritten(), p.name(), d.toString());
                     }
                 }
             }).register(registry);
         CounterWithCallback.builder().name("sluice_inserts").help("Successful inserts, per table")
-            .labelNames("pipeline", "table").callback(cb -> {
-                for (final GatherPipeline<?> p : pipelines.get()) {
-                    for (final Destination d : p.destinations()) {
+            .labelNames("pipeline", "table").callback(cb ->
+            {
+                for (final GatherPipeline<?> p : pipelines.get())
+                {
+                    for (final Destination d : p.destinations())
+                    {
                         cb.call(d.inserts(), p.name(), d.toString());
                     }
                 }
             }).register(registry);
-        GaugeWithCallback.builder().name("sluice_checkpoint_lag_offsets").help("Offsets registered but not yet committable")
-            .labelNames("pipeline", "topic", "partition").callback(cb -> {
-                for (final GatherPipeline<?> p : pipelines.get()) {
+        GaugeWithCallback.builder().name("sluice_checkpoint_lag_offsets")
+            .help("Offsets registered but not yet committable")
+            .labelNames("pipeline", "topic", "partition").callback(cb ->
+            {
+                for (final GatherPipeline<?> p : pipelines.get())
+                {
                     final PartitionTrackers t = p.trackers();
-                    for (int i = 0; i < t.size(); i++) {
+                    for (int i = 0; i < t.size(); i++)
+                    {
                         final AckTracker tr = t.get(i);
                         cb.call(Math.max(0, tr.inFlight()), p.name(), tr.topic(), Integer.toString(tr.partition()));
                     }
                 }
             }).register(registry);
-        GaugeWithCallback.builder().name("sluice_checkpoint_lag_ms").help("How long the watermark has not moved while records are in flight")
-            .labelNames("pipeline", "topic", "partition").callback(cb -> {
+        GaugeWithCallback.builder().name("sluice_checkpoint_lag_ms")
+            .help("How long the watermark has not moved while records are in flight")
+            .labelNames("pipeline", "topic", "partition").callback(cb ->
+            {
                 final long now = System.nanoTime();
-                for (final GatherPipeline<?> p : pipelines.get()) {
+                for (final GatherPipeline<?> p : pipelines.get())
+                {
                     final PartitionTrackers t = p.trackers();
-                    for (int i = 0; i < t.size(); i++) {
+                    for (int i = 0; i < t.size(); i++)
+                    {
                         final AckTracker tr = t.get(i);
-                        cb.call(TimeUnit.NANOSECONDS.toMillis(tr.stalledNanos(now)), p.name(), tr.topic(), Integer.toString(tr.partition()));
+                        cb.call(TimeUnit.NANOSECONDS.toMillis(tr.stalledNanos(now)), p.name(), tr.topic(),
+                            Integer.toString(tr.partition()));
                     }
                 }
             }).register(registry);
-        GaugeWithCallback.builder().name("sluice_watermark_holder").help("What holds a partition's watermark back (1 = this holder)")
-            .labelNames("pipeline", "topic", "partition", "holder").callback(cb -> {
-                for (final GatherPipeline<?> p : pipelines.get()) {
+        GaugeWithCallback.builder().name("sluice_watermark_holder")
+            .help("What holds a partition's watermark back (1 = this holder)")
+            .labelNames("pipeline", "topic", "partition", "holder").callback(cb ->
+            {
+                for (final GatherPipeline<?> p : pipelines.get())
+                {
                     final PartitionTrackers t = p.trackers();
-                    for (int i = 0; i < t.size(); i++) {
+                    for (int i = 0; i < t.size(); i++)
+                    {
                         final String holder = p.watermarkHolder(i);
-                        if (holder != null) {
+                        if (holder != null)
+                        {
                             final AckTracker tr = t.get(i);
                             cb.call(1, p.name(), tr.topic(), Integer.toString(tr.partition()), holder);
                         }
                     }
                 }
             }).register(registry);
-        GaugeWithCallback.builder().name("sluice_breaker_state").help("Circuit breaker per insert worker: 0 closed, 1 open, 2 half-open")
-            .labelNames("pipeline", "worker").callback(cb -> {
-                for (final GatherPipeline<?> p : pipelines.get()) {
-                    for (final InsertWorker w : p.workers()) {
+        GaugeWithCallback.builder().name("sluice_breaker_state")
+            .help("Circuit breaker per insert worker: 0 closed, 1 open, 2 half-open")
+            .labelNames("pipeline", "worker").callback(cb ->
+            {
+                for (final GatherPipeline<?> p : pipelines.get())
+                {
+                    for (final InsertWorker w : p.workers())
+                    {
                         cb.call(w.breaker().state(), p.name(), w.name());
                     }
                 }
             }).register(registry);
-        GaugeWithCallback.builder().name("sluice_end_to_end_latency_ms").help("Kafka record timestamp to ClickHouse acknowledgement, run so far")
-            .labelNames("pipeline", "quantile").callback(cb -> {
-                for (final GatherPipeline<?> p : pipelines.get()) {
+        GaugeWithCallback.builder().name("sluice_end_to_end_latency_ms")
+            .help("Kafka record timestamp to ClickHouse acknowledgement, run so far")
+            .labelNames("pipeline", "quantile").callback(cb ->
+            {
+                for (final GatherPipeline<?> p : pipelines.get())
+                {
                     final Histogram h = p.stats().totals()[0];
-                    if (h.getTotalCount() > 0) {
-                        for (final double q : new double[] {0.5, 0.99, 0.999}) {
+                    if (h.getTotalCount() > 0)
+                    {
+                        for (final double q : new double[]{0.5, 0.99, 0.999})
+                        {
                             cb.call(h.getValueAtPercentile(q * 100) / 1000.0, p.name(), Double.toString(q));
                         }
                     }
@@ -180,7 +228,8 @@ public final class MetricsEndpoint implements AutoCloseable {
     }
 
     @Override
-    public void close() {
+    public void close()
+    {
         server.close();
     }
 }

@@ -16,13 +16,15 @@ import io.sluice.core.ack.AckTracker;
  * <p>Thread-safety: {@link #trackerFor} and {@link #idOf} are called by the source thread only; {@link #get(int)} by
  * any thread (the array is published through a volatile field, copy-on-write).
  */
-public final class PartitionTrackers {
+public final class PartitionTrackers
+{
     private final Map<TopicPartition, Integer> ids = new HashMap<>();
     private final int windowCapacity;
     private volatile AckTracker[] trackers = new AckTracker[0];
 
     /** @param windowCapacity offsets a partition may have in flight (power of two) */
-    public PartitionTrackers(final int windowCapacity) {
+    public PartitionTrackers(final int windowCapacity)
+    {
         this.windowCapacity = windowCapacity;
     }
 
@@ -33,9 +35,11 @@ public final class PartitionTrackers {
      * @param startOffset the position the consumer will read from
      * @return the tracker
      */
-    public AckTracker trackerFor(final TopicPartition tp, final long startOffset) {
+    public AckTracker trackerFor(final TopicPartition tp, final long startOffset)
+    {
         final Integer id = ids.get(tp);
-        if (id != null) {
+        if (id != null)
+        {
             final AckTracker t = trackers[id];
             t.reset(startOffset);
             return t;
@@ -53,7 +57,8 @@ public final class PartitionTrackers {
      * @param tp a partition
      * @return its id, or -1 if it never had a tracker
      */
-    public int idOf(final TopicPartition tp) {
+    public int idOf(final TopicPartition tp)
+    {
         final Integer id = ids.get(tp);
         return id == null ? -1 : id;
     }
@@ -62,12 +67,14 @@ public final class PartitionTrackers {
      * @param id a tracker id
      * @return the tracker (any thread)
      */
-    public AckTracker get(final int id) {
+    public AckTracker get(final int id)
+    {
         return trackers[id];
     }
 
     /** @return number of trackers ever created */
-    public int size() {
+    public int size()
+    {
         return trackers.length;
     }
 }

@@ -7,7 +7,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * the source thread observes it, drains what is in flight, commits what is acknowledged and stops. The first
  * failure reason wins. Thread-safe.
  */
-public final class PipelineControl {
+public final class PipelineControl
+{
     private final AtomicReference<String> failure = new AtomicReference<>();
     private volatile boolean stopRequested;
 
@@ -16,28 +17,33 @@ public final class PipelineControl {
      *
      * @param reason what happened and where (topic, partition, offset, table…)
      */
-    public void fail(final String reason) {
+    public void fail(final String reason)
+    {
         failure.compareAndSet(null, reason);
         stopRequested = true;
     }
 
     /** Asks for a graceful stop (drain, commit, exit 0). */
-    public void requestStop() {
+    public void requestStop()
+    {
         stopRequested = true;
     }
 
     /** @return whether a stop or a failure was requested */
-    public boolean stopRequested() {
+    public boolean stopRequested()
+    {
         return stopRequested;
     }
 
     /** @return whether the pipeline failed */
-    public boolean failed() {
+    public boolean failed()
+    {
         return failure.get() != null;
     }
 
     /** @return the first failure reason, or {@code null} */
-    public String failureReason() {
+    public String failureReason()
+    {
         return failure.get();
     }
 }

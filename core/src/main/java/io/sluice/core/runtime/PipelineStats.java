@@ -8,7 +8,8 @@ import org.HdrHistogram.Histogram;
  * Counters and latency recorders of one pipeline. Counters are updated by their owning thread (or atomically once
  * per batch) and read by the status line and the metrics endpoint; recording never allocates ({@link LatencyRecorder}).
  */
-public final class PipelineStats {
+public final class PipelineStats
+{
     /** Records copied into the ingest ring (source thread). */
     public final AtomicLong recordsIn = new AtomicLong();
     /** Records routed to a branch (route thread). */
@@ -57,15 +58,17 @@ public final class PipelineStats {
      *
      * @return {end-to-end µs, ring hop ns, insert µs, queue wait µs} totals since start
      */
-    public synchronized Histogram[] totals() {
+    public synchronized Histogram[] totals()
+    {
         endToEndTotal = fold(endToEndTotal, endToEndMicros);
         ringHopTotal = fold(ringHopTotal, ringHopNanos);
         insertTotal = fold(insertTotal, insertMicros);
         queueWaitTotal = fold(queueWaitTotal, queueWaitMicros);
-        return new Histogram[] {endToEndTotal.copy(), ringHopTotal.copy(), insertTotal.copy(), queueWaitTotal.copy()};
+        return new Histogram[]{endToEndTotal.copy(), ringHopTotal.copy(), insertTotal.copy(), queueWaitTotal.copy()};
     }
 
-    private static Histogram fold(final Histogram total, final LatencyRecorder recorder) {
+    private static Histogram fold(final Histogram total, final LatencyRecorder recorder)
+    {
         final Histogram interval = recorder.interval();
         final Histogram t = total == null ? new Histogram(recorder.highest(), 3) : total;
         t.add(interval);

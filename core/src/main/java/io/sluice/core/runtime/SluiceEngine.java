@@ -30,7 +30,8 @@ import io.sluice.core.source.KafkaChecks;
  * <p>Exit codes: {@link #EXIT_OK}, {@link #EXIT_FAILURE}; configuration problems are reported before an engine is
  * built ({@link #EXIT_CONFIG}).
  */
-public final class SluiceEngine {
+public final class SluiceEngine
+{
     /** Everything ran and stopped cleanly. */
     public static final int EXIT_OK = 0;
     /** A runtime failure: unreachable service, missing table, failed record under fail policy, stalled partition. */
@@ -58,8 +59,10 @@ public final class SluiceEngine {
      * @param options run options
      */
     public SluiceEngine(final SluiceConfig config, final Function<SluiceConfig.Sink, SinkDriver> drivers,
-        final GatherPipeline.RunOptions options) {
-        this(config, drivers, source -> {
+        final GatherPipeline.RunOptions options)
+    {
+        this(config, drivers, source ->
+        {
             throw new IllegalStateException("no scatter driver given for source " + source.name());
         }, options);
     }
@@ -71,7 +74,8 @@ public final class SluiceEngine {
      * @param options        run options
      */
     public SluiceEngine(final SluiceConfig config, final Function<SluiceConfig.Sink, SinkDriver> drivers,
-        final Function<SluiceConfig.Source, ScatterDriver> scatterDrivers, final GatherPipeline.RunOptions options) {
+        final Function<SluiceConfig.Source, ScatterDriver> scatterDrivers, final GatherPipeline.RunOptions options)
+    {
         this.config = config;
         this.drivers = drivers;
         this.scatterDrivers = scatterDrivers;
@@ -83,47 +87,63 @@ public final class SluiceEngine {
      *
      * @return {@link #EXIT_OK} or {@link #EXIT_FAILURE}
      */
-    public int run() {
+    public int run()
+    {
         startNanos = System.nanoTime();
         // consumers retry an unreachable broker silently forever: ask once, up front, and name the address
         final boolean consumes = !config.sinks().isEmpty()
             || config.sources().stream().anyMatch(s -> SluiceConfig.Source.KAFKA.equals(s.kind()));
         final String kafkaProblem = consumes
-            ? KafkaChecks.unreachable(config.kafka().bootstrapServers(), config.kafka().admin(), 10_000) : null;
-        if (kafkaProblem != null) {
+            ? KafkaChecks.unreachable(config.kafka().bootstrapServers(), config.kafka().admin(), 10_000)
+            : null;
+        if (kafkaProblem != null)
+        {
             failure = kafkaProblem;
             LOG.error("{}", failure);
             finished = true;
             return EXIT_FAILURE;
         }
         MetricsEndpoint metrics = null;
-        if (!config.metrics().listen().isEmpty()) {
-            try {
+        if (!config.metrics().listen().isEmpty())
+        {
+            try
+            {
                 metrics = MetricsEndpoint.start(config.metrics().listen(), this::pipelines);
                 LOG.info("metrics: http://{}/metrics", config.metrics().listen());
-            } catch (final java.io.IOException | RuntimeException e) {
-                failure = "cannot serve metrics on " + config.metrics().listen() + " (metrics.listen): " + e.getMessage();
+            }
+            catch (final java.io.IOException | RuntimeException e)
+            {
+                failure = "cannot serve metrics on " + config.metrics().listen() + " (metrics.listen): "
+                    + e.getMessage();
                 LOG.error("{}", failure);
                 finished = true;
                 return EXIT_FAILURE;
             }
         }
-        try {
-            for (final SluiceConfig.Sink sink : config.sinks()) {
+        try
+        {
+            for (final SluiceConfig.Sink sink : config.sinks())
+            {
                 final SinkDriver driver = drivers.apply(sink);
                 openDrivers.add(driver);
                 final GatherPipeline<?> p;
-                try {
+                try
+                {
                     p = new GatherPipeline<>(config, TomlGather.build(sink), driver, options);
-                } catch (final IllegalArgumentException e) {
+                }
+                catch (final IllegalArgumentException e)
+                {
                     failure = "sink " + sink.name() + ": " + e.getMessage();
                     LOG.error("{}", failure);
                     stopAll();
                     return EXIT_FAILURE;
                 }
-                try {
+                try
+                {
                     p.start();
-                } catch (final SinkException e) {
+                }
+                catch (final SinkException e)
+                {
                     failure = "sink " + sink.name() + ": " + e.getMessage();
                     LOG.error("{}", failure);
                     stopAll();
@@ -131,17 +151,22 @@ public final class SluiceEngine {
                 }
                 pipelines.add(p);
             }
-            for (final SluiceConfig.Source source : config.sources()) {
-                if (SluiceConfig.Source.EMBEDDED.equals(source.kind())) {
+            for (final SluiceConfig.Source source : config.sources())
+            {
+                if (SluiceConfig.Source.EMBEDDED.equals(source.kind()))
+                {
                     LOG.info("{}: embedded source: its records are offered by a host application through "
                         + "ScatterRouter; nothing to run here", source.name());
                     continue;
                 }
                 final ScatterPipeline p = new ScatterPipeline(config, source, scatterDrivers.apply(source),
                     options.untilCaughtUp());
-                try {
+                try
+                {
                     p.start();
-                } catch (final ScatterException e) {
+                }
+                catch (final ScatterException e)
+                {
                     failure = "source " + source.name() + ": " + e.getMessage();
                     LOG.error("{}", failure);
                     stopAll();
@@ -149,91 +174,118 @@ public final class SluiceEngine {
                 }
                 scatters.add(p);
             }
-            if (pipelines.isEmpty() && scatters.isEmpty()) {
+            if (pipelines.isEmpty() && scatters.isEmpty())
+            {
                 failure = "nothing to run: every source is embedded and there are no sinks";
                 LOG.error("{}", failure);
                 return EXIT_CONFIG;
             }
             waitForPipelines();
-        } catch (final RuntimeException e) {
+        }
+        catch (final RuntimeException e)
+        {
             failure = e.toString();
             LOG.error("engine failed", e);
             stopAll();
-        } finally {
-            for (final SinkDriver d : openDrivers) {
+        }
+        finally
+        {
+            for (final SinkDriver d : openDrivers)
+            {
                 d.close();
             }
-            if (metrics != null) {
+            if (metrics != null)
+            {
                 metrics.close();
             }
             finished = true;
         }
-        for (final GatherPipeline<?> p : pipelines) {
-            if (p.control().failed() && failure == null) {
+        for (final GatherPipeline<?> p : pipelines)
+        {
+            if (p.control().failed() && failure == null)
+            {
                 failure = "sink " + p.name() + ": " + p.control().failureReason();
             }
         }
-        for (final ScatterPipeline p : scatters) {
-            if (p.control().failed() && failure == null) {
+        for (final ScatterPipeline p : scatters)
+        {
+            if (p.control().failed() && failure == null)
+            {
                 failure = "source " + p.name() + ": " + p.control().failureReason();
             }
         }
         printSummary();
-        if (failure != null) {
+        if (failure != null)
+        {
             LOG.error("stopped with a failure: {}", failure);
             return EXIT_FAILURE;
         }
         return EXIT_OK;
     }
 
-    private void waitForPipelines() {
+    private void waitForPipelines()
+    {
         final long statusNanos = TimeUnit.MILLISECONDS.toNanos(config.engine().statusIntervalMs());
         long nextStatus = System.nanoTime() + statusNanos;
         long lastRows = 0;
         long lastNanos = System.nanoTime();
-        while (true) {
+        while (true)
+        {
             boolean anyRunning = false;
             boolean anyFailed = false;
-            for (final GatherPipeline<?> p : pipelines) {
+            for (final GatherPipeline<?> p : pipelines)
+            {
                 anyRunning |= !p.sourceFinished();
                 anyFailed |= p.control().failed();
             }
-            for (final ScatterPipeline p : scatters) {
+            for (final ScatterPipeline p : scatters)
+            {
                 anyRunning |= !p.sourceFinished();
                 anyFailed |= p.control().failed();
             }
-            if (anyFailed || shutdownRequested) {
+            if (anyFailed || shutdownRequested)
+            {
                 // one failed pipeline stops them all: the engine exits non-zero and is restarted as a whole
-                for (final GatherPipeline<?> p : pipelines) {
+                for (final GatherPipeline<?> p : pipelines)
+                {
                     p.requestStop();
                 }
-                for (final ScatterPipeline p : scatters) {
+                for (final ScatterPipeline p : scatters)
+                {
                     p.requestStop();
                 }
             }
-            if (!anyRunning) {
+            if (!anyRunning)
+            {
                 break;
             }
             final long now = System.nanoTime();
-            if (statusNanos > 0 && now - nextStatus >= 0) {
+            if (statusNanos > 0 && now - nextStatus >= 0)
+            {
                 long rows = 0;
-                for (final GatherPipeline<?> p : pipelines) {
+                for (final GatherPipeline<?> p : pipelines)
+                {
                     rows += p.stats().rowsWritten.get();
                 }
                 final double rate = (rows - lastRows) * 1e9 / Math.max(1, now - lastNanos);
-                for (final GatherPipeline<?> p : pipelines) {
+                for (final GatherPipeline<?> p : pipelines)
+                {
                     LOG.info("{}", statusLine(p, rate));
                 }
-                for (final ScatterPipeline p : scatters) {
+                for (final ScatterPipeline p : scatters)
+                {
                     LOG.info("{}", p.statusLine());
                 }
                 lastRows = rows;
                 lastNanos = now;
                 nextStatus = now + statusNanos;
             }
-            try {
+            try
+            {
                 Thread.sleep(50);
-            } catch (final InterruptedException e) {
+            }
+            catch (final InterruptedException e)
+            {
                 Thread.currentThread().interrupt();
                 shutdownRequested = true;
             }
@@ -241,83 +293,108 @@ public final class SluiceEngine {
         stopAll();
     }
 
-    private void stopAll() {
-        for (final GatherPipeline<?> p : pipelines) {
+    private void stopAll()
+    {
+        for (final GatherPipeline<?> p : pipelines)
+        {
             p.requestStop();
         }
-        for (final GatherPipeline<?> p : pipelines) {
-            try {
-                if (!p.awaitTermination(config.checkpoint().drainTimeoutMs() + 60_000)) {
+        for (final GatherPipeline<?> p : pipelines)
+        {
+            try
+            {
+                if (!p.awaitTermination(config.checkpoint().drainTimeoutMs() + 60_000))
+                {
                     LOG.warn("{}: threads did not stop in time", p.name());
                 }
-            } catch (final InterruptedException e) {
+            }
+            catch (final InterruptedException e)
+            {
                 Thread.currentThread().interrupt();
             }
         }
         stopScatters();
     }
 
-    private void stopScatters() {
-        for (final ScatterPipeline p : scatters) {
+    private void stopScatters()
+    {
+        for (final ScatterPipeline p : scatters)
+        {
             p.requestStop();
         }
-        for (final ScatterPipeline p : scatters) {
-            try {
-                if (!p.awaitTermination(config.checkpoint().drainTimeoutMs() + 60_000)) {
+        for (final ScatterPipeline p : scatters)
+        {
+            try
+            {
+                if (!p.awaitTermination(config.checkpoint().drainTimeoutMs() + 60_000))
+                {
                     LOG.warn("{}: threads did not stop in time", p.name());
                 }
-            } catch (final InterruptedException e) {
+            }
+            catch (final InterruptedException e)
+            {
                 Thread.currentThread().interrupt();
             }
         }
     }
 
     /** Asks every pipeline to drain, commit and stop (signal handlers call this); returns immediately. */
-    public void shutdown() {
+    public void shutdown()
+    {
         shutdownRequested = true;
-        for (final GatherPipeline<?> p : pipelines) {
+        for (final GatherPipeline<?> p : pipelines)
+        {
             p.requestStop();
         }
-        for (final ScatterPipeline p : scatters) {
+        for (final ScatterPipeline p : scatters)
+        {
             p.requestStop();
         }
     }
 
     /** @return the scatter pipelines (for tests and tools) */
-    public List<ScatterPipeline> scatterPipelines() {
+    public List<ScatterPipeline> scatterPipelines()
+    {
         return List.copyOf(scatters);
     }
 
     /** @return true once {@link #run()} has finished stopping everything */
-    public boolean finished() {
+    public boolean finished()
+    {
         return finished;
     }
 
     /** @return the pipelines (for tests and tools) */
-    public List<GatherPipeline<?>> pipelines() {
+    public List<GatherPipeline<?>> pipelines()
+    {
         return List.copyOf(pipelines);
     }
 
-    private static String statusLine(final GatherPipeline<?> p, final double rowsPerSecond) {
+    private static String statusLine(final GatherPipeline<?> p, final double rowsPerSecond)
+    {
         final PipelineStats s = p.stats();
         long lag = 0;
         long worstLagMs = 0;
         String worst = "";
         final long now = System.nanoTime();
         final PartitionTrackers t = p.trackers();
-        for (int i = 0; i < t.size(); i++) {
+        for (int i = 0; i < t.size(); i++)
+        {
             final AckTracker tr = t.get(i);
             lag += Math.max(0, tr.inFlight());
             final long ms = TimeUnit.NANOSECONDS.toMillis(tr.stalledNanos(now));
-            if (ms > worstLagMs) {
+            if (ms > worstLagMs)
+            {
                 final String holder = p.watermarkHolder(i);
-                if (holder != null) {
+                if (holder != null)
+                {
                     worstLagMs = ms;
                     worst = String.format(" oldest: %s-%d %d ms held by %s", tr.topic(), tr.partition(), ms, holder);
                 }
             }
         }
-        return String.format("%s: in=%d routed=%d rows=%d (%.0f rows/s) inserts=%d failed_inserts=%d dropped{unrouted=%d,invalid=%d} "
+        return String.format(
+            "%s: in=%d routed=%d rows=%d (%.0f rows/s) inserts=%d failed_inserts=%d dropped{unrouted=%d,invalid=%d} "
                 + "checkpoint_lag=%d offsets over %d partitions%s; back-pressure pauses=%d",
             p.name(), s.recordsIn.get(), s.recordsRouted.get(), s.rowsWritten.get(), rowsPerSecond, s.inserts.get(),
             s.insertFailures.get(), s.droppedUnrouted.get(), s.droppedInvalid.get(), lag, t.size(), worst,
@@ -325,33 +402,41 @@ public final class SluiceEngine {
     }
 
     /** Logs the status line and the latency percentiles so far, on demand (SIGUSR2 in the command line). */
-    public void printLatencies() {
+    public void printLatencies()
+    {
         printSummary();
     }
 
-    private void printSummary() {
-        for (final ScatterPipeline p : scatters) {
+    private void printSummary()
+    {
+        for (final ScatterPipeline p : scatters)
+        {
             LOG.info("{}", p.summary());
         }
         final double seconds = Math.max(1e-9, (System.nanoTime() - startNanos) / 1e9);
-        for (final GatherPipeline<?> p : pipelines) {
+        for (final GatherPipeline<?> p : pipelines)
+        {
             final PipelineStats s = p.stats();
             final Map<String, Long> perTable = new TreeMap<>();
-            for (final Destination d : p.destinations()) {
+            for (final Destination d : p.destinations())
+            {
                 perTable.merge(d.toString(), d.rowsWritten(), Long::sum);
             }
             final Histogram[] h = s.totals();
             final StringBuilder sb = new StringBuilder();
             sb.append(String.format("%s: summary: %d records in, %d rows written in %.1f s (%.0f records/s); "
-                    + "dropped unrouted=%d invalid=%d; inserts=%d (failed attempts %d)%n",
+                + "dropped unrouted=%d invalid=%d; inserts=%d (failed attempts %d)%n",
                 p.name(), s.recordsIn.get(), s.rowsWritten.get(), seconds, s.recordsIn.get() / seconds,
                 s.droppedUnrouted.get(), s.droppedInvalid.get(), s.inserts.get(), s.insertFailures.get()));
-            for (final Map.Entry<String, Long> e : perTable.entrySet()) {
+            for (final Map.Entry<String, Long> e : perTable.entrySet())
+            {
                 sb.append(String.format("  %-40s %d rows%n", e.getKey(), e.getValue()));
             }
-            sb.append(String.format("  latency end-to-end (Kafka timestamp -> ClickHouse ack): p50=%s p99=%s p99.9=%s max=%s%n",
+            sb.append(String.format(
+                "  latency end-to-end (Kafka timestamp -> ClickHouse ack): p50=%s p99=%s p99.9=%s max=%s%n",
                 ms(h[0], 50), ms(h[0], 99), ms(h[0], 99.9), ms(h[0], 100)));
-            sb.append(String.format("  stage hops: source->route (ring) p50=%d ns p99=%d ns; sealed->insert (queue) p50=%s p99=%s; "
+            sb.append(String.format(
+                "  stage hops: source->route (ring) p50=%d ns p99=%d ns; sealed->insert (queue) p50=%s p99=%s; "
                     + "insert p50=%s p99=%s",
                 h[1].getValueAtPercentile(50), h[1].getValueAtPercentile(99), ms(h[3], 50), ms(h[3], 99), ms(h[2], 50),
                 ms(h[2], 99)));
@@ -359,8 +444,10 @@ public final class SluiceEngine {
         }
     }
 
-    private static String ms(final Histogram micros, final double percentile) {
-        if (micros.getTotalCount() == 0) {
+    private static String ms(final Histogram micros, final double percentile)
+    {
+        if (micros.getTotalCount() == 0)
+        {
             return "n/a";
         }
         return String.format("%.1f ms", micros.getValueAtPercentile(percentile) / 1000.0);

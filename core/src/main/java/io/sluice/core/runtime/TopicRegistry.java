@@ -11,7 +11,8 @@ import java.util.Map;
  * <p>Thread-safety: {@link #idOf(String)} may be called from any thread (synchronized; off the hot path: once per
  * assignment); {@link #name(int)} from any thread without locking (copy-on-write array behind a volatile field).
  */
-public final class TopicRegistry {
+public final class TopicRegistry
+{
     private final Map<String, Integer> ids = new HashMap<>();
     private volatile String[] names = new String[0];
 
@@ -19,9 +20,11 @@ public final class TopicRegistry {
      * @param topic a topic name
      * @return its id, assigning the next one on first sight
      */
-    public synchronized int idOf(final String topic) {
+    public synchronized int idOf(final String topic)
+    {
         final Integer id = ids.get(topic);
-        if (id != null) {
+        if (id != null)
+        {
             return id;
         }
         final int next = names.length;
@@ -36,12 +39,14 @@ public final class TopicRegistry {
      * @param id a topic id
      * @return the topic name
      */
-    public String name(final int id) {
+    public String name(final int id)
+    {
         return names[id];
     }
 
     /** @return number of topics seen */
-    public int size() {
+    public int size()
+    {
         return names.length;
     }
 }

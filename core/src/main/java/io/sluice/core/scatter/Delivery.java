@@ -15,9 +15,11 @@ import org.apache.kafka.clients.producer.RecordMetadata;
  * <p>Threads: filled by the produce stage; completed once, on the producer's I/O thread (or on the produce stage when
  * the send fails before it is queued); then free again. {@link #inFlightSequence()} may be read by any thread.
  */
-public final class Delivery implements Callback {
+public final class Delivery implements Callback
+{
     /** What the pipeline does when a send completes. */
-    interface Completion {
+    interface Completion
+    {
         /**
          * @param delivery the send that completed (still filled in; freed after this returns)
          * @param error    null when the broker acknowledged the record, else why the send failed
@@ -27,10 +29,14 @@ public final class Delivery implements Callback {
 
     private static final VarHandle IN_FLIGHT_SEQUENCE;
 
-    static {
-        try {
+    static
+    {
+        try
+        {
             IN_FLIGHT_SEQUENCE = MethodHandles.lookup().findVarHandle(Delivery.class, "inFlightSequence", long.class);
-        } catch (final ReflectiveOperationException e) {
+        }
+        catch (final ReflectiveOperationException e)
+        {
             throw new ExceptionInInitializerError(e);
         }
     }
@@ -51,14 +57,16 @@ public final class Delivery implements Callback {
     long correlationId;
     DeliveryListener listener;
 
-    Delivery(final DeliveryPool pool) {
+    Delivery(final DeliveryPool pool)
+    {
         this.pool = pool;
     }
 
     /** Fills the delivery for one send (produce stage) and marks it in flight. */
     void start(final Completion owner, final long sequence, final int trackerId, final int generation,
         final int partition, final long offset, final int topicId, final DeliveryListener listener,
-        final long correlationId) {
+        final long correlationId)
+    {
         this.completion = owner;
         this.trackerId = trackerId;
         this.generation = generation;
@@ -71,7 +79,8 @@ public final class Delivery implements Callback {
     }
 
     /** @return the ring sequence of the record in flight, or {@link #FREE} (any thread) */
-    long inFlightSequence() {
+    long inFlightSequence()
+    {
         return (long)IN_FLIGHT_SEQUENCE.getAcquire(this);
     }
 
@@ -82,10 +91,14 @@ public final class Delivery implements Callback {
      * @param error    null when acknowledged, else the failure
      */
     @Override
-    public void onCompletion(final RecordMetadata metadata, final Exception error) {
-        try {
+    public void onCompletion(final RecordMetadata metadata, final Exception error)
+    {
+        try
+        {
             completion.onSendCompleted(this, error);
-        } finally {
+        }
+        finally
+        {
             listener = null;
             IN_FLIGHT_SEQUENCE.setRelease(this, FREE);
             pool.release(this);
@@ -93,7 +106,8 @@ public final class Delivery implements Callback {
     }
 
     /** Frees a delivery whose send threw (no completion will come). Produce stage. */
-    void abort() {
+    void abort()
+    {
         listener = null;
         IN_FLIGHT_SEQUENCE.setRelease(this, FREE);
         pool.release(this);

@@ -6,7 +6,8 @@ package io.sluice.core.scatter;
  * engine's internal threads (the producer's I/O thread for {@link #onDelivered}, the route or produce stage for a
  * record that could not be routed).
  */
-public interface DeliveryListener {
+public interface DeliveryListener
+{
     /**
      * The record is in Kafka: the broker acknowledged it with {@code acks=all}.
      *

@@ -42,12 +42,14 @@ import io.sluice.ringbuffers.RecordEvent;
  *
  * <p>Threads: {@link #run()} on its own thread (the only producer of the ring); the getters from any thread.
  */
-public final class LineSource implements Runnable {
+public final class LineSource implements Runnable
+{
     private static final Logger LOG = LoggerFactory.getLogger(LineSource.class);
     private static final long NO_FAILURE = Long.MIN_VALUE;
 
     /** Opens the input (called once, on the source thread). */
-    public interface Input {
+    public interface Input
+    {
         /**
          * @return the input stream, not yet buffered or decompressed
          * @throws IOException when it cannot be opened
@@ -70,7 +72,8 @@ public final class LineSource implements Runnable {
      * @param drainTimeoutMs     {@code checkpoint.drain_timeout_ms}
      */
     public record Settings(String name, String displayName, int maxRecordBytes, int replayBytes, int ackWindow,
-        long stalledFailAfterMs, long statusIntervalMs, long backoffMs, long backoffMaxMs, long drainTimeoutMs) {
+        long stalledFailAfterMs, long statusIntervalMs, long backoffMs, long backoffMaxMs, long drainTimeoutMs)
+    {
     }
 
     private final Settings settings;
@@ -121,7 +124,8 @@ public final class LineSource implements Runnable {
      */
     public LineSource(final Settings settings, final Input input, final RingBuffer<RecordEvent> ring,
         final OverflowPool overflow, final PartitionTrackers trackers, final PipelineControl control,
-        final PipelineStats stats, final KafkaSource.Downstream downstream) {
+        final PipelineStats stats, final KafkaSource.Downstream downstream)
+    {
         this.settings = settings;
         this.input = input;
         this.ring = ring;
@@ -137,80 +141,103 @@ public final class LineSource implements Runnable {
     }
 
     /** @return the id of this source's tracker in the pipeline's {@link PartitionTrackers} */
-    public int trackerId() {
+    public int trackerId()
+    {
         return trackerId;
     }
 
     /** @return true once {@link #run()} returned */
-    public boolean finished() {
+    public boolean finished()
+    {
         return finished;
     }
 
     /** @return true when the whole input was read and acknowledged */
-    public boolean completed() {
+    public boolean completed()
+    {
         return completed;
     }
 
     @Override
-    public void run() {
-        try {
+    public void run()
+    {
+        try
+        {
             in = openInput();
             loop();
-        } catch (final IOException | RuntimeException e) {
+        }
+        catch (final IOException | RuntimeException e)
+        {
             control.fail("source " + settings.name() + " (" + settings.displayName() + ") failed: " + e);
             LOG.error("{}: source failed", settings.name(), e);
-        } finally {
+        }
+        finally
+        {
             shutdown();
             finished = true;
         }
     }
 
-    private InputStream openInput() throws IOException {
+    private InputStream openInput() throws IOException
+    {
         final BufferedInputStream raw = new BufferedInputStream(input.open(), 1 << 16);
         raw.mark(2);
         final int b0 = raw.read();
         final int b1 = raw.read();
         raw.reset();
-        if (b0 == 0x1f && b1 == 0x8b) {
+        if (b0 == 0x1f && b1 == 0x8b)
+        {
             LOG.info("{}: {} is gzip", settings.name(), settings.displayName());
             return new GZIPInputStream(raw, 1 << 16);
         }
         return raw;
     }
 
-    private void loop() throws IOException {
+    private void loop() throws IOException
+    {
         nextCheckNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.statusIntervalMs());
-        while (!control.stopRequested()) {
+        while (!control.stopRequested())
+        {
             final long now = System.nanoTime();
             replay.trimBefore(tracker.watermark());
-            if (cursor < replay.first()) {
+            if (cursor < replay.first())
+            {
                 cursor = replay.first();
             }
-            if (now - nextCheckNanos >= 0) {
+            if (now - nextCheckNanos >= 0)
+            {
                 nextCheckNanos = now + TimeUnit.MILLISECONDS.toNanos(settings.statusIntervalMs());
                 checkStall(now);
             }
-            if (replayFailed(now)) {
+            if (replayFailed(now))
+            {
                 LockSupport.parkNanos(1_000_000);
                 continue;
             }
-            if (cursor < replay.tail()) {
-                if (publish(cursor)) {
+            if (cursor < replay.tail())
+            {
+                if (publish(cursor))
+                {
                     cursor = replay.next(cursor);
-                } else {
+                }
+                else
+                {
                     stats.backpressurePauses.lazySet(stats.backpressurePauses.get() + 1);
                     LockSupport.parkNanos(100_000);
                 }
                 continue;
             }
-            if (!eof || lineStaged) {
-                if (!readLine()) {
+            if (!eof || lineStaged)
+            {
+                if (!readLine())
+                {
                     // the replay log is full: wait for acknowledgements to trim it
                     LockSupport.parkNanos(100_000);
                 }
                 continue;
             }
-            if (tracker.watermark() == tracker.registeredEnd() && !tracker.failed()) {
+            if (tracker.watermark() == tracker.registeredEnd() && !tracker.failed())
+            {
                 completed = true;
                 LOG.info("{}: {}: all {} lines read and in Kafka", settings.name(), settings.displayName(), nextLine);
                 control.requestStop();
@@ -221,23 +248,32 @@ public final class LineSource implements Runnable {
     }
 
     /** @return false when the replay log had no room (the line stays staged) */
-    private boolean readLine() throws IOException {
-        if (!lineStaged) {
-            if (!scanLine()) {
+    private boolean readLine() throws IOException
+    {
+        if (!lineStaged)
+        {
+            if (!scanLine())
+            {
                 return true;
             }
             lineStaged = true;
         }
         final long index = nextLine;
         final boolean kept;
-        if (lineBytes > settings.maxRecordBytes()) {
+        if (lineBytes > settings.maxRecordBytes())
+        {
             kept = replay.tryAppendTooLarge(index, (int)Math.min(Integer.MAX_VALUE, lineBytes));
-        } else if (TopicNameSanitizer.isBlank(line, 0, lineLength)) {
+        }
+        else if (TopicNameSanitizer.isBlank(line, 0, lineLength))
+        {
             kept = true;
-        } else {
+        }
+        else
+        {
             kept = replay.tryAppend(index, line, 0, lineLength);
         }
-        if (!kept) {
+        if (!kept)
+        {
             return false;
         }
         lineStaged = false;
@@ -250,18 +286,23 @@ public final class LineSource implements Runnable {
      *
      * @return true when a line was read; false at the end of the input
      */
-    private boolean scanLine() throws IOException {
+    private boolean scanLine() throws IOException
+    {
         lineLength = 0;
         lineBytes = 0;
         boolean any = false;
-        while (true) {
-            if (chunkPosition == chunkLimit) {
+        while (true)
+        {
+            if (chunkPosition == chunkLimit)
+            {
                 chunkLimit = in.read(chunk, 0, chunk.length);
                 chunkPosition = 0;
-                if (chunkLimit <= 0) {
+                if (chunkLimit <= 0)
+                {
                     chunkLimit = 0;
                     eof = true;
-                    if (!any) {
+                    if (!any)
+                    {
                         return false;
                     }
                     break;
@@ -271,22 +312,26 @@ public final class LineSource implements Runnable {
             int end = chunkPosition;
             final int limit = chunkLimit;
             final byte[] c = chunk;
-            while (end < limit && c[end] != '\n') {
+            while (end < limit && c[end] != '\n')
+            {
                 end++;
             }
             final int n = end - chunkPosition;
-            if (lineBytes + n <= settings.maxRecordBytes()) {
+            if (lineBytes + n <= settings.maxRecordBytes())
+            {
                 line.putBytes(lineLength, c, chunkPosition, n);
                 lineLength += n;
             }
             lineBytes += n;
-            if (end < limit) {
+            if (end < limit)
+            {
                 chunkPosition = end + 1;
                 break;
             }
             chunkPosition = limit;
         }
-        if (lineLength > 0 && lineBytes <= settings.maxRecordBytes() && line.getByte(lineLength - 1) == '\r') {
+        if (lineLength > 0 && lineBytes <= settings.maxRecordBytes() && line.getByte(lineLength - 1) == '\r')
+        {
             lineLength--;
             lineBytes--;
         }
@@ -294,31 +339,39 @@ public final class LineSource implements Runnable {
     }
 
     /** @return false when back-pressured (nothing was registered or published) */
-    private boolean publish(final long position) {
+    private boolean publish(final long position)
+    {
         final long index = replay.line(position);
         final int length = replay.length(position);
         final int tooLarge = replay.tooLargeBytes(position);
-        if (!ring.hasAvailableCapacity(1)) {
+        if (!ring.hasAvailableCapacity(1))
+        {
             return false;
         }
         ExpandableDirectByteBuffer overflowBuffer = null;
-        if (tooLarge == 0 && length > slotCapacity) {
+        if (tooLarge == 0 && length > slotCapacity)
+        {
             overflowBuffer = overflow.tryAcquire();
-            if (overflowBuffer == null) {
+            if (overflowBuffer == null)
+            {
                 return false;
             }
         }
-        if (tracker.tryRegister(index) != AckTracker.REGISTERED) {
+        if (tracker.tryRegister(index) != AckTracker.REGISTERED)
+        {
             overflow.release(overflowBuffer);
             return false;
         }
         final long sequence = ring.next();
         lastSequence = sequence;
         final RecordEvent event = ring.get(sequence);
-        if (tooLarge > 0) {
+        if (tooLarge > 0)
+        {
             event.beginRecord(null, 0, 0, 0, index, 0L, trackerId, tracker.generation());
             event.markTooLarge(tooLarge);
-        } else {
+        }
+        else
+        {
             event.beginRecord(overflowBuffer, length, 0, 0, index, 0L, trackerId, tracker.generation());
             event.putValue(replay.buffer(), replay.bytesIndex(position), length);
             event.putKey((byte[])null);
@@ -330,10 +383,14 @@ public final class LineSource implements Runnable {
     }
 
     /** @return true while a failed batch waits to be replayed */
-    private boolean replayFailed(final long now) {
-        if (!holding) {
-            if (!tracker.failed()) {
-                if (failSinceNanos != NO_FAILURE && tracker.watermark() > failOffset) {
+    private boolean replayFailed(final long now)
+    {
+        if (!holding)
+        {
+            if (!tracker.failed())
+            {
+                if (failSinceNanos != NO_FAILURE && tracker.watermark() > failOffset)
+                {
                     LOG.info("{}: {} moved past line {} after {} replay(s)", settings.name(), settings.displayName(),
                         failOffset + 1, replays);
                     failSinceNanos = NO_FAILURE;
@@ -346,29 +403,34 @@ public final class LineSource implements Runnable {
             holding = true;
             final long failed = tracker.failedOffset();
             final boolean again = failSinceNanos != NO_FAILURE && failed == failOffset;
-            if (failSinceNanos == NO_FAILURE) {
+            if (failSinceNanos == NO_FAILURE)
+            {
                 failSinceNanos = now;
             }
             failOffset = failed;
             failReason = tracker.failureReason();
-            backoffNanos = backoffNanos == 0 ? TimeUnit.MILLISECONDS.toNanos(settings.backoffMs())
+            backoffNanos = backoffNanos == 0
+                ? TimeUnit.MILLISECONDS.toNanos(settings.backoffMs())
                 : Math.min(backoffNanos * 2, TimeUnit.MILLISECONDS.toNanos(settings.backoffMaxMs()));
             replayAtNanos = now + backoffNanos;
-            if (again) {
+            if (again)
+            {
                 LOG.info("{}: {} still failing at line {} after {} replay(s); replaying in {} ms (failing for {} ms of "
-                        + "checkpoint.stalled_fail_after_ms = {})", settings.name(), settings.displayName(), failed + 1,
-                    replays, TimeUnit.NANOSECONDS.toMillis(backoffNanos), TimeUnit.NANOSECONDS.toMillis(now - failSinceNanos),
+                    + "checkpoint.stalled_fail_after_ms = {})", settings.name(), settings.displayName(), failed + 1,
+                    replays, TimeUnit.NANOSECONDS.toMillis(backoffNanos),
+                    TimeUnit.NANOSECONDS.toMillis(now - failSinceNanos),
                     settings.stalledFailAfterMs());
                 return true;
             }
             LOG.warn("{}: {} nacked at line {}: {}; the source does not advance: replaying from line {} in {} ms once "
-                    + "its records in flight have settled (the run ends if it still fails after "
-                    + "checkpoint.stalled_fail_after_ms = {})", settings.name(), settings.displayName(), failed + 1,
+                + "its records in flight have settled (the run ends if it still fails after "
+                + "checkpoint.stalled_fail_after_ms = {})", settings.name(), settings.displayName(), failed + 1,
                 failReason, tracker.watermark() + 1, TimeUnit.NANOSECONDS.toMillis(backoffNanos),
                 settings.stalledFailAfterMs());
             return true;
         }
-        if (now - replayAtNanos < 0 || !downstream.settledThrough(lastSequence)) {
+        if (now - replayAtNanos < 0 || !downstream.settledThrough(lastSequence))
+        {
             return true;
         }
         final long wm = tracker.watermark();
@@ -377,56 +439,76 @@ public final class LineSource implements Runnable {
         cursor = replay.first();
         holding = false;
         replays++;
-        LOG.debug("{}: {} replaying from line {} (replay {})", settings.name(), settings.displayName(), wm + 1, replays);
+        LOG.debug("{}: {} replaying from line {} (replay {})", settings.name(), settings.displayName(), wm + 1,
+            replays);
         return false;
     }
 
-    private void checkStall(final long now) {
+    private void checkStall(final long now)
+    {
         final long limit = TimeUnit.MILLISECONDS.toNanos(settings.stalledFailAfterMs());
         final long wm = tracker.watermark();
         final boolean failedTooLong = failSinceNanos != NO_FAILURE && now - failSinceNanos > limit;
-        if (failedTooLong || tracker.registeredEnd() > wm && now - tracker.lastProgressNanos() > limit) {
-            final String why = tracker.failed() ? tracker.failureReason() : failReason != null ? failReason
-                : downstream.describeStall();
+        if (failedTooLong || tracker.registeredEnd() > wm && now - tracker.lastProgressNanos() > limit)
+        {
+            final String why = tracker.failed()
+                ? tracker.failureReason()
+                : failReason != null
+                    ? failReason
+                    : downstream.describeStall();
             control.fail(settings.displayName() + " made no progress for " + settings.stalledFailAfterMs()
                 + " ms (checkpoint.stalled_fail_after_ms) at line " + (wm + 1) + ": "
                 + (why == null || why.isEmpty() ? "records are still in flight" : why));
         }
     }
 
-    private void shutdown() {
-        try {
+    private void shutdown()
+    {
+        try
+        {
             final long sequence = ring.next();
             ring.get(sequence).beginControl(RecordEvent.KIND_FLUSH, ++flushToken);
             ring.publish(sequence);
             final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.drainTimeoutMs());
-            while (!downstream.idle() && System.nanoTime() - deadline < 0) {
+            while (!downstream.idle() && System.nanoTime() - deadline < 0)
+            {
                 LockSupport.parkNanos(1_000_000);
             }
-            if (!downstream.idle()) {
+            if (!downstream.idle())
+            {
                 LOG.warn("{}: records still in flight after {} ms (checkpoint.drain_timeout_ms): {}", settings.name(),
                     settings.drainTimeoutMs(), downstream.describeStall());
                 downstream.abandon();
             }
             final long wm = tracker.watermark();
             LOG.info("{}: {}: {} line(s) in Kafka{}", settings.name(), settings.displayName(), wm,
-                tracker.failed() ? " (failed at line " + (tracker.failedOffset() + 1) + ": " + tracker.failureReason() + ")"
+                tracker.failed()
+                    ? " (failed at line " + (tracker.failedOffset() + 1) + ": " + tracker.failureReason() + ")"
                     : completed ? "" : "; stopped before the end: a new run starts from the first line again");
-        } catch (final RuntimeException e) {
+        }
+        catch (final RuntimeException e)
+        {
             LOG.warn("{}: error while stopping: {}", settings.name(), e.toString());
-        } finally {
-            try {
-                if (in != null) {
+        }
+        finally
+        {
+            try
+            {
+                if (in != null)
+                {
                     in.close();
                 }
-            } catch (final IOException e) {
+            }
+            catch (final IOException e)
+            {
                 LOG.debug("{}: closing the input: {}", settings.name(), e.toString());
             }
         }
     }
 
     /** @return the next line index to be acknowledged (lines before it are in Kafka), approximate off the source thread */
-    public long watermark() {
+    public long watermark()
+    {
         return tracker.lastWatermark();
     }
 }

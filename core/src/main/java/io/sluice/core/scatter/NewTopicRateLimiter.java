@@ -9,7 +9,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Not thread-safe: owned by the route stage. Allocates only at construction ({@code 8 * limit} bytes).
  */
-public final class NewTopicRateLimiter {
+public final class NewTopicRateLimiter
+{
     /** The window, in nanoseconds. */
     public static final long WINDOW_NANOS = TimeUnit.MINUTES.toNanos(1);
 
@@ -18,7 +19,8 @@ public final class NewTopicRateLimiter {
     private int oldest;
 
     /** @param limit creations allowed per 60 s, {@code >= 1} */
-    public NewTopicRateLimiter(final int limit) {
+    public NewTopicRateLimiter(final int limit)
+    {
         this.stamps = new long[limit];
     }
 
@@ -28,13 +30,16 @@ public final class NewTopicRateLimiter {
      * @param nowNanos {@link System#nanoTime()}
      * @return true when the creation may go ahead (and is counted)
      */
-    public boolean tryAcquire(final long nowNanos) {
-        if (count < stamps.length) {
+    public boolean tryAcquire(final long nowNanos)
+    {
+        if (count < stamps.length)
+        {
             stamps[(oldest + count) % stamps.length] = nowNanos;
             count++;
             return true;
         }
-        if (nowNanos - stamps[oldest] >= WINDOW_NANOS) {
+        if (nowNanos - stamps[oldest] >= WINDOW_NANOS)
+        {
             stamps[oldest] = nowNanos;
             oldest = (oldest + 1) % stamps.length;
             return true;
@@ -43,7 +48,8 @@ public final class NewTopicRateLimiter {
     }
 
     /** @return the limit per 60 s */
-    public int limit() {
+    public int limit()
+    {
         return stamps.length;
     }
 }

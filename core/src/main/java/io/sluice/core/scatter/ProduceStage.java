@@ -27,7 +27,8 @@ import io.sluice.ringbuffers.RecordEvent;
  * <p>Thread-safety: {@link #onEvent} on one thread; {@link #onSendCompleted} on the producer's I/O thread (or this
  * one); the getters from any thread.
  */
-public final class ProduceStage implements EventHandler<RecordEvent>, Delivery.Completion {
+public final class ProduceStage implements EventHandler<RecordEvent>, Delivery.Completion
+{
     private static final Logger LOG = LoggerFactory.getLogger(ProduceStage.class);
     private static final long WAIT_NANOS = 50_000;
 
@@ -46,9 +47,12 @@ public final class ProduceStage implements EventHandler<RecordEvent>, Delivery.C
     private volatile long lastFlushToken;
     private volatile String lastError;
 
-    ProduceStage(final String name, final TopicProducer producer, final TopicTable table, final TopicProvisioner provisioner,
-        final DeliveryPool pool, final ScatterSlots slots, final RecordFailures failures, final PartitionTrackers trackers,
-        final OverflowPool overflow, final PipelineControl control, final ScatterStats stats) {
+    ProduceStage(final String name, final TopicProducer producer, final TopicTable table,
+        final TopicProvisioner provisioner,
+        final DeliveryPool pool, final ScatterSlots slots, final RecordFailures failures,
+        final PartitionTrackers trackers,
+        final OverflowPool overflow, final PipelineControl control, final ScatterStats stats)
+    {
         this.name = name;
         this.producer = producer;
         this.table = table;
@@ -63,54 +67,71 @@ public final class ProduceStage implements EventHandler<RecordEvent>, Delivery.C
     }
 
     @Override
-    public void onEvent(final RecordEvent event, final long sequence, final boolean endOfBatch) {
+    public void onEvent(final RecordEvent event, final long sequence, final boolean endOfBatch)
+    {
         final int slot = (int)sequence & slots.mask;
-        try {
-            if (event.kind() == RecordEvent.KIND_RECORD) {
+        try
+        {
+            if (event.kind() == RecordEvent.KIND_RECORD)
+            {
                 produce(event, sequence, slot);
-            } else if (event.kind() == RecordEvent.KIND_FLUSH) {
+            }
+            else if (event.kind() == RecordEvent.KIND_FLUSH)
+            {
                 producer.flush();
                 lastFlushToken = event.controlToken();
             }
-        } finally {
+        }
+        finally
+        {
             overflow.release(event.takeOverflow());
             slots.listeners[slot] = null;
         }
     }
 
-    private void produce(final RecordEvent event, final long sequence, final int slot) {
+    private void produce(final RecordEvent event, final long sequence, final int slot)
+    {
         final int id = slots.topicIds[slot];
-        if (id < 0) {
+        if (id < 0)
+        {
             return;
         }
         final TopicEntry topic = table.entry(id);
         int state = topic.state();
-        while (state == TopicEntry.PENDING && !abandoned) {
+        while (state == TopicEntry.PENDING && !abandoned)
+        {
             LockSupport.parkNanos(WAIT_NANOS);
             state = topic.state();
         }
         final DeliveryListener listener = slots.listeners[slot];
-        if (state != TopicEntry.EXISTS) {
-            if (state != TopicEntry.PENDING) {
+        if (state != TopicEntry.EXISTS)
+        {
+            if (state != TopicEntry.PENDING)
+            {
                 failures.fail(event.trackerId(), event.trackerGeneration(), event.offset(), listener,
                     RecordFailures.CODE_PRODUCE, topic.error());
             }
             return;
         }
         Delivery d = pool.tryAcquire();
-        while (d == null && !abandoned) {
+        while (d == null && !abandoned)
+        {
             LockSupport.parkNanos(WAIT_NANOS);
             d = pool.tryAcquire();
         }
-        if (d == null) {
+        if (d == null)
+        {
             return;
         }
         d.start(this, sequence, event.trackerId(), event.trackerGeneration(), event.partition(), event.offset(), id,
             listener, event.offset());
-        try {
+        try
+        {
             producer.send(topic.name(), event, d);
             ScatterStats.increment(stats.sent);
-        } catch (final RuntimeException e) {
+        }
+        catch (final RuntimeException e)
+        {
             d.abort();
             final String why = "the producer refused the record for topic " + topic.name() + ": " + e;
             lastError = why;
@@ -121,23 +142,32 @@ public final class ProduceStage implements EventHandler<RecordEvent>, Delivery.C
     }
 
     @Override
-    public void onSendCompleted(final Delivery d, final Exception error) {
-        if (error == null) {
+    public void onSendCompleted(final Delivery d, final Exception error)
+    {
+        if (error == null)
+        {
             ScatterStats.increment(stats.produced);
-            if (d.listener != null) {
-                try {
+            if (d.listener != null)
+            {
+                try
+                {
                     d.listener.onDelivered(d.correlationId, table.entry(d.topicId).name());
-                } catch (final RuntimeException e) {
+                }
+                catch (final RuntimeException e)
+                {
                     LOG.warn("{}: delivery listener threw for record {}: {}", name, d.correlationId, e.toString());
                 }
-            } else {
+            }
+            else
+            {
                 trackers.get(d.trackerId).ack(d.offset, d.generation);
             }
             return;
         }
         stats.produceErrors.incrementAndGet();
         final TopicEntry topic = table.entry(d.topicId);
-        if (unknownTopic(error) && topic.transition(TopicEntry.EXISTS, TopicEntry.PENDING, null, System.nanoTime())) {
+        if (unknownTopic(error) && topic.transition(TopicEntry.EXISTS, TopicEntry.PENDING, null, System.nanoTime()))
+        {
             // the topic went away (or its metadata did): look at it again before sending more to it
             provisioner.request(topic);
         }
@@ -146,24 +176,28 @@ public final class ProduceStage implements EventHandler<RecordEvent>, Delivery.C
         failures.fail(d.trackerId, d.generation, d.offset, d.listener, RecordFailures.CODE_PRODUCE, why);
     }
 
-    private static boolean unknownTopic(final Exception error) {
+    private static boolean unknownTopic(final Exception error)
+    {
         return error instanceof UnknownTopicOrPartitionException
             || error instanceof org.apache.kafka.common.errors.TimeoutException
-            && String.valueOf(error.getMessage()).contains("not present in metadata");
+                && String.valueOf(error.getMessage()).contains("not present in metadata");
     }
 
     /** Stops waiting for topics and deliveries (shutdown after the drain timeout); records not sent stay unacknowledged. */
-    public void abandon() {
+    public void abandon()
+    {
         abandoned = true;
     }
 
     /** @return the token of the last flush event this stage completed */
-    public long lastFlushToken() {
+    public long lastFlushToken()
+    {
         return lastFlushToken;
     }
 
     /** @return the last producer error, or null */
-    public String lastError() {
+    public String lastError()
+    {
         return lastError;
     }
 }

@@ -14,11 +14,13 @@ import io.sluice.core.runtime.PartitionTrackers;
  *
  * <p>Thread-safe: called by the route stage, the produce stage and the producer's I/O thread.
  */
-final class RecordFailures {
+final class RecordFailures
+{
     private static final Logger LOG = LoggerFactory.getLogger(RecordFailures.class);
 
     /** Names a record from its tracker and offset, for messages (allocates). */
-    interface Positions {
+    interface Positions
+    {
         /**
          * @param trackerId the record's tracker
          * @param offset    its offset (a Kafka offset, or a line index)
@@ -37,7 +39,9 @@ final class RecordFailures {
     private final Positions positions;
     private final ScatterStats stats;
 
-    RecordFailures(final String name, final PartitionTrackers trackers, final Positions positions, final ScatterStats stats) {
+    RecordFailures(final String name, final PartitionTrackers trackers, final Positions positions,
+        final ScatterStats stats)
+    {
         this.name = name;
         this.trackers = trackers;
         this.positions = positions;
@@ -53,23 +57,30 @@ final class RecordFailures {
      * @param why        what went wrong, naming the rule, path or topic
      */
     void fail(final int trackerId, final int generation, final long offset, final DeliveryListener listener,
-        final int code, final String why) {
+        final int code, final String why)
+    {
         stats.failed.incrementAndGet();
-        if (listener != null) {
-            try {
+        if (listener != null)
+        {
+            try
+            {
                 listener.onFailed(offset, why);
-            } catch (final RuntimeException e) {
+            }
+            catch (final RuntimeException e)
+            {
                 LOG.warn("{}: delivery listener threw for record {}: {}", name, offset, e.toString());
             }
             return;
         }
-        if (trackerId < 0) {
+        if (trackerId < 0)
+        {
             LOG.error("{}: record {} failed and has nobody to tell: {}", name, offset, why);
             return;
         }
         final AckTracker tracker = trackers.get(trackerId);
         final String reason = "record " + positions.where(trackerId, offset) + ": " + why;
-        if (tracker.fail(offset, generation, code, reason) == AckTracker.FAIL_RECORDED) {
+        if (tracker.fail(offset, generation, code, reason) == AckTracker.FAIL_RECORDED)
+        {
             LOG.warn("{}: {}; the batch is nacked: nothing from there on is acknowledged, and the source re-reads it",
                 name, reason);
         }

@@ -18,7 +18,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * <p>Positions are byte counts since creation (they never wrap), so a reader can hold a position across appends.
  * Not thread-safe: owned by the source thread.
  */
-final class ReplayLog {
+final class ReplayLog
+{
     static final int HEADER = 16;
     private static final long PADDING = -1;
 
@@ -29,13 +30,15 @@ final class ReplayLog {
     private int records;
 
     /** @param capacity bytes, rounded down to a multiple of 8, at least 64 */
-    ReplayLog(final int capacity) {
+    ReplayLog(final int capacity)
+    {
         this.capacity = Math.max(64, capacity & ~7);
         this.buffer = new UnsafeBuffer(BufferUtil.allocateDirectAligned(this.capacity, 64));
     }
 
     /** @return the size of a record of {@code length} bytes in the log */
-    static int recordSize(final int length) {
+    static int recordSize(final int length)
+    {
         return HEADER + ((length + 7) & ~7);
     }
 
@@ -48,9 +51,11 @@ final class ReplayLog {
      * @param length number of bytes
      * @return false when there is no room now (trim first); nothing was written
      */
-    boolean tryAppend(final long line, final DirectBuffer src, final int offset, final int length) {
+    boolean tryAppend(final long line, final DirectBuffer src, final int offset, final int length)
+    {
         final long at = reserve(recordSize(length));
-        if (at < 0) {
+        if (at < 0)
+        {
             return false;
         }
         final int index = (int)(at % capacity);
@@ -68,9 +73,11 @@ final class ReplayLog {
      * @param bytes its size
      * @return false when there is no room now
      */
-    boolean tryAppendTooLarge(final long line, final int bytes) {
+    boolean tryAppendTooLarge(final long line, final int bytes)
+    {
         final long at = reserve(HEADER);
-        if (at < 0) {
+        if (at < 0)
+        {
             return false;
         }
         final int index = (int)(at % capacity);
@@ -81,18 +88,23 @@ final class ReplayLog {
     }
 
     /** @return the position of the new record, or -1 when it does not fit */
-    private long reserve(final int size) {
-        if (size > capacity / 2) {
+    private long reserve(final int size)
+    {
+        if (size > capacity / 2)
+        {
             return -1;
         }
         final int index = (int)(tail % capacity);
         final int toEnd = capacity - index;
         final long pad = toEnd < size ? toEnd : 0;
-        if (tail + pad + size - head > capacity) {
+        if (tail + pad + size - head > capacity)
+        {
             return -1;
         }
-        if (pad > 0) {
-            if (pad >= HEADER) {
+        if (pad > 0)
+        {
+            if (pad >= HEADER)
+            {
                 buffer.putLong(index, PADDING);
             }
             tail += pad;
@@ -104,14 +116,18 @@ final class ReplayLog {
     }
 
     /** Drops every record of a line below {@code line} from the front. */
-    void trimBefore(final long line) {
-        while (head < tail) {
+    void trimBefore(final long line)
+    {
+        while (head < tail)
+        {
             final long at = skipPadding(head);
-            if (at == tail) {
+            if (at == tail)
+            {
                 head = at;
                 return;
             }
-            if (line(at) >= line) {
+            if (line(at) >= line)
+            {
                 head = at;
                 return;
             }
@@ -121,12 +137,14 @@ final class ReplayLog {
     }
 
     /** @return the position of the first record (after any padding), or {@link #tail()} when empty */
-    long first() {
+    long first()
+    {
         return skipPadding(head);
     }
 
     /** @return the position after the last record */
-    long tail() {
+    long tail()
+    {
         return tail;
     }
 
@@ -134,57 +152,69 @@ final class ReplayLog {
      * @param position a record's position
      * @return the position of the next record (after any padding), or {@link #tail()}
      */
-    long next(final long position) {
+    long next(final long position)
+    {
         return skipPadding(position + recordSize(length(position)));
     }
 
     /** @return the line index of the record at {@code position} */
-    long line(final long position) {
+    long line(final long position)
+    {
         return buffer.getLong((int)(position % capacity));
     }
 
     /** @return the byte length of the record at {@code position} (0 for a line too large to keep) */
-    int length(final long position) {
+    int length(final long position)
+    {
         return buffer.getInt((int)(position % capacity) + 8);
     }
 
     /** @return the size of a line too large to keep, else 0 */
-    int tooLargeBytes(final long position) {
+    int tooLargeBytes(final long position)
+    {
         return buffer.getInt((int)(position % capacity) + 12);
     }
 
     /** @return the buffer holding the records' bytes */
-    DirectBuffer buffer() {
+    DirectBuffer buffer()
+    {
         return buffer;
     }
 
     /** @return the index in {@link #buffer()} of the bytes of the record at {@code position} */
-    int bytesIndex(final long position) {
+    int bytesIndex(final long position)
+    {
         return (int)(position % capacity) + HEADER;
     }
 
     /** @return the number of records kept */
-    int records() {
+    int records()
+    {
         return records;
     }
 
     /** @return bytes in use, padding included */
-    long usedBytes() {
+    long usedBytes()
+    {
         return tail - head;
     }
 
     /** @return the capacity in bytes */
-    int capacity() {
+    int capacity()
+    {
         return capacity;
     }
 
-    private long skipPadding(final long position) {
-        if (position >= tail) {
+    private long skipPadding(final long position)
+    {
+        if (position >= tail)
+        {
             return tail;
         }
         final int index = (int)(position % capacity);
         final int toEnd = capacity - index;
-        if (toEnd < HEADER || buffer.getLong(index) == PADDING) {
+        if (toEnd < HEADER || buffer.getLong(index) == PADDING)
+        {
             return Math.min(tail, position + toEnd);
         }
         return position;

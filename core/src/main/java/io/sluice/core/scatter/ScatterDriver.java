@@ -9,7 +9,8 @@ import io.sluice.core.config.SluiceConfig;
  *
  * <p>Thread-safety: the factory methods are called once per pipeline, on the starting thread.
  */
-public interface ScatterDriver {
+public interface ScatterDriver
+{
     /**
      * Opens the admin connection of a source (topic listing, lookup and creation). Called once per pipeline.
      *

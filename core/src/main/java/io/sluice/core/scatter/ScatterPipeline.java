@@ -44,7 +44,8 @@ import io.sluice.tuning.WaitStrategies;
  * and commits; {@link #awaitTermination(long)} returns once every thread has ended and the clients are closed.
  * Thread-safe for these calls.
  */
-public final class ScatterPipeline {
+public final class ScatterPipeline
+{
     private static final Logger LOG = LoggerFactory.getLogger(ScatterPipeline.class);
 
     private final SluiceConfig config;
@@ -82,7 +83,8 @@ public final class ScatterPipeline {
      * @param untilCaughtUp kafka sources: stop once every partition is committed up to its end offset
      */
     public ScatterPipeline(final SluiceConfig config, final SluiceConfig.Source source, final ScatterDriver driver,
-        final boolean untilCaughtUp) {
+        final boolean untilCaughtUp)
+    {
         this.config = config;
         this.source = source;
         this.driver = driver;
@@ -91,7 +93,8 @@ public final class ScatterPipeline {
     }
 
     /** @return the source's name */
-    public String name() {
+    public String name()
+    {
         return source.name();
     }
 
@@ -102,12 +105,15 @@ public final class ScatterPipeline {
      * @throws ScatterException when the broker cannot be reached, or a fixed topic of the rule does not exist and
      *                          {@code create_topics = false}
      */
-    public void start() throws ScatterException {
+    public void start() throws ScatterException
+    {
         final SluiceConfig.Engine e = config.engine();
         final boolean embedded = SluiceConfig.Source.EMBEDDED.equals(source.kind());
-        final int cpus = config.tuning().cpus().isEmpty() ? Runtime.getRuntime().availableProcessors()
+        final int cpus = config.tuning().cpus().isEmpty()
+            ? Runtime.getRuntime().availableProcessors()
             : config.tuning().cpus().size();
-        final WaitKind defaultWait = config.tuning().waitKind() != null ? WaitKind.parse(config.tuning().waitKind())
+        final WaitKind defaultWait = config.tuning().waitKind() != null
+            ? WaitKind.parse(config.tuning().waitKind())
             : StagePlan.defaultWaitKind(cpus);
         final WaitKind routeWait = stageWait("route", defaultWait);
         final WaitStrategy wait = WaitStrategies.forStage(routeWait, TimeUnit.MILLISECONDS.toNanos(100));
@@ -116,7 +122,8 @@ public final class ScatterPipeline {
         ring = embedded
             ? RingBuffer.createMultiProducer(() -> new RecordEvent(slab.slot(next[0]++)), e.ringSize(), wait)
             : RingBuffer.createSingleProducer(() -> new RecordEvent(slab.slot(next[0]++)), e.ringSize(), wait);
-        overflow = new OverflowPool(e.overflowBuffers(), Math.min(e.maxRecordBytes(), e.slotBytes() * 4), e.maxRecordBytes());
+        overflow = new OverflowPool(e.overflowBuffers(), Math.min(e.maxRecordBytes(), e.slotBytes() * 4),
+            e.maxRecordBytes());
         slots = new ScatterSlots(e.ringSize());
         deliveries = new DeliveryPool(Math.max(1024, e.ringSize() * 4));
 
@@ -124,19 +131,26 @@ public final class ScatterPipeline {
         provisioner = new TopicProvisioner(source.name(), admin, source.createTopics(), source.partitions(),
             source.replicationFactor(), stats);
         final int known;
-        try {
+        try
+        {
             known = provisioner.seed();
-        } catch (final RuntimeException ex) {
+        }
+        catch (final RuntimeException ex)
+        {
             admin.close();
             throw new ScatterException("cannot list the topics of the cluster at " + config.kafka().bootstrapServers()
                 + ": " + ex.getMessage(), ex);
         }
         final SluiceConfig.TopicRule rule = source.rule();
-        if (!source.createTopics()) {
-            for (final String fixed : fixedTopics(rule)) {
-                if (!provisioner.isKnownAtStart(fixed)) {
+        if (!source.createTopics())
+        {
+            for (final String fixed : fixedTopics(rule))
+            {
+                if (!provisioner.isKnownAtStart(fixed))
+                {
                     admin.close();
-                    throw new ScatterException("topic " + fixed + " (the " + (fixed.equals(rule.fallback()) ? "fallback"
+                    throw new ScatterException("topic " + fixed + " (the " + (fixed.equals(rule.fallback())
+                        ? "fallback"
                         : "topic") + " of source " + source.name() + ") does not exist and create_topics = false");
                 }
             }
@@ -146,17 +160,20 @@ public final class ScatterPipeline {
 
         final RecordFailures failures = new RecordFailures(source.name(), trackers, this::where, stats);
         final ScatterRouteStage route = new ScatterRouteStage(source.name(), new TopicRouter(rule), table, provisioner,
-            new NewTopicRateLimiter(source.maxNewTopicsPerMinute()), TimeUnit.MILLISECONDS.toNanos(source.retryBackoffMs()),
+            new NewTopicRateLimiter(source.maxNewTopicsPerMinute()),
+            TimeUnit.MILLISECONDS.toNanos(source.retryBackoffMs()),
             trackers, slots, failures, stats, e.maxRecordBytes());
         produce = new ProduceStage(source.name(), producer, table, provisioner, deliveries, slots, failures, trackers,
             overflow, control, stats);
         routeProcessor = new BatchEventProcessorBuilder().build(ring, ring.newBarrier(), route);
-        produceProcessor = new BatchEventProcessorBuilder().build(ring, ring.newBarrier(routeProcessor.getSequence()), produce);
+        produceProcessor = new BatchEventProcessorBuilder().build(ring, ring.newBarrier(routeProcessor.getSequence()),
+            produce);
         ring.addGatingSequences(produceProcessor.getSequence());
 
         final Downstream downstream = new Downstream();
         Runnable sourceRunnable = null;
-        switch (source.kind()) {
+        switch (source.kind())
+        {
             case SluiceConfig.Source.KAFKA -> {
                 kafkaSource = new KafkaSource(new KafkaSource.Settings(
                     source.name(),
@@ -180,11 +197,15 @@ public final class ScatterPipeline {
             case SluiceConfig.Source.FILE, SluiceConfig.Source.STDIN -> {
                 final boolean file = SluiceConfig.Source.FILE.equals(source.kind());
                 final LineSource.Input input = file ? () -> Files.newInputStream(Path.of(source.path())) : this::stdin;
-                final long replayBytes = Math.max(source.replayBufferBytes(), 2L * ReplayLog.recordSize(e.maxRecordBytes()) + 64);
-                lineSource = new LineSource(new LineSource.Settings(source.name(), file ? "file " + source.path() : "stdin",
-                    e.maxRecordBytes(), (int)Math.min(Integer.MAX_VALUE - 64, replayBytes), e.ackWindow(),
-                    config.checkpoint().stalledFailAfterMs(), config.checkpoint().commitIntervalMs(), source.retryBackoffMs(),
-                    source.retryBackoffMaxMs(), config.checkpoint().drainTimeoutMs()), input, ring, overflow, trackers,
+                final long replayBytes = Math.max(source.replayBufferBytes(),
+                    2L * ReplayLog.recordSize(e.maxRecordBytes()) + 64);
+                lineSource = new LineSource(
+                    new LineSource.Settings(source.name(), file ? "file " + source.path() : "stdin",
+                        e.maxRecordBytes(), (int)Math.min(Integer.MAX_VALUE - 64, replayBytes), e.ackWindow(),
+                        config.checkpoint().stalledFailAfterMs(), config.checkpoint().commitIntervalMs(),
+                        source.retryBackoffMs(),
+                        source.retryBackoffMaxMs(), config.checkpoint().drainTimeoutMs()),
+                    input, ring, overflow, trackers,
                     control, sourceStats, downstream);
                 sourceRunnable = lineSource;
             }
@@ -194,7 +215,7 @@ public final class ScatterPipeline {
         }
 
         LOG.info("{}: scatter {} source, rule {}{}; ring {} slots x {} B = {} MiB off-heap; up to {} records in flight "
-                + "to Kafka; {} topics on the cluster{}", source.name(), source.kind(), rule.describe(),
+            + "to Kafka; {} topics on the cluster{}", source.name(), source.kind(), rule.describe(),
             rule.fallback() == null ? "" : " (fallback " + rule.fallback() + ")", e.ringSize(), e.slotBytes(),
             slab.capacityBytes() >> 20, deliveries.capacity(), known,
             source.createTopics() ? "; create_topics (at most " + source.maxNewTopicsPerMinute() + " per minute)" : "");
@@ -203,42 +224,52 @@ public final class ScatterPipeline {
         startThread(source.name() + "-admin", -1, provisioner);
         startThread(source.name() + "-produce", stageCpu("sink"), produceProcessor);
         startThread(source.name() + "-route", stageCpu("route"), routeProcessor);
-        if (sourceRunnable != null) {
+        if (sourceRunnable != null)
+        {
             sourceThread = startThread(source.name() + "-source", stageCpu("source"), sourceRunnable);
         }
     }
 
-    private static List<String> fixedTopics(final SluiceConfig.TopicRule rule) {
+    private static List<String> fixedTopics(final SluiceConfig.TopicRule rule)
+    {
         final List<String> out = new ArrayList<>();
-        if (rule.strategy() == SluiceConfig.TopicRule.Strategy.STATIC) {
+        if (rule.strategy() == SluiceConfig.TopicRule.Strategy.STATIC)
+        {
             out.add(rule.template());
         }
-        if (rule.fallback() != null) {
+        if (rule.fallback() != null)
+        {
             out.add(rule.fallback());
         }
         return out;
     }
 
-    private InputStream stdin() {
-        return new java.io.FilterInputStream(System.in) {
+    private InputStream stdin()
+    {
+        return new java.io.FilterInputStream(System.in)
+        {
             @Override
-            public void close() {
+            public void close()
+            {
                 // the process's stdin is not ours to close
             }
         };
     }
 
-    private WaitKind stageWait(final String stage, final WaitKind fallback) {
+    private WaitKind stageWait(final String stage, final WaitKind fallback)
+    {
         final SluiceConfig.Tuning.Stage s = config.tuning().stages().get(stage);
         return s == null || s.waitKind() == null ? fallback : WaitKind.parse(s.waitKind());
     }
 
-    private int stageCpu(final String stage) {
+    private int stageCpu(final String stage)
+    {
         final SluiceConfig.Tuning.Stage s = config.tuning().stages().get(stage);
         return s == null ? -1 : s.cpu();
     }
 
-    private Thread startThread(final String name, final int cpu, final Runnable r) {
+    private Thread startThread(final String name, final int cpu, final Runnable r)
+    {
         final ThreadFactory f = CpuAffinity.threadFactory(name, cpu);
         final Thread t = f.newThread(r);
         threads.add(t);
@@ -247,16 +278,19 @@ public final class ScatterPipeline {
     }
 
     /** Names a record for messages: {@code topic-partition@offset}, or {@code file x line n}. */
-    private String where(final int trackerId, final long offset) {
+    private String where(final int trackerId, final long offset)
+    {
         final AckTracker t = trackers.get(trackerId);
-        if (lineSource != null) {
+        if (lineSource != null)
+        {
             return t.topic() + " line " + (offset + 1);
         }
         return t.topic() + "-" + t.partition() + "@" + offset;
     }
 
     /** Asks for a graceful stop: drain what is in flight, commit what is acknowledged. */
-    public void requestStop() {
+    public void requestStop()
+    {
         control.requestStop();
     }
 
@@ -267,12 +301,15 @@ public final class ScatterPipeline {
      * @return true when every thread ended
      * @throws InterruptedException when interrupted
      */
-    public boolean awaitTermination(final long timeoutMs) throws InterruptedException {
+    public boolean awaitTermination(final long timeoutMs) throws InterruptedException
+    {
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        if (sourceThread != null) {
+        if (sourceThread != null)
+        {
             // the source ends first (after draining and committing)
             sourceThread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-            if (sourceThread.isAlive()) {
+            if (sourceThread.isAlive())
+            {
                 return false;
             }
         }
@@ -280,11 +317,14 @@ public final class ScatterPipeline {
     }
 
     /** Drains (bounded by drain_timeout_ms) the stages of an embedded pipeline; its host has stopped offering. */
-    boolean drainEmbedded() {
+    boolean drainEmbedded()
+    {
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.checkpoint().drainTimeoutMs());
         final Downstream d = new Downstream();
-        while (!d.idle()) {
-            if (System.nanoTime() - deadline >= 0) {
+        while (!d.idle())
+        {
+            if (System.nanoTime() - deadline >= 0)
+            {
                 LOG.warn("{}: records still in flight after {} ms (checkpoint.drain_timeout_ms): {}", source.name(),
                     config.checkpoint().drainTimeoutMs(), d.describeStall());
                 d.abandon();
@@ -295,17 +335,21 @@ public final class ScatterPipeline {
         return true;
     }
 
-    private synchronized boolean stopStages(final long deadline) throws InterruptedException {
-        if (stopped) {
+    private synchronized boolean stopStages(final long deadline) throws InterruptedException
+    {
+        if (stopped)
+        {
             return true;
         }
         produce.abandon();
         routeProcessor.halt();
         produceProcessor.halt();
         provisioner.stop();
-        for (final Thread t : threads) {
+        for (final Thread t : threads)
+        {
             t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-            if (t.isAlive()) {
+            if (t.isAlive())
+            {
                 return false;
             }
         }
@@ -316,72 +360,87 @@ public final class ScatterPipeline {
     }
 
     /** @return whether the source thread has ended (for embedded pipelines: whether stop was requested) */
-    public boolean sourceFinished() {
+    public boolean sourceFinished()
+    {
         return sourceThread == null ? control.stopRequested() : !sourceThread.isAlive() && started();
     }
 
-    private boolean started() {
+    private boolean started()
+    {
         return startNanos != 0;
     }
 
     /** @return the run state */
-    public PipelineControl control() {
+    public PipelineControl control()
+    {
         return control;
     }
 
     /** @return the scatter counters */
-    public ScatterStats stats() {
+    public ScatterStats stats()
+    {
         return stats;
     }
 
     /** @return the source's counters (records in, back-pressure pauses) */
-    public PipelineStats sourceStats() {
+    public PipelineStats sourceStats()
+    {
         return sourceStats;
     }
 
     /** @return the routed topics */
-    public TopicTable topics() {
+    public TopicTable topics()
+    {
         return table;
     }
 
     /** @return admin round trips made for new topics so far */
-    public long adminRoundTrips() {
+    public long adminRoundTrips()
+    {
         return provisioner == null ? 0 : provisioner.roundTrips();
     }
 
     /** @return nanoseconds since start */
-    public long elapsedNanos() {
+    public long elapsedNanos()
+    {
         return System.nanoTime() - startNanos;
     }
 
     /** @return true when a kafka source stopped because it caught up, or a file or stdin source read everything */
-    public boolean caughtUp() {
+    public boolean caughtUp()
+    {
         return kafkaSource != null ? kafkaSource.caughtUp() : lineSource != null && lineSource.completed();
     }
 
     /** @return the ring, for {@link ScatterRouter} */
-    RingBuffer<RecordEvent> ring() {
+    RingBuffer<RecordEvent> ring()
+    {
         return ring;
     }
 
     /** @return per-slot values, for {@link ScatterRouter} */
-    ScatterSlots slots() {
+    ScatterSlots slots()
+    {
         return slots;
     }
 
     /** @return the overflow pool, for {@link ScatterRouter} */
-    OverflowPool overflow() {
+    OverflowPool overflow()
+    {
         return overflow;
     }
 
     /** @return the configuration of the source */
-    public SluiceConfig.Source source() {
+    public SluiceConfig.Source source()
+    {
         return source;
     }
 
     /** @return a one-line status for logs */
-    public String statusLine() {
-        return String.format("%s: in=%d routed=%d fallback=%d failed=%d skipped=%d sent=%d produced=%d produce_errors=%d "
+    public String statusLine()
+    {
+        return String.format(
+            "%s: in=%d routed=%d fallback=%d failed=%d skipped=%d sent=%d produced=%d produce_errors=%d "
                 + "topics=%d created=%d rate_limited=%d in_flight=%d paused=%d",
             source.name(), sourceStats.recordsIn.get(), stats.routed.get(), stats.fallbacks.get(), stats.failed.get(),
             stats.skipped.get(), stats.sent.get(), stats.produced.get(), stats.produceErrors.get(), table.size(),
@@ -390,38 +449,44 @@ public final class ScatterPipeline {
     }
 
     /** @return a summary for the end of a run */
-    public String summary() {
+    public String summary()
+    {
         final double seconds = Math.max(1e-9, (System.nanoTime() - startNanos) / 1e9);
         return String.format("%s: summary: %d records in, %d produced into %d topics in %.1f s (%.0f records/s); "
-                + "fallback=%d failed=%d (re-read later) skipped=%d; topics created=%d in %d admin round trips",
+            + "fallback=%d failed=%d (re-read later) skipped=%d; topics created=%d in %d admin round trips",
             source.name(), sourceStats.recordsIn.get(), stats.produced.get(), table.size(), seconds,
             stats.produced.get() / seconds, stats.fallbacks.get(), stats.failed.get(), stats.skipped.get(),
             stats.topicsCreated.get(), adminRoundTrips());
     }
 
     /** What the source sees of the stages after the ring. */
-    private final class Downstream implements KafkaSource.Downstream {
+    private final class Downstream implements KafkaSource.Downstream
+    {
         @Override
-        public boolean idle() {
+        public boolean idle()
+        {
             final long cursor = ring.getCursor();
             return routeProcessor.getSequence().get() == cursor && produceProcessor.getSequence().get() == cursor
                 && deliveries.inFlight() == 0;
         }
 
         @Override
-        public void abandon() {
+        public void abandon()
+        {
             produce.abandon();
         }
 
         @Override
-        public String describeStall() {
+        public String describeStall()
+        {
             final String error = produce.lastError();
             return deliveries.inFlight() + " records in flight to Kafka, " + provisioner.pending()
                 + " topics waiting for the admin client" + (error == null ? "" : "; last producer error: " + error);
         }
 
         @Override
-        public boolean settledThrough(final long sequence) {
+        public boolean settledThrough(final long sequence)
+        {
             return produceProcessor.getSequence().get() >= sequence && deliveries.settledThrough(sequence);
         }
     }

@@ -30,7 +30,8 @@ import io.sluice.ringbuffers.RecordEvent;
  *
  * <p>Thread-safety: runs on one thread; not thread-safe.
  */
-public final class ScatterRouteStage implements EventHandler<RecordEvent> {
+public final class ScatterRouteStage implements EventHandler<RecordEvent>
+{
     private static final Logger LOG = LoggerFactory.getLogger(ScatterRouteStage.class);
 
     private final String name;
@@ -63,9 +64,12 @@ public final class ScatterRouteStage implements EventHandler<RecordEvent> {
      * @param stats          the pipeline's counters
      * @param maxRecordBytes {@code engine.max_record_bytes}, for messages
      */
-    ScatterRouteStage(final String name, final TopicRouter router, final TopicTable table, final TopicProvisioner provisioner,
-        final NewTopicRateLimiter limiter, final long recheckNanos, final PartitionTrackers trackers, final ScatterSlots slots,
-        final RecordFailures failures, final ScatterStats stats, final int maxRecordBytes) {
+    ScatterRouteStage(final String name, final TopicRouter router, final TopicTable table,
+        final TopicProvisioner provisioner,
+        final NewTopicRateLimiter limiter, final long recheckNanos, final PartitionTrackers trackers,
+        final ScatterSlots slots,
+        final RecordFailures failures, final ScatterStats stats, final int maxRecordBytes)
+    {
         this.name = name;
         this.router = router;
         this.table = table;
@@ -82,47 +86,61 @@ public final class ScatterRouteStage implements EventHandler<RecordEvent> {
     }
 
     @Override
-    public void onEvent(final RecordEvent event, final long sequence, final boolean endOfBatch) {
+    public void onEvent(final RecordEvent event, final long sequence, final boolean endOfBatch)
+    {
         final int slot = (int)sequence & slots.mask;
         slots.topicIds[slot] = event.kind() == RecordEvent.KIND_RECORD ? route(event, slot) : ScatterSlots.CONTROL;
     }
 
-    private int route(final RecordEvent event, final int slot) {
+    private int route(final RecordEvent event, final int slot)
+    {
         final int trackerId = event.trackerId();
-        if (trackerId >= 0) {
+        if (trackerId >= 0)
+        {
             final AckTracker t = trackers.get(trackerId);
-            if (t.generation() != event.trackerGeneration() || t.failed() && t.failedOffset() < event.offset()) {
+            if (t.generation() != event.trackerGeneration() || t.failed() && t.failedOffset() < event.offset())
+            {
                 ScatterStats.increment(stats.skipped);
                 return ScatterSlots.SKIPPED;
             }
         }
-        if (event.tooLargeBytes() > 0) {
-            return fail(event, slot, "the record of " + event.tooLargeBytes() + " bytes exceeds engine.max_record_bytes ("
-                + maxRecordBytes + ")");
+        if (event.tooLargeBytes() > 0)
+        {
+            return fail(event, slot,
+                "the record of " + event.tooLargeBytes() + " bytes exceeds engine.max_record_bytes ("
+                    + maxRecordBytes + ")");
         }
         final int result = router.route(event);
-        if (result == TopicRouter.MISSING) {
+        if (result == TopicRouter.MISSING)
+        {
             return fail(event, slot, "routing rule " + router.reason() + "; the rule has no fallback");
         }
         int id = table.intern(router.topic(), router.topicLength());
-        if (table.size() != topicsSeen) {
+        if (table.size() != topicsSeen)
+        {
             noteNewTopics();
         }
-        if (result == TopicRouter.FALLBACK) {
+        if (result == TopicRouter.FALLBACK)
+        {
             ScatterStats.increment(stats.fallbacks);
             logFallback(event, router.reason());
         }
-        if (!admit(id)) {
+        if (!admit(id))
+        {
             ScatterStats.increment(stats.rateLimited);
             final String why = "max_new_topics_per_minute (" + limiter.limit() + ") reached: topic "
                 + table.entry(id).name() + " is not created now";
-            if (result == TopicRouter.ROUTED && fallbackId >= 0 && admit(fallbackId)) {
+            if (result == TopicRouter.ROUTED && fallbackId >= 0 && admit(fallbackId))
+            {
                 ScatterStats.increment(stats.fallbacks);
                 logFallback(event, why);
                 id = fallbackId;
-            } else {
+            }
+            else
+            {
                 return fail(event, slot, why + (fallbackId >= 0 && result == TopicRouter.ROUTED
-                    ? " (nor the fallback " + table.entry(fallbackId).name() + ")" : "; the rule has no fallback"));
+                    ? " (nor the fallback " + table.entry(fallbackId).name() + ")"
+                    : "; the rule has no fallback"));
             }
         }
         ScatterStats.increment(stats.routed);
@@ -130,52 +148,64 @@ public final class ScatterRouteStage implements EventHandler<RecordEvent> {
     }
 
     /** @return false when the topic needs creating and the rate limit does not allow it now */
-    private boolean admit(final int id) {
+    private boolean admit(final int id)
+    {
         final TopicEntry e = table.entry(id);
         final int state = e.state();
-        if (state == TopicEntry.EXISTS || state == TopicEntry.PENDING) {
+        if (state == TopicEntry.EXISTS || state == TopicEntry.PENDING)
+        {
             return true;
         }
         final long now = System.nanoTime();
-        if (state == TopicEntry.UNKNOWN && provisioner.isKnownAtStart(e.name())) {
+        if (state == TopicEntry.UNKNOWN && provisioner.isKnownAtStart(e.name()))
+        {
             e.transition(TopicEntry.UNKNOWN, TopicEntry.EXISTS, null, now);
             return true;
         }
-        if (state != TopicEntry.UNKNOWN && now - e.changedNanos() < recheckNanos) {
+        if (state != TopicEntry.UNKNOWN && now - e.changedNanos() < recheckNanos)
+        {
             // ABSENT or FAILED a moment ago: the produce stage fails the record with the topic's error
             return true;
         }
-        if (provisioner.createsTopics() && !limiter.tryAcquire(now)) {
+        if (provisioner.createsTopics() && !limiter.tryAcquire(now))
+        {
             return false;
         }
-        if (e.transition(state, TopicEntry.PENDING, null, now)) {
+        if (e.transition(state, TopicEntry.PENDING, null, now))
+        {
             provisioner.request(e);
         }
         return true;
     }
 
-    private int fail(final RecordEvent event, final int slot, final String why) {
+    private int fail(final RecordEvent event, final int slot, final String why)
+    {
         failures.fail(event.trackerId(), event.trackerGeneration(), event.offset(), slots.listeners[slot],
             RecordFailures.CODE_ROUTING, why);
         return ScatterSlots.FAILED;
     }
 
-    private void logFallback(final RecordEvent event, final String why) {
+    private void logFallback(final RecordEvent event, final String why)
+    {
         final long n = ++fallbacksLogged;
-        if (n <= 10 || n % 10_000 == 0) {
+        if (n <= 10 || n % 10_000 == 0)
+        {
             LOG.info("{}: a record took the fallback {} ({} so far): {}", name, router.rule().fallback(), n, why);
         }
     }
 
     /** Warns once per pair of produced names that collide in Kafka's metric names (allocates; new topics only). */
-    private void noteNewTopics() {
+    private void noteNewTopics()
+    {
         final int size = table.size();
-        for (int id = topicsSeen; id < size; id++) {
+        for (int id = topicsSeen; id < size; id++)
+        {
             final String topic = table.entry(id).name();
             final String metricName = topic.replace('.', '_');
             final String other = byMetricName.putIfAbsent(metricName, topic);
             if (other != null && TopicNameSanitizer.collidesInMetrics(other, topic)
-                && collisionsWarned.add(other + "\u0000" + topic)) {
+                && collisionsWarned.add(other + "\u0000" + topic))
+            {
                 LOG.warn("{}: topics {} and {} collide in Kafka's metric names ('.' and '_' are the same there); both "
                     + "are produced, but their metrics are merged", name, other, topic);
             }

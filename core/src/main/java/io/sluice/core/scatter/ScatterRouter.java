@@ -37,7 +37,8 @@ import io.sluice.ringbuffers.RecordEvent;
  * <p>Thread-safety: {@link #offer} may be called from any number of threads (the ring is multi-producer);
  * {@link #close()} once, after the offering threads are done.
  */
-public final class ScatterRouter implements AutoCloseable {
+public final class ScatterRouter implements AutoCloseable
+{
     /** {@link #offer}: the record was accepted; its listener will be called once. */
     public static final int OFFERED = 0;
     /** {@link #offer}: no room now (ring or overflow pool full); nothing was taken. Retry later. */
@@ -55,7 +56,8 @@ public final class ScatterRouter implements AutoCloseable {
     private final int maxRecordBytes;
     private volatile boolean closed;
 
-    private ScatterRouter(final ScatterPipeline pipeline, final int maxRecordBytes) {
+    private ScatterRouter(final ScatterPipeline pipeline, final int maxRecordBytes)
+    {
         this.pipeline = pipeline;
         this.ring = pipeline.ring();
         this.slots = pipeline.slots();
@@ -76,9 +78,11 @@ public final class ScatterRouter implements AutoCloseable {
      *                          {@code create_topics = false}
      */
     public static ScatterRouter open(final SluiceConfig config, final String sourceName, final ScatterDriver driver)
-        throws ScatterException {
+        throws ScatterException
+    {
         final SluiceConfig.Source source = config.source(sourceName);
-        if (!SluiceConfig.Source.EMBEDDED.equals(source.kind())) {
+        if (!SluiceConfig.Source.EMBEDDED.equals(source.kind()))
+        {
             throw new ConfigException("sources", "source \"" + sourceName + "\" is kind = \"" + source.kind()
                 + "\"; the embedded API needs kind = \"embedded\"");
         }
@@ -95,7 +99,8 @@ public final class ScatterRouter implements AutoCloseable {
      * @param listener      told once what became of the record
      * @return {@link #OFFERED}, {@link #BACK_PRESSURED}, {@link #TOO_LARGE} or {@link #CLOSED}
      */
-    public int offer(final byte[] value, final long correlationId, final DeliveryListener listener) {
+    public int offer(final byte[] value, final long correlationId, final DeliveryListener listener)
+    {
         return offer(new UnsafeBuffer(value), 0, value.length, null, 0, -1, null, null, 0, correlationId, listener);
     }
 
@@ -117,47 +122,63 @@ public final class ScatterRouter implements AutoCloseable {
      */
     public int offer(final DirectBuffer value, final int valueOffset, final int valueLength, final DirectBuffer key,
         final int keyOffset, final int keyLength, final String[] headerNames, final byte[][] headerValues,
-        final int headerCount, final long correlationId, final DeliveryListener listener) {
-        if (closed || pipeline.control().stopRequested()) {
+        final int headerCount, final long correlationId, final DeliveryListener listener)
+    {
+        if (closed || pipeline.control().stopRequested())
+        {
             return CLOSED;
         }
         int headerBytes = 0;
-        for (int i = 0; i < headerCount; i++) {
+        for (int i = 0; i < headerCount; i++)
+        {
             headerBytes += RecordEvent.headerBytesBound(headerNames[i].length(),
                 headerValues[i] == null ? -1 : headerValues[i].length);
         }
         final int need = RecordEvent.requiredBytes(key == null ? -1 : keyLength, value == null ? -1 : valueLength,
             headerBytes);
-        if (need > maxRecordBytes) {
+        if (need > maxRecordBytes)
+        {
             return TOO_LARGE;
         }
         ExpandableDirectByteBuffer overflowBuffer = null;
-        if (need > slotCapacity) {
+        if (need > slotCapacity)
+        {
             overflowBuffer = overflow.tryAcquire();
-            if (overflowBuffer == null) {
+            if (overflowBuffer == null)
+            {
                 return BACK_PRESSURED;
             }
         }
         final long sequence;
-        try {
+        try
+        {
             sequence = ring.tryNext();
-        } catch (final InsufficientCapacityException e) {
+        }
+        catch (final InsufficientCapacityException e)
+        {
             overflow.release(overflowBuffer);
             return BACK_PRESSURED;
         }
         final RecordEvent event = ring.get(sequence);
         event.beginRecord(overflowBuffer, need, 0, 0, correlationId, 0L, -1, 0);
-        if (value == null) {
+        if (value == null)
+        {
             event.putValue((byte[])null);
-        } else {
+        }
+        else
+        {
             event.putValue(value, valueOffset, valueLength);
         }
-        if (key == null || keyLength < 0) {
+        if (key == null || keyLength < 0)
+        {
             event.putKey((byte[])null);
-        } else {
+        }
+        else
+        {
             event.putKey(key, keyOffset, keyLength);
         }
-        for (int i = 0; i < headerCount; i++) {
+        for (int i = 0; i < headerCount; i++)
+        {
             event.putHeader(headerNames[i], headerValues[i]);
         }
         event.publishNanos(System.nanoTime());
@@ -168,12 +189,14 @@ public final class ScatterRouter implements AutoCloseable {
     }
 
     /** @return the pipeline's counters */
-    public ScatterStats stats() {
+    public ScatterStats stats()
+    {
         return pipeline.stats();
     }
 
     /** @return the pipeline (status, topics) */
-    public ScatterPipeline pipeline() {
+    public ScatterPipeline pipeline()
+    {
         return pipeline;
     }
 
@@ -183,16 +206,21 @@ public final class ScatterRouter implements AutoCloseable {
      * timeout get no listener call.
      */
     @Override
-    public void close() {
-        if (closed) {
+    public void close()
+    {
+        if (closed)
+        {
             return;
         }
         closed = true;
         pipeline.drainEmbedded();
         pipeline.requestStop();
-        try {
+        try
+        {
             pipeline.awaitTermination(TimeUnit.SECONDS.toMillis(30));
-        } catch (final InterruptedException e) {
+        }
+        catch (final InterruptedException e)
+        {
             Thread.currentThread().interrupt();
         }
     }

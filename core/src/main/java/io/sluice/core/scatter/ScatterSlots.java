@@ -6,7 +6,8 @@ package io.sluice.core.scatter;
  * and, for the embedded API, the caller's listener. Indexed by {@code sequence & mask}; the Disruptor's sequences
  * order the writes (the writer publishes its sequence after writing, the reader reads after the barrier).
  */
-final class ScatterSlots {
+final class ScatterSlots
+{
     /** Route result: the record was not produced because its partition failed or is being re-read. */
     static final int SKIPPED = -1;
     /** Route result: the record failed (already reported). */
@@ -18,7 +19,8 @@ final class ScatterSlots {
     final int[] topicIds;
     final DeliveryListener[] listeners;
 
-    ScatterSlots(final int ringSize) {
+    ScatterSlots(final int ringSize)
+    {
         this.mask = ringSize - 1;
         this.topicIds = new int[ringSize];
         this.listeners = new DeliveryListener[ringSize];

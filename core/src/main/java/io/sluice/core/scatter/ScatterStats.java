@@ -7,7 +7,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code PipelineStats}). Each counter has one writing thread (named below) except where it says otherwise; readers
  * (the status line, tests) see recent values. Counting never allocates.
  */
-public final class ScatterStats {
+public final class ScatterStats
+{
     /** Records whose rule produced a topic (route stage). */
     public final AtomicLong routed = new AtomicLong();
     /** Records that went to the fallback topic (route stage). */
@@ -28,7 +29,8 @@ public final class ScatterStats {
     /** Topics that needed creation beyond max_new_topics_per_minute (route stage). */
     public final AtomicLong rateLimited = new AtomicLong();
 
-    static void increment(final AtomicLong counter) {
+    static void increment(final AtomicLong counter)
+    {
         counter.lazySet(counter.get() + 1);
     }
 }

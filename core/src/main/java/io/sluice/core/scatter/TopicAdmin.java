@@ -9,9 +9,11 @@ import java.util.Set;
  * thread at a time (the pipeline's starting thread, then its admin thread). Every method blocks for at most the
  * client's request timeout.
  */
-public interface TopicAdmin extends AutoCloseable {
+public interface TopicAdmin extends AutoCloseable
+{
     /** What the broker said about one topic. */
-    enum Outcome {
+    enum Outcome
+    {
         /** The topic exists (it was there already, or another client created it first). */
         EXISTS,
         /** This call created the topic. */
@@ -28,7 +30,8 @@ public interface TopicAdmin extends AutoCloseable {
      * @param outcome what happened
      * @param error   for FAILED, the broker's or client's message; else null
      */
-    record Result(Outcome outcome, String error) {
+    record Result(Outcome outcome, String error)
+    {
     }
 
     /**

@@ -16,7 +16,8 @@ import java.lang.invoke.VarHandle;
  * route stage, the produce stage, the admin thread and the producer's callback thread; reading it is one volatile
  * read.
  */
-public final class TopicEntry {
+public final class TopicEntry
+{
     /** Never looked at yet. */
     public static final int UNKNOWN = 0;
     /** The admin thread is creating or looking up the topic; records for it wait in the produce stage. */
@@ -30,16 +31,21 @@ public final class TopicEntry {
 
     private static final VarHandle STATUS;
 
-    static {
-        try {
+    static
+    {
+        try
+        {
             STATUS = MethodHandles.lookup().findVarHandle(TopicEntry.class, "status", Status.class);
-        } catch (final ReflectiveOperationException e) {
+        }
+        catch (final ReflectiveOperationException e)
+        {
             throw new ExceptionInInitializerError(e);
         }
     }
 
     /** An immutable state with its error and time, swapped as one (a transition allocates one; a few per topic). */
-    private record Status(int state, String error, long changedNanos) {
+    private record Status(int state, String error, long changedNanos)
+    {
     }
 
     private final int id;
@@ -48,7 +54,8 @@ public final class TopicEntry {
     private final int hash;
     private volatile Status status = new Status(UNKNOWN, null, 0L);
 
-    TopicEntry(final int id, final String name, final byte[] bytes, final int hash) {
+    TopicEntry(final int id, final String name, final byte[] bytes, final int hash)
+    {
         this.id = id;
         this.name = name;
         this.bytes = bytes;
@@ -56,35 +63,42 @@ public final class TopicEntry {
     }
 
     /** @return the dense id, an index into the {@link TopicTable} */
-    public int id() {
+    public int id()
+    {
         return id;
     }
 
     /** @return the topic name (sanitised, ASCII) */
-    public String name() {
+    public String name()
+    {
         return name;
     }
 
-    byte[] bytes() {
+    byte[] bytes()
+    {
         return bytes;
     }
 
-    int hash() {
+    int hash()
+    {
         return hash;
     }
 
     /** @return {@link #UNKNOWN}, {@link #PENDING}, {@link #EXISTS}, {@link #ABSENT} or {@link #FAILED} (any thread) */
-    public int state() {
+    public int state()
+    {
         return status.state();
     }
 
     /** @return why the topic is ABSENT or FAILED, else null (any thread) */
-    public String error() {
+    public String error()
+    {
         return status.error();
     }
 
     /** @return {@link System#nanoTime()} of the last state change (any thread) */
-    public long changedNanos() {
+    public long changedNanos()
+    {
         return status.changedNanos();
     }
 
@@ -97,12 +111,15 @@ public final class TopicEntry {
      * @param nowNanos {@link System#nanoTime()}
      * @return true if the state was {@code expected} and is now {@code next}
      */
-    public boolean transition(final int expected, final int next, final String why, final long nowNanos) {
+    public boolean transition(final int expected, final int next, final String why, final long nowNanos)
+    {
         Status current = status;
         final Status replacement = new Status(next, why, nowNanos);
-        while (current.state() == expected) {
+        while (current.state() == expected)
+        {
             final Status witness = (Status)STATUS.compareAndExchange(this, current, replacement);
-            if (witness == current) {
+            if (witness == current)
+            {
                 return true;
             }
             current = witness;
@@ -112,7 +129,8 @@ public final class TopicEntry {
 
     /** @return a name for logs, e.g. {@code users.42 (EXISTS)} */
     @Override
-    public String toString() {
+    public String toString()
+    {
         return name + " (" + stateName(state()) + ")";
     }
 
@@ -120,8 +138,10 @@ public final class TopicEntry {
      * @param state a state constant
      * @return its name
      */
-    public static String stateName(final int state) {
-        return switch (state) {
+    public static String stateName(final int state)
+    {
+        return switch (state)
+        {
             case UNKNOWN -> "UNKNOWN";
             case PENDING -> "PENDING";
             case EXISTS -> "EXISTS";

@@ -10,7 +10,8 @@ import io.sluice.ringbuffers.RecordEvent;
  * owns the producer); completions arrive on the client's I/O thread, or on the calling thread when a send fails
  * before it is queued.
  */
-public interface TopicProducer extends AutoCloseable {
+public interface TopicProducer extends AutoCloseable
+{
     /**
      * Sends one record (its value, key and headers, copied out of the event before this method returns) to a topic.
      * {@link Delivery#onCompletion} is called exactly once, when the broker acknowledged the record or the send
@@ -32,7 +33,8 @@ public interface TopicProducer extends AutoCloseable {
      *
      * @param topics topics that exist
      */
-    default void prepare(final java.util.Collection<String> topics) {
+    default void prepare(final java.util.Collection<String> topics)
+    {
     }
 
     /** Sends everything buffered now and waits until it is acknowledged or failed. */
@@ -43,7 +45,8 @@ public interface TopicProducer extends AutoCloseable {
 
     /** Closes the producer at once; never throws. */
     @Override
-    default void close() {
+    default void close()
+    {
         close(0);
     }
 }

@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * <p>Threads: {@link #request(TopicEntry)} from any thread (the route stage, the producer's I/O thread);
  * {@link #isKnownAtStart(String)} from the route stage after {@link #seed()}; {@link #run()} on its own thread.
  */
-public final class TopicProvisioner implements Runnable {
+public final class TopicProvisioner implements Runnable
+{
     private static final Logger LOG = LoggerFactory.getLogger(TopicProvisioner.class);
 
     private final String name;
@@ -51,7 +52,8 @@ public final class TopicProvisioner implements Runnable {
      * @param stats             the pipeline's counters
      */
     public TopicProvisioner(final String name, final TopicAdmin admin, final boolean createTopics, final int partitions,
-        final int replicationFactor, final ScatterStats stats) {
+        final int replicationFactor, final ScatterStats stats)
+    {
         this.name = name;
         this.admin = admin;
         this.createTopics = createTopics;
@@ -66,7 +68,8 @@ public final class TopicProvisioner implements Runnable {
      * @return the number of topics
      * @throws RuntimeException when the broker cannot be reached
      */
-    public int seed() {
+    public int seed()
+    {
         known = new HashSet<>(admin.listTopics());
         return known.size();
     }
@@ -75,7 +78,8 @@ public final class TopicProvisioner implements Runnable {
      * @param topic a topic name
      * @return whether the topic existed when {@link #seed()} listed the broker's topics
      */
-    public boolean isKnownAtStart(final String topic) {
+    public boolean isKnownAtStart(final String topic)
+    {
         return known.contains(topic);
     }
 
@@ -85,12 +89,14 @@ public final class TopicProvisioner implements Runnable {
      *
      * @param topicProducer the pipeline's producer
      */
-    public void prepareWith(final TopicProducer topicProducer) {
+    public void prepareWith(final TopicProducer topicProducer)
+    {
         this.producer = topicProducer;
     }
 
     /** @return whether this provisioner creates topics */
-    public boolean createsTopics() {
+    public boolean createsTopics()
+    {
         return createTopics;
     }
 
@@ -99,32 +105,41 @@ public final class TopicProvisioner implements Runnable {
      *
      * @param entry the topic
      */
-    public void request(final TopicEntry entry) {
-        if (!requests.offer(entry)) {
-            entry.transition(TopicEntry.PENDING, TopicEntry.FAILED, "too many topics waiting to be created or looked up",
+    public void request(final TopicEntry entry)
+    {
+        if (!requests.offer(entry))
+        {
+            entry.transition(TopicEntry.PENDING, TopicEntry.FAILED,
+                "too many topics waiting to be created or looked up",
                 System.nanoTime());
         }
     }
 
     /** @return admin round trips made by {@link #run()} so far */
-    public long roundTrips() {
+    public long roundTrips()
+    {
         return roundTrips;
     }
 
     /** @return topics waiting for the admin thread (approximate) */
-    public int pending() {
+    public int pending()
+    {
         return requests.size();
     }
 
     /** Ends {@link #run()} after the request in progress. */
-    public void stop() {
+    public void stop()
+    {
         stopped = true;
     }
 
     @Override
-    public void run() {
-        while (!stopped) {
-            if (requests.drainTo(batch, 10_000) == 0) {
+    public void run()
+    {
+        while (!stopped)
+        {
+            if (requests.drainTo(batch, 10_000) == 0)
+            {
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
                 continue;
             }
@@ -132,56 +147,74 @@ public final class TopicProvisioner implements Runnable {
         }
         // whatever is still waiting fails, so nothing waits for an answer that will not come
         requests.drainTo(batch, Integer.MAX_VALUE);
-        for (final TopicEntry e : batch) {
+        for (final TopicEntry e : batch)
+        {
             e.transition(TopicEntry.PENDING, TopicEntry.FAILED, "the pipeline is stopping", System.nanoTime());
         }
         batch.clear();
     }
 
-    private void process() {
+    private void process()
+    {
         names.clear();
-        for (final TopicEntry e : batch) {
+        for (final TopicEntry e : batch)
+        {
             names.add(e.name());
         }
         Map<String, TopicAdmin.Result> results;
         String failure = null;
-        try {
-            results = createTopics ? admin.createTopics(names, partitions, replicationFactor) : admin.describeTopics(names);
-        } catch (final RuntimeException e) {
+        try
+        {
+            results = createTopics
+                ? admin.createTopics(names, partitions, replicationFactor)
+                : admin.describeTopics(names);
+        }
+        catch (final RuntimeException e)
+        {
             results = Map.of();
             failure = e.toString();
         }
         roundTrips = roundTrips + 1;
         ready.clear();
-        for (final TopicEntry e : batch) {
+        for (final TopicEntry e : batch)
+        {
             final TopicAdmin.Result r = results.get(e.name());
-            if (r != null && (r.outcome() == TopicAdmin.Outcome.CREATED || r.outcome() == TopicAdmin.Outcome.EXISTS)) {
+            if (r != null && (r.outcome() == TopicAdmin.Outcome.CREATED || r.outcome() == TopicAdmin.Outcome.EXISTS))
+            {
                 ready.add(e.name());
             }
         }
-        if (producer != null && !ready.isEmpty()) {
-            try {
+        if (producer != null && !ready.isEmpty())
+        {
+            try
+            {
                 producer.prepare(ready);
-            } catch (final RuntimeException ex) {
+            }
+            catch (final RuntimeException ex)
+            {
                 LOG.debug("{}: preparing the producer for {} topics: {}", name, ready.size(), ex.toString());
             }
         }
         final long now = System.nanoTime();
-        for (final TopicEntry e : batch) {
+        for (final TopicEntry e : batch)
+        {
             final TopicAdmin.Result r = results.get(e.name());
             final TopicAdmin.Outcome outcome = r == null ? TopicAdmin.Outcome.FAILED : r.outcome();
-            switch (outcome) {
+            switch (outcome)
+            {
                 case CREATED -> {
                     ScatterStats.increment(stats.topicsCreated);
                     LOG.info("{}: created topic {} ({} partitions, replication factor {})", name, e.name(),
-                        partitions < 0 ? "broker default" : partitions, replicationFactor < 0 ? "broker default" : replicationFactor);
+                        partitions < 0 ? "broker default" : partitions,
+                        replicationFactor < 0 ? "broker default" : replicationFactor);
                     e.transition(TopicEntry.PENDING, TopicEntry.EXISTS, null, now);
                 }
                 case EXISTS -> e.transition(TopicEntry.PENDING, TopicEntry.EXISTS, null, now);
                 case ABSENT -> e.transition(TopicEntry.PENDING, TopicEntry.ABSENT, "topic " + e.name()
                     + " does not exist and create_topics = false (it has to be provisioned first)", now);
                 default -> {
-                    final String why = (createTopics ? "cannot create topic " : "cannot look up topic ") + e.name() + ": "
+                    final String why = (createTopics ? "cannot create topic " : "cannot look up topic ") + e.name()
+                        + ": "
                         + (r != null ? r.error() : failure != null ? failure : "no answer from the admin client");
                     LOG.warn("{}: {}", name, why);
                     e.transition(TopicEntry.PENDING, TopicEntry.FAILED, why, now);

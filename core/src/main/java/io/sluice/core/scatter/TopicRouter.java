@@ -49,7 +49,8 @@ import io.sluice.ringbuffers.RecordEvent;
  * <p>Zero allocation per record in steady state (scratch buffers grow to the largest value seen, once); only
  * {@link #reason()} and {@link #topicName()} allocate. Not thread-safe: one instance per thread.
  */
-public final class TopicRouter {
+public final class TopicRouter
+{
     /** {@link #route}: the rule produced a topic from the record's value. */
     public static final int ROUTED = 0;
     /** {@link #route}: the value was missing and the record goes to the rule's fallback topic. */
@@ -108,50 +109,65 @@ public final class TopicRouter {
      * @throws IllegalArgumentException if the rule's template, path or names do not parse (the configuration
      *                                  loader has reported those already)
      */
-    public TopicRouter(final TopicRule rule) {
+    public TopicRouter(final TopicRule rule)
+    {
         this.rule = rule;
         this.valueFrom = rule.strategy() == Strategy.HASH ? rule.hashOf() : rule.strategy();
         this.buckets = rule.buckets();
-        if (rule.strategy() == Strategy.STATIC) {
+        if (rule.strategy() == Strategy.STATIC)
+        {
             final String name = TopicNameSanitizer.sanitize(rule.template());
-            if (name == null || !name.equals(rule.template())) {
-                throw new IllegalArgumentException("static topic \"" + rule.template() + "\" is not a legal topic name");
+            if (name == null || !name.equals(rule.template()))
+            {
+                throw new IllegalArgumentException(
+                    "static topic \"" + rule.template() + "\" is not a legal topic name");
             }
             final byte[] bytes = name.getBytes(StandardCharsets.US_ASCII);
             this.staticTopic = new UnsafeBuffer(bytes);
             this.staticTopicLength = bytes.length;
             this.template = null;
-        } else {
+        }
+        else
+        {
             this.staticTopic = null;
             this.staticTopicLength = 0;
             this.template = RoutingTemplate.parse(rule.template());
         }
         this.scanner = valueFrom == Strategy.FIELD
-            ? new JsonScanner(JsonPathSet.compile(List.of(rule.path())), MAX_DEPTH) : null;
-        if (valueFrom == Strategy.HEADER) {
+            ? new JsonScanner(JsonPathSet.compile(List.of(rule.path())), MAX_DEPTH)
+            : null;
+        if (valueFrom == Strategy.HEADER)
+        {
             final byte[] name = rule.header().getBytes(StandardCharsets.UTF_8);
             this.headerName = new UnsafeBuffer(name);
             this.headerNameLength = name.length;
-        } else {
+        }
+        else
+        {
             this.headerName = null;
             this.headerNameLength = 0;
         }
-        if (rule.fallback() != null) {
+        if (rule.fallback() != null)
+        {
             final String name = TopicNameSanitizer.sanitize(rule.fallback());
-            if (name == null || !name.equals(rule.fallback())) {
+            if (name == null || !name.equals(rule.fallback()))
+            {
                 throw new IllegalArgumentException("fallback \"" + rule.fallback() + "\" is not a legal topic name");
             }
             final byte[] bytes = name.getBytes(StandardCharsets.US_ASCII);
             this.fallbackTopic = new UnsafeBuffer(bytes);
             this.fallbackLength = bytes.length;
-        } else {
+        }
+        else
+        {
             this.fallbackTopic = null;
             this.fallbackLength = 0;
         }
     }
 
     /** @return the rule this router evaluates */
-    public TopicRule rule() {
+    public TopicRule rule()
+    {
         return rule;
     }
 
@@ -161,21 +177,25 @@ public final class TopicRouter {
      * @param record a record event (value, key and headers as the source copied them)
      * @return {@link #ROUTED}, {@link #FALLBACK} or {@link #MISSING}
      */
-    public int route(final RecordEvent record) {
+    public int route(final RecordEvent record)
+    {
         why = WHY_NONE;
         renderedLength = -1;
-        if (staticTopic != null) {
+        if (staticTopic != null)
+        {
             topic = staticTopic;
             topicLength = staticTopicLength;
             return ROUTED;
         }
         final int w = deriveAndRender(record);
-        if (w == WHY_NONE) {
+        if (w == WHY_NONE)
+        {
             topic = topicBuffer;
             return ROUTED;
         }
         why = w;
-        if (fallbackTopic != null) {
+        if (fallbackTopic != null)
+        {
             topic = fallbackTopic;
             topicLength = fallbackLength;
             return FALLBACK;
@@ -185,13 +205,16 @@ public final class TopicRouter {
         return MISSING;
     }
 
-    private int deriveAndRender(final RecordEvent record) {
+    private int deriveAndRender(final RecordEvent record)
+    {
         final DirectBuffer value;
         final int length;
-        switch (valueFrom) {
+        switch (valueFrom)
+        {
             case FIELD -> {
                 final int n = field(record);
-                if (n < 0) {
+                if (n < 0)
+                {
                     return -n;
                 }
                 value = valueScratch;
@@ -199,14 +222,16 @@ public final class TopicRouter {
             }
             case HEADER -> {
                 final DirectBuffer h = record.lastHeader(headerName, 0, headerNameLength);
-                if (h == null) {
+                if (h == null)
+                {
                     return headerPresent(record) ? WHY_NULL : WHY_ABSENT;
                 }
                 value = h;
                 length = h.capacity();
             }
             case KEY -> {
-                if (record.keyLength() < 0) {
+                if (record.keyLength() < 0)
+                {
                     return WHY_ABSENT;
                 }
                 value = record.key();
@@ -214,8 +239,10 @@ public final class TopicRouter {
             }
             default -> throw new IllegalStateException(valueFrom.name());
         }
-        if (buckets > 0) {
-            if (TopicNameSanitizer.isBlank(value, 0, length)) {
+        if (buckets > 0)
+        {
+            if (TopicNameSanitizer.isBlank(value, 0, length))
+            {
                 return WHY_BLANK;
             }
             final int bucket = Murmur2.bucket(Murmur2.hash(value, 0, length), buckets);
@@ -225,19 +252,23 @@ public final class TopicRouter {
     }
 
     /** @return the derived length ({@code >= 0}), or minus a WHY code */
-    private int field(final RecordEvent record) {
+    private int field(final RecordEvent record)
+    {
         final int length = record.valueLength();
-        if (length < 0) {
+        if (length < 0)
+        {
             return -WHY_NO_VALUE;
         }
         final JsonScanner s = scanner;
         final int rc = s.scan(record.value(), 0, length);
         s.value(0, view);
-        switch (view.kind()) {
+        switch (view.kind())
+        {
             case JsonKind.STRING, JsonKind.NUMBER, JsonKind.TRUE, JsonKind.FALSE -> {
                 valueScratch.checkLimit(view.length());
                 final int n = RoutingValues.derive(view, valueScratch, 0);
-                if (n < 0) {
+                if (n < 0)
+                {
                     jsonError = n;
                     return -WHY_BAD_STRING;
                 }
@@ -253,7 +284,8 @@ public final class TopicRouter {
                 return -WHY_ARRAY;
             }
             default -> {
-                if (rc != JsonError.NONE) {
+                if (rc != JsonError.NONE)
+                {
                     jsonError = rc;
                     jsonErrorOffset = s.errorOffset();
                     return -WHY_NOT_JSON;
@@ -263,45 +295,56 @@ public final class TopicRouter {
         }
     }
 
-    private int render(final DirectBuffer value, final int offset, final int length) {
+    private int render(final DirectBuffer value, final int offset, final int length)
+    {
         final RoutingTemplate t = template;
         rendered.checkLimit(t.maxRenderedLength(length));
         final int n = t.render(value, offset, length, rendered, 0);
-        if (n == TopicNameSanitizer.MISSING) {
+        if (n == TopicNameSanitizer.MISSING)
+        {
             return WHY_BLANK;
         }
         renderedLength = n;
         final int sanitized = TopicNameSanitizer.sanitize(rendered, 0, n, topicBuffer, 0);
-        if (sanitized == TopicNameSanitizer.MISSING) {
+        if (sanitized == TopicNameSanitizer.MISSING)
+        {
             return WHY_ILLEGAL_NAME;
         }
         topicLength = sanitized;
         return WHY_NONE;
     }
 
-    private int putDecimal(final int value) {
+    private int putDecimal(final int value)
+    {
         int digits = 1;
-        for (int v = value; v >= 10; v /= 10) {
+        for (int v = value; v >= 10; v /= 10)
+        {
             digits++;
         }
         int v = value;
-        for (int i = digits - 1; i >= 0; i--) {
+        for (int i = digits - 1; i >= 0; i--)
+        {
             valueScratch.putByte(i, (byte)('0' + v % 10));
             v /= 10;
         }
         return digits;
     }
 
-    private boolean headerPresent(final RecordEvent record) {
+    private boolean headerPresent(final RecordEvent record)
+    {
         final int n = record.headerCount();
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; i < n; i++)
+        {
             final DirectBuffer name = record.headerName(i);
-            if (name.capacity() == headerNameLength) {
+            if (name.capacity() == headerNameLength)
+            {
                 boolean same = true;
-                for (int b = 0; b < headerNameLength && same; b++) {
+                for (int b = 0; b < headerNameLength && same; b++)
+                {
                     same = name.getByte(b) == headerName.getByte(b);
                 }
-                if (same) {
+                if (same)
+                {
                     return true;
                 }
             }
@@ -310,22 +353,26 @@ public final class TopicRouter {
     }
 
     /** @return the sanitised topic name of the last ROUTED or FALLBACK result, as ASCII bytes from index 0 */
-    public DirectBuffer topic() {
+    public DirectBuffer topic()
+    {
         return topic;
     }
 
     /** @return the length of {@link #topic()} in bytes (1 to 249), 0 after MISSING */
-    public int topicLength() {
+    public int topicLength()
+    {
         return topicLength;
     }
 
     /** @return the topic of the last ROUTED or FALLBACK result as a String (allocates), or null after MISSING */
-    public String topicName() {
+    public String topicName()
+    {
         return topic == null ? null : topic.getStringWithoutLengthAscii(0, topicLength);
     }
 
     /** @return why the last value was missing: a {@code WHY_*} code, {@link #WHY_NONE} after ROUTED */
-    public int why() {
+    public int why()
+    {
         return why;
     }
 
@@ -335,21 +382,27 @@ public final class TopicRouter {
      *
      * @return the description, or null after ROUTED
      */
-    public String reason() {
-        if (why == WHY_NONE) {
+    public String reason()
+    {
+        if (why == WHY_NONE)
+        {
             return null;
         }
         return rule.describe() + ": " + whyText();
     }
 
-    private String whyText() {
-        final String at = valueFrom == Strategy.FIELD ? " at the path"
+    private String whyText()
+    {
+        final String at = valueFrom == Strategy.FIELD
+            ? " at the path"
             : valueFrom == Strategy.HEADER ? " in header " + rule.header() : " as the key";
-        return switch (why) {
+        return switch (why)
+        {
             case WHY_NO_VALUE -> "the record has no value (a tombstone), so there is no field to read";
             case WHY_NOT_JSON -> "no value at the path: the record is not valid JSON (" + JsonError.describe(jsonError)
                 + " at byte " + jsonErrorOffset + ")";
-            case WHY_ABSENT -> valueFrom == Strategy.FIELD ? "no value at the path"
+            case WHY_ABSENT -> valueFrom == Strategy.FIELD
+                ? "no value at the path"
                 : valueFrom == Strategy.HEADER ? "the record has no header " + rule.header() : "the record has no key";
             case WHY_NULL -> valueFrom == Strategy.FIELD ? "null at the path" : "header " + rule.header() + " is null";
             case WHY_OBJECT -> "an object at the path (only a string, number or boolean routes)";

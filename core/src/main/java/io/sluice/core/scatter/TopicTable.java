@@ -19,7 +19,8 @@ import io.sluice.codecs.hash.Murmur2;
  * by any thread for an id it learnt through a happens-before edge (a ring sequence, a queue): the entries array is
  * published through a volatile field and only grows.
  */
-public final class TopicTable {
+public final class TopicTable
+{
     private int[] slots = new int[64];
     private int mask = 63;
     private volatile TopicEntry[] entries = new TopicEntry[32];
@@ -32,17 +33,21 @@ public final class TopicTable {
      * @param length its length in bytes, 1 to 249
      * @return the id, {@code >= 0}
      */
-    public int intern(final DirectBuffer name, final int length) {
+    public int intern(final DirectBuffer name, final int length)
+    {
         final int hash = Murmur2.hash(name, 0, length);
         final TopicEntry[] all = entries;
         int index = hash & mask;
-        while (true) {
+        while (true)
+        {
             final int slot = slots[index];
-            if (slot == 0) {
+            if (slot == 0)
+            {
                 return add(name, length, hash, index);
             }
             final TopicEntry e = all[slot - 1];
-            if (e.hash() == hash && sameBytes(e.bytes(), name, length)) {
+            if (e.hash() == hash && sameBytes(e.bytes(), name, length))
+            {
                 return slot - 1;
             }
             index = (index + 1) & mask;
@@ -55,7 +60,8 @@ public final class TopicTable {
      * @param name a legal topic name
      * @return the id
      */
-    public int intern(final String name) {
+    public int intern(final String name)
+    {
         final byte[] bytes = name.getBytes(StandardCharsets.US_ASCII);
         return intern(new org.agrona.concurrent.UnsafeBuffer(bytes), bytes.length);
     }
@@ -64,40 +70,48 @@ public final class TopicTable {
      * @param id an id returned by {@link #intern}
      * @return its entry (any thread)
      */
-    public TopicEntry entry(final int id) {
+    public TopicEntry entry(final int id)
+    {
         return entries[id];
     }
 
     /** @return the number of distinct names (route stage exact; elsewhere approximate) */
-    public int size() {
+    public int size()
+    {
         return size;
     }
 
-    private int add(final DirectBuffer name, final int length, final int hash, final int index) {
+    private int add(final DirectBuffer name, final int length, final int hash, final int index)
+    {
         final byte[] bytes = new byte[length];
         name.getBytes(0, bytes);
         final int id = size;
         TopicEntry[] all = entries;
-        if (id == all.length) {
+        if (id == all.length)
+        {
             all = Arrays.copyOf(all, all.length * 2);
         }
         all[id] = new TopicEntry(id, new String(bytes, StandardCharsets.US_ASCII), bytes, hash);
         entries = all;
         slots[index] = id + 1;
         size = id + 1;
-        if (size * 2 > slots.length) {
+        if (size * 2 > slots.length)
+        {
             rehash(slots.length * 2);
         }
         return id;
     }
 
-    private void rehash(final int capacity) {
+    private void rehash(final int capacity)
+    {
         final int[] next = new int[capacity];
         final int nextMask = capacity - 1;
         final TopicEntry[] all = entries;
-        for (int id = 0; id < size; id++) {
+        for (int id = 0; id < size; id++)
+        {
             int index = all[id].hash() & nextMask;
-            while (next[index] != 0) {
+            while (next[index] != 0)
+            {
                 index = (index + 1) & nextMask;
             }
             next[index] = id + 1;
@@ -106,12 +120,16 @@ public final class TopicTable {
         mask = nextMask;
     }
 
-    private static boolean sameBytes(final byte[] bytes, final DirectBuffer name, final int length) {
-        if (bytes.length != length) {
+    private static boolean sameBytes(final byte[] bytes, final DirectBuffer name, final int length)
+    {
+        if (bytes.length != length)
+        {
             return false;
         }
-        for (int i = 0; i < length; i++) {
-            if (bytes[i] != name.getByte(i)) {
+        for (int i = 0; i < length; i++)
+        {
+            if (bytes[i] != name.getByte(i))
+            {
                 return false;
             }
         }

@@ -6,7 +6,8 @@ import io.sluice.core.batch.BatchBuffer;
  * Writes one sealed batch to one shard, once (no retries: the insert worker retries). One instance per shard and
  * insert worker thread; implementations need not be thread-safe.
  */
-public interface BatchWriter extends AutoCloseable {
+public interface BatchWriter extends AutoCloseable
+{
     /**
      * Inserts the batch's rows (its bytes are in the destination's row format, columns in
      * {@link BatchBuffer#destination()} order) and returns once the destination has durably accepted them.

@@ -8,14 +8,17 @@ package io.sluice.core.sink;
  * @param defaultKind       empty, {@code DEFAULT}, {@code MATERIALIZED}, {@code ALIAS} or {@code EPHEMERAL}
  * @param defaultExpression the default expression text, or empty
  */
-public record ColumnSpec(String name, String type, String defaultKind, String defaultExpression) {
+public record ColumnSpec(String name, String type, String defaultKind, String defaultExpression)
+{
     /** @return whether an INSERT may write this column (MATERIALIZED and ALIAS columns are computed by the server) */
-    public boolean insertable() {
+    public boolean insertable()
+    {
         return !"MATERIALIZED".equals(defaultKind) && !"ALIAS".equals(defaultKind);
     }
 
     /** @return whether the column has a DEFAULT expression the server evaluates when a value is omitted */
-    public boolean hasDefault() {
+    public boolean hasDefault()
+    {
         return "DEFAULT".equals(defaultKind) && !defaultExpression.isEmpty();
     }
 }

@@ -4,7 +4,8 @@ package io.sluice.core.sink;
  * What a sink knows about its destinations: whether a table exists, its columns, and how to create it. Called off
  * the hot path, once per new destination (results are cached by the caller). Implementations are thread-safe.
  */
-public interface DestinationCatalog {
+public interface DestinationCatalog
+{
     /**
      * @param database database name, verbatim
      * @param table    table name, verbatim
@@ -40,7 +41,8 @@ public interface DestinationCatalog {
      * @return a zone id {@code java.time} knows, e.g. {@code Etc/UTC}; {@code UTC} unless the catalog knows better
      * @throws SinkException when the destination cannot be asked
      */
-    default String serverTimeZone() throws SinkException {
+    default String serverTimeZone() throws SinkException
+    {
         return "UTC";
     }
 

@@ -7,7 +7,8 @@ import io.sluice.core.pipeline.SinkSpec;
  * shard and insert worker. The engine passes the driver; {@code core} never depends on a concrete sink.
  * Implementations are thread-safe.
  */
-public interface SinkDriver extends AutoCloseable {
+public interface SinkDriver extends AutoCloseable
+{
     /**
      * @param sink an installed sink
      * @return the catalog of the sink's destinations (may be shared by sinks with the same connection)

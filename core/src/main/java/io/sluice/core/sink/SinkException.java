@@ -8,7 +8,8 @@ package io.sluice.core.sink;
  * table, a type mismatch, a syntax error) fails the batch, which stalls its partitions until
  * {@code checkpoint.stalled_fail_after_ms} ends the run. Each sink documents its classification table.
  */
-public final class SinkException extends Exception {
+public final class SinkException extends Exception
+{
     private static final long serialVersionUID = 1L;
 
     private final boolean retriable;
@@ -20,19 +21,22 @@ public final class SinkException extends Exception {
      * @param code      the destination's error code (e.g. ClickHouse's exception code), or 0
      * @param cause     the underlying exception, or {@code null}
      */
-    public SinkException(final String message, final boolean retriable, final int code, final Throwable cause) {
+    public SinkException(final String message, final boolean retriable, final int code, final Throwable cause)
+    {
         super(message, cause);
         this.retriable = retriable;
         this.code = code;
     }
 
     /** @return whether retrying the same request may succeed */
-    public boolean retriable() {
+    public boolean retriable()
+    {
         return retriable;
     }
 
     /** @return the destination's error code, or 0 when it gave none */
-    public int code() {
+    public int code()
+    {
         return code;
     }
 }

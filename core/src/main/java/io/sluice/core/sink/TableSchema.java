@@ -9,9 +9,11 @@ import java.util.List;
  * @param table    table name, verbatim
  * @param columns  every column, in table order
  */
-public record TableSchema(String database, String table, List<ColumnSpec> columns) {
+public record TableSchema(String database, String table, List<ColumnSpec> columns)
+{
     /** Copies the column list. */
-    public TableSchema {
+    public TableSchema
+    {
         columns = List.copyOf(columns);
     }
 }

@@ -58,12 +58,14 @@ import io.sluice.ringbuffers.RecordEvent;
  * clock does not restart with a re-read: a partition whose watermark has not passed the failed offset for
  * {@code checkpoint.stalled_fail_after_ms} ends the run, naming the record and the reason.
  */
-public final class KafkaSource implements Runnable {
+public final class KafkaSource implements Runnable
+{
     private static final Logger LOG = LoggerFactory.getLogger(KafkaSource.class);
     private static final long NO_FAILURE = Long.MIN_VALUE;
 
     /** What the source needs to know about the stages after it. */
-    public interface Downstream {
+    public interface Downstream
+    {
         /**
          * Whether every record published at or before a ring sequence has been acknowledged or failed downstream,
          * so that re-reading its partition cannot race with it. The default waits for {@link #idle()}.
@@ -71,7 +73,8 @@ public final class KafkaSource implements Runnable {
          * @param sequence a ring sequence this source published
          * @return true when nothing published at or before it is still in flight
          */
-        default boolean settledThrough(final long sequence) {
+        default boolean settledThrough(final long sequence)
+        {
             return idle();
         }
 
@@ -88,7 +91,8 @@ public final class KafkaSource implements Runnable {
          * Runs the stages fused onto the source thread over what has been published (the fused layout), and lets
          * them seal lingering batches; a no-op when every stage has its own thread.
          */
-        default void pump() {
+        default void pump()
+        {
         }
     }
 
@@ -108,7 +112,8 @@ public final class KafkaSource implements Runnable {
         int maxRecordBytes,
         boolean copyKeyAndHeaders,
         boolean untilCaughtUp,
-        long pollTimeoutMs) {
+        long pollTimeoutMs)
+    {
     }
 
     private final Settings settings;
@@ -142,7 +147,8 @@ public final class KafkaSource implements Runnable {
     private int holdingCount;
 
     /** Per assigned partition, source thread only. */
-    private static final class PartitionState {
+    private static final class PartitionState
+    {
         final TopicPartition tp;
         final int topicId;
         final int trackerId;
@@ -160,7 +166,9 @@ public final class KafkaSource implements Runnable {
         long rereadAtNanos;
         int rereads;
 
-        PartitionState(final TopicPartition tp, final int topicId, final int trackerId, final AckTracker tracker, final long committed) {
+        PartitionState(final TopicPartition tp, final int topicId, final int trackerId, final AckTracker tracker,
+            final long committed)
+        {
             this.tp = tp;
             this.topicId = topicId;
             this.trackerId = trackerId;
@@ -181,7 +189,8 @@ public final class KafkaSource implements Runnable {
      */
     public KafkaSource(final Settings settings, final RingBuffer<RecordEvent> ring, final OverflowPool overflow,
         final PartitionTrackers trackers, final TopicRegistry topics, final PipelineControl control,
-        final PipelineStats stats, final Downstream downstream) {
+        final PipelineStats stats, final Downstream downstream)
+    {
         this.settings = settings;
         this.ring = ring;
         this.overflow = overflow;
@@ -201,7 +210,8 @@ public final class KafkaSource implements Runnable {
      * @param backoffMaxMs longest wait, ms; the wait doubles per failure at the same watermark
      * @return this source
      */
-    public KafkaSource rereadOnFailure(final long backoffMs, final long backoffMaxMs) {
+    public KafkaSource rereadOnFailure(final long backoffMs, final long backoffMaxMs)
+    {
         this.rereadBackoffNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(1, backoffMs));
         this.rereadBackoffMaxNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(backoffMs, backoffMaxMs));
         return this;
@@ -221,12 +231,14 @@ public final class KafkaSource implements Runnable {
      * @param s the source's settings
      * @return the properties
      */
-    public static Properties consumerProperties(final Settings s) {
+    public static Properties consumerProperties(final Settings s)
+    {
         final Properties p = new Properties();
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "2000");
         p.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, String.valueOf(32 << 20));
         p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, String.valueOf(8 << 20));
-        p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, String.valueOf(Math.max(1, Math.min(500, s.topicRefreshMs() / 20))));
+        p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG,
+            String.valueOf(Math.max(1, Math.min(500, s.topicRefreshMs() / 20))));
         p.putAll(s.consumerProperties());
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, s.bootstrapServers());
         p.put(ConsumerConfig.GROUP_ID_CONFIG, s.groupId());
@@ -241,53 +253,73 @@ public final class KafkaSource implements Runnable {
     }
 
     /** @return true once {@link #run()} returned */
-    public boolean finished() {
+    public boolean finished()
+    {
         return finished;
     }
 
     /** @return true when {@code untilCaughtUp} was set and every assigned partition was committed up to its end */
-    public boolean caughtUp() {
+    public boolean caughtUp()
+    {
         return caughtUp;
     }
 
     @Override
-    public void run() {
-        try {
+    public void run()
+    {
+        try
+        {
             consumer = new KafkaConsumer<>(consumerProperties(settings));
             final Listener listener = new Listener();
-            if (settings.pattern() != null) {
+            if (settings.pattern() != null)
+            {
                 consumer.subscribe(settings.pattern(), listener);
-            } else {
+            }
+            else
+            {
                 consumer.subscribe(settings.topics(), listener);
             }
             loop();
-        } catch (final WakeupException e) {
+        }
+        catch (final WakeupException e)
+        {
             LOG.debug("{}: consumer woken up", settings.name());
-        } catch (final RuntimeException e) {
+        }
+        catch (final RuntimeException e)
+        {
             control.fail("source of " + settings.name() + " failed: " + e);
             LOG.error("{}: source failed", settings.name(), e);
-        } finally {
+        }
+        finally
+        {
             shutdown();
             finished = true;
         }
     }
 
-    private void loop() {
+    private void loop()
+    {
         final long pollMs = settings.pollTimeoutMs();
         nextCommitNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.commitIntervalMs());
-        while (!control.stopRequested()) {
-            if (pendingRecords != null) {
+        while (!control.stopRequested())
+        {
+            if (pendingRecords != null)
+            {
                 // keep publishing while the stages make room (always, when they run fused on this thread); pause the
                 // partitions only when nothing moves
                 long before;
-                do {
+                do
+                {
                     before = stats.recordsIn.get();
                     publishPending();
                     downstream.pump();
-                } while (pendingRecords != null && stats.recordsIn.get() != before);
+                }
+                while (pendingRecords != null && stats.recordsIn.get() != before);
             }
-            if (pendingRecords != null) {
-                if (!paused) {
+            if (pendingRecords != null)
+            {
+                if (!paused)
+                {
                     consumer.pause(consumer.assignment());
                     paused = true;
                     stats.backpressurePauses.incrementAndGet();
@@ -296,12 +328,14 @@ public final class KafkaSource implements Runnable {
                 housekeeping(true);
                 continue;
             }
-            if (paused) {
+            if (paused)
+            {
                 resumeAssigned();
                 paused = false;
             }
             final ConsumerRecords<ByteBuffer, ByteBuffer> records = consumer.poll(Duration.ofMillis(pollMs));
-            if (!records.isEmpty()) {
+            if (!records.isEmpty())
+            {
                 pendingRecords = records;
                 pendingPartitions.clear();
                 pendingPartitions.addAll(records.partitions());
@@ -316,34 +350,44 @@ public final class KafkaSource implements Runnable {
 
     private long lastHeartbeatPollNanos;
 
-    private void housekeeping(final boolean blocked) {
+    private void housekeeping(final boolean blocked)
+    {
         final long now = System.nanoTime();
-        if (rereadBackoffNanos > 0) {
+        if (rereadBackoffNanos > 0)
+        {
             rereadFailed(now);
         }
-        if (blocked && now - lastHeartbeatPollNanos > TimeUnit.MILLISECONDS.toNanos(500)) {
+        if (blocked && now - lastHeartbeatPollNanos > TimeUnit.MILLISECONDS.toNanos(500))
+        {
             // paused partitions return nothing; polling keeps the group membership and rebalances moving
             lastHeartbeatPollNanos = now;
             final ConsumerRecords<ByteBuffer, ByteBuffer> none = consumer.poll(Duration.ZERO);
-            if (!none.isEmpty()) {
+            if (!none.isEmpty())
+            {
                 throw new IllegalStateException("records returned while paused");
             }
         }
-        if (now - nextCommitNanos >= 0) {
+        if (now - nextCommitNanos >= 0)
+        {
             nextCommitNanos = now + TimeUnit.MILLISECONDS.toNanos(settings.commitIntervalMs());
             commit(false);
             checkStalls(now);
         }
-        if (settings.untilCaughtUp() && !blocked && now - nextCaughtUpCheckNanos >= 0) {
+        if (settings.untilCaughtUp() && !blocked && now - nextCaughtUpCheckNanos >= 0)
+        {
             nextCaughtUpCheckNanos = now + TimeUnit.MILLISECONDS.toNanos(500);
             checkCaughtUp();
         }
     }
 
-    private void publishPending() {
-        while (true) {
-            if (pendingList == null) {
-                if (pendingPartitionIndex == pendingPartitions.size()) {
+    private void publishPending()
+    {
+        while (true)
+        {
+            if (pendingList == null)
+            {
+                if (pendingPartitionIndex == pendingPartitions.size())
+                {
                     pendingRecords = null;
                     pendingPartitions.clear();
                     return;
@@ -359,9 +403,12 @@ public final class KafkaSource implements Runnable {
             int i = pendingRecordIndex;
             // a partition revoked while its records were kept: the new owner re-reads them from the last commit;
             // a partition waiting to be re-read reads them again after its seek
-            if (ps != null && !ps.holding) {
-                while (i < n) {
-                    if (!tryPublish(ps, list.get(i))) {
+            if (ps != null && !ps.holding)
+            {
+                while (i < n)
+                {
+                    if (!tryPublish(ps, list.get(i)))
+                    {
                         pendingRecordIndex = i;
                         return;
                     }
@@ -374,48 +421,63 @@ public final class KafkaSource implements Runnable {
     }
 
     /** @return false when back-pressured (nothing was registered or published) */
-    private boolean tryPublish(final PartitionState ps, final ConsumerRecord<ByteBuffer, ByteBuffer> r) {
+    private boolean tryPublish(final PartitionState ps, final ConsumerRecord<ByteBuffer, ByteBuffer> r)
+    {
         // ByteBufferDeserializer hands over the fetched bytes without copying them into a byte[] first
         final ByteBuffer value = r.value();
         final ByteBuffer key = settings.copyKeyAndHeaders() ? r.key() : null;
         int headerBytes = 0;
-        if (settings.copyKeyAndHeaders()) {
-            for (final org.apache.kafka.common.header.Header h : r.headers()) {
-                headerBytes += RecordEvent.headerBytesBound(h.key().length(), h.value() == null ? -1 : h.value().length);
+        if (settings.copyKeyAndHeaders())
+        {
+            for (final org.apache.kafka.common.header.Header h : r.headers())
+            {
+                headerBytes += RecordEvent.headerBytesBound(h.key().length(),
+                    h.value() == null ? -1 : h.value().length);
             }
         }
-        final int need = RecordEvent.requiredBytes(key == null ? -1 : key.remaining(), value == null ? -1 : value.remaining(), headerBytes);
-        if (!ring.hasAvailableCapacity(1)) {
+        final int need = RecordEvent.requiredBytes(key == null ? -1 : key.remaining(),
+            value == null ? -1 : value.remaining(), headerBytes);
+        if (!ring.hasAvailableCapacity(1))
+        {
             return false;
         }
         final boolean tooLarge = need > settings.maxRecordBytes();
         ExpandableDirectByteBuffer overflowBuffer = null;
         final long sequence;
         final RecordEvent event;
-        if (!tooLarge && need > slotCapacity) {
+        if (!tooLarge && need > slotCapacity)
+        {
             overflowBuffer = overflow.tryAcquire();
-            if (overflowBuffer == null) {
+            if (overflowBuffer == null)
+            {
                 return false;
             }
         }
-        if (ps.tracker.tryRegister(r.offset()) != AckTracker.REGISTERED) {
+        if (ps.tracker.tryRegister(r.offset()) != AckTracker.REGISTERED)
+        {
             overflow.release(overflowBuffer);
             return false;
         }
         sequence = ring.next();
         ps.lastSequence = sequence;
         event = ring.get(sequence);
-        if (tooLarge) {
+        if (tooLarge)
+        {
             // the route stage applies on_error to it: the value is not copied
-            event.beginRecord(null, 0, ps.topicId, r.partition(), r.offset(), r.timestamp(), ps.trackerId, ps.tracker.generation());
+            event.beginRecord(null, 0, ps.topicId, r.partition(), r.offset(), r.timestamp(), ps.trackerId,
+                ps.tracker.generation());
             event.markTooLarge(need);
-        } else {
+        }
+        else
+        {
             event.beginRecord(overflowBuffer, need, ps.topicId, r.partition(), r.offset(), r.timestamp(), ps.trackerId,
                 ps.tracker.generation());
             event.putValue(value);
-            if (settings.copyKeyAndHeaders()) {
+            if (settings.copyKeyAndHeaders())
+            {
                 event.putKey(key);
-                for (final org.apache.kafka.common.header.Header h : r.headers()) {
+                for (final org.apache.kafka.common.header.Header h : r.headers())
+                {
                     event.putHeader(h.key(), h.value());
                 }
             }
@@ -426,55 +488,78 @@ public final class KafkaSource implements Runnable {
         return true;
     }
 
-    private void commit(final boolean sync) {
+    private void commit(final boolean sync)
+    {
         commitScratch.clear();
-        for (final PartitionState ps : assigned.values()) {
+        for (final PartitionState ps : assigned.values())
+        {
             final long wm = ps.tracker.watermark();
-            if (wm > ps.committed) {
+            if (wm > ps.committed)
+            {
                 commitScratch.put(ps.tp, new OffsetAndMetadata(wm));
             }
         }
-        if (commitScratch.isEmpty()) {
+        if (commitScratch.isEmpty())
+        {
             return;
         }
         final Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>(commitScratch);
-        if (sync) {
-            try {
+        if (sync)
+        {
+            try
+            {
                 consumer.commitSync(offsets, Duration.ofSeconds(30));
                 onCommitted(offsets);
-            } catch (final RuntimeException e) {
+            }
+            catch (final RuntimeException e)
+            {
                 LOG.warn("{}: commit of {} failed: {}", settings.name(), offsets, e.toString());
             }
-        } else {
-            consumer.commitAsync(offsets, (committed, error) -> {
-                if (error == null) {
+        }
+        else
+        {
+            consumer.commitAsync(offsets, (committed, error) ->
+            {
+                if (error == null)
+                {
                     onCommitted(committed);
-                } else {
+                }
+                else
+                {
                     LOG.warn("{}: commit failed (will retry): {}", settings.name(), error.toString());
                 }
             });
         }
     }
 
-    private void onCommitted(final Map<TopicPartition, OffsetAndMetadata> offsets) {
-        for (final Map.Entry<TopicPartition, OffsetAndMetadata> e : offsets.entrySet()) {
+    private void onCommitted(final Map<TopicPartition, OffsetAndMetadata> offsets)
+    {
+        for (final Map.Entry<TopicPartition, OffsetAndMetadata> e : offsets.entrySet())
+        {
             final PartitionState ps = assigned.get(e.getKey());
-            if (ps != null && e.getValue().offset() > ps.committed) {
+            if (ps != null && e.getValue().offset() > ps.committed)
+            {
                 ps.committed = e.getValue().offset();
             }
         }
     }
 
-    private void checkStalls(final long now) {
+    private void checkStalls(final long now)
+    {
         final long limit = TimeUnit.MILLISECONDS.toNanos(settings.stalledFailAfterMs());
-        for (final PartitionState ps : assigned.values()) {
+        for (final PartitionState ps : assigned.values())
+        {
             final AckTracker t = ps.tracker;
             final long wm = t.watermark();
             // a re-read restarts the tracker's clock, so a failure keeps its own
             final boolean failedTooLong = ps.failSinceNanos != NO_FAILURE && now - ps.failSinceNanos > limit;
-            if (failedTooLong || t.registeredEnd() > wm && now - t.lastProgressNanos() > limit) {
-                final String why = t.failed() ? t.failureReason() : ps.failReason != null ? ps.failReason
-                    : downstream.describeStall();
+            if (failedTooLong || t.registeredEnd() > wm && now - t.lastProgressNanos() > limit)
+            {
+                final String why = t.failed()
+                    ? t.failureReason()
+                    : ps.failReason != null
+                        ? ps.failReason
+                        : downstream.describeStall();
                 control.fail("partition " + ps.tp + " made no progress for " + settings.stalledFailAfterMs()
                     + " ms (checkpoint.stalled_fail_after_ms) at offset " + wm + ": "
                     + (why == null || why.isEmpty() ? "records are still in flight" : why));
@@ -483,18 +568,23 @@ public final class KafkaSource implements Runnable {
         }
     }
 
-    private void checkCaughtUp() {
-        if (assigned.isEmpty()) {
+    private void checkCaughtUp()
+    {
+        if (assigned.isEmpty())
+        {
             return;
         }
         final Map<TopicPartition, Long> ends = consumer.endOffsets(assigned.keySet(), Duration.ofSeconds(10));
-        for (final PartitionState ps : assigned.values()) {
+        for (final PartitionState ps : assigned.values())
+        {
             final Long end = ends.get(ps.tp);
-            if (end == null || ps.committed < end) {
+            if (end == null || ps.committed < end)
+            {
                 return;
             }
         }
-        LOG.info("{}: every assigned partition is committed up to its end offset; stopping (--until-caught-up)", settings.name());
+        LOG.info("{}: every assigned partition is committed up to its end offset; stopping (--until-caught-up)",
+            settings.name());
         caughtUp = true;
         control.requestStop();
     }
@@ -503,14 +593,20 @@ public final class KafkaSource implements Runnable {
      * Re-reading: holds a partition whose tracker failed, then seeks it back to its watermark once what it published
      * has settled and the backoff has passed. Source thread; allocates only when a partition fails or is re-read.
      */
-    private void rereadFailed(final long now) {
+    private void rereadFailed(final long now)
+    {
         final PartitionState[] states = partitionArray;
-        for (final PartitionState ps : states) {
+        for (final PartitionState ps : states)
+        {
             final AckTracker t = ps.tracker;
-            if (!ps.holding) {
-                if (!t.failed()) {
-                    if (ps.failSinceNanos != NO_FAILURE && t.watermark() > ps.failOffset) {
-                        LOG.info("{}: {} moved past offset {} after {} re-read(s)", settings.name(), ps.tp, ps.failOffset,
+            if (!ps.holding)
+            {
+                if (!t.failed())
+                {
+                    if (ps.failSinceNanos != NO_FAILURE && t.watermark() > ps.failOffset)
+                    {
+                        LOG.info("{}: {} moved past offset {} after {} re-read(s)", settings.name(), ps.tp,
+                            ps.failOffset,
                             ps.rereads);
                         ps.failSinceNanos = NO_FAILURE;
                         ps.failReason = null;
@@ -520,14 +616,17 @@ public final class KafkaSource implements Runnable {
                     continue;
                 }
                 hold(ps, t, now);
-            } else if (now - ps.rereadAtNanos >= 0 && downstream.settledThrough(ps.lastSequence)) {
+            }
+            else if (now - ps.rereadAtNanos >= 0 && downstream.settledThrough(ps.lastSequence))
+            {
                 final long wm = t.watermark();
                 consumer.seek(ps.tp, wm);
                 t.reset(wm);
                 ps.holding = false;
                 holdingCount--;
                 ps.rereads++;
-                if (!paused) {
+                if (!paused)
+                {
                     consumer.resume(List.of(ps.tp));
                 }
                 LOG.debug("{}: {} re-reading from offset {} (re-read {})", settings.name(), ps.tp, wm, ps.rereads);
@@ -535,44 +634,55 @@ public final class KafkaSource implements Runnable {
         }
     }
 
-    private void hold(final PartitionState ps, final AckTracker t, final long now) {
+    private void hold(final PartitionState ps, final AckTracker t, final long now)
+    {
         final long failed = t.failedOffset();
         ps.holding = true;
         holdingCount++;
         final boolean again = ps.failSinceNanos != NO_FAILURE && failed == ps.failOffset;
-        if (ps.failSinceNanos == NO_FAILURE) {
+        if (ps.failSinceNanos == NO_FAILURE)
+        {
             ps.failSinceNanos = now;
         }
         ps.failOffset = failed;
         ps.failReason = t.failureReason();
-        ps.backoffNanos = ps.backoffNanos == 0 ? rereadBackoffNanos : Math.min(ps.backoffNanos * 2, rereadBackoffMaxNanos);
+        ps.backoffNanos = ps.backoffNanos == 0
+            ? rereadBackoffNanos
+            : Math.min(ps.backoffNanos * 2, rereadBackoffMaxNanos);
         ps.rereadAtNanos = now + ps.backoffNanos;
         consumer.pause(List.of(ps.tp));
-        if (pendingState == ps) {
+        if (pendingState == ps)
+        {
             pendingList = null;
             pendingState = null;
         }
-        if (again) {
+        if (again)
+        {
             LOG.info("{}: {} still failing at offset {} after {} re-read(s); re-reading in {} ms (failing for {} ms of "
-                    + "checkpoint.stalled_fail_after_ms = {})", settings.name(), ps.tp, failed, ps.rereads,
+                + "checkpoint.stalled_fail_after_ms = {})", settings.name(), ps.tp, failed, ps.rereads,
                 TimeUnit.NANOSECONDS.toMillis(ps.backoffNanos), TimeUnit.NANOSECONDS.toMillis(now - ps.failSinceNanos),
                 settings.stalledFailAfterMs());
             return;
         }
         LOG.warn("{}: {} nacked at offset {}: {}; nothing past offset {} is committed; re-reading in {} ms once its "
-                + "records in flight have settled (the run ends if it still fails after checkpoint.stalled_fail_after_ms = {})",
-            settings.name(), ps.tp, failed, ps.failReason, t.watermark(), TimeUnit.NANOSECONDS.toMillis(ps.backoffNanos),
+            + "records in flight have settled (the run ends if it still fails after checkpoint.stalled_fail_after_ms = {})",
+            settings.name(), ps.tp, failed, ps.failReason, t.watermark(),
+            TimeUnit.NANOSECONDS.toMillis(ps.backoffNanos),
             settings.stalledFailAfterMs());
     }
 
-    private void resumeAssigned() {
-        if (holdingCount == 0) {
+    private void resumeAssigned()
+    {
+        if (holdingCount == 0)
+        {
             consumer.resume(consumer.assignment());
             return;
         }
         final List<TopicPartition> resume = new ArrayList<>();
-        for (final PartitionState ps : partitionArray) {
-            if (!ps.holding) {
+        for (final PartitionState ps : partitionArray)
+        {
+            if (!ps.holding)
+            {
                 resume.add(ps.tp);
             }
         }
@@ -580,23 +690,28 @@ public final class KafkaSource implements Runnable {
     }
 
     /** Flushes the downstream and waits (bounded) until it is idle; true when it became idle. */
-    private boolean drain(final String why) {
+    private boolean drain(final String why)
+    {
         flush();
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.drainTimeoutMs());
         long nextLog = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (true) {
+        while (true)
+        {
             downstream.pump();
-            if (downstream.idle()) {
+            if (downstream.idle())
+            {
                 break;
             }
             final long now = System.nanoTime();
-            if (now - deadline >= 0) {
+            if (now - deadline >= 0)
+            {
                 LOG.warn("{}: {}: in-flight batches not written within {} ms (checkpoint.drain_timeout_ms); "
                     + "committing only what is acknowledged. {}", settings.name(), why, settings.drainTimeoutMs(),
                     downstream.describeStall());
                 return false;
             }
-            if (now - nextLog >= 0) {
+            if (now - nextLog >= 0)
+            {
                 LOG.info("{}: {}: waiting for in-flight batches: {}", settings.name(), why, downstream.describeStall());
                 nextLog = now + TimeUnit.SECONDS.toNanos(5);
             }
@@ -605,103 +720,139 @@ public final class KafkaSource implements Runnable {
         return true;
     }
 
-    private void flush() {
+    private void flush()
+    {
         final long sequence = ring.next();
         ring.get(sequence).beginControl(RecordEvent.KIND_FLUSH, ++flushToken);
         ring.publish(sequence);
     }
 
-    private void shutdown() {
-        if (consumer == null) {
+    private void shutdown()
+    {
+        if (consumer == null)
+        {
             return;
         }
-        try {
+        try
+        {
             pendingRecords = null;
             pendingList = null;
             pendingState = null;
             final boolean idle = drain(control.failed() ? "stopping after failure" : "stopping");
-            if (!idle) {
+            if (!idle)
+            {
                 downstream.abandon();
             }
             commit(true);
-            for (final PartitionState ps : assigned.values()) {
+            for (final PartitionState ps : assigned.values())
+            {
                 LOG.info("{}: {} committed offset {}{}", settings.name(), ps.tp, ps.committed,
-                    ps.tracker.failed() ? " (failed at offset " + ps.tracker.failedOffset() + ": " + ps.tracker.failureReason() + ")" : "");
+                    ps.tracker.failed()
+                        ? " (failed at offset " + ps.tracker.failedOffset() + ": " + ps.tracker.failureReason() + ")"
+                        : "");
             }
-        } catch (final RuntimeException e) {
+        }
+        catch (final RuntimeException e)
+        {
             LOG.warn("{}: error while stopping: {}", settings.name(), e.toString());
-        } finally {
-            try {
+        }
+        finally
+        {
+            try
+            {
                 consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(10)));
-            } catch (final RuntimeException e) {
+            }
+            catch (final RuntimeException e)
+            {
                 LOG.warn("{}: error closing the consumer: {}", settings.name(), e.toString());
             }
         }
     }
 
     /** @return the assigned partitions' watermarks and committed offsets, for status lines (source thread view) */
-    public String describePartitions() {
+    public String describePartitions()
+    {
         final StringBuilder sb = new StringBuilder();
         final List<PartitionState> states;
-        synchronized (this) {
+        synchronized (this)
+        {
             states = new ArrayList<>(assigned.values());
         }
-        for (final PartitionState ps : states) {
+        for (final PartitionState ps : states)
+        {
             sb.append(ps.tp).append(" committed=").append(ps.committed).append(' ');
         }
         return sb.toString();
     }
 
-    private final class Listener implements ConsumerRebalanceListener {
+    private final class Listener implements ConsumerRebalanceListener
+    {
         @Override
-        public void onPartitionsRevoked(final Collection<TopicPartition> partitions) {
-            if (partitions.isEmpty()) {
+        public void onPartitionsRevoked(final Collection<TopicPartition> partitions)
+        {
+            if (partitions.isEmpty())
+            {
                 return;
             }
-            LOG.info("{}: partitions revoked: {}; flushing and committing what they acknowledged", settings.name(), partitions);
+            LOG.info("{}: partitions revoked: {}; flushing and committing what they acknowledged", settings.name(),
+                partitions);
             drain("rebalance");
             commit(true);
             remove(partitions);
         }
 
         @Override
-        public void onPartitionsLost(final Collection<TopicPartition> partitions) {
+        public void onPartitionsLost(final Collection<TopicPartition> partitions)
+        {
             LOG.warn("{}: partitions lost (no commit possible): {}", settings.name(), partitions);
             remove(partitions);
         }
 
         @Override
-        public void onPartitionsAssigned(final Collection<TopicPartition> partitions) {
-            if (partitions.isEmpty()) {
+        public void onPartitionsAssigned(final Collection<TopicPartition> partitions)
+        {
+            if (partitions.isEmpty())
+            {
                 return;
             }
-            final Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(Set.copyOf(partitions), Duration.ofSeconds(30));
-            for (final TopicPartition tp : partitions) {
+            final Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(Set.copyOf(partitions),
+                Duration.ofSeconds(30));
+            for (final TopicPartition tp : partitions)
+            {
                 final long position = consumer.position(tp, Duration.ofSeconds(30));
                 final OffsetAndMetadata c = committed.get(tp);
                 final AckTracker tracker = trackers.trackerFor(tp, position);
                 final PartitionState ps = new PartitionState(tp, topics.idOf(tp.topic()), trackers.idOf(tp), tracker,
                     c == null ? position : c.offset());
-                synchronized (KafkaSource.this) {
+                synchronized (KafkaSource.this)
+                {
                     assigned.put(tp, ps);
                     partitionArray = assigned.values().toArray(new PartitionState[0]);
                 }
-                LOG.info("{}: assigned {} at offset {}{}", settings.name(), tp, position, c == null ? " (no commit: "
-                    + settings.autoOffsetReset() + ")" : "");
+                LOG.info("{}: assigned {} at offset {}{}", settings.name(), tp, position, c == null
+                    ? " (no commit: "
+                        + settings.autoOffsetReset() + ")"
+                    : "");
             }
-            if (paused) {
+            if (paused)
+            {
                 consumer.pause(partitions);
             }
         }
 
-        private void remove(final Collection<TopicPartition> partitions) {
-            synchronized (KafkaSource.this) {
-                for (final TopicPartition tp : partitions) {
+        private void remove(final Collection<TopicPartition> partitions)
+        {
+            synchronized (KafkaSource.this)
+            {
+                for (final TopicPartition tp : partitions)
+                {
                     final PartitionState ps = assigned.remove(tp);
-                    if (ps != null && ps == pendingState) {
+                    if (ps != null && ps == pendingState)
+                    {
                         pendingState = null;
                     }
-                    if (ps != null && ps.holding) {
+                    if (ps != null && ps.holding)
+                    {
                         holdingCount--;
                     }
                 }

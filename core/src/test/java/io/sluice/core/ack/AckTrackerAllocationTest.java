@@ -22,8 +22,8 @@ class AckTrackerAllocationTest
     @Test
     void shouldNotAllocateOnRegisterAckAndWatermark()
     {
-        final com.sun.management.ThreadMXBean threads =
-            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean)ManagementFactory
+            .getThreadMXBean();
         assumeTrue(threads.isThreadAllocatedMemorySupported(), "thread allocation counters unsupported");
         threads.setThreadAllocatedMemoryEnabled(true);
 
@@ -42,8 +42,8 @@ class AckTrackerAllocationTest
     @Test
     void shouldNotAllocateWhenEachOffsetIsRegisteredAckedAndCommittedAlone()
     {
-        final com.sun.management.ThreadMXBean threads =
-            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean)ManagementFactory
+            .getThreadMXBean();
         assumeTrue(threads.isThreadAllocatedMemorySupported(), "thread allocation counters unsupported");
         threads.setThreadAllocatedMemoryEnabled(true);
 

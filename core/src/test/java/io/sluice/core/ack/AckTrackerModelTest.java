@@ -53,8 +53,9 @@ class AckTrackerModelTest
             }
         }
 
-        for (final String outcome : new String[] {
-            "register", "window full", "jump", "ack", "ack batch", "duplicate", "out of window", "stale ack", "stale fail",
+        for (final String outcome : new String[]{
+            "register", "window full", "jump", "ack", "ack batch", "duplicate", "out of window", "stale ack",
+            "stale fail",
             "fail recorded", "fail superseded", "skip", "reset"})
         {
             assertTrue(seen.getOrDefault(outcome, 0) > 10, "the random runs must exercise " + outcome + ": " + seen);
@@ -146,7 +147,9 @@ class AckTrackerModelTest
                 final Long offset = pick(random, model.done);
                 if (null != offset)
                 {
-                    final int expected = (offset >>> 4) < (model.lastWatermark >>> 4) ? ACK_OUT_OF_WINDOW : ACK_DUPLICATE;
+                    final int expected = (offset >>> 4) < (model.lastWatermark >>> 4)
+                        ? ACK_OUT_OF_WINDOW
+                        : ACK_DUPLICATE;
                     assertEquals(expected, tracker.ack(offset, model.generation), step + " duplicate ack " + offset);
                     model.invalidAcks++;
                     see(ACK_DUPLICATE == expected ? "duplicate" : "out of window");
@@ -185,7 +188,8 @@ class AckTrackerModelTest
             }
             else if (dice < 97)
             {
-                final long next = model.end + (random.nextInt(4) == 0 ? random.nextInt(3 * capacity) : random.nextInt(5));
+                final long next = model.end
+                    + (random.nextInt(4) == 0 ? random.nextInt(3 * capacity) : random.nextInt(5));
                 assertEquals(model.skipTo(next), tracker.trySkipTo(next), step + " skipTo " + next);
                 see("skip");
             }
@@ -356,11 +360,11 @@ class AckTrackerModelTest
         {
             for (final long offset : pending)
             {
-                stale.add(new long[] {offset, generation});
+                stale.add(new long[]{offset, generation});
             }
             for (final long offset : failed)
             {
-                stale.add(new long[] {offset, generation});
+                stale.add(new long[]{offset, generation});
             }
             generation++;
             lastWatermark = start;

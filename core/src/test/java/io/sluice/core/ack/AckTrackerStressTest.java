@@ -275,7 +275,7 @@ class AckTrackerStressTest
             result.generations = tracker.generation() - AckTracker.INITIAL_GENERATION + 1;
             System.out.printf(
                 "AckTrackerStressTest seed=%d: %,d offsets covered, %,d registered in %d generation(s), %.0f ms, " +
-                "%,.0f registered offsets/s, stale acks %,d, gaps wider than the window %,d%n",
+                    "%,.0f registered offsets/s, stale acks %,d, gaps wider than the window %,d%n",
                 seed, next, registered, result.generations, elapsedNanos / 1e6, registered * 1e9 / elapsedNanos,
                 result.staleAcks, result.jumpsOrBigGaps);
             return result;
@@ -490,7 +490,8 @@ class AckTrackerStressTest
             final int acked = tracker.ackAll(sorted, 0, sorted.length, gen.id);
             if (acked != sorted.length && gen.id == tracker.generation())
             {
-                throw new AssertionError("ackAll acked " + acked + " of " + sorted.length + " in the current generation");
+                throw new AssertionError(
+                    "ackAll acked " + acked + " of " + sorted.length + " in the current generation");
             }
             return true;
         }

@@ -526,7 +526,7 @@ class AckTrackerTest
         assertEquals(4, tracker.ackAll(offsets, 0, offsets.length, generation));
         assertEquals(3, tracker.invalidAcks());
 
-        assertEquals(0, tracker.ackAll(new long[] {7, 8, 9}, 0, 3, generation - 1));
+        assertEquals(0, tracker.ackAll(new long[]{7, 8, 9}, 0, 3, generation - 1));
         assertEquals(3, tracker.staleAcks());
         assertEquals(0, tracker.ackAll(offsets, 2, 2, generation), "an empty range acks nothing");
         assertThrows(IndexOutOfBoundsException.class, () -> tracker.ackAll(offsets, 5, 8, generation));
@@ -553,10 +553,10 @@ class AckTrackerTest
     @Test
     void shouldValidateTheConstructorArguments()
     {
-        for (final int capacity : new int[] {0, -64, 32, 63, 100, 1 << 27, Integer.MIN_VALUE})
+        for (final int capacity : new int[]{0, -64, 32, 63, 100, 1 << 27, Integer.MIN_VALUE})
         {
-            final IllegalArgumentException ex =
-                assertThrows(IllegalArgumentException.class, () -> new AckTracker("t", 0, 0, capacity));
+            final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class,
+                () -> new AckTracker("t", 0, 0, capacity));
             assertTrue(ex.getMessage().contains("windowCapacity"), ex.getMessage());
         }
         assertThrows(IllegalArgumentException.class, () -> new AckTracker("t", -1, 0, 64));

@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 
 import io.sluice.core.pipeline.ErrorPolicy;
 
-class ConfigLoaderTest {
+class ConfigLoaderTest
+{
     private static final String MINIMAL = """
         [kafka]
         bootstrap_servers = "k:9092"
@@ -29,18 +30,21 @@ class ConfigLoaderTest {
         target_table = "events"
         """;
 
-    private static List<ConfigProblem> problems(final String toml) {
+    private static List<ConfigProblem> problems(final String toml)
+    {
         return assertThrows(ConfigException.class, () -> ConfigLoader.parse(toml)).problems();
     }
 
-    private static ConfigProblem only(final String toml) {
+    private static ConfigProblem only(final String toml)
+    {
         final List<ConfigProblem> p = problems(toml);
         assertEquals(1, p.size(), p.toString());
         return p.get(0);
     }
 
     @Test
-    void shouldApplyDefaultsToAMinimalSink() {
+    void shouldApplyDefaultsToAMinimalSink()
+    {
         final SluiceConfig c = ConfigLoader.parse(MINIMAL);
         final SluiceConfig.Sink s = c.sink("s");
         assertEquals(ErrorPolicy.FAIL, s.unmatched());
@@ -61,7 +65,8 @@ class ConfigLoaderTest {
     }
 
     @Test
-    void shouldLetBranchesOverrideBatchingAndInheritTheRest() {
+    void shouldLetBranchesOverrideBatchingAndInheritTheRest()
+    {
         final SluiceConfig c = ConfigLoader.parse(MINIMAL + """
             max_rows = 500
             [[sinks.branches]]
@@ -90,7 +95,8 @@ class ConfigLoaderTest {
     }
 
     @Test
-    void shouldNameAnUnknownKeyWithItsLineAndSuggestTheRightOne() {
+    void shouldNameAnUnknownKeyWithItsLineAndSuggestTheRightOne()
+    {
         final ConfigProblem p = only(MINIMAL + "maxrows = 5\n");
         assertEquals("sinks[0].plugin_config.maxrows", p.key());
         assertEquals(13, p.line());
@@ -99,7 +105,8 @@ class ConfigLoaderTest {
     }
 
     @Test
-    void shouldReportEveryProblemAtOnce() {
+    void shouldReportEveryProblemAtOnce()
+    {
         final List<ConfigProblem> p = problems("""
             [kafka]
             bootstrap_servers = 9092
@@ -120,20 +127,24 @@ class ConfigLoaderTest {
         assertTrue(all.contains("sinks[0].kind (line 7): \"postgres\" is not one of \"clickhouse\""), all);
         assertTrue(all.contains("sinks[0].unmatched (line 9): \"drop\" is not one of \"fail\", \"skip\""), all);
         assertTrue(all.contains("sinks[0].pattern"), all);
-        assertTrue(all.contains("sinks[0].plugin_config.endpoint (line 11): \"ch:8123\" is not an http(s)://host:port URL"), all);
+        assertTrue(
+            all.contains("sinks[0].plugin_config.endpoint (line 11): \"ch:8123\" is not an http(s)://host:port URL"),
+            all);
         assertTrue(all.contains("sinks[0].plugin_config.max_rows (line 12): 0 is out of range"), all);
         assertTrue(all.contains("target_table"), all);
     }
 
     @Test
-    void shouldReportSyntaxErrorsWithTheirLine() {
+    void shouldReportSyntaxErrorsWithTheirLine()
+    {
         final ConfigProblem p = only("[kafka]\nbootstrap_servers = \"x\"\n[[sinks]\n");
         assertEquals("(syntax)", p.key());
         assertEquals(3, p.line());
     }
 
     @Test
-    void shouldRequireTheCatchAllBranchToBeLast() {
+    void shouldRequireTheCatchAllBranchToBeLast()
+    {
         final ConfigProblem p = only(MINIMAL + """
             [[sinks.branches]]
             name = "all"
@@ -146,19 +157,25 @@ class ConfigLoaderTest {
     }
 
     @Test
-    void shouldRejectMalformedConditions() {
+    void shouldRejectMalformedConditions()
+    {
         assertTrue(only(MINIMAL + "[[sinks.branches]]\nname = \"a\"\nwhen = { path = \"t\" }\n").message()
             .contains("give one of equals, in, prefix, matches, exists"));
-        assertTrue(only(MINIMAL + "[[sinks.branches]]\nname = \"a\"\nwhen = { path = \"t\", equals = \"x\", prefix = \"y\" }\n").message()
+        assertTrue(only(
+            MINIMAL + "[[sinks.branches]]\nname = \"a\"\nwhen = { path = \"t\", equals = \"x\", prefix = \"y\" }\n")
+            .message()
             .contains("only one of"));
-        assertTrue(only(MINIMAL + "[[sinks.branches]]\nname = \"a\"\nwhen = { path = \"t\", matches = \"(\" }\n").message()
-            .contains("not a valid regular expression"));
-        assertTrue(only(MINIMAL + "[[sinks.branches]]\nname = \"a\"\nwhen = { path = \"t\", equal = \"x\" }\n").message()
-            .contains("unknown key"));
+        assertTrue(
+            only(MINIMAL + "[[sinks.branches]]\nname = \"a\"\nwhen = { path = \"t\", matches = \"(\" }\n").message()
+                .contains("not a valid regular expression"));
+        assertTrue(
+            only(MINIMAL + "[[sinks.branches]]\nname = \"a\"\nwhen = { path = \"t\", equal = \"x\" }\n").message()
+                .contains("unknown key"));
     }
 
     @Test
-    void shouldRejectDuplicateNamesAndAmbiguousSubscriptions() {
+    void shouldRejectDuplicateNamesAndAmbiguousSubscriptions()
+    {
         final String twice = MINIMAL + MINIMAL.substring(MINIMAL.indexOf("[[sinks]]"));
         assertTrue(problems(twice).toString().contains("duplicate sink name \"s\""));
         assertTrue(only(MINIMAL.replace("group_id = \"g\"", "group_id = \"g\"\ntopics = [\"a\"]")).message()
@@ -166,16 +183,20 @@ class ConfigLoaderTest {
     }
 
     @Test
-    void shouldCheckTableCreationAndTheUnknownFieldsSwitch() {
+    void shouldCheckTableCreationAndTheUnknownFieldsSwitch()
+    {
         final SluiceConfig.ClickHouse plain = ConfigLoader.parse(MINIMAL).sink("s").plugin();
         assertEquals("rewrite", plain.identifier());
         assertEquals("ignore", plain.unknownFields());
         assertTrue(!plain.failOnUnknownFields() && !plain.createTable());
-        final SluiceConfig.ClickHouse strict = ConfigLoader.parse(MINIMAL + "unknown_fields = \"fail\"\ncreate_table = true\n"
-            + "create_table_ddl = \"CREATE TABLE {database}.{table} (id UInt8) ENGINE = Memory\"\n").sink("s").plugin();
+        final SluiceConfig.ClickHouse strict = ConfigLoader
+            .parse(MINIMAL + "unknown_fields = \"fail\"\ncreate_table = true\n"
+                + "create_table_ddl = \"CREATE TABLE {database}.{table} (id UInt8) ENGINE = Memory\"\n")
+            .sink("s").plugin();
         assertTrue(strict.failOnUnknownFields() && strict.createTable());
         assertTrue(only(MINIMAL + "unknown_fields = \"skip\"\n").toString().contains("unknown_fields"));
-        assertTrue(only(MINIMAL + "create_table = true\n").message().contains("needs create_table_ddl or create_table_like"));
+        assertTrue(
+            only(MINIMAL + "create_table = true\n").message().contains("needs create_table_ddl or create_table_like"));
         assertTrue(only(MINIMAL + "create_table_ddl = \"CREATE TABLE {database}.events (id UInt8) ENGINE = Memory\"\n")
             .message().contains("has no {table} placeholder"));
         assertTrue(only(MINIMAL + "create_table_ddl = \"CREATE TABLE {table} AS t\"\ncreate_table_like = \"t\"\n")
@@ -183,9 +204,11 @@ class ConfigLoaderTest {
     }
 
     @Test
-    void shouldLoadTheShippedExample() throws Exception {
+    void shouldLoadTheShippedExample() throws Exception
+    {
         Path dir = Path.of("").toAbsolutePath();
-        while (!Files.exists(dir.resolve("examples/github-events.toml"))) {
+        while (!Files.exists(dir.resolve("examples/github-events.toml")))
+        {
             dir = dir.getParent();
         }
         final SluiceConfig c = ConfigLoader.load(dir.resolve("examples/github-events.toml"));

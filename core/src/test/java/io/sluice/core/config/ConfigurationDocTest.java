@@ -13,14 +13,17 @@ import org.junit.jupiter.api.Test;
  * docs/configuration.md's reference section is generated from {@link ConfigSchema}; this test fails when they
  * differ. Regenerate with {@code mvn -pl core test -Dtest=ConfigurationDocTest -Dsluice.updateDocs=true}.
  */
-class ConfigurationDocTest {
+class ConfigurationDocTest
+{
     static final String BEGIN = "<!-- BEGIN GENERATED: ConfigSchema.markdown() -->\n";
     static final String END = "<!-- END GENERATED -->";
 
     @Test
-    void shouldDocumentEveryKeyExactlyAsTheSchemaDefinesIt() throws IOException {
+    void shouldDocumentEveryKeyExactlyAsTheSchemaDefinesIt() throws IOException
+    {
         Path dir = Path.of("").toAbsolutePath();
-        while (dir != null && !Files.exists(dir.resolve("docs/configuration.md"))) {
+        while (dir != null && !Files.exists(dir.resolve("docs/configuration.md")))
+        {
             dir = dir.getParent();
         }
         assertTrue(dir != null, "docs/configuration.md not found");
@@ -31,7 +34,8 @@ class ConfigurationDocTest {
         assertTrue(b >= 0 && e > b, "generated markers missing in " + doc);
         final String generated = ConfigSchema.markdown();
         final String current = text.substring(b + BEGIN.length(), e);
-        if (Boolean.getBoolean("sluice.updateDocs") && !current.equals(generated)) {
+        if (Boolean.getBoolean("sluice.updateDocs") && !current.equals(generated))
+        {
             Files.writeString(doc, text.substring(0, b + BEGIN.length()) + generated + text.substring(e));
             return;
         }

@@ -16,29 +16,35 @@ import io.sluice.core.config.SluiceConfig.TopicRule;
 import io.sluice.core.config.SluiceConfig.TopicRule.Strategy;
 
 /** The [[sources]] part of the configuration: every key, every strategy, every problem named by key and line. */
-class SourceConfigTest {
+class SourceConfigTest
+{
     private static final String KAFKA = "[kafka]\nbootstrap_servers = \"127.0.0.1:19092\"\n\n";
 
-    private static String source(final String sourceKeys, final String topic) {
+    private static String source(final String sourceKeys, final String topic)
+    {
         return KAFKA + "[[sources]]\nname = \"s\"\n" + sourceKeys + "\n[[sources.topics]]\ntopic = " + topic + "\n";
     }
 
-    private static String fileSource(final String topic) {
+    private static String fileSource(final String topic)
+    {
         return source("kind = \"file\"\npath = \"in.jsonl\"", topic);
     }
 
-    private static List<ConfigProblem> problems(final String toml) {
+    private static List<ConfigProblem> problems(final String toml)
+    {
         return assertThrows(ConfigException.class, () -> ConfigLoader.parse(toml)).problems();
     }
 
-    private static String only(final String toml) {
+    private static String only(final String toml)
+    {
         final List<ConfigProblem> p = problems(toml);
         assertEquals(1, p.size(), p.toString());
         return p.get(0).toString();
     }
 
     @Test
-    void shouldReadAKafkaSourceWithEveryKey() {
+    void shouldReadAKafkaSourceWithEveryKey()
+    {
         final SluiceConfig c = ConfigLoader.parse(KAFKA + """
             [[sources]]
             name = "firehose"
@@ -71,12 +77,14 @@ class SourceConfigTest {
         assertEquals(2000, s.maxNewTopicsPerMinute());
         assertEquals(10, s.retryBackoffMs());
         assertEquals(100, s.retryBackoffMaxMs());
-        assertEquals(new TopicRule(Strategy.FIELD, null, "user.id", null, "users.{value}", "users.unknown", 0), s.rule());
+        assertEquals(new TopicRule(Strategy.FIELD, null, "user.id", null, "users.{value}", "users.unknown", 0),
+            s.rule());
         assertEquals("field user.id", s.rule().describe());
     }
 
     @Test
-    void shouldTakeDefaults() {
+    void shouldTakeDefaults()
+    {
         final Source s = ConfigLoader.parse(source("kind = \"kafka\"\ninput_topics = [\"a\", \"b\"]\ngroup_id = \"g\"",
             "\"orders\"")).sources().get(0);
         assertEquals(List.of("a", "b"), s.inputTopics());
@@ -106,7 +114,8 @@ class SourceConfigTest {
         "{ strategy = 'hash', header = 'tenant', buckets = 4 }|HASH|HEADER||tenant|{value}||4",
         "{ strategy = 'hash', buckets = 12, template = 'k.{value}' }|HASH|KEY|||k.{value}||12"})
     void shouldReadTheSeedsRules(final String topic, final Strategy strategy, final Strategy hashOf, final String path,
-        final String header, final String template, final String fallback, final int buckets) {
+        final String header, final String template, final String fallback, final int buckets)
+    {
         final TopicRule rule = ConfigLoader.parse(fileSource(topic.replace('\'', '"'))).sources().get(0).rule();
         assertEquals(new TopicRule(strategy, hashOf, path, header, template, fallback, buckets), rule);
     }
@@ -135,13 +144,15 @@ class SourceConfigTest {
         "{ strategy = 'field', path = 'a', bukets = 2 }|topic.bukets (line 9): unknown key; did you mean buckets?",
         "'orders/eu'|sources[0].topics[0].topic (line 9): \"orders/eu\" is not a legal topic name",
         "42|expected a topic name or an inline table"})
-    void shouldNameEveryProblemOfARule(final String topic, final String expected) {
+    void shouldNameEveryProblemOfARule(final String topic, final String expected)
+    {
         final String problem = only(fileSource(topic.replace('\'', '"')));
         assertTrue(problem.contains(expected), problem);
     }
 
     @Test
-    void shouldCollectEveryProblemOfASourceAtOnce() {
+    void shouldCollectEveryProblemOfASourceAtOnce()
+    {
         final List<ConfigProblem> p = problems(KAFKA + """
             [[sources]]
             name = "s"
@@ -157,7 +168,10 @@ class SourceConfigTest {
             """);
         final String all = p.toString();
         assertEquals(7, p.size(), all);
-        assertTrue(all.contains("sources[0].pattern (line 5): a kafka source needs pattern (a regular expression) or input_topics"), all);
+        assertTrue(
+            all.contains(
+                "sources[0].pattern (line 5): a kafka source needs pattern (a regular expression) or input_topics"),
+            all);
         assertTrue(all.contains("sources[0].group_id (line 5): missing: a kafka source needs a consumer group"), all);
         assertTrue(all.contains("sources[0].path (line 7): only for kind = \"file\""), all);
         assertTrue(all.contains("sources[0].partitions (line 8): 0 partitions"), all);
@@ -167,14 +181,17 @@ class SourceConfigTest {
     }
 
     @Test
-    void shouldRejectKafkaKeysOnOtherKinds() {
+    void shouldRejectKafkaKeysOnOtherKinds()
+    {
         final String p = problems(source("kind = \"stdin\"\ngroup_id = \"g\"\npattern = \"x\"", "\"t\"")).toString();
-        assertTrue(p.contains("sources[0].group_id (line 7): only for kind = \"kafka\" (this source is kind = \"stdin\")"), p);
+        assertTrue(
+            p.contains("sources[0].group_id (line 7): only for kind = \"kafka\" (this source is kind = \"stdin\")"), p);
         assertTrue(p.contains("sources[0].pattern (line 8): only for kind = \"kafka\""), p);
     }
 
     @Test
-    void shouldExplainThatTopicsIsTheRoutingBlock() {
+    void shouldExplainThatTopicsIsTheRoutingBlock()
+    {
         final String p = only(KAFKA + """
             [[sources]]
             name = "s"
@@ -188,30 +205,37 @@ class SourceConfigTest {
     }
 
     @Test
-    void shouldRequireExactlyOneTopicsBlock() {
+    void shouldRequireExactlyOneTopicsBlock()
+    {
         final String none = only(KAFKA + "[[sources]]\nname = \"s\"\nkind = \"stdin\"\n");
         assertTrue(none.contains("sources[0].topics (line 5): missing (required)"), none);
-        final String two = only(KAFKA + "[[sources]]\nname = \"s\"\nkind = \"stdin\"\n[[sources.topics]]\ntopic = \"a\"\n"
-            + "[[sources.topics]]\ntopic = \"b\"\n");
+        final String two = only(
+            KAFKA + "[[sources]]\nname = \"s\"\nkind = \"stdin\"\n[[sources.topics]]\ntopic = \"a\"\n"
+                + "[[sources.topics]]\ntopic = \"b\"\n");
         assertTrue(two.contains("2 [[sources.topics]] blocks: a source has exactly one"), two);
     }
 
     @Test
-    void shouldRequireAPathForAFileSourceAndUniqueNames() {
-        assertTrue(only(source("kind = \"file\"", "\"t\"")).contains("sources[0].path (line 5): missing: a file source needs"));
-        final String dup = only(KAFKA + "[[sources]]\nname = \"s\"\nkind = \"stdin\"\n[[sources.topics]]\ntopic = \"a\"\n"
-            + "[[sources]]\nname = \"s\"\nkind = \"embedded\"\n[[sources.topics]]\ntopic = \"b\"\n");
+    void shouldRequireAPathForAFileSourceAndUniqueNames()
+    {
+        assertTrue(only(source("kind = \"file\"", "\"t\""))
+            .contains("sources[0].path (line 5): missing: a file source needs"));
+        final String dup = only(
+            KAFKA + "[[sources]]\nname = \"s\"\nkind = \"stdin\"\n[[sources.topics]]\ntopic = \"a\"\n"
+                + "[[sources]]\nname = \"s\"\nkind = \"embedded\"\n[[sources.topics]]\ntopic = \"b\"\n");
         assertTrue(dup.contains("sources[1].name (line 10): duplicate source name \"s\""), dup);
     }
 
     @Test
-    void shouldAcceptAConfigurationWithOnlySourcesButNotOneWithNothing() {
+    void shouldAcceptAConfigurationWithOnlySourcesButNotOneWithNothing()
+    {
         assertEquals(1, ConfigLoader.parse(fileSource("\"t\"")).sources().size());
         assertTrue(only(KAFKA).contains("no [[sources]] or [[sinks]] defined: nothing to run"));
     }
 
     @Test
-    void shouldNameTheSourceThatDoesNotExist() {
+    void shouldNameTheSourceThatDoesNotExist()
+    {
         final SluiceConfig c = ConfigLoader.parse(fileSource("\"t\""));
         final ConfigException e = assertThrows(ConfigException.class, () -> c.source("nope"));
         assertTrue(e.getMessage().contains("no source named \"nope\" (sources: s)"), e.getMessage());

@@ -15,8 +15,7 @@ final class ClickHouseLexer
 {
     enum Type
     {
-        WHITESPACE, COMMENT, BARE_WORD, NUMBER, STRING_LITERAL, QUOTED_IDENTIFIER, DOT, SEMICOLON, PUNCTUATION,
-        ERROR
+        WHITESPACE, COMMENT, BARE_WORD, NUMBER, STRING_LITERAL, QUOTED_IDENTIFIER, DOT, SEMICOLON, PUNCTUATION, ERROR
     }
 
     /** How a server reads {@code \c} for a character {@code c} with no special meaning. */

@@ -111,7 +111,8 @@ class DestinationTemplateTest
     @DisplayName("D3: a segment the topic does not have fails the batch, never an empty or partial name")
     void shouldFailRatherThanProduceAPartialName()
     {
-        final Resolution resolution = DestinationTemplate.parse("{topic_segment[9]}").resolve("acme.cdc.inventory.orders");
+        final Resolution resolution = DestinationTemplate.parse("{topic_segment[9]}")
+            .resolve("acme.cdc.inventory.orders");
 
         assertFalse(resolution.ok());
         assertNull(resolution.name());
@@ -172,8 +173,8 @@ class DestinationTemplateTest
         "{topic_segment(1)}", "{topic_segment[1]]}", "{topic", "topic}", "events_{topic}}", "{}", "{{topic}"})
     void shouldRejectAMalformedTemplateNamingIt(final String template)
     {
-        final IllegalArgumentException error =
-            assertThrows(IllegalArgumentException.class, () -> DestinationTemplate.parse(template));
+        final IllegalArgumentException error = assertThrows(IllegalArgumentException.class,
+            () -> DestinationTemplate.parse(template));
 
         assertTrue(error.getMessage().startsWith("destination template '" + template + "': "), error.getMessage());
     }
@@ -181,8 +182,8 @@ class DestinationTemplateTest
     @Test
     void shouldPointAValuePlaceholderToTheSourceSide()
     {
-        final IllegalArgumentException error =
-            assertThrows(IllegalArgumentException.class, () -> DestinationTemplate.parse("t_{value}"));
+        final IllegalArgumentException error = assertThrows(IllegalArgumentException.class,
+            () -> DestinationTemplate.parse("t_{value}"));
 
         assertEquals("destination template 't_{value}': unknown placeholder '{value}' at index 2; the placeholders " +
             "are {topic}, {topic_segment[n]}, {topic_segment[-n]}; {value} belongs to a source's routing template, " +

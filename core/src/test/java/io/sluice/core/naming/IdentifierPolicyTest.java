@@ -119,8 +119,8 @@ class IdentifierPolicyTest
     @ValueSource(strings = {"", "rewrite ", "quoted", "none", "verbatim"})
     void shouldRejectAnUnknownPolicyNamingIt(final String value)
     {
-        final IllegalArgumentException error =
-            assertThrows(IllegalArgumentException.class, () -> IdentifierPolicy.parse(value));
+        final IllegalArgumentException error = assertThrows(IllegalArgumentException.class,
+            () -> IdentifierPolicy.parse(value));
 
         assertEquals("identifier policy '" + value + "' is not one of: rewrite, quote", error.getMessage());
     }

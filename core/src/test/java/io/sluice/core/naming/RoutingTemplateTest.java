@@ -121,7 +121,7 @@ class RoutingTemplateTest
     @ValueSource(strings = {"", " ", "  ", "\t\n", "\u00A0", "\u3000"})
     void shouldTreatABlankValueAsMissingWhateverTheTemplate(final String blank)
     {
-        for (final String text : new String[] {"{value}", "users.{value}", "{value}.events", "a.{value}.{value}"})
+        for (final String text : new String[]{"{value}", "users.{value}", "{value}.events", "a.{value}.{value}"})
         {
             final RoutingTemplate template = RoutingTemplate.parse(text);
 
@@ -170,8 +170,8 @@ class RoutingTemplateTest
         "{}", "{{value}", "a{b{value}", "}", "{", "   ", ".", "..", "\u3000"})
     void shouldRejectAMalformedTemplateNamingIt(final String text)
     {
-        final IllegalArgumentException error =
-            assertThrows(IllegalArgumentException.class, () -> RoutingTemplate.parse(text));
+        final IllegalArgumentException error = assertThrows(IllegalArgumentException.class,
+            () -> RoutingTemplate.parse(text));
 
         assertTrue(error.getMessage().startsWith("routing template '" + text + "': "), error.getMessage());
     }
@@ -179,8 +179,8 @@ class RoutingTemplateTest
     @Test
     void shouldExplainAnUnknownPlaceholder()
     {
-        final IllegalArgumentException error =
-            assertThrows(IllegalArgumentException.class, () -> RoutingTemplate.parse("users.{user_id}"));
+        final IllegalArgumentException error = assertThrows(IllegalArgumentException.class,
+            () -> RoutingTemplate.parse("users.{user_id}"));
 
         assertEquals("routing template 'users.{user_id}': unknown placeholder '{user_id}' at index 6; the only " +
             "placeholder is {value} (write '{{' and '}}' for literal braces)", error.getMessage());
@@ -278,8 +278,8 @@ class RoutingTemplateTest
     @Test
     void shouldNotAllocateWhenRenderingAndSanitising()
     {
-        final com.sun.management.ThreadMXBean threads =
-            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean)ManagementFactory
+            .getThreadMXBean();
         assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
 
         final RoutingTemplate template = RoutingTemplate.parse("tenant.{value}.events");

@@ -418,8 +418,8 @@ class TopicNameSanitizerTest
     @Test
     void shouldNotAllocateWhenSanitisingABuffer()
     {
-        final com.sun.management.ThreadMXBean threads =
-            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean)ManagementFactory
+            .getThreadMXBean();
         assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
 
         final List<UnsafeBuffer> inputs = List.of(
@@ -529,7 +529,8 @@ class TopicNameSanitizerTest
     static String escape(final String s)
     {
         final StringBuilder sb = new StringBuilder("\"");
-        s.chars().forEach(c -> sb.append(c >= 0x20 && c < 0x7F ? String.valueOf((char)c) : String.format("\\u%04X", c)));
+        s.chars()
+            .forEach(c -> sb.append(c >= 0x20 && c < 0x7F ? String.valueOf((char)c) : String.format("\\u%04X", c)));
         return sb.append('"').toString();
     }
 

@@ -15,8 +15,10 @@ import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.config.SluiceConfig.Condition;
 import io.sluice.core.config.SluiceConfig.Condition.Op;
 
-class ClassifierTest {
-    private static int classify(final Condition when, final String json) {
+class ClassifierTest
+{
+    private static int classify(final Condition when, final String json)
+    {
         final PathRegistry paths = new PathRegistry(64);
         final List<SluiceConfig.Branch> branches = List.of(
             new SluiceConfig.Branch("b", when, "db", "t", java.util.Map.of(), null, 1, 1, 1));
@@ -27,7 +29,8 @@ class ClassifierTest {
         return c.classify(s);
     }
 
-    private static Condition cond(final String path, final Op op, final String... values) {
+    private static Condition cond(final String path, final Op op, final String... values)
+    {
         return new Condition(path, op, List.of(values), true);
     }
 
@@ -46,7 +49,9 @@ class ClassifierTest {
         "a.b  | x         | {\"a\":{\"b\":\"x\"}}              | true",
         "a.b  | x         | {}                                 | false",
     })
-    void shouldCompareTheDerivedValueExactly(final String path, final String literal, final String json, final boolean matches) {
+    void shouldCompareTheDerivedValueExactly(final String path, final String literal, final String json,
+        final boolean matches)
+    {
         assertEquals(matches ? 0 : Classifier.UNMATCHED, classify(cond(path, Op.EQUALS, literal), json));
     }
 
@@ -59,8 +64,10 @@ class ClassifierTest {
         "matches | {\"t\":\"é-9\"}    | true",
         "matches | {\"t\":\"é-9x\"}   | false",
     })
-    void shouldApplyInPrefixAndMatches(final String op, final String json, final boolean matches) {
-        final Condition c = switch (op) {
+    void shouldApplyInPrefixAndMatches(final String op, final String json, final boolean matches)
+    {
+        final Condition c = switch (op)
+        {
             case "in" -> cond("t", Op.IN, "a", "b", "c");
             case "prefix" -> cond("t", Op.PREFIX, "ab");
             default -> cond("t", Op.MATCHES, "\\p{L}-[0-9]");
@@ -77,12 +84,15 @@ class ClassifierTest {
         "false | {\"p\":null}   | true",
         "false | {\"p\":\"\"}   | false",
     })
-    void shouldTreatNullAsAbsentForExists(final boolean exists, final String json, final boolean matches) {
-        assertEquals(matches ? 0 : Classifier.UNMATCHED, classify(new Condition("p", Op.EXISTS, List.of(), exists), json));
+    void shouldTreatNullAsAbsentForExists(final boolean exists, final String json, final boolean matches)
+    {
+        assertEquals(matches ? 0 : Classifier.UNMATCHED,
+            classify(new Condition("p", Op.EXISTS, List.of(), exists), json));
     }
 
     @org.junit.jupiter.api.Test
-    void shouldPickTheFirstMatchingBranchInOrder() {
+    void shouldPickTheFirstMatchingBranchInOrder()
+    {
         final PathRegistry paths = new PathRegistry(64);
         final List<SluiceConfig.Branch> branches = List.of(
             new SluiceConfig.Branch("x", cond("k", Op.EQUALS, "1"), "db", "t", java.util.Map.of(), null, 1, 1, 1),
@@ -92,7 +102,8 @@ class ClassifierTest {
         final JsonScanner s = paths.scanner();
         final String[] docs = {"{\"k\":1}", "{\"k\":\"2\"}", "{\"j\":1}"};
         final int[] expected = {0, 1, 2};
-        for (int i = 0; i < docs.length; i++) {
+        for (int i = 0; i < docs.length; i++)
+        {
             final byte[] b = docs[i].getBytes(StandardCharsets.UTF_8);
             s.scan(new UnsafeBuffer(b), 0, b.length);
             assertEquals(expected[i], c.classify(s), docs[i]);

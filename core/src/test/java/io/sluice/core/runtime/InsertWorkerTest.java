@@ -23,28 +23,34 @@ import io.sluice.core.sink.SinkException;
  * server is exercised by the integration tests): offsets are acknowledged only after a successful write, retriable
  * failures are retried in order, a permanent failure fails the offsets so the watermark stops before them (case S3).
  */
-class InsertWorkerTest {
+class InsertWorkerTest
+{
     /** Each call consumes the next scripted outcome: null = success, else the exception to throw. */
-    private static final class ScriptedWriter implements BatchWriter {
+    private static final class ScriptedWriter implements BatchWriter
+    {
         final Deque<SinkException> script = new java.util.LinkedList<>();
         int calls;
 
         @Override
-        public void write(final BatchBuffer batch) throws SinkException {
+        public void write(final BatchBuffer batch) throws SinkException
+        {
             calls++;
             final SinkException next = script.poll();
-            if (next != null) {
+            if (next != null)
+            {
                 throw next;
             }
         }
 
         @Override
-        public String describe() {
+        public String describe()
+        {
             return "scripted";
         }
 
         @Override
-        public void close() {
+        public void close()
+        {
         }
     }
 
@@ -53,25 +59,31 @@ class InsertWorkerTest {
     private final BatchPool pool = new BatchPool(4, 1024, 16);
     private final Destination table = new Destination(0, 0, "b", "db", "a", "`db`.`a`", List.of(), "s", null);
 
-    private BatchBuffer batch(final long... offsets) {
+    private BatchBuffer batch(final long... offsets)
+    {
         final BatchBuffer b = pool.tryAcquire();
         b.open(table, 0, System.nanoTime());
-        for (final long o : offsets) {
+        for (final long o : offsets)
+        {
             b.addRow(0, tracker.generation(), o, System.currentTimeMillis());
         }
         return b;
     }
 
-    private InsertWorker worker(final ScriptedWriter writer, final PipelineStats stats) {
-        return new InsertWorker("test", 4, writer, trackers, stats, new CircuitBreaker(2, TimeUnit.MILLISECONDS.toNanos(5)),
+    private InsertWorker worker(final ScriptedWriter writer, final PipelineStats stats)
+    {
+        return new InsertWorker("test", 4, writer, trackers, stats,
+            new CircuitBreaker(2, TimeUnit.MILLISECONDS.toNanos(5)),
             new BusySpinIdleStrategy(), 1, 2);
     }
 
-    private static void runUntilIdle(final InsertWorker w) throws InterruptedException {
+    private static void runUntilIdle(final InsertWorker w) throws InterruptedException
+    {
         final Thread t = new Thread(w);
         t.start();
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!w.idle() && System.nanoTime() < deadline) {
+        while (!w.idle() && System.nanoTime() < deadline)
+        {
             Thread.sleep(1);
         }
         w.stop();
@@ -79,9 +91,11 @@ class InsertWorkerTest {
     }
 
     @Test
-    void shouldCommitPastAFailedTableOnlyAfterItsRetrySucceedsCaseS3() throws Exception {
+    void shouldCommitPastAFailedTableOnlyAfterItsRetrySucceedsCaseS3() throws Exception
+    {
         // case S3: offsets 10-14; 10, 12, 14 -> table A; 11, 13 -> table B whose first insert fails (retriable)
-        for (long o = 10; o <= 14; o++) {
+        for (long o = 10; o <= 14; o++)
+        {
             assertEquals(AckTracker.REGISTERED, tracker.tryRegister(o));
         }
         final ScriptedWriter writer = new ScriptedWriter();
@@ -99,8 +113,10 @@ class InsertWorkerTest {
     }
 
     @Test
-    void shouldNotPassAnOffsetWhoseTableFailedForGood() throws Exception {
-        for (long o = 10; o <= 14; o++) {
+    void shouldNotPassAnOffsetWhoseTableFailedForGood() throws Exception
+    {
+        for (long o = 10; o <= 14; o++)
+        {
             tracker.tryRegister(o);
         }
         final ScriptedWriter writer = new ScriptedWriter();
@@ -117,10 +133,12 @@ class InsertWorkerTest {
     }
 
     @Test
-    void shouldOpenTheBreakerAfterConsecutiveFailuresAndStillDeliver() throws Exception {
+    void shouldOpenTheBreakerAfterConsecutiveFailuresAndStillDeliver() throws Exception
+    {
         tracker.tryRegister(10);
         final ScriptedWriter writer = new ScriptedWriter();
-        for (int i = 0; i < 5; i++) {
+        for (int i = 0; i < 5; i++)
+        {
             writer.script.add(new SinkException("refused", true, 0, null));
         }
         final InsertWorker w = worker(writer, new PipelineStats());
@@ -133,10 +151,12 @@ class InsertWorkerTest {
     }
 
     @Test
-    void shouldLeaveOffsetsUnacknowledgedWhenAbandoned() throws Exception {
+    void shouldLeaveOffsetsUnacknowledgedWhenAbandoned() throws Exception
+    {
         tracker.tryRegister(10);
         final ScriptedWriter writer = new ScriptedWriter();
-        for (int i = 0; i < 1000; i++) {
+        for (int i = 0; i < 1000; i++)
+        {
             writer.script.add(new SinkException("refused", true, 0, null));
         }
         final InsertWorker w = worker(writer, new PipelineStats());

@@ -47,20 +47,25 @@ import io.sluice.ringbuffers.RecordRing;
  * writer is a stand-in that accepts each batch at once: the ClickHouse client's own allocation per batch is outside
  * the record path and measured by the benchmarks.
  */
-class RecordPathAllocationTest {
-    private static final com.sun.management.ThreadMXBean THREADS =
-        (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+class RecordPathAllocationTest
+{
+    private static final com.sun.management.ThreadMXBean THREADS = (com.sun.management.ThreadMXBean)ManagementFactory
+        .getThreadMXBean();
 
-    private static List<byte[]> sample() throws Exception {
+    private static List<byte[]> sample() throws Exception
+    {
         Path dir = Path.of("").toAbsolutePath();
-        while (!Files.exists(dir.resolve("examples/data/github-events.jsonl.gz"))) {
+        while (!Files.exists(dir.resolve("examples/data/github-events.jsonl.gz")))
+        {
             dir = dir.getParent();
         }
         final List<byte[]> lines = new ArrayList<>();
         try (BufferedReader r = new BufferedReader(new InputStreamReader(new GZIPInputStream(
-            Files.newInputStream(dir.resolve("examples/data/github-events.jsonl.gz"))), StandardCharsets.UTF_8))) {
+            Files.newInputStream(dir.resolve("examples/data/github-events.jsonl.gz"))), StandardCharsets.UTF_8)))
+        {
             String line;
-            while ((line = r.readLine()) != null) {
+            while ((line = r.readLine()) != null)
+            {
                 lines.add(line.getBytes(StandardCharsets.UTF_8));
             }
         }
@@ -68,16 +73,21 @@ class RecordPathAllocationTest {
     }
 
     /** Tables as examples/github-events.sql declares them (a subset of the types is enough for the path). */
-    private static final class Catalog implements DestinationCatalog {
+    private static final class Catalog implements DestinationCatalog
+    {
         @Override
-        public TableSchema describe(final String database, final String table) {
+        public TableSchema describe(final String database, final String table)
+        {
             final List<ColumnSpec> cols = new ArrayList<>(List.of(
                 new ColumnSpec("id", "UInt64", "", ""), new ColumnSpec("created_at", "DateTime", "", ""),
                 new ColumnSpec("actor_login", "String", "", ""), new ColumnSpec("repo_name", "String", "", "")));
-            if (table.equals("push_events")) {
+            if (table.equals("push_events"))
+            {
                 cols.add(new ColumnSpec("size", "UInt32", "", ""));
                 cols.add(new ColumnSpec("ref", "String", "", ""));
-            } else {
+            }
+            else
+            {
                 cols.add(new ColumnSpec("type", "String", "", ""));
                 cols.add(new ColumnSpec("payload", "String", "", ""));
             }
@@ -85,69 +95,79 @@ class RecordPathAllocationTest {
         }
 
         @Override
-        public void create(final String database, final String table) {
+        public void create(final String database, final String table)
+        {
         }
 
         @Override
-        public String evaluateDefault(final ColumnSpec column) {
+        public String evaluateDefault(final ColumnSpec column)
+        {
             return null;
         }
 
         @Override
-        public String qualifiedName(final String database, final String table) {
+        public String qualifiedName(final String database, final String table)
+        {
             return database + "." + table;
         }
 
         @Override
-        public String quoteColumn(final String column) {
+        public String quoteColumn(final String column)
+        {
             return column;
         }
     }
 
     /** Accepts every batch at once and counts rows. */
-    private static final class AcceptingWriter implements BatchWriter {
+    private static final class AcceptingWriter implements BatchWriter
+    {
         volatile long rows;
 
         @Override
-        public void write(final BatchBuffer batch) {
+        public void write(final BatchBuffer batch)
+        {
             rows += batch.rowCount();
         }
 
         @Override
-        public String describe() {
+        public String describe()
+        {
             return "accepting";
         }
 
         @Override
-        public void close() {
+        public void close()
+        {
         }
     }
 
     @Test
-    void shouldAllocateNothingPerRecordFromSlotToCommittableOffset() throws Exception {
-        final SluiceConfig config = ConfigLoader.parse("""
-            [kafka]
-            bootstrap_servers = "unused:9092"
-            [[sinks]]
-            name = "g"
-            kind = "clickhouse"
-            topics = ["github.events"]
-            group_id = "g"
-            [sinks.plugin_config]
-            endpoint = "http://unused:8123"
-            database = "github"
-            max_rows = 2000
-            linger_ms = 5
-            [[sinks.branches]]
-            name = "push"
-            when = { path = "type", equals = "PushEvent" }
-            target_table = "push_events"
-            columns = { actor_login = "actor.login", repo_name = "repo.name", size = "payload.size", ref = "payload.ref" }
-            [[sinks.branches]]
-            name = "other"
-            target_table = "other_events"
-            columns = { actor_login = "actor.login", repo_name = "repo.name" }
-            """);
+    void shouldAllocateNothingPerRecordFromSlotToCommittableOffset() throws Exception
+    {
+        final SluiceConfig config = ConfigLoader.parse(
+            """
+                [kafka]
+                bootstrap_servers = "unused:9092"
+                [[sinks]]
+                name = "g"
+                kind = "clickhouse"
+                topics = ["github.events"]
+                group_id = "g"
+                [sinks.plugin_config]
+                endpoint = "http://unused:8123"
+                database = "github"
+                max_rows = 2000
+                linger_ms = 5
+                [[sinks.branches]]
+                name = "push"
+                when = { path = "type", equals = "PushEvent" }
+                target_table = "push_events"
+                columns = { actor_login = "actor.login", repo_name = "repo.name", size = "payload.size", ref = "payload.ref" }
+                [[sinks.branches]]
+                name = "other"
+                target_table = "other_events"
+                columns = { actor_login = "actor.login", repo_name = "repo.name" }
+                """);
         final GatherSpec<JsonRecord> spec = TomlGather.build(config.sink("g"));
         final PartitionTrackers trackers = new PartitionTrackers(1 << 16);
         final AckTracker tracker = trackers.trackerFor(new TopicPartition("github.events", 0), 0);
@@ -162,7 +182,8 @@ class RecordPathAllocationTest {
         final List<DestinationResolver.SinkTarget> targets = new ArrayList<>();
         final List<InsertWorker[][]> workers = new ArrayList<>();
         final List<BatchPool> pools = new ArrayList<>();
-        for (final Split.Branch<?> b : spec.split().branches()) {
+        for (final Split.Branch<?> b : spec.split().branches())
+        {
             final SinkSpec s = spec.sinks().get(b.sink());
             targets.add(new DestinationResolver.SinkTarget(s, new Catalog()));
             workers.add(shards);
@@ -171,7 +192,8 @@ class RecordPathAllocationTest {
             pools.add(pool);
         }
         final OverflowPool overflow = new OverflowPool(4, 64 << 10, 1 << 20);
-        final RouteStage<JsonRecord> route = new RouteStage<>("g", spec.decoder(), spec.split(), spec.onError(), targets, workers,
+        final RouteStage<JsonRecord> route = new RouteStage<>("g", spec.decoder(), spec.split(), spec.onError(),
+            targets, workers,
             pools, new DestinationResolver(), trackers, topics, overflow, control, stats);
         assertEquals(null, route.resolveLiteralDestinations());
         final RecordRing ring = new RecordRing(64, 8192, new BlockingWaitStrategy());
@@ -191,9 +213,12 @@ class RecordPathAllocationTest {
         recording.enable("jdk.ObjectAllocationOutsideTLAB").withStackTrace();
         long mainBefore = 0;
         long workerBefore = 0;
-        for (int i = 0; i < warmup + measured; i++) {
-            if (i == warmup) {
-                while (tracker.watermark() != offset) {
+        for (int i = 0; i < warmup + measured; i++)
+        {
+            if (i == warmup)
+            {
+                while (tracker.watermark() != offset)
+                {
                     route.onTimeout(-1);
                     Thread.onSpinWait();
                 }
@@ -201,7 +226,8 @@ class RecordPathAllocationTest {
                 mainBefore = THREADS.getThreadAllocatedBytes(Thread.currentThread().getId());
                 workerBefore = THREADS.getThreadAllocatedBytes(workerThread.getId());
             }
-            if (i == half) {
+            if (i == half)
+            {
                 mainAtHalf = THREADS.getThreadAllocatedBytes(Thread.currentThread().getId());
                 workerAtHalf = THREADS.getThreadAllocatedBytes(workerThread.getId());
             }
@@ -209,13 +235,16 @@ class RecordPathAllocationTest {
             final RecordEvent event = ring.ringBuffer().get(i);
             final int need = RecordEvent.requiredBytes(-1, value.length, 0);
             ExpandableDirectByteBuffer big = null;
-            if (need > event.slotCapacity()) {
-                while ((big = overflow.tryAcquire()) == null) {
+            if (need > event.slotCapacity())
+            {
+                while ((big = overflow.tryAcquire()) == null)
+                {
                     route.onTimeout(-1);
                     Thread.onSpinWait();
                 }
             }
-            while (tracker.tryRegister(offset) != AckTracker.REGISTERED) {
+            while (tracker.tryRegister(offset) != AckTracker.REGISTERED)
+            {
                 // the window is full: as on the engine's threads, lingering batches seal while the source waits
                 route.onTimeout(-1);
                 tracker.watermark();
@@ -227,13 +256,15 @@ class RecordPathAllocationTest {
             route.onBatchStart(1, 0);
             route.onEvent(event, i, (i & 63) == 63);
             offset++;
-            if ((i & 1023) == 0) {
+            if ((i & 1023) == 0)
+            {
                 tracker.watermark();
             }
         }
         route.onEvent(flush(ring), -1, true);
         final long deadline = System.nanoTime() + 30_000_000_000L;
-        while (tracker.watermark() != offset && System.nanoTime() < deadline) {
+        while (tracker.watermark() != offset && System.nanoTime() < deadline)
+        {
             Thread.sleep(1);
         }
         final long mainBytes = THREADS.getThreadAllocatedBytes(Thread.currentThread().getId()) - mainBefore;
@@ -253,28 +284,36 @@ class RecordPathAllocationTest {
         final long mainSecond = mainBytes - mainFirst;
         final long workerFirst = workerAtHalf - workerBefore;
         final long workerSecond = workerBytes - workerFirst;
-        System.out.printf("record path allocation per half (%d records each): route+source %d / %d bytes, insert worker %d / %d bytes%n",
+        System.out.printf(
+            "record path allocation per half (%d records each): route+source %d / %d bytes, insert worker %d / %d bytes%n",
             measured / 2, mainFirst, mainSecond, workerFirst, workerSecond);
         final double perRecordRoute = (double)Math.min(mainFirst, mainSecond) / (measured / 2);
         final double perRecordWorker = (double)Math.min(workerFirst, workerSecond) / (measured / 2);
-        System.out.printf("record path allocation over %d records: route+source thread %.4f B/record, insert worker %.4f B/record%n",
+        System.out.printf(
+            "record path allocation over %d records: route+source thread %.4f B/record, insert worker %.4f B/record%n",
             measured, perRecordRoute, perRecordWorker);
-        assertTrue(perRecordRoute < 0.05, "route/source thread allocated " + mainBytes + " bytes over " + measured + " records; " + where);
-        assertTrue(perRecordWorker < 0.05, "insert worker allocated " + workerBytes + " bytes over " + measured + " records; " + where);
+        assertTrue(perRecordRoute < 0.05,
+            "route/source thread allocated " + mainBytes + " bytes over " + measured + " records; " + where);
+        assertTrue(perRecordWorker < 0.05,
+            "insert worker allocated " + workerBytes + " bytes over " + measured + " records; " + where);
     }
 
     /** The allocation sites JFR saw while measuring, for an actionable failure message. */
-    private static String allocationSites(final jdk.jfr.Recording recording) throws Exception {
+    private static String allocationSites(final jdk.jfr.Recording recording) throws Exception
+    {
         final Path file = Files.createTempFile("alloc", ".jfr");
         recording.dump(file);
         final StringBuilder sb = new StringBuilder("allocation sites seen by JFR:");
-        for (final jdk.jfr.consumer.RecordedEvent e : jdk.jfr.consumer.RecordingFile.readAllEvents(file)) {
+        for (final jdk.jfr.consumer.RecordedEvent e : jdk.jfr.consumer.RecordingFile.readAllEvents(file))
+        {
             final jdk.jfr.consumer.RecordedThread t = e.getThread();
             sb.append("\n  [").append(t == null ? "?" : t.getJavaName()).append("] ")
                 .append(e.getClass("objectClass") == null ? "?" : e.getClass("objectClass").getName());
-            if (e.getStackTrace() != null) {
-                e.getStackTrace().getFrames().stream().limit(6).forEach(f ->
-                    sb.append(" <- ").append(f.getMethod().getType().getName()).append('.').append(f.getMethod().getName())
+            if (e.getStackTrace() != null)
+            {
+                e.getStackTrace().getFrames().stream().limit(6)
+                    .forEach(f -> sb.append(" <- ").append(f.getMethod().getType().getName()).append('.')
+                        .append(f.getMethod().getName())
                         .append(':').append(f.getLineNumber()));
             }
         }
@@ -282,7 +321,8 @@ class RecordPathAllocationTest {
         return sb.toString();
     }
 
-    private static RecordEvent flush(final RecordRing ring) {
+    private static RecordEvent flush(final RecordRing ring)
+    {
         final RecordEvent e = ring.ringBuffer().get(0);
         e.beginControl(RecordEvent.KIND_FLUSH, 1);
         return e;

@@ -13,43 +13,56 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
 /** The replay log of file and stdin sources: order, wrap-around, trimming, back-pressure, too-large lines. */
-class ReplayLogTest {
-    private static UnsafeBuffer text(final String s) {
+class ReplayLogTest
+{
+    private static UnsafeBuffer text(final String s)
+    {
         return new UnsafeBuffer(s.getBytes(StandardCharsets.UTF_8));
     }
 
-    private static String at(final ReplayLog log, final long position) {
+    private static String at(final ReplayLog log, final long position)
+    {
         return log.buffer().getStringWithoutLengthUtf8(log.bytesIndex(position), log.length(position));
     }
 
     @Test
-    void shouldKeepLinesInOrderAcrossWrapAroundsAgainstAModel() {
+    void shouldKeepLinesInOrderAcrossWrapAroundsAgainstAModel()
+    {
         final Random random = new Random(7);
         final ReplayLog log = new ReplayLog(1024);
         final Deque<String> model = new ArrayDeque<>();
         final Deque<Long> lines = new ArrayDeque<>();
         long next = 0;
-        for (int step = 0; step < 100_000; step++) {
-            if (random.nextInt(3) > 0) {
+        for (int step = 0; step < 100_000; step++)
+        {
+            if (random.nextInt(3) > 0)
+            {
                 final String s = "x".repeat(random.nextInt(200)) + next;
-                if (log.tryAppend(next, text(s), 0, s.length())) {
+                if (log.tryAppend(next, text(s), 0, s.length()))
+                {
                     model.addLast(s);
                     lines.addLast(next);
-                } else {
+                }
+                else
+                {
                     assertTrue(log.usedBytes() + 2L * ReplayLog.recordSize(s.length()) > 1024, "refused with room");
                 }
                 next += 1 + random.nextInt(2);
-            } else if (!lines.isEmpty()) {
+            }
+            else if (!lines.isEmpty())
+            {
                 final long upTo = lines.peekFirst() + random.nextInt(4);
                 log.trimBefore(upTo);
-                while (!lines.isEmpty() && lines.peekFirst() < upTo) {
+                while (!lines.isEmpty() && lines.peekFirst() < upTo)
+                {
                     lines.removeFirst();
                     model.removeFirst();
                 }
             }
             assertEquals(model.size(), log.records());
             long p = log.first();
-            for (final String expected : model) {
+            for (final String expected : model)
+            {
                 assertEquals(expected, at(log, p));
                 p = log.next(p);
             }
@@ -58,10 +71,12 @@ class ReplayLogTest {
     }
 
     @Test
-    void shouldRefuseWhenFullAndAcceptAfterTrimming() {
+    void shouldRefuseWhenFullAndAcceptAfterTrimming()
+    {
         final ReplayLog log = new ReplayLog(256);
         int appended = 0;
-        while (log.tryAppend(appended, text("0123456789"), 0, 10)) {
+        while (log.tryAppend(appended, text("0123456789"), 0, 10))
+        {
             appended++;
         }
         assertEquals(256 / ReplayLog.recordSize(10), appended);
@@ -71,12 +86,14 @@ class ReplayLogTest {
     }
 
     @Test
-    void shouldKeepOnlyTheSizeOfALineTooLargeToKeep() {
+    void shouldKeepOnlyTheSizeOfALineTooLargeToKeep()
+    {
         final ReplayLog log = new ReplayLog(256);
         assertTrue(log.tryAppendTooLarge(5, 9_000_000));
         assertEquals(5, log.line(log.first()));
         assertEquals(0, log.length(log.first()));
         assertEquals(9_000_000, log.tooLargeBytes(log.first()));
-        assertFalse(log.tryAppend(6, new UnsafeBuffer(new byte[200]), 0, 200), "a record above half the log never fits");
+        assertFalse(log.tryAppend(6, new UnsafeBuffer(new byte[200]), 0, 200),
+            "a record above half the log never fits");
     }
 }

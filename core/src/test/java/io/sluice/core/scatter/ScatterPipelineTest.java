@@ -35,11 +35,13 @@ import io.sluice.core.runtime.SluiceEngine;
  * Scatter pipelines end to end against an in-memory cluster ({@link FakeScatterDriver}): the file source, the rule,
  * topic creation and its rate limit, nack and re-read, the stall limit and exit codes, and the embedded API.
  */
-class ScatterPipelineTest {
+class ScatterPipelineTest
+{
     @TempDir
     Path dir;
 
-    private static String header(final long stallMs) {
+    private static String header(final long stallMs)
+    {
         return """
             [kafka]
             bootstrap_servers = "fake:1"
@@ -54,7 +56,8 @@ class ScatterPipelineTest {
             """.formatted(stallMs);
     }
 
-    private SluiceConfig fileConfig(final Path file, final long stallMs, final String sourceKeys, final String topic) {
+    private SluiceConfig fileConfig(final Path file, final long stallMs, final String sourceKeys, final String topic)
+    {
         return ConfigLoader.parse(header(stallMs) + """
             [[sources]]
             name = "users"
@@ -68,42 +71,52 @@ class ScatterPipelineTest {
             """.formatted(file, sourceKeys, topic));
     }
 
-    private Path lines(final List<String> lines, final boolean gzip) throws IOException {
+    private Path lines(final List<String> lines, final boolean gzip) throws IOException
+    {
         final Path file = dir.resolve(gzip ? "in.jsonl.gz" : "in.jsonl");
         try (OutputStream raw = Files.newOutputStream(file);
-            OutputStream out = gzip ? new GZIPOutputStream(raw) : raw) {
-            for (final String l : lines) {
+            OutputStream out = gzip ? new GZIPOutputStream(raw) : raw)
+        {
+            for (final String l : lines)
+            {
                 out.write((l + "\n").getBytes(StandardCharsets.UTF_8));
             }
         }
         return file;
     }
 
-    private static List<String> users(final int records, final int users) {
+    private static List<String> users(final int records, final int users)
+    {
         final List<String> out = new ArrayList<>();
-        for (int i = 0; i < records; i++) {
+        for (int i = 0; i < records; i++)
+        {
             out.add("{\"user\":{\"id\":" + (i % users) + "},\"seq\":" + i + "}");
         }
         return out;
     }
 
-    private static final class Run {
+    private static final class Run
+    {
         int exit;
         SluiceEngine engine;
         long millis;
 
-        ScatterPipeline pipeline() {
+        ScatterPipeline pipeline()
+        {
             return engine.scatterPipelines().get(0);
         }
 
-        String failure() {
+        String failure()
+        {
             return engine.scatterPipelines().isEmpty() ? null : pipeline().control().failureReason();
         }
     }
 
-    private static Run run(final SluiceConfig config, final FakeScatterDriver driver) {
+    private static Run run(final SluiceConfig config, final FakeScatterDriver driver)
+    {
         final Run r = new Run();
-        r.engine = new SluiceEngine(config, sink -> {
+        r.engine = new SluiceEngine(config, sink ->
+        {
             throw new IllegalStateException("no sinks here");
         }, source -> driver, new GatherPipeline.RunOptions(false));
         final long start = System.nanoTime();
@@ -115,8 +128,10 @@ class ScatterPipelineTest {
     private static final String FIELD_RULE = "{ strategy = \"field\", path = \"user.id\", template = \"users.{value}\" }";
 
     @Test
-    void shouldProduceEveryLineIntoItsTopicOnceAndEndWhenTheFileIsDone() throws IOException {
-        for (final boolean gzip : new boolean[] {false, true}) {
+    void shouldProduceEveryLineIntoItsTopicOnceAndEndWhenTheFileIsDone() throws IOException
+    {
+        for (final boolean gzip : new boolean[]{false, true})
+        {
             final List<String> lines = users(2_000, 100);
             lines.add(500, "");
             lines.add(900, "   ");
@@ -126,12 +141,15 @@ class ScatterPipelineTest {
             assertEquals(SluiceEngine.EXIT_OK, r.exit, r.failure());
             assertEquals(100, driver.topics.size());
             assertEquals(100, driver.created.get());
-            assertTrue(driver.createCalls.get() <= 100, "at most one round trip per new topic: " + driver.createCalls.get());
+            assertTrue(driver.createCalls.get() <= 100,
+                "at most one round trip per new topic: " + driver.createCalls.get());
             assertEquals(2_000, driver.total());
-            for (int u = 0; u < 100; u++) {
+            for (int u = 0; u < 100; u++)
+            {
                 final List<String> got = driver.produced.get("users." + u);
                 assertEquals(20, got.size());
-                for (final String v : got) {
+                for (final String v : got)
+                {
                     assertTrue(v.startsWith("{\"user\":{\"id\":" + u + "}"), v);
                 }
             }
@@ -141,7 +159,8 @@ class ScatterPipelineTest {
     }
 
     @Test
-    void shouldStallNameTheLineAndExitOneWhenARecordLacksTheFieldAndThereIsNoFallback() throws IOException {
+    void shouldStallNameTheLineAndExitOneWhenARecordLacksTheFieldAndThereIsNoFallback() throws IOException
+    {
         final List<String> lines = List.of(
             "{\"user\":{\"id\":1}}",
             "{\"user\":{\"id\":2}}",
@@ -154,17 +173,21 @@ class ScatterPipelineTest {
         final String why = r.failure();
         assertNotNull(why);
         assertTrue(why.contains("made no progress for 1500 ms (checkpoint.stalled_fail_after_ms) at line 3"), why);
-        assertTrue(why.contains("record file " + dir.resolve("in.jsonl") + " line 3: routing rule field user.id: no value at the path; "
-            + "the rule has no fallback"), why);
+        assertTrue(why.contains(
+            "record file " + dir.resolve("in.jsonl") + " line 3: routing rule field user.id: no value at the path; "
+                + "the rule has no fallback"),
+            why);
         assertTrue(r.millis >= 1_500, "stalled for the limit first: " + r.millis);
         assertEquals(1, driver.count("users.1"));
         assertEquals(1, driver.count("users.2"));
         assertFalse(driver.sendOrder.stream().anyMatch(s -> s.contains("no id")), "the record is never produced");
-        assertTrue(r.pipeline().stats().failed.get() >= 2, "re-read at least once: " + r.pipeline().stats().failed.get());
+        assertTrue(r.pipeline().stats().failed.get() >= 2,
+            "re-read at least once: " + r.pipeline().stats().failed.get());
     }
 
     @Test
-    void shouldReReadAfterAFailedSendAndDeliverEveryRecordAtLeastOnce() throws IOException {
+    void shouldReReadAfterAFailedSendAndDeliverEveryRecordAtLeastOnce() throws IOException
+    {
         final FakeScatterDriver driver = new FakeScatterDriver();
         driver.failWhen = v -> v.contains("\"seq\":137}");
         driver.failuresLeft.set(3);
@@ -179,7 +202,8 @@ class ScatterPipelineTest {
     }
 
     @Test
-    void shouldFailTheBatchNamingTheTopicWhenItDoesNotExistAndCreateTopicsIsFalse() throws IOException {
+    void shouldFailTheBatchNamingTheTopicWhenItDoesNotExistAndCreateTopicsIsFalse() throws IOException
+    {
         final FakeScatterDriver driver = new FakeScatterDriver("users.1");
         final Run r = run(fileConfig(lines(List.of("{\"user\":{\"id\":1}}", "{\"user\":{\"id\":2}}"), false), 1_000,
             "create_topics = false", FIELD_RULE), driver);
@@ -194,7 +218,8 @@ class ScatterPipelineTest {
     }
 
     @Test
-    void shouldNotStartWhenTheStaticTopicDoesNotExistAndCreateTopicsIsFalse() throws IOException {
+    void shouldNotStartWhenTheStaticTopicDoesNotExistAndCreateTopicsIsFalse() throws IOException
+    {
         final FakeScatterDriver driver = new FakeScatterDriver();
         final Run r = run(fileConfig(lines(List.of("{}"), false), 60_000, "", "\"orders\""), driver);
         assertEquals(SluiceEngine.EXIT_FAILURE, r.exit);
@@ -203,11 +228,13 @@ class ScatterPipelineTest {
     }
 
     @Test
-    void shouldTakeTheFallbackBeyondMaxNewTopicsPerMinute() throws IOException {
+    void shouldTakeTheFallbackBeyondMaxNewTopicsPerMinute() throws IOException
+    {
         final FakeScatterDriver driver = new FakeScatterDriver("users.other");
         final Run r = run(fileConfig(lines(users(100, 10), false), 10_000,
             "create_topics = true\nmax_new_topics_per_minute = 3",
-            "{ strategy = \"field\", path = \"user.id\", template = \"users.{value}\", fallback = \"users.other\" }"), driver);
+            "{ strategy = \"field\", path = \"user.id\", template = \"users.{value}\", fallback = \"users.other\" }"),
+            driver);
 
         assertEquals(SluiceEngine.EXIT_OK, r.exit, r.failure());
         assertEquals(3, driver.created.get());
@@ -217,7 +244,8 @@ class ScatterPipelineTest {
     }
 
     @Test
-    void shouldStallBeyondMaxNewTopicsPerMinuteWithoutAFallback() throws IOException {
+    void shouldStallBeyondMaxNewTopicsPerMinuteWithoutAFallback() throws IOException
+    {
         final FakeScatterDriver driver = new FakeScatterDriver();
         final Run r = run(fileConfig(lines(users(20, 10), false), 1_000,
             "create_topics = true\nmax_new_topics_per_minute = 3", FIELD_RULE), driver);
@@ -230,7 +258,8 @@ class ScatterPipelineTest {
     }
 
     @Test
-    void shouldReadStandardInputToItsEnd() {
+    void shouldReadStandardInputToItsEnd()
+    {
         final SluiceConfig config = ConfigLoader.parse(header(5_000) + """
             [[sources]]
             name = "in"
@@ -240,24 +269,30 @@ class ScatterPipelineTest {
             topic = { strategy = "key", template = "k.{value}", fallback = "k.none" }
             """);
         final java.io.InputStream stdin = System.in;
-        try {
-            System.setIn(new java.io.ByteArrayInputStream("{\"a\":1}\r\n\n{\"a\":2}\n{\"a\":3}".getBytes(StandardCharsets.UTF_8)));
+        try
+        {
+            System.setIn(new java.io.ByteArrayInputStream(
+                "{\"a\":1}\r\n\n{\"a\":2}\n{\"a\":3}".getBytes(StandardCharsets.UTF_8)));
             final FakeScatterDriver driver = new FakeScatterDriver();
             final Run r = run(config, driver);
             assertEquals(SluiceEngine.EXIT_OK, r.exit, r.failure());
             assertEquals(List.of("{\"a\":1}", "{\"a\":2}", "{\"a\":3}"), driver.produced.get("k.none"));
-        } finally {
+        }
+        finally
+        {
             System.setIn(stdin);
         }
     }
 
     @Test
-    void shouldWarnOnceWhenTwoTopicsCollideInKafkasMetricNames() throws IOException {
+    void shouldWarnOnceWhenTwoTopicsCollideInKafkasMetricNames() throws IOException
+    {
         final Logger logger = (Logger)LoggerFactory.getLogger(ScatterRouteStage.class);
         final ListAppender<ILoggingEvent> appender = new ListAppender<>();
         appender.start();
         logger.addAppender(appender);
-        try {
+        try
+        {
             final FakeScatterDriver driver = new FakeScatterDriver();
             final Run r = run(fileConfig(lines(List.of("{\"t\":\"a.b\"}", "{\"t\":\"a_b\"}", "{\"t\":\"a.b\"}",
                 "{\"t\":\"a_b\"}", "{\"t\":\"c\"}"), false), 5_000, "create_topics = true",
@@ -267,13 +302,16 @@ class ScatterPipelineTest {
                 .filter(m -> m.contains("collide in Kafka's metric names")).toList();
             assertEquals(1, warnings.size(), warnings.toString());
             assertTrue(warnings.get(0).contains("topics a.b and a_b collide"), warnings.get(0));
-        } finally {
+        }
+        finally
+        {
             logger.detachAppender(appender);
         }
     }
 
     @Test
-    void shouldTellTheEmbeddedCallerWhatBecameOfEachRecord() throws Exception {
+    void shouldTellTheEmbeddedCallerWhatBecameOfEachRecord() throws Exception
+    {
         final SluiceConfig config = ConfigLoader.parse(header(60_000) + """
             [[sources]]
             name = "api"
@@ -285,27 +323,36 @@ class ScatterPipelineTest {
         final FakeScatterDriver driver = new FakeScatterDriver();
         final Map<Long, String> outcomes = new ConcurrentHashMap<>();
         final CountDownLatch done = new CountDownLatch(3);
-        final DeliveryListener listener = new DeliveryListener() {
+        final DeliveryListener listener = new DeliveryListener()
+        {
             @Override
-            public void onDelivered(final long id, final String topic) {
+            public void onDelivered(final long id, final String topic)
+            {
                 outcomes.put(id, "delivered " + topic);
                 done.countDown();
             }
 
             @Override
-            public void onFailed(final long id, final String reason) {
+            public void onFailed(final long id, final String reason)
+            {
                 outcomes.put(id, "failed " + reason);
                 done.countDown();
             }
         };
-        try (ScatterRouter router = ScatterRouter.open(config, "api", driver)) {
-            final org.agrona.concurrent.UnsafeBuffer value = new org.agrona.concurrent.UnsafeBuffer("{\"x\":1}".getBytes(StandardCharsets.UTF_8));
-            final org.agrona.concurrent.UnsafeBuffer key = new org.agrona.concurrent.UnsafeBuffer("k1".getBytes(StandardCharsets.UTF_8));
-            assertEquals(ScatterRouter.OFFERED, router.offer(value, 0, value.capacity(), key, 0, 2, new String[] {"tenant"},
-                new byte[][] {"acme corp".getBytes(StandardCharsets.UTF_8)}, 1, 1L, listener));
-            assertEquals(ScatterRouter.OFFERED, router.offer(value, 0, value.capacity(), null, 0, -1, null, null, 0, 2L, listener));
-            assertEquals(ScatterRouter.OFFERED, router.offer(value, 0, value.capacity(), null, 0, -1, new String[] {"tenant"},
-                new byte[][] {"b2".getBytes(StandardCharsets.UTF_8)}, 1, 3L, listener));
+        try (ScatterRouter router = ScatterRouter.open(config, "api", driver))
+        {
+            final org.agrona.concurrent.UnsafeBuffer value = new org.agrona.concurrent.UnsafeBuffer(
+                "{\"x\":1}".getBytes(StandardCharsets.UTF_8));
+            final org.agrona.concurrent.UnsafeBuffer key = new org.agrona.concurrent.UnsafeBuffer(
+                "k1".getBytes(StandardCharsets.UTF_8));
+            assertEquals(ScatterRouter.OFFERED,
+                router.offer(value, 0, value.capacity(), key, 0, 2, new String[]{"tenant"},
+                    new byte[][]{"acme corp".getBytes(StandardCharsets.UTF_8)}, 1, 1L, listener));
+            assertEquals(ScatterRouter.OFFERED,
+                router.offer(value, 0, value.capacity(), null, 0, -1, null, null, 0, 2L, listener));
+            assertEquals(ScatterRouter.OFFERED,
+                router.offer(value, 0, value.capacity(), null, 0, -1, new String[]{"tenant"},
+                    new byte[][]{"b2".getBytes(StandardCharsets.UTF_8)}, 1, 3L, listener));
             assertTrue(done.await(10, TimeUnit.SECONDS));
             assertEquals("delivered tenant.acme_corp", outcomes.get(1L));
             assertEquals("failed routing rule header tenant: the record has no header tenant; the rule has no fallback",
@@ -321,7 +368,8 @@ class ScatterPipelineTest {
             final byte[][] tenant = {"t".getBytes(StandardCharsets.UTF_8)};
             final String[] names = {"tenant"};
             while ((rc = router.offer(value, 0, value.capacity(), null, 0, -1, names, tenant, 1, 100L + offered,
-                listener)) == ScatterRouter.OFFERED) {
+                listener)) == ScatterRouter.OFFERED)
+            {
                 offered++;
                 assertTrue(offered < 100_000, "never back-pressured");
             }
@@ -331,16 +379,21 @@ class ScatterPipelineTest {
         assertEquals(ScatterRouter.CLOSED, closedRouterOffer(config, new FakeScatterDriver()));
     }
 
-    private static int closedRouterOffer(final SluiceConfig config, final FakeScatterDriver driver) throws ScatterException {
+    private static int closedRouterOffer(final SluiceConfig config, final FakeScatterDriver driver)
+        throws ScatterException
+    {
         final ScatterRouter router = ScatterRouter.open(config, "api", driver);
         router.close();
-        return router.offer("{}".getBytes(StandardCharsets.UTF_8), 1L, new DeliveryListener() {
+        return router.offer("{}".getBytes(StandardCharsets.UTF_8), 1L, new DeliveryListener()
+        {
             @Override
-            public void onDelivered(final long id, final String topic) {
+            public void onDelivered(final long id, final String topic)
+            {
             }
 
             @Override
-            public void onFailed(final long id, final String reason) {
+            public void onFailed(final long id, final String reason)
+            {
             }
         });
     }

@@ -12,14 +12,18 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
 /** The routed-topic table: ids, growth, states, and no allocation for a known name; the new-topic rate limit. */
-class TopicTableTest {
+class TopicTableTest
+{
     @Test
-    void shouldGiveEachNameOneIdThroughGrowth() {
+    void shouldGiveEachNameOneIdThroughGrowth()
+    {
         final TopicTable table = new TopicTable();
-        for (int i = 0; i < 10_000; i++) {
+        for (int i = 0; i < 10_000; i++)
+        {
             assertEquals(i, table.intern("users." + i));
         }
-        for (int i = 0; i < 10_000; i++) {
+        for (int i = 0; i < 10_000; i++)
+        {
             final byte[] b = ("users." + i).getBytes(StandardCharsets.US_ASCII);
             final UnsafeBuffer buffer = new UnsafeBuffer(new byte[300]);
             buffer.putBytes(0, b);
@@ -30,29 +34,34 @@ class TopicTableTest {
     }
 
     @Test
-    void shouldNotAllocateToFindAKnownName() {
-        final com.sun.management.ThreadMXBean threads =
-            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+    void shouldNotAllocateToFindAKnownName()
+    {
+        final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean)ManagementFactory
+            .getThreadMXBean();
         assumeTrue(threads.isThreadAllocatedMemorySupported());
         final TopicTable table = new TopicTable();
         final UnsafeBuffer[] names = new UnsafeBuffer[100];
-        for (int i = 0; i < names.length; i++) {
+        for (int i = 0; i < names.length; i++)
+        {
             names[i] = new UnsafeBuffer(("tenant." + i).getBytes(StandardCharsets.US_ASCII));
             table.intern(names[i], names[i].capacity());
         }
         long sum = 0;
-        for (int i = 0; i < 1_000_000; i++) {
+        for (int i = 0; i < 1_000_000; i++)
+        {
             sum += table.intern(names[i % 100], names[i % 100].capacity());
         }
         final long before = threads.getCurrentThreadAllocatedBytes();
-        for (int i = 0; i < 1_000_000; i++) {
+        for (int i = 0; i < 1_000_000; i++)
+        {
             sum += table.intern(names[i % 100], names[i % 100].capacity());
         }
         assertEquals(0, threads.getCurrentThreadAllocatedBytes() - before, "allocated (" + sum + ")");
     }
 
     @Test
-    void shouldMoveStatesOnlyFromTheExpectedOne() {
+    void shouldMoveStatesOnlyFromTheExpectedOne()
+    {
         final TopicTable table = new TopicTable();
         final TopicEntry e = table.entry(table.intern("x"));
         assertEquals(TopicEntry.UNKNOWN, e.state());
@@ -65,7 +74,8 @@ class TopicTableTest {
     }
 
     @Test
-    void shouldAllowAtMostTheLimitInAnySixtySeconds() {
+    void shouldAllowAtMostTheLimitInAnySixtySeconds()
+    {
         final NewTopicRateLimiter limiter = new NewTopicRateLimiter(3);
         final long s = 1_000_000_000L;
         assertTrue(limiter.tryAcquire(0));

@@ -13,14 +13,18 @@ import org.junit.jupiter.api.Test;
  * Following new topics within {@code topic_refresh_ms}: the consumer refreshes the topic list every half of it and
  * does not hold an idle fetch long enough to delay the rebalance and the first ListOffsets behind it.
  */
-class KafkaSourcePropertiesTest {
-    private static Properties properties(final long refreshMs, final Map<String, String> user) {
-        return KafkaSource.consumerProperties(new KafkaSource.Settings("s", "k:9092", "g", Pattern.compile("users\\..*"),
-            List.of(), "earliest", refreshMs, user, 1000, 300_000, 30_000, 1 << 20, false, false, 100));
+class KafkaSourcePropertiesTest
+{
+    private static Properties properties(final long refreshMs, final Map<String, String> user)
+    {
+        return KafkaSource
+            .consumerProperties(new KafkaSource.Settings("s", "k:9092", "g", Pattern.compile("users\\..*"),
+                List.of(), "earliest", refreshMs, user, 1000, 300_000, 30_000, 1 << 20, false, false, 100));
     }
 
     @Test
-    void shouldRefreshTopicsEveryHalfPeriodAndShortenIdleFetches() {
+    void shouldRefreshTopicsEveryHalfPeriodAndShortenIdleFetches()
+    {
         final Properties p = properties(2000, Map.of());
         assertEquals("1000", p.get("metadata.max.age.ms"));
         assertEquals("100", p.get("fetch.max.wait.ms"));
@@ -31,7 +35,8 @@ class KafkaSourcePropertiesTest {
     }
 
     @Test
-    void shouldLetTheUserSetTheFetchWaitButNotTheRefresh() {
+    void shouldLetTheUserSetTheFetchWaitButNotTheRefresh()
+    {
         final Properties p = properties(2000, Map.of("fetch.max.wait.ms", "250", "metadata.max.age.ms", "300000"));
         assertEquals("250", p.get("fetch.max.wait.ms"));
         assertEquals("1000", p.get("metadata.max.age.ms"), "topic_refresh_ms is the setting for that");

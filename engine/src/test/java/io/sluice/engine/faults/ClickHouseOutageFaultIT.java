@@ -36,31 +36,36 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * the "stop" in another.
  */
 @ExtendWith(FaultTopic.Resolver.class)
-class ClickHouseOutageFaultIT {
+class ClickHouseOutageFaultIT
+{
     private static final long OUTAGE_MS = 20_000;
 
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
-    void shouldStallThroughAClickHouseOutageResumeAndLoseNothing(final FaultTopic topic) throws Exception {
+    void shouldStallThroughAClickHouseOutageResumeAndLoseNothing(final FaultTopic topic) throws Exception
+    {
         final String sfx = Faults.suffix();
         final Path dir = Faults.workDir("b-outage-" + sfx);
         final Path home = dir.resolve("sluice-home");
         final int httpPort = Faults.freePort();
         int tcpPort = Faults.freePort();
-        while (tcpPort == httpPort) {
+        while (tcpPort == httpPort)
+        {
             tcpPort = Faults.freePort();
         }
         final Services services = new Services(dir, home, httpPort, tcpPort);
         boolean passed = false;
         final long start = System.nanoTime();
-        try {
+        try
+        {
             services.run("start");
             final Faults.ClickHouse ch = new Faults.ClickHouse("http://127.0.0.1:" + httpPort);
             final String db = "faults_outage_" + sfx;
             final String group = "faults-outage-" + sfx;
             final List<String> tables = ch.createGithubDatabase(db);
             final int metricsPort = Faults.freePort();
-            final Path cfg = Faults.writeConfig(dir, "run.toml", Faults.pipelineToml(topic.name, group, db, ch.url, 120_000, metricsPort));
+            final Path cfg = Faults.writeConfig(dir, "run.toml",
+                Faults.pipelineToml(topic.name, group, db, ch.url, 120_000, metricsPort));
             final long total = topic.records;
             final long committedAtStop;
             final long frozenAt;
@@ -72,14 +77,19 @@ class ClickHouseOutageFaultIT {
             final String lag;
             final String engineLog;
             try (EngineRun e = EngineRun.start(dir, "engine", "--config", cfg.toString(), "--until-caught-up");
-                LagSampler sampler = new LagSampler(100); LagSampler outageSampler = new LagSampler(250);
-                Admin admin = Faults.admin()) {
+                LagSampler sampler = new LagSampler(100);
+                LagSampler outageSampler = new LagSampler(250);
+                Admin admin = Faults.admin())
+            {
                 sampler.port(metricsPort);
                 final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-                while (committed(admin, group, topic) < total / 4) {
-                    if (!e.alive() || System.nanoTime() > deadline) {
-                        fail("the engine did not commit a quarter of the input (exit " + (e.alive() ? "-" : e.waitFor(1))
-                            + "); log " + e.logFile() + ":\n" + e.tail(40));
+                while (committed(admin, group, topic) < total / 4)
+                {
+                    if (!e.alive() || System.nanoTime() > deadline)
+                    {
+                        fail(
+                            "the engine did not commit a quarter of the input (exit " + (e.alive() ? "-" : e.waitFor(1))
+                                + "); log " + e.logFile() + ":\n" + e.tail(40));
                     }
                     Thread.sleep(50);
                 }
@@ -95,10 +105,13 @@ class ClickHouseOutageFaultIT {
                 // that completed just before the stop may still be committed by the next commit (commit_interval_ms)
                 long last = committed(admin, group, topic);
                 long lastChange = System.nanoTime();
-                while (System.nanoTime() - stopped < TimeUnit.MILLISECONDS.toNanos(OUTAGE_MS)) {
-                    assertTrue(e.alive(), "the engine exited during the outage; log " + e.logFile() + ":\n" + e.tail(40));
+                while (System.nanoTime() - stopped < TimeUnit.MILLISECONDS.toNanos(OUTAGE_MS))
+                {
+                    assertTrue(e.alive(),
+                        "the engine exited during the outage; log " + e.logFile() + ":\n" + e.tail(40));
                     final long c = committed(admin, group, topic);
-                    if (c != last) {
+                    if (c != last)
+                    {
                         last = c;
                         lastChange = System.nanoTime();
                     }
@@ -115,29 +128,36 @@ class ClickHouseOutageFaultIT {
                 final long up = System.nanoTime();
                 startMs = TimeUnit.NANOSECONDS.toMillis(up - startBegin);
                 downMs = TimeUnit.NANOSECONDS.toMillis(up - stopped);
-                while (committed(admin, group, topic) == frozenAt && e.alive()) {
+                while (committed(admin, group, topic) == frozenAt && e.alive())
+                {
                     Thread.sleep(50);
                 }
                 resumeMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - up);
                 outageSampler.port(0);
                 sampler.port(metricsPort);
-                assertEquals(0, e.waitFor(240), "the engine catches up and exits 0 after the outage; log " + e.logFile());
+                assertEquals(0, e.waitFor(240),
+                    "the engine catches up and exits 0 after the outage; log " + e.logFile());
                 assertArrayEquals(topic.endOffsets(), Faults.committed(admin, group, topic.name, FaultTopic.PARTITIONS),
                     "committed offsets equal the end offsets");
-                lag = "outside the outage (full speed, before the kill and after the first commit that followed the restart): " + sampler.summary() + "; during the outage: " + outageSampler.summary();
+                lag = "outside the outage (full speed, before the kill and after the first commit that followed the restart): "
+                    + sampler.summary() + "; during the outage: " + outageSampler.summary();
                 engineLog = e.output();
             }
             final long[] written = ch.distinctIds(db, tables);
             final long lost = topic.lost(written);
             final long[] cu = ch.countAndUniq(db, tables);
             final long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
-            final java.util.regex.Matcher attempts = java.util.regex.Pattern.compile("failed attempts (\\d+)").matcher(engineLog);
+            final java.util.regex.Matcher attempts = java.util.regex.Pattern.compile("failed attempts (\\d+)")
+                .matcher(engineLog);
             final String failedAttempts = attempts.find() ? attempts.group(1) : "?";
             final boolean breakerOpened = engineLog.contains("circuit breaker open");
-            Faults.report(String.format("FAULT(b) ClickHouse down %d ms (SIGKILL %d ms, services.sh start %d ms, own instance :%d): committed "
+            Faults.report(String.format(
+                "FAULT(b) ClickHouse down %d ms (SIGKILL %d ms, services.sh start %d ms, own instance :%d): committed "
                     + "offsets frozen at %d of %d for %d ms (failed insert attempts %s, circuit breaker opened: %s), resumed %d ms "
-                    + "after ClickHouse answered; ids=%d lost=%d duplicates=%d; duration=%d s", downMs, stopMs, startMs, httpPort,
-                frozenAt, total, frozenForMs, failedAttempts, breakerOpened ? "yes" : "no", resumeMs, topic.distinct.length,
+                    + "after ClickHouse answered; ids=%d lost=%d duplicates=%d; duration=%d s",
+                downMs, stopMs, startMs, httpPort,
+                frozenAt, total, frozenForMs, failedAttempts, breakerOpened ? "yes" : "no", resumeMs,
+                topic.distinct.length,
                 lost, cu[0] - cu[1], seconds));
             Faults.report("FAULT(b) checkpoint lag, " + lag);
             assertTrue(committedAtStop <= frozenAt && frozenAt < total, "the outage came mid-run");
@@ -145,35 +165,44 @@ class ClickHouseOutageFaultIT {
             assertEquals(0, lost, "lost ids: " + topic.describeLost(written, 10));
             assertEquals(topic.distinct.length, cu[1], "uniqExact(id) over the 8 tables");
             passed = true;
-        } finally {
+        }
+        finally
+        {
             services.run("stop");
-            if (passed) {
+            if (passed)
+            {
                 deleteTree(home);
             }
         }
     }
 
-    private static long committed(final Admin admin, final String group, final FaultTopic topic) throws Exception {
+    private static long committed(final Admin admin, final String group, final FaultTopic topic) throws Exception
+    {
         return Faults.sum(Faults.committed(admin, group, topic.name, FaultTopic.PARTITIONS));
     }
 
-    private static void deleteTree(final Path root) throws IOException {
-        if (!Files.exists(root)) {
+    private static void deleteTree(final Path root) throws IOException
+    {
+        if (!Files.exists(root))
+        {
             return;
         }
-        try (Stream<Path> s = Files.walk(root)) {
+        try (Stream<Path> s = Files.walk(root))
+        {
             s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
     }
 
     /** {@code scripts/services.sh <cmd> clickhouse} for this test's own ClickHouse instance. */
-    private static final class Services {
+    private static final class Services
+    {
         private final Path dir;
         private final Path home;
         private final int httpPort;
         private final int tcpPort;
 
-        Services(final Path dir, final Path home, final int httpPort, final int tcpPort) {
+        Services(final Path dir, final Path home, final int httpPort, final int tcpPort)
+        {
             this.dir = dir;
             this.home = home;
             this.httpPort = httpPort;
@@ -181,7 +210,8 @@ class ClickHouseOutageFaultIT {
         }
 
         /** Kills the server whose pid services.sh recorded, and waits until it is gone. */
-        void kill9() throws IOException, InterruptedException {
+        void kill9() throws IOException, InterruptedException
+        {
             final long pid = Long.parseLong(Files.readString(home.resolve("run/clickhouse.pid")).trim());
             final ProcessHandle server = ProcessHandle.of(pid)
                 .orElseThrow(() -> new AssertionError("no process " + pid + " (run/clickhouse.pid)"));
@@ -191,22 +221,27 @@ class ClickHouseOutageFaultIT {
             server.onExit().join();
         }
 
-        void run(final String command) throws IOException, InterruptedException {
-            final ProcessBuilder pb = new ProcessBuilder("bash", Faults.projectRoot().resolve("scripts/services.sh").toString(),
+        void run(final String command) throws IOException, InterruptedException
+        {
+            final ProcessBuilder pb = new ProcessBuilder("bash",
+                Faults.projectRoot().resolve("scripts/services.sh").toString(),
                 command, "clickhouse").redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("services.log").toFile()));
             pb.environment().put("SLUICE_HOME", home.toString());
             pb.environment().put("SLUICE_CLICKHOUSE_HTTP_PORT", Integer.toString(httpPort));
             pb.environment().put("SLUICE_CLICKHOUSE_TCP_PORT", Integer.toString(tcpPort));
             final Process p = pb.start();
-            if (!p.waitFor(180, TimeUnit.SECONDS)) {
+            if (!p.waitFor(180, TimeUnit.SECONDS))
+            {
                 p.destroyForcibly();
                 throw new AssertionError("scripts/services.sh " + command + " clickhouse did not finish in 180 s (see "
                     + dir.resolve("services.log") + ")");
             }
-            if (p.exitValue() != 0) {
-                throw new AssertionError("scripts/services.sh " + command + " clickhouse exited " + p.exitValue() + ":\n"
-                    + Files.readString(dir.resolve("services.log")));
+            if (p.exitValue() != 0)
+            {
+                throw new AssertionError(
+                    "scripts/services.sh " + command + " clickhouse exited " + p.exitValue() + ":\n"
+                        + Files.readString(dir.resolve("services.log")));
             }
         }
     }

@@ -34,14 +34,17 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * first failed insert to its final "stopped with a failure" line (the engine's log timestamps).
  */
 @ExtendWith(FaultTopic.Resolver.class)
-class DeadTableFaultIT {
+class DeadTableFaultIT
+{
     private static final long STALLED_FAIL_AFTER_MS = 10_000;
     private static final String TABLE = "watch_events";
     private static final DateTimeFormatter LOG_TIME = DateTimeFormatter.ofPattern("HH:mm:ss.SSS");
 
     @Test
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
-    void shouldExitOneNamingTheDeadTableAfterTheStallLimitAndCommitNothingPastItsRecords(final FaultTopic topic) throws Exception {
+    void shouldExitOneNamingTheDeadTableAfterTheStallLimitAndCommitNothingPastItsRecords(final FaultTopic topic)
+        throws Exception
+    {
         final String sfx = Faults.suffix();
         final String db = "faults_dead_" + sfx;
         final String group = "faults-dead-" + sfx;
@@ -59,10 +62,13 @@ class DeadTableFaultIT {
         final String out;
         final long[] committedAtRename;
         try (EngineRun e = EngineRun.start(dir, "engine", "--config", cfg.toString(), "--until-caught-up");
-            Admin admin = Faults.admin()) {
+            Admin admin = Faults.admin())
+        {
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-            while (Faults.sum(Faults.committed(admin, group, topic.name, FaultTopic.PARTITIONS)) < total / 10) {
-                if (!e.alive() || System.nanoTime() > deadline) {
+            while (Faults.sum(Faults.committed(admin, group, topic.name, FaultTopic.PARTITIONS)) < total / 10)
+            {
+                if (!e.alive() || System.nanoTime() > deadline)
+                {
                     fail("the engine did not commit a tenth of the input; log " + e.logFile() + ":\n" + e.tail(40));
                 }
                 Thread.sleep(50);
@@ -79,7 +85,8 @@ class DeadTableFaultIT {
 
         // what Kafka and ClickHouse say afterwards
         final long[] committed;
-        try (Admin admin = Faults.admin()) {
+        try (Admin admin = Faults.admin())
+        {
             committed = Faults.committed(admin, group, topic.name, FaultTopic.PARTITIONS);
         }
         final List<String> present = new ArrayList<>(tables);
@@ -89,10 +96,13 @@ class DeadTableFaultIT {
         final long[] end = topic.endOffsets();
         final String failureLine = firstLine(out, "stopped with a failure");
         final long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
-        Faults.report(String.format("FAULT(c) stall-to-exit=%d ms from the RENAME of %s.%s (checkpoint.stalled_fail_after_ms=%d; "
+        Faults.report(String.format(
+            "FAULT(c) stall-to-exit=%d ms from the RENAME of %s.%s (checkpoint.stalled_fail_after_ms=%d; "
                 + "first failed insert to the engine's final line %d ms, engine log); exit=%d; committed %s at the "
                 + "RENAME, %s at the exit, first unwritten offsets %s of %s; RENAME, not DROP, so the rows written before "
-                + "it stay checkable; duration=%d s", renameToExitMs, db, TABLE, STALLED_FAIL_AFTER_MS, firstFailureToExitMs, rc, Arrays.toString(committedAtRename), Arrays.toString(committed), Arrays.toString(firstUnwritten),
+                + "it stay checkable; duration=%d s",
+            renameToExitMs, db, TABLE, STALLED_FAIL_AFTER_MS, firstFailureToExitMs, rc,
+            Arrays.toString(committedAtRename), Arrays.toString(committed), Arrays.toString(firstUnwritten),
             Arrays.toString(end), seconds));
         System.out.println("FAULT(c) the engine's reason: " + failureLine);
 
@@ -100,40 +110,51 @@ class DeadTableFaultIT {
         assertTrue(failureLine.contains(db + "." + TABLE) || failureLine.contains("`" + db + "`.`" + TABLE + "`"),
             "the failure names the table: " + failureLine);
         assertTrue(failureLine.contains("stalled_fail_after_ms"), "the failure names the stall limit: " + failureLine);
-        for (int p = 0; p < FaultTopic.PARTITIONS; p++) {
-            if (committed[p] > firstUnwritten[p]) {
+        for (int p = 0; p < FaultTopic.PARTITIONS; p++)
+        {
+            if (committed[p] > firstUnwritten[p])
+            {
                 fail(topic.name + "-" + p + " committed " + committed[p] + " past offset " + firstUnwritten[p] + " (id "
                     + topic.ids[p][(int)firstUnwritten[p]] + "), which is in no table of " + db);
             }
         }
         assertTrue(Faults.sum(committed) < Faults.sum(end), "the dead table held the partitions back");
-        assertTrue(renameToExitMs >= STALLED_FAIL_AFTER_MS, "the engine gave up before the stall limit: " + renameToExitMs + " ms");
+        assertTrue(renameToExitMs >= STALLED_FAIL_AFTER_MS,
+            "the engine gave up before the stall limit: " + renameToExitMs + " ms");
         ch.sql("DROP DATABASE " + db);
     }
 
     /** Milliseconds between the first log line containing {@code from} and the first containing {@code to}; -1 if absent. */
-    private static long logMillis(final String log, final String from, final String to) {
+    private static long logMillis(final String log, final String from, final String to)
+    {
         final LocalTime a = time(log, from);
         final LocalTime b = time(log, to);
-        if (a == null || b == null) {
+        if (a == null || b == null)
+        {
             return -1;
         }
         long ms = java.time.Duration.between(a, b).toMillis();
-        if (ms < 0) {
+        if (ms < 0)
+        {
             ms += TimeUnit.DAYS.toMillis(1); // past midnight
         }
         return ms;
     }
 
-    private static LocalTime time(final String log, final String containing) {
-        final Matcher m = Pattern.compile("^(\\d\\d:\\d\\d:\\d\\d\\.\\d\\d\\d) .*" + Pattern.quote(containing), Pattern.MULTILINE)
+    private static LocalTime time(final String log, final String containing)
+    {
+        final Matcher m = Pattern
+            .compile("^(\\d\\d:\\d\\d:\\d\\d\\.\\d\\d\\d) .*" + Pattern.quote(containing), Pattern.MULTILINE)
             .matcher(log);
         return m.find() ? LocalTime.parse(m.group(1), LOG_TIME) : null;
     }
 
-    private static String firstLine(final String log, final String containing) {
-        for (final String line : log.split("\n")) {
-            if (line.contains(containing)) {
+    private static String firstLine(final String log, final String containing)
+    {
+        for (final String line : log.split("\n"))
+        {
+            if (line.contains(containing))
+            {
                 return line;
             }
         }

@@ -13,14 +13,16 @@ import java.util.concurrent.TimeUnit;
  * killed with SIGKILL ({@link Process#destroyForcibly()} on Linux) or stopped with SIGTERM. Its output is kept in
  * {@code engine/target/faults/<scenario>/<name>.log} for diagnosis.
  */
-final class EngineRun implements AutoCloseable {
+final class EngineRun implements AutoCloseable
+{
     private final Process process;
     private final Path log;
     final String name;
     final long startNanos;
     private volatile long exitNanos;
 
-    private EngineRun(final String name, final Process process, final Path log, final long startNanos) {
+    private EngineRun(final String name, final Process process, final Path log, final long startNanos)
+    {
         this.name = name;
         this.process = process;
         this.log = log;
@@ -28,14 +30,19 @@ final class EngineRun implements AutoCloseable {
         process.onExit().thenRun(() -> exitNanos = System.nanoTime());
     }
 
-    static EngineRun start(final Path dir, final String name, final String... args) throws IOException {
+    static EngineRun start(final Path dir, final String name, final String... args) throws IOException
+    {
         final Path jar = Faults.projectRoot().resolve("engine/target/engine.jar");
-        if (!Files.exists(jar)) {
-            throw new IllegalStateException(jar + " is missing: run mvn package (verify builds it before integration tests)");
+        if (!Files.exists(jar))
+        {
+            throw new IllegalStateException(
+                jar + " is missing: run mvn package (verify builds it before integration tests)");
         }
         // GC and safepoint pauses go to a file next to the log: a stalled engine can be told from a paused JVM
-        final List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-Xmx1g", "-Xlog:gc,safepoint:file=" + dir.resolve(name + ".jvm.log") + ":uptime,time", "-jar", jar.toString()));
+        final List<String> cmd = new ArrayList<>(
+            List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx1g", "-Xlog:gc,safepoint:file=" + dir.resolve(name + ".jvm.log") + ":uptime,time", "-jar",
+                jar.toString()));
         cmd.addAll(List.of(args));
         final Path out = dir.resolve(name + ".log");
         Files.writeString(out, "$ " + String.join(" ", cmd) + "\n", StandardCharsets.UTF_8);
@@ -45,72 +52,94 @@ final class EngineRun implements AutoCloseable {
         return new EngineRun(name, pb.start(), out, start);
     }
 
-    long pid() {
+    long pid()
+    {
         return process.pid();
     }
 
-    boolean alive() {
+    boolean alive()
+    {
         return process.isAlive();
     }
 
     /** SIGKILL: no drain, no commit, no shutdown hook; returns once the process is gone. */
-    void kill9() throws InterruptedException {
+    void kill9() throws InterruptedException
+    {
         process.destroyForcibly();
-        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+        if (!process.waitFor(30, TimeUnit.SECONDS))
+        {
             throw new AssertionError(name + " (pid " + pid() + ") survived SIGKILL for 30 s");
         }
     }
 
     /** SIGTERM: the engine drains, commits and exits. */
-    void terminate() {
+    void terminate()
+    {
         process.destroy();
     }
 
     /** Waits for the exit and returns the exit code; on timeout kills the process and fails with its log's tail. */
-    int waitFor(final long timeoutSeconds) throws InterruptedException {
-        if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+    int waitFor(final long timeoutSeconds) throws InterruptedException
+    {
+        if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS))
+        {
             process.destroyForcibly();
-            throw new AssertionError(name + " did not exit within " + timeoutSeconds + " s; log " + log + ":\n" + tail(60));
+            throw new AssertionError(
+                name + " did not exit within " + timeoutSeconds + " s; log " + log + ":\n" + tail(60));
         }
         return process.exitValue();
     }
 
     /** @return when the process exited ({@link System#nanoTime()}), or 0 while it runs */
-    long exitNanos() {
-        if (exitNanos == 0 && !process.isAlive()) {
+    long exitNanos()
+    {
+        if (exitNanos == 0 && !process.isAlive())
+        {
             exitNanos = System.nanoTime();
         }
         return exitNanos;
     }
 
-    Path logFile() {
+    Path logFile()
+    {
         return log;
     }
 
-    String output() {
-        try {
+    String output()
+    {
+        try
+        {
             return Files.readString(log, StandardCharsets.UTF_8);
-        } catch (final IOException e) {
+        }
+        catch (final IOException e)
+        {
             return "(no output: " + e + ")";
         }
     }
 
-    String tail(final int lines) {
+    String tail(final int lines)
+    {
         final String[] all = output().split("\n");
         final StringBuilder sb = new StringBuilder();
-        for (int i = Math.max(0, all.length - lines); i < all.length; i++) {
+        for (int i = Math.max(0, all.length - lines); i < all.length; i++)
+        {
             sb.append(all[i]).append('\n');
         }
         return sb.toString();
     }
 
     @Override
-    public void close() {
-        if (process.isAlive()) {
+    public void close()
+    {
+        if (process.isAlive())
+        {
             process.destroyForcibly();
-            try {
+            try
+            {
                 process.waitFor(30, TimeUnit.SECONDS);
-            } catch (final InterruptedException e) {
+            }
+            catch (final InterruptedException e)
+            {
                 Thread.currentThread().interrupt();
             }
         }

@@ -30,7 +30,8 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * (partition, offset): the scenarios use it to say which records are lost and whether a committed offset passes a
  * record that ClickHouse does not hold.
  */
-final class FaultTopic implements AutoCloseable {
+final class FaultTopic implements AutoCloseable
+{
     static final int PARTITIONS = 4;
     static final int REPEAT = 24;
     static final long ID_STEP = 100_000_000_000L;
@@ -45,25 +46,30 @@ final class FaultTopic implements AutoCloseable {
     /** Bytes of the topic's log segments (what a consumer fetches, compressed as produced). */
     final long bytes;
 
-    private FaultTopic(final String name, final long[][] ids, final long produceMillis, final long bytes) {
+    private FaultTopic(final String name, final long[][] ids, final long produceMillis, final long bytes)
+    {
         this.name = name;
         this.ids = ids;
         this.bytes = bytes;
         long n = 0;
-        for (final long[] p : ids) {
+        for (final long[] p : ids)
+        {
             n += p.length;
         }
         this.records = n;
         final long[] all = new long[(int)n];
         int i = 0;
-        for (final long[] p : ids) {
+        for (final long[] p : ids)
+        {
             System.arraycopy(p, 0, all, i, p.length);
             i += p.length;
         }
         Arrays.sort(all);
         int d = 0;
-        for (int j = 0; j < all.length; j++) {
-            if (j == 0 || all[j] != all[j - 1]) {
+        for (int j = 0; j < all.length; j++)
+        {
+            if (j == 0 || all[j] != all[j - 1])
+            {
                 all[d++] = all[j];
             }
         }
@@ -71,19 +77,24 @@ final class FaultTopic implements AutoCloseable {
         this.produceMillis = produceMillis;
     }
 
-    long[] endOffsets() {
+    long[] endOffsets()
+    {
         final long[] end = new long[ids.length];
-        for (int p = 0; p < ids.length; p++) {
+        for (int p = 0; p < ids.length; p++)
+        {
             end[p] = ids[p].length;
         }
         return end;
     }
 
     /** @return input ids that are not among {@code written} (sorted) */
-    long lost(final long[] written) {
+    long lost(final long[] written)
+    {
         long lost = 0;
-        for (final long id : distinct) {
-            if (Arrays.binarySearch(written, id) < 0) {
+        for (final long id : distinct)
+        {
+            if (Arrays.binarySearch(written, id) < 0)
+            {
                 lost++;
             }
         }
@@ -91,13 +102,18 @@ final class FaultTopic implements AutoCloseable {
     }
 
     /** @return "p@o id" of the first few records not among {@code written}, for failure messages */
-    String describeLost(final long[] written, final int max) {
+    String describeLost(final long[] written, final int max)
+    {
         final StringBuilder sb = new StringBuilder();
         int n = 0;
-        for (int p = 0; p < ids.length && n < max; p++) {
-            for (int o = 0; o < ids[p].length && n < max; o++) {
-                if (Arrays.binarySearch(written, ids[p][o]) < 0) {
-                    sb.append(name).append('-').append(p).append('@').append(o).append(" id=").append(ids[p][o]).append("; ");
+        for (int p = 0; p < ids.length && n < max; p++)
+        {
+            for (int o = 0; o < ids[p].length && n < max; o++)
+            {
+                if (Arrays.binarySearch(written, ids[p][o]) < 0)
+                {
+                    sb.append(name).append('-').append(p).append('@').append(o).append(" id=").append(ids[p][o])
+                        .append("; ");
                     n++;
                 }
             }
@@ -106,11 +122,14 @@ final class FaultTopic implements AutoCloseable {
     }
 
     /** @return per partition, the first offset whose record is not among {@code written} (the end offset when all are) */
-    long[] firstUnwritten(final long[] written) {
+    long[] firstUnwritten(final long[] written)
+    {
         final long[] out = new long[ids.length];
-        for (int p = 0; p < ids.length; p++) {
+        for (int p = 0; p < ids.length; p++)
+        {
             int o = 0;
-            while (o < ids[p].length && Arrays.binarySearch(written, ids[p][o]) >= 0) {
+            while (o < ids[p].length && Arrays.binarySearch(written, ids[p][o]) >= 0)
+            {
                 o++;
             }
             out[p] = o;
@@ -119,20 +138,26 @@ final class FaultTopic implements AutoCloseable {
     }
 
     /** @return records at or after the committed offsets that are already written: what a restart writes again */
-    long writtenAtOrAfter(final long[] committed, final long[] written) {
+    long writtenAtOrAfter(final long[] committed, final long[] written)
+    {
         final List<Integer> all = new ArrayList<>();
-        for (int p = 0; p < ids.length; p++) {
+        for (int p = 0; p < ids.length; p++)
+        {
             all.add(p);
         }
         return writtenAtOrAfter(committed, written, all);
     }
 
     /** @return as above, over the given partitions only */
-    long writtenAtOrAfter(final long[] committed, final long[] written, final List<Integer> partitions) {
+    long writtenAtOrAfter(final long[] committed, final long[] written, final List<Integer> partitions)
+    {
         long n = 0;
-        for (final int p : partitions) {
-            for (int o = (int)Math.min(committed[p], ids[p].length); o < ids[p].length; o++) {
-                if (Arrays.binarySearch(written, ids[p][o]) >= 0) {
+        for (final int p : partitions)
+        {
+            for (int o = (int)Math.min(committed[p], ids[p].length); o < ids[p].length; o++)
+            {
+                if (Arrays.binarySearch(written, ids[p][o]) >= 0)
+                {
                     n++;
                 }
             }
@@ -141,42 +166,54 @@ final class FaultTopic implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
-        try (Admin a = Faults.admin()) {
+    public void close() throws Exception
+    {
+        try (Admin a = Faults.admin())
+        {
             a.deleteTopics(List.of(name)).all().get(60, TimeUnit.SECONDS);
             System.out.println("deleted fault topic " + name);
         }
     }
 
-    private static FaultTopic produce() throws Exception {
+    private static FaultTopic produce() throws Exception
+    {
         final String topic = "faults-" + Faults.suffix();
         final Path root = Faults.projectRoot();
         final long start = System.nanoTime();
         try (EngineRun p = EngineRun.start(Faults.workDir("topic"), "produce", "produce",
             "--bootstrap-servers", Faults.bootstrap(), "--topic", topic, "--partitions", Integer.toString(PARTITIONS),
             "--file", root.resolve("examples/data/github-events.jsonl.gz").toString(),
-            "--repeat", Integer.toString(REPEAT), "--id-step", Long.toString(ID_STEP))) {
+            "--repeat", Integer.toString(REPEAT), "--id-step", Long.toString(ID_STEP)))
+        {
             final int rc = p.waitFor(300);
-            if (rc != 0) {
+            if (rc != 0)
+            {
                 throw new IllegalStateException("engine.jar produce exited " + rc + ":\n" + p.tail(40));
             }
         }
         final long produceMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         final FaultTopic t = new FaultTopic(topic, index(topic), produceMillis, logBytes(topic));
-        System.out.printf("fault topic %s: %d records (%d distinct ids, %d MiB on the broker) in %d partitions, produced in %d ms%n",
+        System.out.printf(
+            "fault topic %s: %d records (%d distinct ids, %d MiB on the broker) in %d partitions, produced in %d ms%n",
             topic, t.records, t.distinct.length, t.bytes >> 20, PARTITIONS, produceMillis);
         return t;
     }
 
-    private static long logBytes(final String topic) throws Exception {
-        try (Admin a = Faults.admin()) {
+    private static long logBytes(final String topic) throws Exception
+    {
+        try (Admin a = Faults.admin())
+        {
             final List<Integer> brokers = new ArrayList<>();
             a.describeCluster().nodes().get().forEach(n -> brokers.add(n.id()));
             long total = 0;
-            for (final var dirs : a.describeLogDirs(brokers).allDescriptions().get().values()) {
-                for (final var dir : dirs.values()) {
-                    for (final var e : dir.replicaInfos().entrySet()) {
-                        if (e.getKey().topic().equals(topic)) {
+            for (final var dirs : a.describeLogDirs(brokers).allDescriptions().get().values())
+            {
+                for (final var dir : dirs.values())
+                {
+                    for (final var e : dir.replicaInfos().entrySet())
+                    {
+                        if (e.getKey().topic().equals(topic))
+                        {
                             total += e.getValue().size();
                         }
                     }
@@ -187,7 +224,8 @@ final class FaultTopic implements AutoCloseable {
     }
 
     /** Reads the topic back with a plain consumer (assign, no group) and records each offset's top-level id. */
-    private static long[][] index(final String topic) {
+    private static long[][] index(final String topic)
+    {
         final Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, Faults.bootstrap());
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
@@ -196,9 +234,11 @@ final class FaultTopic implements AutoCloseable {
         p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, String.valueOf(16 << 20));
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p))
+        {
             final List<TopicPartition> tps = new ArrayList<>();
-            for (int i = 0; i < PARTITIONS; i++) {
+            for (int i = 0; i < PARTITIONS; i++)
+            {
                 tps.add(new TopicPartition(topic, i));
             }
             c.assign(tps);
@@ -206,25 +246,32 @@ final class FaultTopic implements AutoCloseable {
             final java.util.Map<TopicPartition, Long> end = c.endOffsets(tps, Duration.ofSeconds(30));
             final long[][] ids = new long[PARTITIONS][];
             final int[] filled = new int[PARTITIONS];
-            for (final TopicPartition tp : tps) {
+            for (final TopicPartition tp : tps)
+            {
                 ids[tp.partition()] = new long[(int)(long)end.get(tp)];
             }
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
-            while (true) {
+            while (true)
+            {
                 boolean done = true;
-                for (int i = 0; i < PARTITIONS; i++) {
+                for (int i = 0; i < PARTITIONS; i++)
+                {
                     done &= filled[i] == ids[i].length;
                 }
-                if (done) {
+                if (done)
+                {
                     return ids;
                 }
-                if (System.nanoTime() > deadline) {
+                if (System.nanoTime() > deadline)
+                {
                     throw new IllegalStateException("could not read " + topic + " back within 180 s");
                 }
                 final ConsumerRecords<byte[], byte[]> rs = c.poll(Duration.ofMillis(500));
-                for (final ConsumerRecord<byte[], byte[]> r : rs) {
+                for (final ConsumerRecord<byte[], byte[]> r : rs)
+                {
                     final int part = r.partition();
-                    if (r.offset() != filled[part]) {
+                    if (r.offset() != filled[part])
+                    {
                         throw new IllegalStateException("unexpected offset " + r.offset() + " in " + topic + "-" + part
                             + " (expected " + filled[part] + ": the fault topic must have no gaps)");
                     }
@@ -235,35 +282,46 @@ final class FaultTopic implements AutoCloseable {
     }
 
     /** The record's top-level "id" (a string of digits, the first key of every GitHub event). */
-    static long topId(final byte[] v) {
+    static long topId(final byte[] v)
+    {
         final byte[] prefix = "{\"id\":\"".getBytes(StandardCharsets.US_ASCII);
-        for (int i = 0; i < prefix.length; i++) {
-            if (v[i] != prefix[i]) {
+        for (int i = 0; i < prefix.length; i++)
+        {
+            if (v[i] != prefix[i])
+            {
                 throw new IllegalStateException("record does not start with {\"id\":\"...: "
                     + new String(v, 0, Math.min(60, v.length), StandardCharsets.UTF_8));
             }
         }
         long id = 0;
-        for (int i = prefix.length; v[i] != '"'; i++) {
+        for (int i = prefix.length; v[i] != '"'; i++)
+        {
             id = id * 10 + (v[i] - '0');
         }
         return id;
     }
 
     /** Resolves a {@link FaultTopic} parameter: produced on first use in the JVM, deleted when the run ends. */
-    static final class Resolver implements ParameterResolver {
+    static final class Resolver implements ParameterResolver
+    {
         @Override
-        public boolean supportsParameter(final ParameterContext pc, final ExtensionContext ec) {
+        public boolean supportsParameter(final ParameterContext pc, final ExtensionContext ec)
+        {
             return pc.getParameter().getType() == FaultTopic.class;
         }
 
         @Override
-        public Object resolveParameter(final ParameterContext pc, final ExtensionContext ec) {
+        public Object resolveParameter(final ParameterContext pc, final ExtensionContext ec)
+        {
             return ec.getRoot().getStore(ExtensionContext.Namespace.GLOBAL)
-                .getOrComputeIfAbsent(FaultTopic.class, k -> {
-                    try {
+                .getOrComputeIfAbsent(FaultTopic.class, k ->
+                {
+                    try
+                    {
                         return produce();
-                    } catch (final Exception e) {
+                    }
+                    catch (final Exception e)
+                    {
                         throw new IllegalStateException("cannot produce the fault topic: " + e, e);
                     }
                 }, FaultTopic.class);

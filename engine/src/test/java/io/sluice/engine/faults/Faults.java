@@ -35,55 +35,70 @@ import org.apache.kafka.common.TopicPartition;
  * (committed offsets, group membership), the engine configuration derived from the shipped example, and the report
  * file {@code engine/target/fault-report.txt}. Verification never goes through the engine's own code.
  */
-final class Faults {
+final class Faults
+{
     static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private static boolean reportStarted;
 
-    private Faults() {
+    private Faults()
+    {
     }
 
-    static String bootstrap() {
+    static String bootstrap()
+    {
         return System.getProperty("sluice.kafka.bootstrap", "127.0.0.1:19092");
     }
 
-    static String sharedClickHouse() {
+    static String sharedClickHouse()
+    {
         return System.getProperty("sluice.clickhouse.url", "http://127.0.0.1:18123");
     }
 
-    static Path projectRoot() {
+    static Path projectRoot()
+    {
         final String p = System.getProperty("sluice.project.root");
         Path dir = p != null ? Path.of(p) : Path.of("").toAbsolutePath();
-        while (dir != null && !Files.exists(dir.resolve("scripts/services.sh"))) {
+        while (dir != null && !Files.exists(dir.resolve("scripts/services.sh")))
+        {
             dir = dir.getParent();
         }
-        if (dir == null) {
+        if (dir == null)
+        {
             throw new IllegalStateException("cannot find the project root (scripts/services.sh)");
         }
         return dir.toAbsolutePath();
     }
 
     /** @return {@code engine/target/faults/<scenario>}, created */
-    static Path workDir(final String scenario) throws IOException {
+    static Path workDir(final String scenario) throws IOException
+    {
         final Path d = projectRoot().resolve("engine/target/faults").resolve(scenario);
         Files.createDirectories(d);
         return d;
     }
 
-    static String suffix() {
+    static String suffix()
+    {
         return Long.toString(System.currentTimeMillis(), 36) + Long.toString(System.nanoTime() % 1296, 36);
     }
 
-    static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
+    static int freePort() throws IOException
+    {
+        try (ServerSocket s = new ServerSocket(0))
+        {
             s.setReuseAddress(true);
             return s.getLocalPort();
         }
     }
 
-    static void sleep(final long ms) {
-        try {
+    static void sleep(final long ms)
+    {
+        try
+        {
             Thread.sleep(ms);
-        } catch (final InterruptedException e) {
+        }
+        catch (final InterruptedException e)
+        {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
@@ -92,19 +107,25 @@ final class Faults {
     // ------------------------------------------------------------------------------------------------ report
 
     /** Prints a measured summary line and appends it to engine/target/fault-report.txt (truncated once per JVM). */
-    static synchronized void report(final String line) {
+    static synchronized void report(final String line)
+    {
         System.out.println(line);
         final Path f = projectRoot().resolve("engine/target/fault-report.txt");
-        try {
+        try
+        {
             Files.createDirectories(f.getParent());
-            if (!reportStarted) {
+            if (!reportStarted)
+            {
                 reportStarted = true;
                 Files.writeString(f, "# Sluice fault-injection report, "
                     + LocalDateTime.now().format(DateTimeFormatter.ISO_LOCAL_DATE_TIME) + " (mvn verify -Pfaults)\n",
                     StandardCharsets.UTF_8);
             }
-            Files.writeString(f, line + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-        } catch (final IOException e) {
+            Files.writeString(f, line + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+                StandardOpenOption.APPEND);
+        }
+        catch (final IOException e)
+        {
             System.err.println("cannot write " + f + ": " + e);
         }
     }
@@ -112,64 +133,86 @@ final class Faults {
     // ------------------------------------------------------------------------------------------------ ClickHouse
 
     /** ClickHouse's HTTP interface at one address. */
-    static final class ClickHouse {
+    static final class ClickHouse
+    {
         final String url;
 
-        ClickHouse(final String url) {
+        ClickHouse(final String url)
+        {
             this.url = url;
         }
 
-        String sql(final String statement) {
-            try {
+        String sql(final String statement)
+        {
+            try
+            {
                 final HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url + "/"))
                     .timeout(Duration.ofSeconds(60))
                     .POST(HttpRequest.BodyPublishers.ofString(statement, StandardCharsets.UTF_8)).build(),
                     HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-                if (r.statusCode() != 200) {
-                    throw new IllegalStateException("ClickHouse " + url + " " + r.statusCode() + " for [" + statement + "]: " + r.body());
+                if (r.statusCode() != 200)
+                {
+                    throw new IllegalStateException(
+                        "ClickHouse " + url + " " + r.statusCode() + " for [" + statement + "]: " + r.body());
                 }
                 return r.body();
-            } catch (final IOException e) {
+            }
+            catch (final IOException e)
+            {
                 throw new IllegalStateException("ClickHouse at " + url + " unreachable: " + e, e);
-            } catch (final InterruptedException e) {
+            }
+            catch (final InterruptedException e)
+            {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException(e);
             }
         }
 
-        long sqlLong(final String statement) {
+        long sqlLong(final String statement)
+        {
             return Long.parseLong(sql(statement).trim());
         }
 
-        boolean ping() {
-            try {
+        boolean ping()
+        {
+            try
+            {
                 final HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url + "/ping"))
                     .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
                 return r.statusCode() == 200 && r.body().startsWith("Ok");
-            } catch (final IOException e) {
+            }
+            catch (final IOException e)
+            {
                 return false;
-            } catch (final InterruptedException e) {
+            }
+            catch (final InterruptedException e)
+            {
                 Thread.currentThread().interrupt();
                 return false;
             }
         }
 
         /** Creates {@code database} with the tables of examples/github-events.sql; returns their names. */
-        List<String> createGithubDatabase(final String database) throws IOException {
+        List<String> createGithubDatabase(final String database) throws IOException
+        {
             final String ddl = Files.readString(projectRoot().resolve("examples/github-events.sql"))
                 .replaceAll("--[^\n]*", "");
             final List<String> tables = new ArrayList<>();
             final Matcher m = Pattern.compile("CREATE TABLE IF NOT EXISTS github\\.(\\w+)").matcher(ddl);
-            while (m.find()) {
+            while (m.find())
+            {
                 tables.add(m.group(1));
             }
-            if (tables.isEmpty()) {
+            if (tables.isEmpty())
+            {
                 throw new IllegalStateException("no tables found in examples/github-events.sql");
             }
             final String text = ddl.replace("DATABASE IF NOT EXISTS github", "DATABASE IF NOT EXISTS " + database)
                 .replace("github.", database + ".");
-            for (final String stmt : text.split(";")) {
-                if (!stmt.isBlank()) {
+            for (final String stmt : text.split(";"))
+            {
+                if (!stmt.isBlank())
+                {
                     sql(stmt);
                 }
             }
@@ -177,7 +220,8 @@ final class Faults {
         }
 
         /** Rows in every active part of the database: cheap enough to poll (no table scan). */
-        long rows(final String database) {
+        long rows(final String database)
+        {
             return sqlLong("SELECT sum(rows) FROM system.parts WHERE database = '" + database + "' AND active");
         }
 
@@ -186,17 +230,21 @@ final class Faults {
          * insert whose body had fully arrived completes without its client) and the row count has stayed the same for
          * two reads 250 ms apart, so what is counted as written afterwards does not change under the count.
          */
-        void settle(final String database) {
+        void settle(final String database)
+        {
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             long last = rows(database);
             int stable = 0;
-            while (System.nanoTime() < deadline) {
+            while (System.nanoTime() < deadline)
+            {
                 sleep(250);
-                final long running = sqlLong("SELECT count() FROM system.processes WHERE query LIKE 'INSERT%' AND position(query, '"
-                    + database + "') > 0");
+                final long running = sqlLong(
+                    "SELECT count() FROM system.processes WHERE query LIKE 'INSERT%' AND position(query, '"
+                        + database + "') > 0");
                 final long now = rows(database);
                 stable = running == 0 && now == last ? stable + 1 : 0;
-                if (stable >= 2) {
+                if (stable >= 2)
+                {
                     return;
                 }
                 last = now;
@@ -204,10 +252,13 @@ final class Faults {
             throw new AssertionError("inserts into " + database + " did not settle within 30 s");
         }
 
-        static String union(final String database, final List<String> tables) {
+        static String union(final String database, final List<String> tables)
+        {
             final StringBuilder sb = new StringBuilder();
-            for (final String t : tables) {
-                if (sb.length() > 0) {
+            for (final String t : tables)
+            {
+                if (sb.length() > 0)
+                {
                     sb.append(" UNION ALL ");
                 }
                 sb.append("SELECT id FROM ").append(database).append('.').append(t);
@@ -216,31 +267,40 @@ final class Faults {
         }
 
         /** @return {count(), uniqExact(id)} over the union of the tables */
-        long[] countAndUniq(final String database, final List<String> tables) {
-            final String[] parts = sql("SELECT count(), uniqExact(id) FROM (" + union(database, tables) + ") FORMAT TabSeparated")
+        long[] countAndUniq(final String database, final List<String> tables)
+        {
+            final String[] parts = sql(
+                "SELECT count(), uniqExact(id) FROM (" + union(database, tables) + ") FORMAT TabSeparated")
                 .trim().split("\t");
-            return new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1])};
+            return new long[]{Long.parseLong(parts[0]), Long.parseLong(parts[1])};
         }
 
         /** @return the distinct ids over the union of the tables, sorted */
-        long[] distinctIds(final String database, final List<String> tables) {
+        long[] distinctIds(final String database, final List<String> tables)
+        {
             final String body = sql("SELECT DISTINCT id FROM (" + union(database, tables) + ") FORMAT TabSeparated");
             long[] ids = new long[1 << 16];
             int n = 0;
             long v = 0;
             boolean any = false;
-            for (int i = 0; i < body.length(); i++) {
+            for (int i = 0; i < body.length(); i++)
+            {
                 final char c = body.charAt(i);
-                if (c == '\n') {
-                    if (any) {
-                        if (n == ids.length) {
+                if (c == '\n')
+                {
+                    if (any)
+                    {
+                        if (n == ids.length)
+                        {
                             ids = java.util.Arrays.copyOf(ids, n * 2);
                         }
                         ids[n++] = v;
                     }
                     v = 0;
                     any = false;
-                } else {
+                }
+                else
+                {
                     v = v * 10 + (c - '0');
                     any = true;
                 }
@@ -253,27 +313,36 @@ final class Faults {
 
     // ------------------------------------------------------------------------------------------------ Kafka
 
-    static Admin admin() {
+    static Admin admin()
+    {
         return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(),
-            AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "15000", AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000"));
+            AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "15000", AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+            "30000"));
     }
 
     /** @return the group's committed offset per partition of the topic (0 where nothing is committed) */
     static long[] committed(final Admin admin, final String group, final String topic, final int partitions)
-        throws ExecutionException, InterruptedException {
+        throws ExecutionException, InterruptedException
+    {
         final long[] out = new long[partitions];
-        final Map<TopicPartition, OffsetAndMetadata> m = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
-        for (final Map.Entry<TopicPartition, OffsetAndMetadata> e : m.entrySet()) {
-            if (e.getKey().topic().equals(topic) && e.getValue() != null) {
+        final Map<TopicPartition, OffsetAndMetadata> m = admin.listConsumerGroupOffsets(group)
+            .partitionsToOffsetAndMetadata().get();
+        for (final Map.Entry<TopicPartition, OffsetAndMetadata> e : m.entrySet())
+        {
+            if (e.getKey().topic().equals(topic) && e.getValue() != null)
+            {
                 out[e.getKey().partition()] = e.getValue().offset();
             }
         }
         return out;
     }
 
-    static long[] endOffsets(final Admin admin, final String topic, final int partitions) throws ExecutionException, InterruptedException {
+    static long[] endOffsets(final Admin admin, final String topic, final int partitions)
+        throws ExecutionException, InterruptedException
+    {
         final Map<TopicPartition, OffsetSpec> q = new HashMap<>();
-        for (int i = 0; i < partitions; i++) {
+        for (int i = 0; i < partitions; i++)
+        {
             q.put(new TopicPartition(topic, i), OffsetSpec.latest());
         }
         final long[] out = new long[partitions];
@@ -283,26 +352,35 @@ final class Faults {
 
     /** @return client id -> assigned partitions of the topic, for the group's current members */
     static Map<String, List<Integer>> members(final Admin admin, final String group, final String topic)
-        throws ExecutionException, InterruptedException {
+        throws ExecutionException, InterruptedException
+    {
         final ConsumerGroupDescription d;
-        try {
+        try
+        {
             d = admin.describeConsumerGroups(List.of(group)).all().get().get(group);
-        } catch (final ExecutionException e) {
-            if (e.getCause() instanceof org.apache.kafka.common.errors.GroupIdNotFoundException) {
+        }
+        catch (final ExecutionException e)
+        {
+            if (e.getCause() instanceof org.apache.kafka.common.errors.GroupIdNotFoundException)
+            {
                 return Map.of(); // no member has joined yet
             }
             throw e;
         }
         final Map<String, List<Integer>> out = new HashMap<>();
-        for (final MemberDescription m : d.members()) {
+        for (final MemberDescription m : d.members())
+        {
             final List<Integer> ps = new ArrayList<>();
-            for (final TopicPartition tp : m.assignment().topicPartitions()) {
-                if (tp.topic().equals(topic)) {
+            for (final TopicPartition tp : m.assignment().topicPartitions())
+            {
+                if (tp.topic().equals(topic))
+                {
                     ps.add(tp.partition());
                 }
             }
             ps.sort(null);
-            out.merge(m.clientId(), ps, (x, y) -> {
+            out.merge(m.clientId(), ps, (x, y) ->
+            {
                 final List<Integer> both = new ArrayList<>(x);
                 both.addAll(y);
                 both.sort(null);
@@ -312,9 +390,11 @@ final class Faults {
         return out;
     }
 
-    static long sum(final long[] a) {
+    static long sum(final long[] a)
+    {
         long s = 0;
-        for (final long v : a) {
+        for (final long v : a)
+        {
             s += v;
         }
         return s;
@@ -328,13 +408,15 @@ final class Faults {
      * seconds) and, when {@code metricsPort > 0}, the Prometheus endpoint.
      */
     static String pipelineToml(final String topic, final String group, final String database, final String clickhouse,
-        final long stalledFailAfterMs, final int metricsPort) throws IOException {
+        final long stalledFailAfterMs, final int metricsPort) throws IOException
+    {
         return pipelineToml(topic, group, database, clickhouse, stalledFailAfterMs, metricsPort, null);
     }
 
     /** As above, with the consumer's {@code client.id} (tells group members apart, see {@link #members}). */
     static String pipelineToml(final String topic, final String group, final String database, final String clickhouse,
-        final long stalledFailAfterMs, final int metricsPort, final String clientId) throws IOException {
+        final long stalledFailAfterMs, final int metricsPort, final String clientId) throws IOException
+    {
         String t = Files.readString(projectRoot().resolve("examples/github-events.toml"));
         t = replaceOnce(t, "bootstrap_servers = \"127.0.0.1:19092\"", "bootstrap_servers = \"" + bootstrap() + "\"");
         t = replaceOnce(t, "endpoint = \"http://127.0.0.1:18123\"", "endpoint = \"" + clickhouse + "\"");
@@ -344,34 +426,42 @@ final class Faults {
         t = t.replaceFirst("stalled_fail_after_ms = \\d+", "stalled_fail_after_ms = " + stalledFailAfterMs);
         final StringBuilder sb = new StringBuilder(t);
         sb.append("\n[engine]\nstatus_interval_ms = 1000\n");
-        if (metricsPort > 0) {
+        if (metricsPort > 0)
+        {
             sb.append("\n[metrics]\nlisten = \"127.0.0.1:").append(metricsPort).append("\"\n");
         }
         // a killed member is dropped from the group after session.timeout.ms (45 s by default)
         sb.append("\n[kafka.consumer]\n\"session.timeout.ms\" = \"6000\"\n\"heartbeat.interval.ms\" = \"1500\"\n");
-        if (clientId != null) {
+        if (clientId != null)
+        {
             sb.append("\"client.id\" = \"").append(clientId).append("\"\n");
         }
         return sb.toString();
     }
 
-    private static String replaceOnce(final String text, final String from, final String to) {
+    private static String replaceOnce(final String text, final String from, final String to)
+    {
         final int i = text.indexOf(from);
-        if (i < 0) {
-            throw new IllegalStateException("examples/github-events.toml no longer contains [" + from + "]; update Faults.pipelineToml");
+        if (i < 0)
+        {
+            throw new IllegalStateException(
+                "examples/github-events.toml no longer contains [" + from + "]; update Faults.pipelineToml");
         }
         return text.substring(0, i) + to + text.substring(i + from.length());
     }
 
-    static Path writeConfig(final Path dir, final String name, final String toml) throws IOException {
+    static Path writeConfig(final Path dir, final String name, final String toml) throws IOException
+    {
         final Path f = dir.resolve(name);
         Files.writeString(f, toml, StandardCharsets.UTF_8);
         return f;
     }
 
     /** Percentile (0..100) of the values, nearest rank; 0 for none. */
-    static long percentile(final List<Long> values, final double p) {
-        if (values.isEmpty()) {
+    static long percentile(final List<Long> values, final double p)
+    {
+        if (values.isEmpty())
+        {
             return 0;
         }
         final long[] a = values.stream().mapToLong(Long::longValue).sorted().toArray();

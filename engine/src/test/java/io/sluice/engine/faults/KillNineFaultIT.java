@@ -38,12 +38,14 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * throughout (the engine catching up a backlog at full speed: "under load").
  */
 @ExtendWith(FaultTopic.Resolver.class)
-class KillNineFaultIT {
+class KillNineFaultIT
+{
     private static final int KILLS = 5;
 
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
-    void shouldLoseNothingWhenKilledFiveTimesAtRandomMoments(final FaultTopic topic) throws Exception {
+    void shouldLoseNothingWhenKilledFiveTimesAtRandomMoments(final FaultTopic topic) throws Exception
+    {
         final long seed = Long.getLong("faults.seed", System.nanoTime());
         final Random rnd = new Random(seed);
         final String sfx = Faults.suffix();
@@ -58,8 +60,10 @@ class KillNineFaultIT {
         final long[] window = new long[KILLS];
         final List<String> kills = new ArrayList<>();
         final String lagSummary;
-        try (LagSampler lag = new LagSampler(100); Admin admin = Faults.admin()) {
-            for (int k = 0; k < KILLS; k++) {
+        try (LagSampler lag = new LagSampler(100); Admin admin = Faults.admin())
+        {
+            for (int k = 0; k < KILLS; k++)
+            {
                 final int port = Faults.freePort();
                 final Path cfg = Faults.writeConfig(dir, "run-" + (k + 1) + ".toml",
                     Faults.pipelineToml(topic.name, group, db, ch.url, 120_000, port));
@@ -69,15 +73,21 @@ class KillNineFaultIT {
                 final long target = Math.max(base + 1, (long)(total * (0.05 + 0.12 * k + 0.10 * rnd.nextDouble())));
                 final long jitterMs = rnd.nextInt(1000);
                 final long killedAfterMs;
-                try (EngineRun e = EngineRun.start(dir, "run-" + (k + 1), "--config", cfg.toString())) {
+                try (EngineRun e = EngineRun.start(dir, "run-" + (k + 1), "--config", cfg.toString()))
+                {
                     lag.port(port);
                     final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-                    while (Faults.sum(Faults.committed(admin, group, topic.name, FaultTopic.PARTITIONS)) < target) {
-                        if (!e.alive()) {
-                            fail("run " + (k + 1) + " exited (" + e.waitFor(1) + ") before it was killed; log " + e.logFile() + ":\n" + e.tail(40));
+                    while (Faults.sum(Faults.committed(admin, group, topic.name, FaultTopic.PARTITIONS)) < target)
+                    {
+                        if (!e.alive())
+                        {
+                            fail("run " + (k + 1) + " exited (" + e.waitFor(1) + ") before it was killed; log "
+                                + e.logFile() + ":\n" + e.tail(40));
                         }
-                        if (System.nanoTime() > deadline) {
-                            fail("run " + (k + 1) + " did not commit up to " + target + " offsets in 120 s; log " + e.logFile() + ":\n" + e.tail(40));
+                        if (System.nanoTime() > deadline)
+                        {
+                            fail("run " + (k + 1) + " did not commit up to " + target + " offsets in 120 s; log "
+                                + e.logFile() + ":\n" + e.tail(40));
                         }
                         Thread.sleep(50);
                     }
@@ -92,27 +102,34 @@ class KillNineFaultIT {
                 final long[] committed = Faults.committed(admin, group, topic.name, FaultTopic.PARTITIONS);
                 final long[] written = ch.distinctIds(db, tables);
                 final long[] firstUnwritten = topic.firstUnwritten(written);
-                for (int p = 0; p < FaultTopic.PARTITIONS; p++) {
-                    if (committed[p] > firstUnwritten[p]) {
-                        fail("at-least-once violated after kill " + (k + 1) + ": " + topic.name + "-" + p + " committed "
-                            + committed[p] + " but offset " + firstUnwritten[p] + " (id " + topic.ids[p][(int)firstUnwritten[p]]
-                            + ") is not in ClickHouse (database " + db + ", seed " + seed + ")");
+                for (int p = 0; p < FaultTopic.PARTITIONS; p++)
+                {
+                    if (committed[p] > firstUnwritten[p])
+                    {
+                        fail(
+                            "at-least-once violated after kill " + (k + 1) + ": " + topic.name + "-" + p + " committed "
+                                + committed[p] + " but offset " + firstUnwritten[p] + " (id "
+                                + topic.ids[p][(int)firstUnwritten[p]]
+                                + ") is not in ClickHouse (database " + db + ", seed " + seed + ")");
                     }
                 }
-                assertTrue(Faults.sum(committed) < total, "kill " + (k + 1) + " came after the run had committed everything: "
-                    + "not mid-run (seed " + seed + ")");
+                assertTrue(Faults.sum(committed) < total,
+                    "kill " + (k + 1) + " came after the run had committed everything: "
+                        + "not mid-run (seed " + seed + ")");
                 window[k] = topic.writtenAtOrAfter(committed, written);
                 final long[] cu = ch.countAndUniq(db, tables);
                 dupsAtKill[k] = cu[0] - cu[1];
                 kills.add(String.format("kill %d after %d ms of run %d: %d of %d ids written (%.0f%%), %d committed, "
-                        + "re-read window %d, duplicates so far %d", k + 1, killedAfterMs, k + 1, written.length, total,
+                    + "re-read window %d, duplicates so far %d", k + 1, killedAfterMs, k + 1, written.length, total,
                     100.0 * written.length / total, Faults.sum(committed), window[k], dupsAtKill[k]));
                 System.out.println("FAULT(a) " + kills.get(k));
             }
             final int port = Faults.freePort();
             final Path cfg = Faults.writeConfig(dir, "run-" + (KILLS + 1) + ".toml",
                 Faults.pipelineToml(topic.name, group, db, ch.url, 120_000, port));
-            try (EngineRun e = EngineRun.start(dir, "run-" + (KILLS + 1), "--config", cfg.toString(), "--until-caught-up")) {
+            try (EngineRun e = EngineRun.start(dir, "run-" + (KILLS + 1), "--config", cfg.toString(),
+                "--until-caught-up"))
+            {
                 lag.port(port);
                 assertEquals(0, e.waitFor(240), "the last run ends cleanly once caught up; log " + e.logFile());
                 lag.port(0);
@@ -127,20 +144,25 @@ class KillNineFaultIT {
         final long[] cu = ch.countAndUniq(db, tables);
         final long duplicates = cu[0] - cu[1];
         final StringJoiner perCrash = new StringJoiner("/");
-        for (int k = 0; k < KILLS; k++) {
+        for (int k = 0; k < KILLS; k++)
+        {
             perCrash.add(Long.toString((k + 1 < KILLS ? dupsAtKill[k + 1] : duplicates) - dupsAtKill[k]));
         }
         final StringJoiner windows = new StringJoiner("/");
         Arrays.stream(window).forEach(w -> windows.add(Long.toString(w)));
-        Faults.report(String.format("FAULT(a) kills=%d ids=%d lost=%d duplicates=%d (per crash, new duplicates in the run after "
-                + "it: %s; written but not committed at each kill: %s; before the first kill: %d) seed=%d duration=%d s", KILLS,
+        Faults.report(String.format(
+            "FAULT(a) kills=%d ids=%d lost=%d duplicates=%d (per crash, new duplicates in the run after "
+                + "it: %s; written but not committed at each kill: %s; before the first kill: %d) seed=%d duration=%d s",
+            KILLS,
             topic.distinct.length, lost, duplicates, perCrash, windows, dupsAtKill[0], seed, seconds));
-        Faults.report("FAULT(a) checkpoint lag under load (6 runs catching up the backlog at full speed, commit_interval_ms = "
-            + "1000): " + lagSummary);
+        Faults.report(
+            "FAULT(a) checkpoint lag under load (6 runs catching up the backlog at full speed, commit_interval_ms = "
+                + "1000): " + lagSummary);
         assertEquals(0, lost, "lost ids (database " + db + "): " + topic.describeLost(written, 10));
         assertEquals(topic.distinct.length, cu[1], "uniqExact(id) over the 8 tables");
-        assertTrue(duplicates <= Arrays.stream(window).sum(), "duplicates " + duplicates + " exceed what the crashes left "
-            + "uncommitted (" + windows + "): something was written twice without a crash");
+        assertTrue(duplicates <= Arrays.stream(window).sum(),
+            "duplicates " + duplicates + " exceed what the crashes left "
+                + "uncommitted (" + windows + "): something was written twice without a crash");
         ch.sql("DROP DATABASE " + db);
     }
 }

@@ -17,8 +17,10 @@ import java.util.regex.Pattern;
  * per partition per scrape, counting only scrapes while records are in flight (an idle engine is not under load).
  * The port can change between scrapes (a restarted engine).
  */
-final class LagSampler implements AutoCloseable {
-    private static final Pattern LINE = Pattern.compile("^(sluice_checkpoint_lag_(?:offsets|ms))\\{[^}]*\\} ([0-9.eE+-]+)$",
+final class LagSampler implements AutoCloseable
+{
+    private static final Pattern LINE = Pattern.compile(
+        "^(sluice_checkpoint_lag_(?:offsets|ms))\\{[^}]*\\} ([0-9.eE+-]+)$",
         Pattern.MULTILINE);
 
     private final Thread thread;
@@ -29,7 +31,8 @@ final class LagSampler implements AutoCloseable {
     private final List<Long> millis = new ArrayList<>();
     private int scrapes;
 
-    LagSampler(final long periodMs) {
+    LagSampler(final long periodMs)
+    {
         this.periodMs = periodMs;
         this.thread = new Thread(this::loop, "lag-sampler");
         thread.setDaemon(true);
@@ -37,46 +40,62 @@ final class LagSampler implements AutoCloseable {
     }
 
     /** Scrapes this port from now on; 0 pauses sampling (no engine running). */
-    void port(final int p) {
+    void port(final int p)
+    {
         port = p;
     }
 
-    private void loop() {
-        while (running) {
+    private void loop()
+    {
+        while (running)
+        {
             final int p = port;
-            if (p > 0) {
+            if (p > 0)
+            {
                 scrape(p);
             }
-            try {
+            try
+            {
                 Thread.sleep(periodMs);
-            } catch (final InterruptedException e) {
+            }
+            catch (final InterruptedException e)
+            {
                 return;
             }
         }
     }
 
-    private void scrape(final int p) {
+    private void scrape(final int p)
+    {
         final String body;
-        try {
+        try
+        {
             body = Faults.HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + p + "/metrics"))
                 .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString()).body();
-        } catch (final IOException e) {
+        }
+        catch (final IOException e)
+        {
             return; // not bound yet, or the engine was just killed
-        } catch (final InterruptedException e) {
+        }
+        catch (final InterruptedException e)
+        {
             Thread.currentThread().interrupt();
             return;
         }
         final Matcher m = LINE.matcher(body);
         final List<Long> o = new ArrayList<>();
         final List<Long> ms = new ArrayList<>();
-        while (m.find()) {
+        while (m.find())
+        {
             final long v = (long)Double.parseDouble(m.group(2));
             (m.group(1).endsWith("offsets") ? o : ms).add(v);
         }
-        if (o.stream().mapToLong(Long::longValue).sum() == 0) {
+        if (o.stream().mapToLong(Long::longValue).sum() == 0)
+        {
             return; // no partition assigned yet, or nothing in flight: not under load
         }
-        synchronized (this) {
+        synchronized (this)
+        {
             offsets.addAll(o);
             millis.addAll(ms);
             scrapes++;
@@ -84,18 +103,21 @@ final class LagSampler implements AutoCloseable {
     }
 
     /** @return "p50/p99/max = a/b/c offsets, d/e/f ms per partition (n scrapes)" */
-    synchronized String summary() {
+    synchronized String summary()
+    {
         return String.format("p50/p99/max = %d/%d/%d offsets, %d/%d/%d ms per partition (%d scrapes)",
             Faults.percentile(offsets, 50), Faults.percentile(offsets, 99), Faults.percentile(offsets, 100),
             Faults.percentile(millis, 50), Faults.percentile(millis, 99), Faults.percentile(millis, 100), scrapes);
     }
 
-    synchronized int scrapes() {
+    synchronized int scrapes()
+    {
         return scrapes;
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() throws InterruptedException
+    {
         running = false;
         thread.interrupt();
         thread.join(5000);

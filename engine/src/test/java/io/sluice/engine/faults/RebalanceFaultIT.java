@@ -28,10 +28,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * on its own partitions ({@code -Dfaults.seed=N} repeats the choice).
  */
 @ExtendWith(FaultTopic.Resolver.class)
-class RebalanceFaultIT {
+class RebalanceFaultIT
+{
     @Test
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
-    void shouldHandTheKilledMembersPartitionsToTheSurvivorAndLoseNothing(final FaultTopic topic) throws Exception {
+    void shouldHandTheKilledMembersPartitionsToTheSurvivorAndLoseNothing(final FaultTopic topic) throws Exception
+    {
         final long seed = Long.getLong("faults.seed", System.nanoTime());
         final long killDelayMs = new java.util.Random(seed).nextInt(2000);
         final String sfx = Faults.suffix();
@@ -56,7 +58,8 @@ class RebalanceFaultIT {
         final String survivorLog;
         try (Admin admin = Faults.admin();
             EngineRun survivor = EngineRun.start(dir, "survivor", "--config", survivorCfg.toString());
-            EngineRun victim = EngineRun.start(dir, "victim", "--config", victimCfg.toString())) {
+            EngineRun victim = EngineRun.start(dir, "victim", "--config", victimCfg.toString()))
+        {
             // both members hold partitions
             final Map<String, List<Integer>> shared = await(admin, group, topic, m -> m.size() == 2
                 && !m.getOrDefault(survivorId, List.of()).isEmpty() && !m.getOrDefault(victimId, List.of()).isEmpty(),
@@ -65,13 +68,17 @@ class RebalanceFaultIT {
             // the victim has committed progress of its own on its partitions
             final long[] base = Faults.committed(admin, group, topic.name, FaultTopic.PARTITIONS);
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (true) {
+            while (true)
+            {
                 final long[] c = Faults.committed(admin, group, topic.name, FaultTopic.PARTITIONS);
-                if (victimPartitions.stream().anyMatch(p -> c[p] > base[p])) {
+                if (victimPartitions.stream().anyMatch(p -> c[p] > base[p]))
+                {
                     break;
                 }
-                if (System.nanoTime() > deadline || !victim.alive()) {
-                    fail("the victim committed nothing on " + victimPartitions + "; log " + victim.logFile() + ":\n" + victim.tail(30));
+                if (System.nanoTime() > deadline || !victim.alive())
+                {
+                    fail("the victim committed nothing on " + victimPartitions + "; log " + victim.logFile() + ":\n"
+                        + victim.tail(30));
                 }
                 Thread.sleep(50);
             }
@@ -86,12 +93,15 @@ class RebalanceFaultIT {
             assertTrue(victimPartitions.stream().anyMatch(p -> committedAtKill[p] < end[p]),
                 "the victim was killed after finishing its partitions: not mid-run");
             // the survivor takes every partition once the coordinator has dropped the dead member
-            await(admin, group, topic, m -> m.size() == 1 && m.getOrDefault(survivorId, List.of()).size() == FaultTopic.PARTITIONS,
+            await(admin, group, topic,
+                m -> m.size() == 1 && m.getOrDefault(survivorId, List.of()).size() == FaultTopic.PARTITIONS,
                 "the survivor holds all " + FaultTopic.PARTITIONS + " partitions", survivor, null);
             takeoverMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killed);
-            while (true) {
+            while (true)
+            {
                 final long[] c = Faults.committed(admin, group, topic.name, FaultTopic.PARTITIONS);
-                if (victimPartitions.stream().allMatch(p -> c[p] > committedAtKill[p] || c[p] == end[p])) {
+                if (victimPartitions.stream().allMatch(p -> c[p] > committedAtKill[p] || c[p] == end[p]))
+                {
                     break;
                 }
                 assertTrue(survivor.alive(), "the survivor exited; log " + survivor.logFile());
@@ -99,15 +109,20 @@ class RebalanceFaultIT {
             }
             resumeMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killed);
             final long caughtUpBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-            while (!Arrays.equals(end, Faults.committed(admin, group, topic.name, FaultTopic.PARTITIONS))) {
-                if (System.nanoTime() > caughtUpBy || !survivor.alive()) {
-                    fail("the survivor did not commit every partition to its end; log " + survivor.logFile() + ":\n" + survivor.tail(30));
+            while (!Arrays.equals(end, Faults.committed(admin, group, topic.name, FaultTopic.PARTITIONS)))
+            {
+                if (System.nanoTime() > caughtUpBy || !survivor.alive())
+                {
+                    fail("the survivor did not commit every partition to its end; log " + survivor.logFile() + ":\n"
+                        + survivor.tail(30));
                 }
                 Thread.sleep(100);
             }
             survivor.terminate();
-            assertEquals(0, survivor.waitFor(60), "the survivor drains and exits 0 on SIGTERM; log " + survivor.logFile());
-            assertArrayEquals(end, Faults.committed(admin, group, topic.name, FaultTopic.PARTITIONS), "committed = end offsets");
+            assertEquals(0, survivor.waitFor(60),
+                "the survivor drains and exits 0 on SIGTERM; log " + survivor.logFile());
+            assertArrayEquals(end, Faults.committed(admin, group, topic.name, FaultTopic.PARTITIONS),
+                "committed = end offsets");
             survivorLog = survivor.output();
         }
         final long[] written = ch.distinctIds(db, tables);
@@ -115,18 +130,24 @@ class RebalanceFaultIT {
         final long[] cu = ch.countAndUniq(db, tables);
         final long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
         final StringBuilder atKill = new StringBuilder();
-        for (final int p : victimPartitions) {
-            atKill.append(atKill.length() == 0 ? "" : ", ").append(p).append(": ").append(committedAtKill[p]).append('/').append(end[p]);
+        for (final int p : victimPartitions)
+        {
+            atKill.append(atKill.length() == 0 ? "" : ", ").append(p).append(": ").append(committedAtKill[p])
+                .append('/').append(end[p]);
         }
-        Faults.report(String.format("FAULT(d) 2 engines in one group, one killed (SIGKILL) holding partitions %s (committed/end at "
+        Faults.report(String.format(
+            "FAULT(d) 2 engines in one group, one killed (SIGKILL) holding partitions %s (committed/end at "
                 + "the kill: %s); the survivor held all 4 partitions %d ms after the kill (session.timeout.ms=6000) and "
                 + "committed past the dead member's offsets %d ms after it; ids=%d lost=%d duplicates=%d (dead member's "
                 + "written-but-uncommitted records at the kill: %d); kill %d ms after its first commit, seed=%d; duration=%d s",
-            victimPartitions, atKill, takeoverMs, resumeMs, topic.distinct.length, lost, cu[0] - cu[1], window, killDelayMs,
+            victimPartitions, atKill, takeoverMs, resumeMs, topic.distinct.length, lost, cu[0] - cu[1], window,
+            killDelayMs,
             seed, seconds));
-        for (final int p : victimPartitions) {
-            assertTrue(survivorLog.contains("assigned " + topic.name + "-" + p + " at offset"), "the survivor was assigned "
-                + topic.name + "-" + p);
+        for (final int p : victimPartitions)
+        {
+            assertTrue(survivorLog.contains("assigned " + topic.name + "-" + p + " at offset"),
+                "the survivor was assigned "
+                    + topic.name + "-" + p);
         }
         assertEquals(0, lost, "lost ids: " + topic.describeLost(written, 10));
         assertEquals(topic.distinct.length, cu[1], "uniqExact(id) over the 8 tables");
@@ -136,16 +157,21 @@ class RebalanceFaultIT {
 
     private static Map<String, List<Integer>> await(final Admin admin, final String group, final FaultTopic topic,
         final Predicate<Map<String, List<Integer>>> condition, final String what, final EngineRun a, final EngineRun b)
-        throws Exception {
+        throws Exception
+    {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         Map<String, List<Integer>> m = Map.of();
-        while (System.nanoTime() < deadline) {
+        while (System.nanoTime() < deadline)
+        {
             m = Faults.members(admin, group, topic.name);
-            if (condition.test(m)) {
+            if (condition.test(m))
+            {
                 return m;
             }
-            for (final EngineRun e : new EngineRun[] {a, b}) {
-                if (e != null && !e.alive()) {
+            for (final EngineRun e : new EngineRun[]{a, b})
+            {
+                if (e != null && !e.alive())
+                {
                     fail(e.name + " exited while waiting until " + what + "; log " + e.logFile() + ":\n" + e.tail(30));
                 }
             }

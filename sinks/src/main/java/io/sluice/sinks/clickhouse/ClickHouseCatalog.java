@@ -22,7 +22,8 @@ import io.sluice.core.sink.TableSchema;
  * as created. Every identifier is quoted with {@link ClickHouseIdentifiers}, so no table or database name can change
  * a statement. Thread-safe.
  */
-final class ClickHouseCatalog implements DestinationCatalog {
+final class ClickHouseCatalog implements DestinationCatalog
+{
     /** A DEFAULT expression Sluice evaluates once: a literal, or a cast/conversion function of literals. */
     private static final Pattern CONSTANT = Pattern.compile(
         "\\s*(-?[0-9][0-9._eE+-]*|'([^'\\\\]|\\\\.)*'|NULL|\\[\\]|(CAST|to[A-Za-z0-9]+)\\(\\s*('([^'\\\\]|\\\\.)*'|-?[0-9][0-9._eE+-]*)\\s*(,\\s*'[^']*'\\s*)?\\))\\s*");
@@ -43,7 +44,9 @@ final class ClickHouseCatalog implements DestinationCatalog {
      * @param shardEndpoints the endpoint of each client
      * @param config         the sink's connection settings
      */
-    ClickHouseCatalog(final List<Client> shards, final List<String> shardEndpoints, final SluiceConfig.ClickHouse config) {
+    ClickHouseCatalog(final List<Client> shards, final List<String> shardEndpoints,
+        final SluiceConfig.ClickHouse config)
+    {
         this.shards = List.copyOf(shards);
         this.shardEndpoints = List.copyOf(shardEndpoints);
         this.client = shards.get(0);
@@ -52,54 +55,76 @@ final class ClickHouseCatalog implements DestinationCatalog {
     }
 
     @Override
-    public TableSchema describe(final String database, final String table) throws SinkException {
+    public TableSchema describe(final String database, final String table) throws SinkException
+    {
         final String sql = "DESCRIBE TABLE " + qualifiedName(database, table);
         final String body;
-        try {
-            body = ClickHouseConnections.query(client, sql, "describe " + database + "." + table + " at " + endpoint, 30_000);
-        } catch (final SinkException e) {
-            if (e.code() == ClickHouseErrors.UNKNOWN_TABLE || e.code() == ClickHouseErrors.UNKNOWN_DATABASE) {
+        try
+        {
+            body = ClickHouseConnections.query(client, sql, "describe " + database + "." + table + " at " + endpoint,
+                30_000);
+        }
+        catch (final SinkException e)
+        {
+            if (e.code() == ClickHouseErrors.UNKNOWN_TABLE || e.code() == ClickHouseErrors.UNKNOWN_DATABASE)
+            {
                 return null;
             }
             throw e;
         }
         final List<ColumnSpec> columns = new ArrayList<>();
-        for (final List<String> row : TabSeparated.parse(body)) {
-            if (row.size() < 2) {
+        for (final List<String> row : TabSeparated.parse(body))
+        {
+            if (row.size() < 2)
+            {
                 continue;
             }
-            columns.add(new ColumnSpec(row.get(0), row.get(1), row.size() > 2 ? row.get(2) : "", row.size() > 3 ? row.get(3) : ""));
+            columns.add(new ColumnSpec(row.get(0), row.get(1), row.size() > 2 ? row.get(2) : "",
+                row.size() > 3 ? row.get(3) : ""));
         }
-        if (columns.isEmpty()) {
-            throw new SinkException("describe " + database + "." + table + " at " + endpoint + " returned no columns", false, 0, null);
+        if (columns.isEmpty())
+        {
+            throw new SinkException("describe " + database + "." + table + " at " + endpoint + " returned no columns",
+                false, 0, null);
         }
         return new TableSchema(database, table, columns);
     }
 
     @Override
-    public void create(final String database, final String table) throws SinkException {
+    public void create(final String database, final String table) throws SinkException
+    {
         final String sql;
-        if (config.createTableDdl() != null) {
+        if (config.createTableDdl() != null)
+        {
             sql = ddl(config.createTableDdl(), database, table);
-        } else if (config.createTableLike() != null) {
+        }
+        else if (config.createTableLike() != null)
+        {
             final String like = config.createTableLike();
             final String template = like.contains(".") ? like : database + "." + like;
             final int dot = template.indexOf('.');
             sql = "CREATE TABLE IF NOT EXISTS " + qualifiedName(database, table) + " AS "
                 + qualifiedName(template.substring(0, dot), template.substring(dot + 1));
-        } else {
+        }
+        else
+        {
             throw new SinkException("table " + database + "." + table + " is missing and neither create_table_ddl nor "
                 + "create_table_like is configured", false, 0, null);
         }
         // every shard gets the table; describing uses the first shard
-        for (int i = 0; i < shards.size(); i++) {
-            try {
+        for (int i = 0; i < shards.size(); i++)
+        {
+            try
+            {
                 ClickHouseConnections.execute(shards.get(i), sql, "create table " + database + "." + table + " at "
                     + shardEndpoints.get(i), 60_000);
-            } catch (final SinkException e) {
+            }
+            catch (final SinkException e)
+            {
                 // TABLE_ALREADY_EXISTS: another process created it meanwhile (what 18.16 and current servers answer to
                 // a concurrent CREATE); any other failure counts as a race lost only if the table now exists there
-                if (e.code() != TABLE_ALREADY_EXISTS && !exists(shards.get(i), database, table)) {
+                if (e.code() != TABLE_ALREADY_EXISTS && !exists(shards.get(i), database, table))
+                {
                     throw e;
                 }
             }
@@ -115,37 +140,50 @@ final class ClickHouseCatalog implements DestinationCatalog {
      * @param table    the table, verbatim
      * @return the statement to send
      */
-    static String ddl(final String template, final String database, final String table) {
+    static String ddl(final String template, final String database, final String table)
+    {
         final StringBuilder sb = new StringBuilder(template.length() + database.length() + table.length() + 16);
         int i = 0;
-        while (i < template.length()) {
-            if (template.startsWith(DATABASE_PLACEHOLDER, i)) {
+        while (i < template.length())
+        {
+            if (template.startsWith(DATABASE_PLACEHOLDER, i))
+            {
                 sb.append(ClickHouseIdentifiers.quote(database));
                 i += DATABASE_PLACEHOLDER.length();
-            } else if (template.startsWith(TABLE_PLACEHOLDER, i)) {
+            }
+            else if (template.startsWith(TABLE_PLACEHOLDER, i))
+            {
                 sb.append(ClickHouseIdentifiers.quote(table));
                 i += TABLE_PLACEHOLDER.length();
-            } else {
+            }
+            else
+            {
                 sb.append(template.charAt(i++));
             }
         }
         return sb.toString();
     }
 
-    private boolean exists(final Client shard, final String database, final String table) {
-        try {
+    private boolean exists(final Client shard, final String database, final String table)
+    {
+        try
+        {
             final String body = ClickHouseConnections.query(shard, "EXISTS TABLE " + qualifiedName(database, table),
                 "check table " + database + "." + table, 30_000);
             return "1".equals(body.strip());
-        } catch (final SinkException e) {
+        }
+        catch (final SinkException e)
+        {
             return false;
         }
     }
 
     @Override
-    public String serverTimeZone() throws SinkException {
+    public String serverTimeZone() throws SinkException
+    {
         String zone = timeZone;
-        if (zone == null) {
+        if (zone == null)
+        {
             final List<List<String>> rows = TabSeparated.parse(ClickHouseConnections.query(client, "SELECT timezone()",
                 "time zone of " + endpoint, 30_000));
             zone = rows.isEmpty() || rows.get(0).isEmpty() || rows.get(0).get(0).isEmpty() ? "UTC" : rows.get(0).get(0);
@@ -155,29 +193,41 @@ final class ClickHouseCatalog implements DestinationCatalog {
     }
 
     @Override
-    public String evaluateDefault(final ColumnSpec column) throws SinkException {
-        if (!CONSTANT.matcher(column.defaultExpression()).matches()) {
+    public String evaluateDefault(final ColumnSpec column) throws SinkException
+    {
+        if (!CONSTANT.matcher(column.defaultExpression()).matches())
+        {
             return null;
         }
         // isNull first: TabSeparated writes NULL as \N, which reads back like the text "N"
-        final String body = ClickHouseConnections.query(client, "SELECT isNull(" + column.defaultExpression() + "), ifNull(toString("
-            + column.defaultExpression() + "), '')", "evaluate default of " + column.name(), 30_000);
+        final String body = ClickHouseConnections.query(client,
+            "SELECT isNull(" + column.defaultExpression() + "), ifNull(toString("
+                + column.defaultExpression() + "), '')",
+            "evaluate default of " + column.name(), 30_000);
         final List<List<String>> rows = TabSeparated.parse(body);
-        if (rows.isEmpty() || rows.get(0).size() < 2) {
+        if (rows.isEmpty() || rows.get(0).size() < 2)
+        {
             return null;
         }
         return "1".equals(rows.get(0).get(0)) ? "null" : jsonString(rows.get(0).get(1));
     }
 
-    private static String jsonString(final String text) {
+    private static String jsonString(final String text)
+    {
         final StringBuilder sb = new StringBuilder(text.length() + 2).append('"');
-        for (int i = 0; i < text.length(); i++) {
+        for (int i = 0; i < text.length(); i++)
+        {
             final char c = text.charAt(i);
-            if (c == '"' || c == '\\') {
+            if (c == '"' || c == '\\')
+            {
                 sb.append('\\').append(c);
-            } else if (c < 0x20) {
+            }
+            else if (c < 0x20)
+            {
                 sb.append(String.format("\\u%04x", (int)c));
-            } else {
+            }
+            else
+            {
                 sb.append(c);
             }
         }
@@ -185,12 +235,14 @@ final class ClickHouseCatalog implements DestinationCatalog {
     }
 
     @Override
-    public String qualifiedName(final String database, final String table) {
+    public String qualifiedName(final String database, final String table)
+    {
         return ClickHouseIdentifiers.qualified(database, table);
     }
 
     @Override
-    public String quoteColumn(final String column) {
+    public String quoteColumn(final String column)
+    {
         return ClickHouseIdentifiers.quote(column);
     }
 }

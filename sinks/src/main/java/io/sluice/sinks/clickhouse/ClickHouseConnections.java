@@ -19,8 +19,10 @@ import io.sluice.core.sink.SinkException;
  * TabSeparated text (every server version speaks it; client-v2's default RowBinaryWithNamesAndTypes does not exist
  * on 18.16). Thread-safe (stateless; clients are thread-safe).
  */
-final class ClickHouseConnections {
-    private ClickHouseConnections() {
+final class ClickHouseConnections
+{
+    private ClickHouseConnections()
+    {
     }
 
     /**
@@ -28,7 +30,8 @@ final class ClickHouseConnections {
      * @param config   the sink's plugin_config
      * @return a new client owned by the caller
      */
-    static Client client(final String endpoint, final SluiceConfig.ClickHouse config) {
+    static Client client(final String endpoint, final SluiceConfig.ClickHouse config)
+    {
         return new Client.Builder()
             .addEndpoint(endpoint)
             .setUsername(config.username())
@@ -46,19 +49,28 @@ final class ClickHouseConnections {
 
     /** A client call that may throw anything; {@link #call} classifies what it throws. */
     @FunctionalInterface
-    private interface Call<T> {
+    private interface Call<T>
+    {
         T run() throws Exception;
     }
 
-    private static <T> T call(final String what, final Call<T> call) throws SinkException {
-        try {
+    private static <T> T call(final String what, final Call<T> call) throws SinkException
+    {
+        try
+        {
             return call.run();
-        } catch (final ExecutionException e) {
+        }
+        catch (final ExecutionException e)
+        {
             throw ClickHouseErrors.classify(what, e.getCause());
-        } catch (final InterruptedException e) {
+        }
+        catch (final InterruptedException e)
+        {
             Thread.currentThread().interrupt();
             throw new SinkException(what + ": interrupted", true, 0, e);
-        } catch (final Exception e) {
+        }
+        catch (final Exception e)
+        {
             throw ClickHouseErrors.classify(what, e);
         }
     }
@@ -73,11 +85,15 @@ final class ClickHouseConnections {
      * @return the body as UTF-8 text
      * @throws SinkException classified by {@link ClickHouseErrors}
      */
-    static String query(final Client client, final String sql, final String what, final long timeoutMs) throws SinkException {
+    static String query(final Client client, final String sql, final String what, final long timeoutMs)
+        throws SinkException
+    {
         final QuerySettings settings = new QuerySettings().setFormat(ClickHouseFormat.TabSeparated);
-        return call(what, () -> {
+        return call(what, () ->
+        {
             try (QueryResponse r = client.query(sql, settings).get(timeoutMs, TimeUnit.MILLISECONDS);
-                InputStream in = r.getInputStream()) {
+                InputStream in = r.getInputStream())
+            {
                 return new String(in.readAllBytes(), StandardCharsets.UTF_8);
             }
         });
@@ -88,8 +104,11 @@ final class ClickHouseConnections {
      *
      * @throws SinkException classified by {@link ClickHouseErrors}
      */
-    static void execute(final Client client, final String sql, final String what, final long timeoutMs) throws SinkException {
-        call(what, () -> {
+    static void execute(final Client client, final String sql, final String what, final long timeoutMs)
+        throws SinkException
+    {
+        call(what, () ->
+        {
             client.execute(sql).get(timeoutMs, TimeUnit.MILLISECONDS).close();
             return null;
         });

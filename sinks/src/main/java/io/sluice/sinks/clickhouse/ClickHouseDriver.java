@@ -17,18 +17,23 @@ import io.sluice.core.sink.SinkException;
  * The ClickHouse sink ({@code kind = "clickhouse"}) over client-v2's HTTP interface. Works with Debian's 18.16 and
  * current releases: rows go as RowBinary, metadata is read as TabSeparated. Thread-safe.
  */
-public final class ClickHouseDriver implements SinkDriver {
+public final class ClickHouseDriver implements SinkDriver
+{
     private final List<Client> metadataClients = new ArrayList<>();
     private final Map<String, ClickHouseCatalog> catalogs = new HashMap<>();
 
     @Override
-    public synchronized DestinationCatalog catalog(final SinkSpec sink) {
-        final String key = sink.shards() + "\u0000" + sink.connection().username() + "\u0000" + sink.connection().createTableDdl()
+    public synchronized DestinationCatalog catalog(final SinkSpec sink)
+    {
+        final String key = sink.shards() + "\u0000" + sink.connection().username() + "\u0000"
+            + sink.connection().createTableDdl()
             + "\u0000" + sink.connection().createTableLike();
-        return catalogs.computeIfAbsent(key, k -> {
+        return catalogs.computeIfAbsent(key, k ->
+        {
             final List<Client> perShard = new ArrayList<>();
             final List<String> endpoints = new ArrayList<>();
-            for (final List<String> shard : sink.shards()) {
+            for (final List<String> shard : sink.shards())
+            {
                 final Client c = ClickHouseConnections.client(shard.get(0), sink.connection());
                 metadataClients.add(c);
                 perShard.add(c);
@@ -39,25 +44,33 @@ public final class ClickHouseDriver implements SinkDriver {
     }
 
     @Override
-    public BatchWriter writer(final SinkSpec sink, final int shard) {
+    public BatchWriter writer(final SinkSpec sink, final int shard)
+    {
         return new ClickHouseBatchWriter(sink.shards().get(shard), sink.connection());
     }
 
     @Override
-    public void checkReachable(final SinkSpec sink) throws SinkException {
-        for (int shard = 0; shard < sink.shards().size(); shard++) {
+    public void checkReachable(final SinkSpec sink) throws SinkException
+    {
+        for (int shard = 0; shard < sink.shards().size(); shard++)
+        {
             SinkException last = null;
             boolean ok = false;
-            for (final String endpoint : sink.shards().get(shard)) {
-                try (Client c = ClickHouseConnections.client(endpoint, sink.connection())) {
+            for (final String endpoint : sink.shards().get(shard))
+            {
+                try (Client c = ClickHouseConnections.client(endpoint, sink.connection()))
+                {
                     ClickHouseConnections.query(c, "SELECT 1", "connect to ClickHouse at " + endpoint, 10_000);
                     ok = true;
                     break;
-                } catch (final SinkException e) {
+                }
+                catch (final SinkException e)
+                {
                     last = e;
                 }
             }
-            if (!ok) {
+            if (!ok)
+            {
                 throw new SinkException("no ClickHouse endpoint of shard " + shard + " answers: "
                     + (last == null ? "no endpoints" : last.getMessage()), true, last == null ? 0 : last.code(), last);
             }
@@ -65,11 +78,16 @@ public final class ClickHouseDriver implements SinkDriver {
     }
 
     @Override
-    public synchronized void close() {
-        for (final Client c : metadataClients) {
-            try {
+    public synchronized void close()
+    {
+        for (final Client c : metadataClients)
+        {
+            try
+            {
                 c.close();
-            } catch (final RuntimeException e) {
+            }
+            catch (final RuntimeException e)
+            {
                 // best effort
             }
         }

@@ -24,7 +24,8 @@ import io.sluice.core.sink.SinkException;
  * <p>I/O failures (connection refused, reset, timeouts, unknown host) are retriable: the server may come back.
  * Thread-safe (stateless).
  */
-public final class ClickHouseErrors {
+public final class ClickHouseErrors
+{
     /** Retriable ClickHouse error codes, with their names as ClickHouse spells them. */
     public static final Map<Integer, String> RETRIABLE = Map.ofEntries(
         Map.entry(3, "UNEXPECTED_END_OF_FILE"),
@@ -48,14 +49,16 @@ public final class ClickHouseErrors {
     /** ClickHouse's UNKNOWN_DATABASE. */
     public static final int UNKNOWN_DATABASE = 81;
 
-    private ClickHouseErrors() {
+    private ClickHouseErrors()
+    {
     }
 
     /**
      * @param code a ClickHouse error code
      * @return whether a request that failed with it may succeed when retried
      */
-    public static boolean retriable(final int code) {
+    public static boolean retriable(final int code)
+    {
         return RETRIABLE.containsKey(code);
     }
 
@@ -66,56 +69,75 @@ public final class ClickHouseErrors {
      * @param failure  the exception thrown (or the cause of an ExecutionException)
      * @return a classified exception with a message a user can act on
      */
-    public static SinkException classify(final String what, final Throwable failure) {
+    public static SinkException classify(final String what, final Throwable failure)
+    {
         final ServerException server = find(failure, ServerException.class);
-        if (server != null) {
+        if (server != null)
+        {
             final int code = server.getCode() > 0 ? server.getCode() : codeIn(server.getMessage());
             final boolean retry = retriable(code);
-            return new SinkException(what + ": ClickHouse error " + code + (retry ? " (" + RETRIABLE.get(code) + ")" : "")
-                + ": " + serverText(server.getMessage()), retry, code, failure);
+            return new SinkException(
+                what + ": ClickHouse error " + code + (retry ? " (" + RETRIABLE.get(code) + ")" : "")
+                    + ": " + serverText(server.getMessage()),
+                retry, code, failure);
         }
         final Throwable io = ioCause(failure);
-        if (io != null) {
+        if (io != null)
+        {
             return new SinkException(what + ": " + describeIo(io), true, 0, failure);
         }
-        if (find(failure, ConnectionInitiationException.class) != null || find(failure, TimeoutException.class) != null) {
+        if (find(failure, ConnectionInitiationException.class) != null || find(failure, TimeoutException.class) != null)
+        {
             return new SinkException(what + ": " + firstLine(failure.getMessage()), true, 0, failure);
         }
         return new SinkException(what + ": " + firstLine(String.valueOf(failure)), false, 0, failure);
     }
 
-    private static Throwable ioCause(final Throwable t) {
-        for (Throwable c = t; c != null; c = c.getCause()) {
-            if (c instanceof ConnectException || c instanceof SocketTimeoutException || c instanceof UnknownHostException
-                || c instanceof NoRouteToHostException || c instanceof SocketException || c instanceof IOException) {
+    private static Throwable ioCause(final Throwable t)
+    {
+        for (Throwable c = t; c != null; c = c.getCause())
+        {
+            if (c instanceof ConnectException || c instanceof SocketTimeoutException
+                || c instanceof UnknownHostException
+                || c instanceof NoRouteToHostException || c instanceof SocketException || c instanceof IOException)
+            {
                 return c;
             }
-            if (c.getCause() == c) {
+            if (c.getCause() == c)
+            {
                 break;
             }
         }
         return null;
     }
 
-    private static String describeIo(final Throwable io) {
-        if (io instanceof ConnectException) {
+    private static String describeIo(final Throwable io)
+    {
+        if (io instanceof ConnectException)
+        {
             return "connection refused (" + io.getMessage() + "): is ClickHouse running there?";
         }
-        if (io instanceof UnknownHostException) {
+        if (io instanceof UnknownHostException)
+        {
             return "unknown host " + io.getMessage();
         }
-        if (io instanceof SocketTimeoutException) {
+        if (io instanceof SocketTimeoutException)
+        {
             return "timed out (" + io.getMessage() + ")";
         }
         return io.getClass().getSimpleName() + ": " + io.getMessage();
     }
 
-    private static <T extends Throwable> T find(final Throwable t, final Class<T> type) {
-        for (Throwable c = t; c != null; c = c.getCause()) {
-            if (type.isInstance(c)) {
+    private static <T extends Throwable> T find(final Throwable t, final Class<T> type)
+    {
+        for (Throwable c = t; c != null; c = c.getCause())
+        {
+            if (type.isInstance(c))
+            {
                 return type.cast(c);
             }
-            if (c.getCause() == c) {
+            if (c.getCause() == c)
+            {
                 break;
             }
         }
@@ -134,8 +156,10 @@ public final class ClickHouseErrors {
      * @param message the server's message
      * @return the code, or 0 when there is none
      */
-    static int codeIn(final String message) {
-        if (message == null) {
+    static int codeIn(final String message)
+    {
+        if (message == null)
+        {
             return 0;
         }
         final java.util.regex.Matcher m = CODE.matcher(message);
@@ -143,14 +167,17 @@ public final class ClickHouseErrors {
     }
 
     /** @return the human part of a server message (the DB::Exception text), on one line */
-    static String serverText(final String message) {
+    static String serverText(final String message)
+    {
         final String line = firstLine(message);
         final java.util.regex.Matcher m = TEXT.matcher(line);
         return m.find() ? m.group(1).strip() : line;
     }
 
-    static String firstLine(final String message) {
-        if (message == null) {
+    static String firstLine(final String message)
+    {
+        if (message == null)
+        {
             return "";
         }
         final String m = message.strip();

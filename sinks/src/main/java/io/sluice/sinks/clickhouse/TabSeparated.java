@@ -9,23 +9,29 @@ import java.util.List;
  * TabSeparated → Data Formatting"). Used for metadata queries because every server version, including 18.16,
  * speaks it. Thread-safe (stateless).
  */
-final class TabSeparated {
-    private TabSeparated() {
+final class TabSeparated
+{
+    private TabSeparated()
+    {
     }
 
     /**
      * @param text the whole response body
      * @return rows of unescaped fields
      */
-    static List<List<String>> parse(final String text) {
+    static List<List<String>> parse(final String text)
+    {
         final List<List<String>> rows = new ArrayList<>();
         List<String> row = new ArrayList<>();
         final StringBuilder field = new StringBuilder();
-        for (int i = 0; i < text.length(); i++) {
+        for (int i = 0; i < text.length(); i++)
+        {
             final char c = text.charAt(i);
-            if (c == '\\' && i + 1 < text.length()) {
+            if (c == '\\' && i + 1 < text.length())
+            {
                 final char n = text.charAt(++i);
-                switch (n) {
+                switch (n)
+                {
                     case 't' -> field.append('\t');
                     case 'n' -> field.append('\n');
                     case 'r' -> field.append('\r');
@@ -36,19 +42,26 @@ final class TabSeparated {
                     case 'v' -> field.append('\u000B');
                     default -> field.append(n);
                 }
-            } else if (c == '\t') {
+            }
+            else if (c == '\t')
+            {
                 row.add(field.toString());
                 field.setLength(0);
-            } else if (c == '\n') {
+            }
+            else if (c == '\n')
+            {
                 row.add(field.toString());
                 field.setLength(0);
                 rows.add(row);
                 row = new ArrayList<>();
-            } else {
+            }
+            else
+            {
                 field.append(c);
             }
         }
-        if (field.length() > 0 || !row.isEmpty()) {
+        if (field.length() > 0 || !row.isEmpty())
+        {
             row.add(field.toString());
             rows.add(row);
         }

@@ -10,14 +10,17 @@ import io.sluice.core.scatter.TopicProducer;
  * listing, looking up and creating topics, and a {@link KafkaTopicProducer} (an idempotent {@code KafkaProducer}
  * with {@code acks=all}). Stateless; each call opens a new client that the pipeline owns and closes.
  */
-public final class KafkaScatterDriver implements ScatterDriver {
+public final class KafkaScatterDriver implements ScatterDriver
+{
     @Override
-    public TopicAdmin admin(final SluiceConfig config, final SluiceConfig.Source source) {
+    public TopicAdmin admin(final SluiceConfig config, final SluiceConfig.Source source)
+    {
         return new KafkaTopicAdmin(config.kafka(), "sluice-" + source.name() + "-admin");
     }
 
     @Override
-    public TopicProducer producer(final SluiceConfig config, final SluiceConfig.Source source) {
+    public TopicProducer producer(final SluiceConfig config, final SluiceConfig.Source source)
+    {
         return new KafkaTopicProducer(KafkaTopicProducer.properties(config.kafka(), "sluice-" + source.name()));
     }
 }

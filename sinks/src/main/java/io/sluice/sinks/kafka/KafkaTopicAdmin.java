@@ -29,7 +29,8 @@ import io.sluice.core.scatter.TopicAdmin;
  * of new topics is one {@code CreateTopics} round trip. "Already exists" (another client, or another engine process,
  * created it first) is a success. Used by one thread at a time.
  */
-public final class KafkaTopicAdmin implements TopicAdmin {
+public final class KafkaTopicAdmin implements TopicAdmin
+{
     private static final long TIMEOUT_MS = 60_000;
 
     private final Admin admin;
@@ -38,7 +39,8 @@ public final class KafkaTopicAdmin implements TopicAdmin {
      * @param kafka    [kafka]: bootstrap servers and extra admin properties
      * @param clientId the client id
      */
-    public KafkaTopicAdmin(final SluiceConfig.Kafka kafka, final String clientId) {
+    public KafkaTopicAdmin(final SluiceConfig.Kafka kafka, final String clientId)
+    {
         final Properties p = new Properties();
         p.putAll(kafka.admin());
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
@@ -49,74 +51,104 @@ public final class KafkaTopicAdmin implements TopicAdmin {
     }
 
     @Override
-    public Set<String> listTopics() {
-        try {
-            return admin.listTopics(new ListTopicsOptions().listInternal(false)).names().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
-        } catch (final ExecutionException e) {
+    public Set<String> listTopics()
+    {
+        try
+        {
+            return admin.listTopics(new ListTopicsOptions().listInternal(false)).names().get(TIMEOUT_MS,
+                TimeUnit.MILLISECONDS);
+        }
+        catch (final ExecutionException e)
+        {
             throw new IllegalStateException(String.valueOf(e.getCause()), e.getCause());
-        } catch (final TimeoutException e) {
+        }
+        catch (final TimeoutException e)
+        {
             throw new IllegalStateException("no answer within " + TIMEOUT_MS + " ms", e);
-        } catch (final InterruptedException e) {
+        }
+        catch (final InterruptedException e)
+        {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
         }
     }
 
     @Override
-    public Map<String, Result> describeTopics(final Collection<String> names) {
-        final Map<String, KafkaFuture<org.apache.kafka.clients.admin.TopicDescription>> futures =
-            admin.describeTopics(names).topicNameValues();
+    public Map<String, Result> describeTopics(final Collection<String> names)
+    {
+        final Map<String, KafkaFuture<org.apache.kafka.clients.admin.TopicDescription>> futures = admin
+            .describeTopics(names).topicNameValues();
         final Map<String, Result> out = new HashMap<>();
-        for (final String name : names) {
+        for (final String name : names)
+        {
             out.put(name, outcome(futures.get(name), Outcome.EXISTS, true));
         }
         return out;
     }
 
     @Override
-    public Map<String, Result> createTopics(final Collection<String> names, final int partitions, final int replicationFactor) {
+    public Map<String, Result> createTopics(final Collection<String> names, final int partitions,
+        final int replicationFactor)
+    {
         final List<NewTopic> topics = new ArrayList<>(names.size());
-        for (final String name : names) {
+        for (final String name : names)
+        {
             topics.add(new NewTopic(name, partitions < 0 ? Optional.empty() : Optional.of(partitions),
                 replicationFactor < 0 ? Optional.empty() : Optional.of((short)replicationFactor)));
         }
         final Map<String, KafkaFuture<Void>> futures = admin.createTopics(topics).values();
         final Map<String, Result> out = new HashMap<>();
-        for (final String name : names) {
+        for (final String name : names)
+        {
             out.put(name, outcome(futures.get(name), Outcome.CREATED, false));
         }
         return out;
     }
 
-    private static Result outcome(final KafkaFuture<?> future, final Outcome success, final boolean lookup) {
-        if (future == null) {
+    private static Result outcome(final KafkaFuture<?> future, final Outcome success, final boolean lookup)
+    {
+        if (future == null)
+        {
             return new Result(Outcome.FAILED, "no answer for the topic");
         }
-        try {
+        try
+        {
             future.get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
             return new Result(success, null);
-        } catch (final ExecutionException e) {
+        }
+        catch (final ExecutionException e)
+        {
             final Throwable cause = e.getCause();
-            if (cause instanceof TopicExistsException) {
+            if (cause instanceof TopicExistsException)
+            {
                 return new Result(Outcome.EXISTS, null);
             }
-            if (lookup && cause instanceof UnknownTopicOrPartitionException) {
+            if (lookup && cause instanceof UnknownTopicOrPartitionException)
+            {
                 return new Result(Outcome.ABSENT, null);
             }
             return new Result(Outcome.FAILED, String.valueOf(cause));
-        } catch (final TimeoutException e) {
+        }
+        catch (final TimeoutException e)
+        {
             return new Result(Outcome.FAILED, "no answer within " + TIMEOUT_MS + " ms");
-        } catch (final InterruptedException e) {
+        }
+        catch (final InterruptedException e)
+        {
             Thread.currentThread().interrupt();
             return new Result(Outcome.FAILED, "interrupted");
         }
     }
 
     @Override
-    public void close() {
-        try {
+    public void close()
+    {
+        try
+        {
             admin.close(Duration.ofSeconds(5));
-        } catch (final RuntimeException e) {
+        }
+        catch (final RuntimeException e)
+        {
             // closing: nothing left to do with it
         }
     }

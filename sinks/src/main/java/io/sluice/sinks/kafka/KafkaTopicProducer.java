@@ -47,14 +47,16 @@ import io.sluice.ringbuffers.RecordEvent;
  *
  * <p>Threads: one sending thread (the produce stage); {@link Delivery#onCompletion} runs on the client's I/O thread.
  */
-public final class KafkaTopicProducer implements TopicProducer {
+public final class KafkaTopicProducer implements TopicProducer
+{
     private static final int WARMERS = 32;
 
     private final KafkaProducer<byte[], byte[]> producer;
     private ExecutorService warmers;
 
     /** @param properties producer properties, from {@link #properties} */
-    public KafkaTopicProducer(final Properties properties) {
+    public KafkaTopicProducer(final Properties properties)
+    {
         this.producer = new KafkaProducer<>(properties);
     }
 
@@ -66,7 +68,8 @@ public final class KafkaTopicProducer implements TopicProducer {
      * @param clientId the client id (unless the user gave one)
      * @return the properties
      */
-    public static Properties properties(final SluiceConfig.Kafka kafka, final String clientId) {
+    public static Properties properties(final SluiceConfig.Kafka kafka, final String clientId)
+    {
         final Properties p = new Properties();
         p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
         p.put(ProducerConfig.BATCH_SIZE_CONFIG, String.valueOf(128 * 1024));
@@ -85,14 +88,17 @@ public final class KafkaTopicProducer implements TopicProducer {
     }
 
     @Override
-    public void send(final String topic, final RecordEvent record, final Delivery delivery) {
+    public void send(final String topic, final RecordEvent record, final Delivery delivery)
+    {
         final byte[] value = copy(record.value(), record.valueLength());
         final byte[] key = copy(record.key(), record.keyLength());
         RecordHeaders headers = null;
         final int count = record.headerCount();
-        if (count > 0) {
+        if (count > 0)
+        {
             headers = new RecordHeaders();
-            for (int i = 0; i < count; i++) {
+            for (int i = 0; i < count; i++)
+            {
                 final DirectBuffer name = record.headerName(i);
                 final String headerName = name.getStringWithoutLengthUtf8(0, name.capacity());
                 final DirectBuffer headerValue = record.headerValue();
@@ -103,8 +109,10 @@ public final class KafkaTopicProducer implements TopicProducer {
         producer.send(new ProducerRecord<>(topic, null, timestamp, key, value, headers), delivery);
     }
 
-    private static byte[] copy(final DirectBuffer b, final int length) {
-        if (length < 0) {
+    private static byte[] copy(final DirectBuffer b, final int length)
+    {
+        if (length < 0)
+        {
             return null;
         }
         final byte[] out = new byte[length];
@@ -118,28 +126,39 @@ public final class KafkaTopicProducer implements TopicProducer {
      * the produce stage then finds them ready instead of waiting once per topic.
      */
     @Override
-    public void prepare(final Collection<String> topics) {
+    public void prepare(final Collection<String> topics)
+    {
         final ExecutorService pool = warmers();
         final List<Future<?>> pending = new ArrayList<>(topics.size());
-        for (final String topic : topics) {
+        for (final String topic : topics)
+        {
             pending.add(pool.submit(() -> producer.partitionsFor(topic)));
         }
-        for (final Future<?> f : pending) {
-            try {
+        for (final Future<?> f : pending)
+        {
+            try
+            {
                 f.get();
-            } catch (final ExecutionException e) {
+            }
+            catch (final ExecutionException e)
+            {
                 // the first send to the topic waits for its metadata itself
-            } catch (final InterruptedException e) {
+            }
+            catch (final InterruptedException e)
+            {
                 Thread.currentThread().interrupt();
                 return;
             }
         }
     }
 
-    private synchronized ExecutorService warmers() {
-        if (warmers == null) {
+    private synchronized ExecutorService warmers()
+    {
+        if (warmers == null)
+        {
             final AtomicInteger n = new AtomicInteger();
-            warmers = Executors.newFixedThreadPool(WARMERS, r -> {
+            warmers = Executors.newFixedThreadPool(WARMERS, r ->
+            {
                 final Thread t = new Thread(r, "sluice-producer-metadata-" + n.incrementAndGet());
                 t.setDaemon(true);
                 return t;
@@ -149,20 +168,27 @@ public final class KafkaTopicProducer implements TopicProducer {
     }
 
     @Override
-    public void flush() {
+    public void flush()
+    {
         producer.flush();
     }
 
     @Override
-    public void close(final long timeoutMs) {
-        synchronized (this) {
-            if (warmers != null) {
+    public void close(final long timeoutMs)
+    {
+        synchronized (this)
+        {
+            if (warmers != null)
+            {
                 warmers.shutdownNow();
             }
         }
-        try {
+        try
+        {
             producer.close(Duration.ofMillis(timeoutMs));
-        } catch (final RuntimeException e) {
+        }
+        catch (final RuntimeException e)
+        {
             // closing: nothing left to do with it
         }
     }

@@ -16,21 +16,25 @@ import com.clickhouse.client.api.ServerException;
 
 import io.sluice.core.sink.SinkException;
 
-class ClickHouseErrorsTest {
+class ClickHouseErrorsTest
+{
     @ParameterizedTest(name = "code {0} retriable={1}")
     @CsvSource({
         "3, true", "159, true", "164, true", "202, true", "203, true", "209, true", "210, true", "241, true",
         "242, true", "252, true", "285, true", "319, true", "425, true", "999, true", "1002, true",
         "16, false", "27, false", "33, false", "53, false", "57, false", "60, false", "62, false", "81, false",
         "117, false", "497, false", "516, false"})
-    void shouldClassifyByTheExplicitTable(final int code, final boolean retriable) {
-        final SinkException e = ClickHouseErrors.classify("insert", new ServerException(code, "DB::Exception: x", 500, "q"));
+    void shouldClassifyByTheExplicitTable(final int code, final boolean retriable)
+    {
+        final SinkException e = ClickHouseErrors.classify("insert",
+            new ServerException(code, "DB::Exception: x", 500, "q"));
         assertEquals(retriable, e.retriable());
         assertEquals(code, e.code());
     }
 
     @Test
-    void shouldReadTheCodeOfAnOldServerMessage() {
+    void shouldReadTheCodeOfAnOldServerMessage()
+    {
         // ClickHouse 18.16 answers with this body; client-v2 0.10.0 reports code 0 for it
         final String body = "Code: 60, e.displayText() = DB::Exception: Table github.x doesn't exist., e.what() = DB::Exception";
         final SinkException e = ClickHouseErrors.classify("describe github.x", new ServerException(0, body, 404, "q"));
@@ -42,8 +46,10 @@ class ClickHouseErrorsTest {
     }
 
     @Test
-    void shouldRetryIoFailuresAndNameTheCause() {
-        assertTrue(ClickHouseErrors.classify("insert at http://h:1", new RuntimeException(new ConnectException("refused"))).retriable());
+    void shouldRetryIoFailuresAndNameTheCause()
+    {
+        assertTrue(ClickHouseErrors
+            .classify("insert at http://h:1", new RuntimeException(new ConnectException("refused"))).retriable());
         assertTrue(ClickHouseErrors.classify("insert", new SocketTimeoutException("read")).retriable());
         final SinkException host = ClickHouseErrors.classify("insert", new UnknownHostException("nohost"));
         assertTrue(host.retriable());

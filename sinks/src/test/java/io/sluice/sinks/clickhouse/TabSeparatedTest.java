@@ -6,9 +6,11 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
-class TabSeparatedTest {
+class TabSeparatedTest
+{
     @Test
-    void shouldSplitRowsAndFieldsAndUnescape() {
+    void shouldSplitRowsAndFieldsAndUnescape()
+    {
         assertEquals(List.of(List.of("id", "UInt64", "", ""), List.of("s", "String", "DEFAULT", "'a\tb'")),
             TabSeparated.parse("id\tUInt64\t\t\ns\tString\tDEFAULT\t'a\\tb'\n"));
         assertEquals(List.of(List.of("x\\y\nz")), TabSeparated.parse("x\\\\y\\nz\n"));
