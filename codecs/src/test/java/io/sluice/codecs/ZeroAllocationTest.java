@@ -20,7 +20,7 @@ import io.sluice.codecs.rowbinary.ColumnEncoder;
 import io.sluice.codecs.rowbinary.ConversionError;
 import io.sluice.codecs.rowbinary.EncodeScratch;
 import io.sluice.codecs.rowbinary.EncoderOptions;
-import io.sluice.codecs.testing.SharedData;
+import io.sluice.codecs.testing.TestData;
 
 import net.openhft.chronicle.bytes.Bytes;
 
@@ -44,7 +44,7 @@ class ZeroAllocationTest
         assertTrue(threads.isThreadAllocatedMemorySupported(), "allocation measurement supported");
         threads.setThreadAllocatedMemoryEnabled(true);
 
-        final List<byte[]> events = SharedData.githubEvents();
+        final List<byte[]> events = TestData.githubEvents();
         int total = 0;
         for (final byte[] event : events)
         {

@@ -26,7 +26,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.sluice.codecs.testing.Buffers;
-import io.sluice.codecs.testing.SharedData;
+import io.sluice.codecs.testing.TestData;
 
 /**
  * Compares the scanner with a full parser (Jackson's tree model): on valid documents every path agrees in kind and
@@ -142,7 +142,7 @@ class JsonScannerOracleTest
         final JsonScanner scan = new JsonScanner(JsonPathSet.compile(GITHUB_PATHS), JsonScanner.DEFAULT_MAX_DEPTH);
         final JsonScanner validate = new JsonScanner(JsonPathSet.compile(GITHUB_PATHS), JsonScanner.DEFAULT_MAX_DEPTH);
         int records = 0;
-        for (final byte[] record : SharedData.githubEvents())
+        for (final byte[] record : TestData.githubEvents())
         {
             final UnsafeBuffer buffer = Buffers.offHeap(record);
             final JsonNode root = MAPPER.readTree(record);
@@ -187,7 +187,7 @@ class JsonScannerOracleTest
     void shouldNeverAcceptWhatJacksonRejectsNorYieldPastAnError() throws Exception
     {
         final SplittableRandom random = new SplittableRandom(42);
-        final List<byte[]> events = SharedData.githubEvents();
+        final List<byte[]> events = TestData.githubEvents();
         final JsonPathSet paths = JsonPathSet.compile(GITHUB_PATHS);
         final JsonScanner scan = new JsonScanner(paths, 32);
         final JsonScanner validate = new JsonScanner(paths, 32);

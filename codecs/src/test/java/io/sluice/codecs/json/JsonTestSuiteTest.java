@@ -16,11 +16,11 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
 import io.sluice.codecs.testing.Buffers;
-import io.sluice.codecs.testing.SharedData;
+import io.sluice.codecs.testing.TestData;
 
 /**
- * Runs the whole of nst/JSONTestSuite {@code test_parsing/} (read from {@code shared/data}, nothing copied): every
- * {@code y_} file validates, every {@code n_} file is rejected, and every {@code i_} file behaves as the table in
+ * Runs the whole of nst/JSONTestSuite {@code test_parsing/} (bundled unchanged under
+ * {@code src/test/resources/jsontestsuite}): every {@code y_} file validates, every {@code n_} file is rejected, and every {@code i_} file behaves as the table in
  * docs/codecs.md says.
  */
 class JsonTestSuiteTest
@@ -72,7 +72,7 @@ class JsonTestSuiteTest
     private static List<Path> files(final String prefix) throws IOException
     {
         final List<Path> files = new ArrayList<>();
-        try (Stream<Path> stream = Files.list(SharedData.jsonTestSuite()))
+        try (Stream<Path> stream = Files.list(TestData.jsonTestSuite()))
         {
             stream.filter(p -> p.getFileName().toString().startsWith(prefix)).sorted().forEach(files::add);
         }
@@ -159,7 +159,7 @@ class JsonTestSuiteTest
     void shouldRejectDeepNestingWithTheDefaultLimit() throws IOException
     {
         final byte[] bytes = Files
-            .readAllBytes(SharedData.jsonTestSuite().resolve("i_structure_500_nested_arrays.json"));
+            .readAllBytes(TestData.jsonTestSuite().resolve("i_structure_500_nested_arrays.json"));
         final JsonScanner scanner = new JsonScanner(JsonPathSet.compile(List.of()), JsonScanner.DEFAULT_MAX_DEPTH);
         final UnsafeBuffer buffer = Buffers.offHeap(bytes);
         assertEquals(JsonError.TOO_DEEP, scanner.validate(buffer, Buffers.PAD, bytes.length));
