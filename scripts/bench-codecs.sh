@@ -24,13 +24,7 @@ flags="--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED --add-exports=java.
 --add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.lang.reflect=ALL-UNNAMED \
 --add-opens=java.base/java.io=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED \
 --add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED \
--Dchronicle.analytics.disable=true -Dsluice.shared.dir=${SLUICE_SHARED_DIR:-$root/../shared}"
-if [ -z "${SLUICE_SHARED_DIR:-}" ] && [ ! -d "$root/../shared/data" ]; then
-  # a worktree such as /work/wt/codecs finds the shared folder further up
-  d="$root"
-  while [ "$d" != "/" ] && [ ! -d "$d/shared/data" ]; do d=$(dirname "$d"); done
-  flags="${flags% -Dsluice.shared.dir=*} -Dsluice.shared.dir=$d/shared"
-fi
+-Dchronicle.analytics.disable=true"
 common="-f 1 -wi 4 -w 1s -i 10 -r 1s -prof gc ${JMH_ARGS:-}"
 
 # JMH allows one run per machine (/tmp/jmh.lock); wait for another project's run to finish rather than compete

@@ -17,9 +17,8 @@ import java.util.zip.GZIPInputStream;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * The real GitHub events the codec benchmarks run on: {@code examples/data/github-events.jsonl.gz} under the project
- * root if it exists, else every {@code data/gharchive/*.jsonl.gz} of the shared folder (system property
- * {@code sluice.shared.dir}, else the first {@code shared/data} found walking up from the working directory).
+ * The real GitHub events the codec benchmarks run on: {@code examples/data/github-events.jsonl.gz}, found walking up
+ * from the working directory.
  * Exactly {@link #RECORDS} records are used, cycling through the files if they hold fewer.
  */
 final class BenchData
@@ -56,7 +55,7 @@ final class BenchData
 
     static List<Path> files()
     {
-        Path dir = Paths.get(System.getProperty("user.dir")).toAbsolutePath();
+        final Path dir = Paths.get(System.getProperty("user.dir")).toAbsolutePath();
         for (Path d = dir; d != null; d = d.getParent())
         {
             final Path example = d.resolve("examples/data/github-events.jsonl.gz");
@@ -65,34 +64,7 @@ final class BenchData
                 return List.of(example);
             }
         }
-        Path shared = null;
-        final String property = System.getProperty("sluice.shared.dir");
-        if (property != null && !property.isEmpty())
-        {
-            shared = Paths.get(property);
-        }
-        for (Path d = dir; shared == null && d != null; d = d.getParent())
-        {
-            if (Files.isDirectory(d.resolve("shared/data/gharchive")))
-            {
-                shared = d.resolve("shared");
-            }
-        }
-        if (shared == null)
-        {
-            throw new IllegalStateException("no GitHub events: neither examples/data/github-events.jsonl.gz nor " +
-                "shared/data/gharchive above " + dir + " (set -Dsluice.shared.dir)");
-        }
-        try (Stream<Path> stream = Files.list(shared.resolve("data/gharchive")))
-        {
-            final List<Path> files = new ArrayList<>();
-            stream.filter(p -> p.getFileName().toString().endsWith(".jsonl.gz")).sorted().forEach(files::add);
-            return files;
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException(ex);
-        }
+        throw new IllegalStateException("no GitHub events: examples/data/github-events.jsonl.gz not found above " + dir);
     }
 
     static List<byte[]> readAll()
