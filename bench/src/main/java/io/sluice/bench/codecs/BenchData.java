@@ -11,7 +11,6 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 import java.util.zip.GZIPInputStream;
 
 import org.agrona.concurrent.UnsafeBuffer;
@@ -64,7 +63,8 @@ final class BenchData
                 return List.of(example);
             }
         }
-        throw new IllegalStateException("no GitHub events: examples/data/github-events.jsonl.gz not found above " + dir);
+        throw new IllegalStateException(
+            "no GitHub events: examples/data/github-events.jsonl.gz not found above " + dir);
     }
 
     static List<byte[]> readAll()
