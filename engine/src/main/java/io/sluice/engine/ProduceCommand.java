@@ -48,7 +48,8 @@ public final class ProduceCommand implements java.util.concurrent.Callable<Integ
     @Option(names = "--topic", required = true, description = "Topic to produce into.")
     String topic;
 
-    @Option(names = "--partitions", defaultValue = "4", description = "Partitions when creating the topic (default ${DEFAULT-VALUE}).")
+    @Option(names = "--partitions", defaultValue = "4", description = "Partitions when creating the topic (default ${DEFAULT-VALUE}). Records are sent without a key, so "
+        + "Kafka's default (sticky) partitioner fills one partition per batch: a few records may all land in one.")
     int partitions;
 
     @Option(names = "--file", required = true, description = "JSON lines, one record per line; .gz is decompressed.")
