@@ -113,6 +113,12 @@ public final class DestinationCommand implements Callable<Integer>
             err.flush();
             return SluiceEngine.EXIT_CONFIG;
         }
+        if (branchName == null && !allBranches && s.branches().size() > 1)
+        {
+            err.println("note: sink " + s.name() + " has " + s.branches().size() + " branches; showing the first (" +
+                branches.get(0).name() + "). Use --branch NAME for another or --all-branches for every one.");
+            err.flush();
+        }
         final String notFollowed = notFollowed(s, topic);
         int code = SluiceEngine.EXIT_OK;
         final StringBuilder sb = new StringBuilder(256);

@@ -247,11 +247,15 @@ class DestinationCommandTest
             [[sinks.branches]]
             name = "rest"
             """;
+        final Run first = run(config, "s", "shop.eu.web", null, false);
         assertEquals(
             List.of("{\"database\": \"analytics\", \"table\": \"clicks_eu\", \"sql\": \"`analytics`.`clicks_eu`\"}"),
-            run(config, "s", "shop.eu.web", null, false).lines());
+            first.lines());
+        assertTrue(first.err().contains("sink s has 3 branches; showing the first (clicks)"), first.err());
+        final Run named = run(config, "s", "shop.eu.web", "views", false);
         assertEquals(List.of("{\"database\": \"raw\", \"table\": \"views\", \"sql\": \"`raw`.`views`\"}"),
-            run(config, "s", "shop.eu.web", "views", false).lines());
+            named.lines());
+        assertEquals("", named.err(), "no note when the branch is named");
         final Run all = run(config, "s", "shop", null, true);
         assertEquals(1, all.code(), "one branch cannot resolve a one-segment topic");
         assertEquals(List.of(

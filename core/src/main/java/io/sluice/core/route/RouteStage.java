@@ -571,11 +571,12 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             return;
         }
         final String reason = where(event) + ": " + what;
-        tracker.fail(event.offset(), event.trackerGeneration(), -1, reason);
         if (!control.failed())
         {
             LOG.error("{}: {}; stopping (nothing is committed past offset {})", pipeline, reason, event.offset());
         }
+        // the pipeline fails first, so that the source, seeing the nack, knows not to announce a re-read
         control.fail(reason);
+        tracker.fail(event.offset(), event.trackerGeneration(), -1, reason);
     }
 }

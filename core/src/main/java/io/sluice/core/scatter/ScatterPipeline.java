@@ -452,10 +452,10 @@ public final class ScatterPipeline
     public String summary()
     {
         final double seconds = Math.max(1e-9, (System.nanoTime() - startNanos) / 1e9);
-        return String.format("%s: summary: %d records in, %d produced into %d topics in %.1f s (%.0f records/s); "
+        return String.format("%s: summary: %d records in, %d produced in %.1f s (%.0f records/s); "
             + "fallback=%d failed=%d (re-read later) skipped=%d; topics created=%d in %d admin round trips",
-            source.name(), sourceStats.recordsIn.get(), stats.produced.get(), table.size(), seconds,
-            stats.produced.get() / seconds, stats.fallbacks.get(), stats.failed.get(), stats.skipped.get(),
+            source.name(), sourceStats.recordsIn.get(), stats.produced.get(), seconds, stats.produced.get() / seconds,
+            stats.fallbacks.get(), stats.failed.get(), stats.skipped.get(),
             stats.topicsCreated.get(), adminRoundTrips());
     }
 

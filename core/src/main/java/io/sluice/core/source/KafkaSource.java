@@ -656,6 +656,12 @@ public final class KafkaSource implements Runnable
             pendingList = null;
             pendingState = null;
         }
+        if (control.failed())
+        {
+            LOG.debug("{}: {} nacked at offset {} while the pipeline stops: {}", settings.name(), ps.tp, failed,
+                ps.failReason);
+            return;
+        }
         if (again)
         {
             LOG.info("{}: {} still failing at offset {} after {} re-read(s); re-reading in {} ms (failing for {} ms of "
