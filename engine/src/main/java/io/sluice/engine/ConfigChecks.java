@@ -2,6 +2,7 @@ package io.sluice.engine;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 import io.sluice.codecs.json.JsonPath;
 import io.sluice.core.config.ConfigException;
@@ -30,6 +31,11 @@ final class ConfigChecks
         for (int s = 0; s < config.sinks().size(); s++)
         {
             final SluiceConfig.Sink sink = config.sinks().get(s);
+            // a branch that inherits its table or database is reported at the plugin_config key it was written as
+            // (a sink without [[sinks.branches]] has one implicit branch, which the file does not show)
+            final SluiceConfig.ClickHouse plugin = sink.plugin();
+            template(problems, "sinks[" + s + "].plugin_config.target_table", plugin.targetTable());
+            template(problems, "sinks[" + s + "].plugin_config.database", plugin.database());
             for (int b = 0; b < sink.branches().size(); b++)
             {
                 final SluiceConfig.Branch br = sink.branches().get(b);
@@ -39,8 +45,14 @@ final class ConfigChecks
                     path(problems, at + ".when.path", br.when().path());
                 }
                 br.columns().forEach((column, path) -> path(problems, at + ".columns." + column, path));
-                template(problems, at + ".target_table", br.targetTable());
-                template(problems, at + ".database", br.database());
+                if (!Objects.equals(br.targetTable(), plugin.targetTable()))
+                {
+                    template(problems, at + ".target_table", br.targetTable());
+                }
+                if (!Objects.equals(br.database(), plugin.database()))
+                {
+                    template(problems, at + ".database", br.database());
+                }
                 if (br.shardBy() != null)
                 {
                     path(problems, at + ".shard_by", br.shardBy());

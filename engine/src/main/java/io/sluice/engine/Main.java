@@ -27,6 +27,9 @@ public final class Main
     public static CommandLine commandLine()
     {
         final CommandLine cl = new CommandLine(new SluiceCommand());
+        // an argument is what it says: picocli would otherwise replace "@name" by the words of a file called name
+        cl.setExpandAtFiles(false);
+        cl.setExecutionStrategy(Main::execute);
         cl.setExitCodeExceptionMapper(e -> 2);
         cl.setParameterExceptionHandler((ex, a) ->
         {
@@ -35,5 +38,27 @@ public final class Main
             return 2;
         });
         return cl;
+    }
+
+    /**
+     * Runs the last subcommand, as picocli does, after refusing top-level options given with a subcommand: they
+     * belong to running a configuration, and a subcommand would silently ignore them ({@code --config a.toml check
+     * --config b.toml} checks only b.toml).
+     */
+    private static int execute(final CommandLine.ParseResult parsed)
+    {
+        if (parsed.hasSubcommand())
+        {
+            for (final String option : new String[]{"--config", "--until-caught-up"})
+            {
+                if (parsed.hasMatchedOption(option))
+                {
+                    throw new CommandLine.ParameterException(parsed.commandSpec().commandLine(),
+                        option + " before the subcommand " + parsed.subcommand().commandSpec().name()
+                            + " belongs to running a configuration; give the subcommand's own options after it");
+                }
+            }
+        }
+        return new CommandLine.RunLast().execute(parsed);
     }
 }

@@ -43,7 +43,8 @@ import io.sluice.ringbuffers.RecordEvent;
  *   <li>{@code {"topic": "<name>"}} for a routed record;</li>
  *   <li>{@code {"topic": "<fallback>", "fallback": true, "reason": "..."}} when the fallback was used;</li>
  *   <li>{@code {"topic": null, "reason": "..."}} when the value is missing and the rule has no fallback (or the
- *       line is blank, or with {@code --envelope} not an envelope).</li>
+ *       line is blank, the record is larger than {@code engine.max_record_bytes}, or with {@code --envelope} the
+ *       line is not an envelope).</li>
  * </ul>
  * With {@code --envelope} each line is {@code {"key": <string|null>, "headers": {"name": "value", ...}, "value":
  * <the record>}} (header values are UTF-8 strings or null); without it each line is the record itself. The rule is
@@ -93,11 +94,13 @@ public final class RouteCommand implements Callable<Integer>
         final PrintWriter out, final PrintWriter err) throws IOException
     {
         final SluiceConfig.Source src;
+        final int maxRecordBytes;
         try
         {
             final SluiceConfig c = ConfigLoader.load(file);
             ConfigChecks.deep(c);
             src = c.source(name);
+            maxRecordBytes = c.engine().maxRecordBytes();
         }
         catch (final ConfigException e)
         {
@@ -109,13 +112,26 @@ public final class RouteCommand implements Callable<Integer>
             err.flush();
             return SluiceEngine.EXIT_CONFIG;
         }
-        final DryRun dryRun = new DryRun(new TopicRouter(src.rule()), envelope);
-        final LineReader lines = new LineReader(in);
+        final DryRun dryRun = new DryRun(new TopicRouter(src.rule()), envelope, maxRecordBytes);
+        final LineReader lines = new LineReader(in,
+            envelope ? DryRun.envelopeLineLimit(maxRecordBytes) : maxRecordBytes);
         final StringBuilder sb = new StringBuilder(256);
         while (lines.next())
         {
             sb.setLength(0);
-            dryRun.route(lines.bytes(), lines.length(), sb);
+            if (lines.truncated())
+            {
+                // as the engine: a record above max_record_bytes is a record error, and the line is not kept
+                DryRun.missing(sb, envelope
+                    ? "the envelope line of " + lines.lineBytes() + " bytes is too long to hold a record within "
+                        + "engine.max_record_bytes (" + maxRecordBytes + ")"
+                    : "the record of " + lines.lineBytes() + " bytes exceeds engine.max_record_bytes ("
+                        + maxRecordBytes + ")");
+            }
+            else
+            {
+                dryRun.route(lines.bytes(), lines.length(), sb);
+            }
             out.println(sb);
             out.flush();
         }
@@ -127,6 +143,7 @@ public final class RouteCommand implements Callable<Integer>
     {
         private final TopicRouter router;
         private final boolean envelope;
+        private final int maxRecordBytes;
         private final JsonScanner scanner = new JsonScanner(JsonPathSet.compile(List.of("key", "headers", "value")),
             512);
         private final JsonCursor cursor = new JsonCursor();
@@ -136,10 +153,21 @@ public final class RouteCommand implements Callable<Integer>
         private final ExpandableArrayBuffer text = new ExpandableArrayBuffer(256);
         private RecordEvent record = newRecord(1 << 16);
 
-        DryRun(final TopicRouter router, final boolean envelope)
+        DryRun(final TopicRouter router, final boolean envelope, final int maxRecordBytes)
         {
             this.router = router;
             this.envelope = envelope;
+            this.maxRecordBytes = maxRecordBytes;
+        }
+
+        /**
+         * @param maxRecordBytes {@code engine.max_record_bytes}
+         * @return the longest envelope line that may hold a record of that size: JSON escaping takes at most 6
+         *         bytes per byte ({@code \u0000}), plus room for the envelope's keys and headers
+         */
+        static int envelopeLineLimit(final int maxRecordBytes)
+        {
+            return (int)Math.min(LineReader.MAX_LINE_BYTES, 6L * maxRecordBytes + (1 << 20));
         }
 
         void route(final byte[] line, final int length, final StringBuilder out)
@@ -154,7 +182,7 @@ public final class RouteCommand implements Callable<Integer>
                 final String problem = fillFromEnvelope(line, length);
                 if (problem != null)
                 {
-                    missing(out, "not an envelope: " + problem);
+                    missing(out, problem);
                     return;
                 }
             }
@@ -184,25 +212,25 @@ public final class RouteCommand implements Callable<Integer>
             out.append('}');
         }
 
-        private static void missing(final StringBuilder out, final String reason)
+        static void missing(final StringBuilder out, final String reason)
         {
             out.append("{\"topic\": null, \"reason\": ");
             JsonText.quote(reason, out);
             out.append('}');
         }
 
-        /** @return null when the record was filled, else what is wrong with the envelope */
+        /** @return null when the record was filled, else why not: the line is not an envelope, or too large */
         private String fillFromEnvelope(final byte[] line, final int length)
         {
             final UnsafeBuffer buffer = new UnsafeBuffer(line, 0, length);
             final int rc = scanner.validate(buffer, 0, length);
             if (rc != JsonError.NONE)
             {
-                return JsonError.describe(rc) + " at byte " + scanner.errorOffset();
+                return "not an envelope: " + JsonError.describe(rc) + " at byte " + scanner.errorOffset();
             }
             if (buffer.getByte(firstNonSpace(buffer, length)) != '{')
             {
-                return "expected an object {\"key\": ..., \"headers\": {...}, \"value\": ...}";
+                return "not an envelope: expected an object {\"key\": ..., \"headers\": {...}, \"value\": ...}";
             }
             byte[] key = null;
             scanner.value(0, view);
@@ -212,7 +240,7 @@ public final class RouteCommand implements Callable<Integer>
             }
             else if (view.kind() != JsonKind.NULL && view.kind() != JsonKind.MISSING)
             {
-                return "key must be a string or null";
+                return "not an envelope: key must be a string or null";
             }
             final List<String> headerNames = new ArrayList<>();
             final List<byte[]> headerValues = new ArrayList<>();
@@ -235,17 +263,18 @@ public final class RouteCommand implements Callable<Integer>
                     }
                     else
                     {
-                        return "header " + headerNames.get(headerNames.size() - 1) + " must be a string or null";
+                        return "not an envelope: header " + headerNames.get(headerNames.size() - 1)
+                            + " must be a string or null";
                     }
                 }
                 if (cursor.errorCode() != JsonError.NONE)
                 {
-                    return "headers: " + JsonError.describe(cursor.errorCode());
+                    return "not an envelope: headers: " + JsonError.describe(cursor.errorCode());
                 }
             }
             else if (view.kind() != JsonKind.NULL && view.kind() != JsonKind.MISSING)
             {
-                return "headers must be an object of strings";
+                return "not an envelope: headers must be an object of strings";
             }
             scanner.value(2, view);
             final boolean hasValue = view.kind() != JsonKind.MISSING && view.kind() != JsonKind.NULL;
@@ -258,6 +287,11 @@ public final class RouteCommand implements Callable<Integer>
                     headerValues.get(i) == null ? -1 : headerValues.get(i).length);
             }
             final int need = RecordEvent.requiredBytes(key == null ? -1 : key.length, valueLength, headerBytes);
+            if (need > maxRecordBytes)
+            {
+                // the check a kafka source makes before it takes a record into its ring
+                return "the record of " + need + " bytes exceeds engine.max_record_bytes (" + maxRecordBytes + ")";
+            }
             ensure(need);
             record.beginRecord(null, need, 0, 0, 0L, 0L, 0, 1);
             if (hasValue)
@@ -308,21 +342,32 @@ public final class RouteCommand implements Callable<Integer>
         }
     }
 
-    /** Splits a stream into lines of bytes (without the line feed, and without a carriage return before it). */
+    /**
+     * Splits a stream into lines of bytes (without the line feed, and without a carriage return before it). Keeps at
+     * most {@code limit} bytes of a line, as a file or stdin source keeps at most {@code engine.max_record_bytes}:
+     * the bytes beyond it are counted ({@link #lineBytes()}) and the line is {@link #truncated()}.
+     */
     static final class LineReader
     {
+        /** The longest line an array can hold, whatever the limit asked for. */
+        static final int MAX_LINE_BYTES = Integer.MAX_VALUE - 16;
+
         private final InputStream in;
+        private final int limit;
         private byte[] line = new byte[1 << 12];
         private int length;
+        private long lineBytes;
 
-        LineReader(final InputStream in)
+        LineReader(final InputStream in, final int limit)
         {
             this.in = new BufferedInputStream(in, 1 << 16);
+            this.limit = Math.min(limit, MAX_LINE_BYTES);
         }
 
         boolean next() throws IOException
         {
             length = 0;
+            lineBytes = 0;
             int b = in.read();
             if (b < 0)
             {
@@ -330,18 +375,35 @@ public final class RouteCommand implements Callable<Integer>
             }
             while (b >= 0 && b != '\n')
             {
-                if (length == line.length)
+                if (lineBytes < limit)
                 {
-                    line = Arrays.copyOf(line, line.length * 2);
+                    if (length == line.length)
+                    {
+                        line = Arrays.copyOf(line, (int)Math.min(limit, 2L * line.length));
+                    }
+                    line[length++] = (byte)b;
                 }
-                line[length++] = (byte)b;
+                lineBytes++;
                 b = in.read();
             }
-            if (length > 0 && line[length - 1] == '\r')
+            if (!truncated() && length > 0 && line[length - 1] == '\r')
             {
                 length--;
+                lineBytes--;
             }
             return true;
+        }
+
+        /** @return whether the line had more than {@code limit} bytes (only the first {@code limit} are kept) */
+        boolean truncated()
+        {
+            return lineBytes > limit;
+        }
+
+        /** @return the length of the whole line, kept or not */
+        long lineBytes()
+        {
+            return lineBytes;
         }
 
         byte[] bytes()

@@ -131,6 +131,47 @@ class RouteCommandTest
     }
 
     @Test
+    void shouldFailARecordAboveMaxRecordBytesAsTheEngineDoesAndGoOn() throws IOException
+    {
+        final Path file = dir.resolve("small.toml");
+        Files.writeString(file, "[engine]\nmax_record_bytes = 64\n" + CONFIG);
+        final String big = "{\"user\":{\"id\":1},\"pad\":\"" + "x".repeat(100) + "\"}";
+        for (final boolean envelope : new boolean[]{false, true})
+        {
+            final String input = envelope
+                ? "{\"key\": null, \"value\": " + big + "}\n{\"value\": {\"user\":{\"id\":2}}}\n"
+                : big + "\n{\"user\":{\"id\":2}}\n";
+            final StringWriter out = new StringWriter();
+            final StringWriter err = new StringWriter();
+            assertEquals(0, RouteCommand.run(file, "users", envelope,
+                new ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)), new PrintWriter(out),
+                new PrintWriter(err)), err.toString());
+            final String[] lines = out.toString().split("\n");
+            assertEquals(2, lines.length, out.toString());
+            // a file or stdin source measures the line, a kafka source the record it takes into its ring
+            assertTrue(lines[0].matches("\\{\"topic\": null, \"reason\": \"the record of "
+                + (envelope ? "\\d+" : String.valueOf(big.length()))
+                + " bytes exceeds engine.max_record_bytes \\(64\\)\"}"), lines[0]);
+            assertEquals("{\"topic\": \"users.2\"}", lines[1]);
+        }
+    }
+
+    @Test
+    void shouldCountALineBeyondItsLimitWithoutKeepingIt() throws IOException
+    {
+        final byte[] input = ("x".repeat(10_000) + "\r\nshort\r\n").getBytes(StandardCharsets.US_ASCII);
+        final RouteCommand.LineReader lines = new RouteCommand.LineReader(new ByteArrayInputStream(input), 100);
+        assertTrue(lines.next());
+        assertTrue(lines.truncated());
+        assertEquals(10_001, lines.lineBytes(), "every byte up to the line feed is counted");
+        assertEquals(100, lines.length());
+        assertTrue(lines.next());
+        assertTrue(!lines.truncated());
+        assertEquals("short", new String(lines.bytes(), 0, lines.length(), StandardCharsets.US_ASCII));
+        assertTrue(!lines.next());
+    }
+
+    @Test
     void shouldExitTwoOnABadConfigurationOrAnUnknownSource() throws IOException
     {
         final Path bad = dir.resolve("bad.toml");

@@ -88,7 +88,7 @@ public record ConfigKey(
             this.section = section;
             this.name = name;
             this.type = type;
-            if (type == Type.INT)
+            if (type == Type.INT || type == Type.INT_LIST)
             {
                 min = Integer.MIN_VALUE;
                 max = Integer.MAX_VALUE;

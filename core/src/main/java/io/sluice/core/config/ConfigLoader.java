@@ -4,7 +4,15 @@ import static io.sluice.core.config.ConfigSchema.*;
 
 import java.io.IOException;
 import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -31,6 +39,9 @@ import io.sluice.core.pipeline.ErrorPolicy;
  */
 public final class ConfigLoader
 {
+    /** The largest configuration file read: far above any real one, far below what exhausts the heap. */
+    static final long MAX_FILE_BYTES = 16L << 20;
+
     private ConfigLoader()
     {
     }
@@ -42,16 +53,72 @@ public final class ConfigLoader
      */
     public static SluiceConfig load(final Path file)
     {
-        final String text;
+        return parse(read(file));
+    }
+
+    /**
+     * Reads a configuration file as UTF-8 text, refusing what is not a readable regular file of UTF-8 text with a
+     * message that says which (never an exception's class name).
+     *
+     * @param file the file
+     * @return its text
+     * @throws ConfigException naming the file and what is wrong with it
+     */
+    static String read(final Path file)
+    {
+        if (file.toString().isEmpty())
+        {
+            throw new ConfigException("(file)", "the configuration path is empty: give a file name");
+        }
+        if (Files.isDirectory(file))
+        {
+            throw new ConfigException("(file)", "cannot read " + file + ": it is a directory, not a file");
+        }
+        final byte[] bytes;
         try
         {
-            text = Files.readString(file);
+            if (Files.size(file) > MAX_FILE_BYTES)
+            {
+                throw new ConfigException("(file)", "cannot read " + file + ": it is " + Files.size(file)
+                    + " bytes; a configuration is at most " + MAX_FILE_BYTES + " bytes");
+            }
+            bytes = Files.readAllBytes(file);
+        }
+        catch (final NoSuchFileException e)
+        {
+            throw new ConfigException("(file)", "cannot read " + file + ": no such file");
+        }
+        catch (final AccessDeniedException e)
+        {
+            throw new ConfigException("(file)", "cannot read " + file + ": permission denied");
         }
         catch (final IOException e)
         {
-            throw new ConfigException("(file)", "cannot read " + file + ": " + e);
+            throw new ConfigException("(file)", "cannot read " + file + ": "
+                + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
         }
-        return parse(text);
+        final CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT);
+        final ByteBuffer in = ByteBuffer.wrap(bytes);
+        final CharBuffer out = CharBuffer.allocate(bytes.length);
+        final CoderResult result = decoder.decode(in, out, true);
+        if (result.isError())
+        {
+            final int at = in.position();
+            int line = 1;
+            for (int i = 0; i < at; i++)
+            {
+                line += bytes[i] == '\n' ? 1 : 0;
+            }
+            throw new ConfigException(List.of(new ConfigProblem("(file)", line, file
+                + " is not UTF-8 text: byte " + at + " (0x" + String.format("%02X", bytes[at] & 0xFF)
+                + ") does not start a valid UTF-8 sequence; save the file as UTF-8")));
+        }
+        decoder.flush(out);
+        final String text = out.flip().toString();
+        // a byte order mark that some Windows editors write is no part of the TOML
+        return text.startsWith("\uFEFF") ? text.substring(1) : text;
     }
 
     /**
@@ -310,7 +377,7 @@ public final class ConfigLoader
                 br.problem(BR_NAME.name(), "duplicate branch name \"" + bname + "\" in sink \"" + name + "\"");
             }
             final Condition when = readCondition(br);
-            if (when == null && b != branchTables.size() - 1)
+            if (!br.has(BR_WHEN) && b != branchTables.size() - 1)
             {
                 br.problem(BR_WHEN.name(), "a branch without when takes every record, so it must be the last branch "
                     + "(branches after it could never match)");
@@ -432,7 +499,17 @@ public final class ConfigLoader
                         final List<String> vs = new ArrayList<>();
                         for (int i = 0; i < a.size(); i++)
                         {
-                            vs.add(String.valueOf(a.get(i)));
+                            final Object item = a.get(i);
+                            if (item instanceof String || item instanceof Long || item instanceof Boolean)
+                            {
+                                vs.add(String.valueOf(item));
+                            }
+                            else
+                            {
+                                // the same values equals takes: a float, date, array or table has no one text form
+                                local.add(new ConfigProblem(key + ".in", line,
+                                    "element " + i + ": expected a string, got " + TableReader.describe(item)));
+                            }
                         }
                         values = List.copyOf(vs);
                     }

@@ -230,7 +230,14 @@ final class TableReader
         final List<Integer> out = new ArrayList<>(a.size());
         for (int i = 0; i < a.size(); i++)
         {
-            out.add((int)a.getLong(i));
+            final long item = a.getLong(i);
+            if (item < key.min() || item > key.max())
+            {
+                problem(key.name(), "element " + i + ": " + item + " is out of range [" + key.min() + ", " + key.max()
+                    + "]");
+                return List.of();
+            }
+            out.add((int)item);
         }
         return List.copyOf(out);
     }
@@ -428,6 +435,10 @@ final class TableReader
         if (v instanceof TomlTable)
         {
             return "a table";
+        }
+        if (v instanceof java.time.temporal.Temporal)
+        {
+            return "the date/time " + v;
         }
         return v == null ? "nothing" : v.getClass().getSimpleName();
     }

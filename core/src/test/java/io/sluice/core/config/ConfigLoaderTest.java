@@ -5,11 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import io.sluice.core.pipeline.ErrorPolicy;
 
@@ -201,6 +203,72 @@ class ConfigLoaderTest
             .message().contains("has no {table} placeholder"));
         assertTrue(only(MINIMAL + "create_table_ddl = \"CREATE TABLE {table} AS t\"\ncreate_table_like = \"t\"\n")
             .message().contains("not both"));
+    }
+
+    @Test
+    void shouldSayWhatIsWrongWithTheFileItself(@TempDir final Path dir) throws Exception
+    {
+        final Path notUtf8 = dir.resolve("latin1.toml");
+        Files.write(notUtf8, "# caf\u00e9\n[kafka]\n".getBytes(StandardCharsets.ISO_8859_1));
+        final List<ConfigProblem> p = assertThrows(ConfigException.class, () -> ConfigLoader.load(notUtf8))
+            .problems();
+        assertEquals(1, p.size(), p.toString());
+        assertEquals(1, p.get(0).line());
+        assertTrue(p.get(0).message().contains("is not UTF-8 text: byte 5 (0xE9)"), p.get(0).message());
+
+        for (final Path bad : List.of(dir, dir.resolve("absent.toml"), Path.of("")))
+        {
+            final String message = assertThrows(ConfigException.class, () -> ConfigLoader.load(bad)).problems()
+                .get(0).message();
+            assertTrue(message.matches(".*(a directory, not a file|no such file|the configuration path is empty).*"),
+                message);
+            assertTrue(!message.contains("Exception"), message);
+        }
+
+        final Path bom = dir.resolve("bom.toml");
+        Files.writeString(bom, "\uFEFF" + MINIMAL);
+        assertEquals("s", ConfigLoader.load(bom).sink("s").name(), "a leading byte order mark is not TOML");
+    }
+
+    @Test
+    void shouldTakeOnlyTheValuesEqualsTakesInAnInList()
+    {
+        final List<ConfigProblem> p = problems(MINIMAL + """
+            [[sinks.branches]]
+            name = "a"
+            when = { path = "t", in = ["x", 1, true, 1.5, [1], 1979-05-27] }
+            [[sinks.branches]]
+            name = "b"
+            """);
+        assertEquals(3, p.size(), p.toString());
+        assertTrue(p.get(0).message().contains("element 3: expected a string, got the float 1.5"), p.toString());
+        assertTrue(p.get(1).message().contains("element 4: expected a string, got an array"), p.toString());
+        assertTrue(p.get(2).message().contains("element 5: expected a string, got the date/time"), p.toString());
+        assertEquals(List.of("x", "1", "true"), ConfigLoader
+            .parse(MINIMAL + "[[sinks.branches]]\nname = \"a\"\nwhen = { path = \"t\", in = [\"x\", 1, true] }\n")
+            .sink("s").branches().get(0).when().values());
+    }
+
+    @Test
+    void shouldNotCallABranchWithAnInvalidWhenACatchAll()
+    {
+        final ConfigProblem p = only(MINIMAL + """
+            [[sinks.branches]]
+            name = "a"
+            when = { path = "t", equals = 1.5 }
+            [[sinks.branches]]
+            name = "b"
+            when = { path = "t", equals = "x" }
+            """);
+        assertTrue(p.message().contains("equals: expected a string"), p.toString());
+    }
+
+    @Test
+    void shouldRefuseIntegersInAListThatDoNotFitWithoutWrappingThem()
+    {
+        final ConfigProblem p = only("[tuning]\ncpus = [0, 5000000000]\n" + MINIMAL);
+        assertEquals("tuning.cpus", p.key());
+        assertTrue(p.message().contains("element 1: 5000000000 is out of range"), p.message());
     }
 
     @Test
