@@ -232,6 +232,17 @@ public final class RouteCommand implements Callable<Integer>
             {
                 return "not an envelope: expected an object {\"key\": ..., \"headers\": {...}, \"value\": ...}";
             }
+            int present = 0;
+            for (int i = 0; i < 3; i++)
+            {
+                scanner.value(i, view);
+                present += view.kind() == JsonKind.MISSING ? 0 : 1;
+            }
+            if (present == 0)
+            {
+                return "not an envelope: the object has none of \"key\", \"headers\", \"value\" (without --envelope "
+                    + "each line is the record itself)";
+            }
             byte[] key = null;
             scanner.value(0, view);
             if (view.kind() == JsonKind.STRING)

@@ -103,6 +103,7 @@ class RouteCommandTest
             {"value": {"x": 1}, "headers": {"other": "a", "tenant": "t\\u00e9"}}
             {"key": 5, "value": {}}
             [1, 2]
+            {"user_id": "u1", "tenant": "acme"}
             """);
         assertEquals(List.of(
             "{\"topic\": \"tenant.acme_corp\"}",
@@ -110,7 +111,9 @@ class RouteCommandTest
             "{\"topic\": \"tenant.unknown\", \"fallback\": true, \"reason\": \"header tenant: header tenant is null\"}",
             "{\"topic\": \"tenant.t_\"}",
             "{\"topic\": null, \"reason\": \"not an envelope: key must be a string or null\"}",
-            "{\"topic\": null, \"reason\": \"not an envelope: expected an object {\\\"key\\\": ..., \\\"headers\\\": {...}, \\\"value\\\": ...}\"}"),
+            "{\"topic\": null, \"reason\": \"not an envelope: expected an object {\\\"key\\\": ..., \\\"headers\\\": {...}, \\\"value\\\": ...}\"}",
+            "{\"topic\": null, \"reason\": \"not an envelope: the object has none of \\\"key\\\", \\\"headers\\\", "
+                + "\\\"value\\\" (without --envelope each line is the record itself)\"}"),
             List.of(tenants));
 
         // R1: key 100:48069 -> bucket 9 of 12; R2's sign bit through 12 buckets as well
