@@ -35,7 +35,12 @@ class RebalanceFaultIT
     void shouldHandTheKilledMembersPartitionsToTheSurvivorAndLoseNothing(final FaultTopic topic) throws Exception
     {
         final long seed = Long.getLong("faults.seed", System.nanoTime());
-        final long killDelayMs = new java.util.Random(seed).nextInt(2000);
+        // The kill comes once the victim has committed a random 5-50% of its partitions, then a random moment of one
+        // commit cycle (commit_interval_ms = 250): mid-run whatever the machine's speed (a fixed delay after the
+        // first commit let a fast victim finish its ~100k records first), anywhere in the commit cycle.
+        final java.util.Random random = new java.util.Random(seed);
+        final double killAtFraction = 0.05 + 0.45 * random.nextDouble();
+        final long killDelayMs = random.nextInt(250);
         final String sfx = Faults.suffix();
         final String db = "faults_rebalance_" + sfx;
         final String group = "faults-rebalance-" + sfx;
@@ -45,9 +50,9 @@ class RebalanceFaultIT
         final List<String> tables = ch.createGithubDatabase(db);
         final Path dir = Faults.workDir("d-rebalance-" + sfx);
         final Path survivorCfg = Faults.writeConfig(dir, "survivor.toml",
-            Faults.pipelineToml(topic.name, group, db, ch.url, 120_000, 0, survivorId));
+            fastCommits(Faults.pipelineToml(topic.name, group, db, ch.url, 120_000, 0, survivorId)));
         final Path victimCfg = Faults.writeConfig(dir, "victim.toml",
-            Faults.pipelineToml(topic.name, group, db, ch.url, 120_000, 0, victimId));
+            fastCommits(Faults.pipelineToml(topic.name, group, db, ch.url, 120_000, 0, victimId)));
         final long[] end = topic.endOffsets();
         final long start = System.nanoTime();
         final List<Integer> victimPartitions;
@@ -65,13 +70,13 @@ class RebalanceFaultIT
                 && !m.getOrDefault(survivorId, List.of()).isEmpty() && !m.getOrDefault(victimId, List.of()).isEmpty(),
                 "both engines hold partitions", survivor, victim);
             victimPartitions = shared.get(victimId);
-            // the victim has committed progress of its own on its partitions
-            final long[] base = Faults.committed(admin, group, topic.name, FaultTopic.PARTITIONS);
+            // the victim has committed the chosen share of its partitions
+            final long share = victimPartitions.stream().mapToLong(p -> end[p]).sum();
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (true)
             {
                 final long[] c = Faults.committed(admin, group, topic.name, FaultTopic.PARTITIONS);
-                if (victimPartitions.stream().anyMatch(p -> c[p] > base[p]))
+                if (victimPartitions.stream().mapToLong(p -> c[p]).sum() >= killAtFraction * share)
                 {
                     break;
                 }
@@ -82,7 +87,7 @@ class RebalanceFaultIT
                 }
                 Thread.sleep(50);
             }
-            // a random moment after that (0-2 s, the seed is reported): mid-insert, mid-poll or between commits
+            // a random moment within a commit cycle after that (the seed is reported)
             Thread.sleep(killDelayMs);
             victim.kill9();
             final long killed = System.nanoTime();
@@ -91,7 +96,7 @@ class RebalanceFaultIT
             final long[] written = ch.distinctIds(db, tables);
             window = topic.writtenAtOrAfter(committedAtKill, written, victimPartitions);
             assertTrue(victimPartitions.stream().anyMatch(p -> committedAtKill[p] < end[p]),
-                "the victim was killed after finishing its partitions: not mid-run");
+                "the victim was killed after finishing its partitions: not mid-run (seed " + seed + ")");
             // the survivor takes every partition once the coordinator has dropped the dead member
             await(admin, group, topic,
                 m -> m.size() == 1 && m.getOrDefault(survivorId, List.of()).size() == FaultTopic.PARTITIONS,
@@ -139,10 +144,10 @@ class RebalanceFaultIT
             "FAULT(d) 2 engines in one group, one killed (SIGKILL) holding partitions %s (committed/end at "
                 + "the kill: %s); the survivor held all 4 partitions %d ms after the kill (session.timeout.ms=6000) and "
                 + "committed past the dead member's offsets %d ms after it; ids=%d lost=%d duplicates=%d (dead member's "
-                + "written-but-uncommitted records at the kill: %d); kill %d ms after its first commit, seed=%d; duration=%d s",
+                + "written-but-uncommitted records at the kill: %d); kill %d ms after it had committed %.0f%% of its partitions, seed=%d; "
+                + "duration=%d s",
             victimPartitions, atKill, takeoverMs, resumeMs, topic.distinct.length, lost, cu[0] - cu[1], window,
-            killDelayMs,
-            seed, seconds));
+            killDelayMs, killAtFraction * 100, seed, seconds));
         for (final int p : victimPartitions)
         {
             assertTrue(survivorLog.contains("assigned " + topic.name + "-" + p + " at offset"),
@@ -179,5 +184,16 @@ class RebalanceFaultIT
         }
         fail("timed out waiting until " + what + "; group members: " + m);
         return m;
+    }
+
+    /** Commits every 250 ms instead of every second, so that no commit covers more than a small share of a run. */
+    private static String fastCommits(final String toml)
+    {
+        final String from = "commit_interval_ms = 1000";
+        if (!toml.contains(from))
+        {
+            throw new IllegalStateException("examples/github-events.toml no longer sets " + from);
+        }
+        return toml.replace(from, "commit_interval_ms = 250");
     }
 }
