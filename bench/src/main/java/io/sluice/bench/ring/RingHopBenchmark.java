@@ -29,6 +29,7 @@ import com.lmax.disruptor.BatchEventProcessorBuilder;
 import com.lmax.disruptor.EventHandler;
 import com.lmax.disruptor.RingBuffer;
 
+import io.sluice.tuning.CpuAffinity;
 import io.sluice.tuning.WaitKind;
 import io.sluice.tuning.WaitStrategies;
 
@@ -36,6 +37,8 @@ import io.sluice.tuning.WaitStrategies;
  * The ring hop: one producer thread hands events to one consumer thread, through a single-producer Disruptor ring
  * (with the engine's wait strategies from {@link WaitStrategies}) or through an {@link ArrayBlockingQueue}
  * ({@code put}/{@code take}, what a plain Java pipeline uses), both of {@link #SIZE} pre-allocated events.
+ * {@code disruptor-busy-spin-pinned} pins the producer and the consumer to two different cpus (OpenHFT affinity),
+ * the setting of the Disruptor's published latency figures.
  *
  * <ul>
  *   <li>{@link #throughput}: bursts of {@link #BURST} events as fast as the producer can publish, waiting at the
@@ -67,7 +70,7 @@ public class RingHopBenchmark
     }
 
     /** The hand-off under test. */
-    @Param({"disruptor-phased", "disruptor-yielding", "disruptor-blocking", "abq"})
+    @Param({"disruptor-busy-spin-pinned", "disruptor-phased", "disruptor-yielding", "disruptor-blocking", "abq"})
     public String queue;
 
     private RingBuffer<Event> ring;
@@ -88,12 +91,25 @@ public class RingHopBenchmark
         sent = 0;
         if (queue.startsWith("disruptor-"))
         {
-            final WaitKind kind = WaitKind.parse(queue.substring("disruptor-".length()));
+            // "-pinned": the producer (this JMH thread) on the first allowed cpu, the consumer on the last, as the
+            // Disruptor's published busy-spin figures are measured; a machine with one cpu cannot
+            final boolean pinned = queue.endsWith("-pinned");
+            final String kindName = queue.substring("disruptor-".length(),
+                pinned ? queue.length() - "-pinned".length() : queue.length());
+            final WaitKind kind = WaitKind.parse(kindName);
             ring = RingBuffer.createSingleProducer(Event::new, SIZE, WaitStrategies.forStage(kind));
             final EventHandler<Event> handler = (e, seq, end) -> onEvent(e);
             processor = new BatchEventProcessorBuilder().build(ring, ring.newBarrier(), handler);
             ring.addGatingSequences(processor.getSequence());
-            consumer = new Thread(processor, "ring-hop-consumer");
+            final int[] cpus = CpuAffinity.allowedCpus();
+            if (pinned && (cpus.length < 2 || !CpuAffinity.pinCurrentThread(cpus[0])))
+            {
+                throw new IllegalStateException("cannot pin the producer: needs 2 allowed cpus and working "
+                    + "affinity (" + CpuAffinity.describe() + ")");
+            }
+            consumer = pinned
+                ? CpuAffinity.threadFactory("ring-hop-consumer", cpus[cpus.length - 1], true).newThread(processor)
+                : new Thread(processor, "ring-hop-consumer");
         }
         else
         {
@@ -232,6 +248,10 @@ public class RingHopBenchmark
         if (processor != null)
         {
             processor.halt();
+            if (queue.endsWith("-pinned"))
+            {
+                CpuAffinity.unpinCurrentThread();
+            }
         }
         else
         {
