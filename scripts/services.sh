@@ -120,6 +120,8 @@ EOF
         -c "$props" >"$KAFKA_DIR/format.log" 2>&1 || { cat "$KAFKA_DIR/format.log" >&2; die "kafka storage format failed"; }
   fi
   log "starting kafka on 127.0.0.1:$KAFKA_PORT (controller :$KAFKA_CONTROLLER_PORT, data $KAFKA_DIR/data)"
+  # keep the previous run's log (a failure is often diagnosed after the next start)
+  [ -s "$KAFKA_DIR/broker.log" ] && mv -f "$KAFKA_DIR/broker.log" "$KAFKA_DIR/broker.log.1"
   : >"$KAFKA_DIR/broker.log"
   nohup setsid bash -c "exec java -Xms256m -Xmx$KAFKA_HEAP -XX:+UseG1GC -Djava.awt.headless=true \
       -Dlog4j2.configurationFile='$ROOT/scripts/services/log4j2.properties' \

@@ -14,12 +14,15 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.zip.GZIPInputStream;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -86,10 +89,10 @@ public final class ProduceCommand implements java.util.concurrent.Callable<Integ
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         final JsonScanner scanner = new JsonScanner(JsonPathSet.compile(List.of("id")), 128);
         long sent = 0;
+        final Failures failures = new Failures();
         final long start = System.nanoTime();
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p))
         {
-            Future<RecordMetadata> last = null;
             outer : for (int copy = 0; copy < repeat; copy++)
             {
                 for (final byte[] line : lines)
@@ -99,19 +102,39 @@ public final class ProduceCommand implements java.util.concurrent.Callable<Integ
                         break outer;
                     }
                     final byte[] value = copy == 0 || idStep == 0 ? line : withId(scanner, line, copy * idStep);
-                    last = producer.send(new ProducerRecord<>(topic, value));
+                    producer.send(new ProducerRecord<>(topic, value), failures);
                     sent++;
                 }
             }
             producer.flush();
-            if (last != null)
-            {
-                last.get();
-            }
+        }
+        if (failures.count.get() > 0)
+        {
+            // every send is checked: a record Kafka did not acknowledge is never reported as produced
+            System.err.printf("error: %d of %d records were not acknowledged by Kafka (topic %s); the first: %s%n",
+                failures.count.get(), sent, topic, failures.first.get());
+            return 1;
         }
         final double secs = (System.nanoTime() - start) / 1e9;
         System.out.printf("produced %d records into %s in %.1f s (%.0f records/s)%n", sent, topic, secs, sent / secs);
         return 0;
+    }
+
+    /** Counts the sends Kafka did not acknowledge and keeps the first cause; called on the producer's I/O thread. */
+    private static final class Failures implements Callback
+    {
+        final AtomicLong count = new AtomicLong();
+        final AtomicReference<Exception> first = new AtomicReference<>();
+
+        @Override
+        public void onCompletion(final RecordMetadata metadata, final Exception exception)
+        {
+            if (exception != null)
+            {
+                count.incrementAndGet();
+                first.compareAndSet(null, exception);
+            }
+        }
     }
 
     static List<byte[]> readLines(final Path file) throws IOException

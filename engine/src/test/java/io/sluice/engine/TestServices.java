@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -25,6 +26,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -136,13 +138,34 @@ final class TestServices
         p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        final List<Future<RecordMetadata>> sends = new ArrayList<>(values.size());
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p))
         {
             for (final byte[] v : values)
             {
-                producer.send(new ProducerRecord<>(topic, v));
+                sends.add(producer.send(new ProducerRecord<>(topic, v)));
             }
             producer.flush();
+        }
+        // every send is checked: a record the broker did not take would otherwise show up as "lost" in the engine
+        int failed = 0;
+        ExecutionException first = null;
+        for (final Future<RecordMetadata> f : sends)
+        {
+            try
+            {
+                f.get();
+            }
+            catch (final ExecutionException e)
+            {
+                failed++;
+                first = first == null ? e : first;
+            }
+        }
+        if (first != null)
+        {
+            throw new IllegalStateException("test setup: " + failed + " of " + values.size() + " records were not "
+                + "acknowledged by Kafka (topic " + topic + ")", first.getCause());
         }
     }
 

@@ -100,7 +100,7 @@ class ThreeLineDesignIT
                 firstProducedNanos.put(prefix + "." + user, System.nanoTime());
                 for (int more = random.nextInt(3); more > 0; more--)
                 {
-                    producer.send(record(input, String.format("u%02d", random.nextInt(u + 1)), seq++, expected));
+                    producer.send(record(input, String.format("u%02d", random.nextInt(u + 1)), seq++, expected)).get();
                 }
                 Thread.sleep(150 + random.nextInt(150));
             }
@@ -108,7 +108,7 @@ class ThreeLineDesignIT
             {
                 for (int i = 0; i < 3; i++)
                 {
-                    producer.send(record(input, String.format("u%02d", u), seq++, expected));
+                    producer.send(record(input, String.format("u%02d", u), seq++, expected)).get();
                 }
             }
             producer.flush();
