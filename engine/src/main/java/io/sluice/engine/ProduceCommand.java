@@ -8,12 +8,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.zip.GZIPInputStream;
@@ -22,11 +24,13 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -82,6 +86,9 @@ public final class ProduceCommand implements java.util.concurrent.Callable<Integ
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        // one request in flight keeps each partition's batches in order when a new topic's first batch is retried
+        // (see KafkaTopicProducer and awaitPartitionsReady)
+        p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
         p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
         p.put(ProducerConfig.BATCH_SIZE_CONFIG, String.valueOf(512 * 1024));
         p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
@@ -118,6 +125,46 @@ public final class ProduceCommand implements java.util.concurrent.Callable<Integ
         final double secs = (System.nanoTime() - start) / 1e9;
         System.out.printf("produced %d records into %s in %.1f s (%.0f records/s)%n", sent, topic, secs, sent / secs);
         return 0;
+    }
+
+    /**
+     * Waits until the leader of every partition of a just-created topic answers for it (a ListOffsets for each
+     * succeeds). Producing before that races the broker: the first batch to a partition whose log is not loaded yet
+     * fails with NOT_LEADER_OR_FOLLOWER, an idempotent producer's later batches can be taken first, and the retried
+     * first batch is then refused as OutOfOrderSequence until it expires (delivery.timeout.ms).
+     *
+     * @param admin      an admin client of the cluster
+     * @param topic      the topic
+     * @param partitions its partition count
+     * @throws IllegalStateException if the partitions are not ready within 60 s
+     * @throws InterruptedException  if interrupted while waiting
+     */
+    static void awaitPartitionsReady(final Admin admin, final String topic, final int partitions)
+        throws InterruptedException
+    {
+        final Map<TopicPartition, OffsetSpec> query = new HashMap<>();
+        for (int p = 0; p < partitions; p++)
+        {
+            query.put(new TopicPartition(topic, p), OffsetSpec.latest());
+        }
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true)
+        {
+            try
+            {
+                admin.listOffsets(query).all().get(10, TimeUnit.SECONDS);
+                return;
+            }
+            catch (final ExecutionException | TimeoutException e)
+            {
+                if (System.nanoTime() > deadline)
+                {
+                    throw new IllegalStateException("the partitions of topic " + topic + " did not become ready "
+                        + "within 60 s: " + (e.getCause() == null ? e : e.getCause()), e);
+                }
+                Thread.sleep(50);
+            }
+        }
     }
 
     /** Counts the sends Kafka did not acknowledge and keeps the first cause; called on the producer's I/O thread. */
@@ -228,6 +275,7 @@ public final class ProduceCommand implements java.util.concurrent.Callable<Integ
                     Thread.sleep(200); // the deleted topic is still being removed
                 }
             }
+            awaitPartitionsReady(admin, topic, partitions);
             System.out.printf("created topic %s with %d partitions%n", topic, partitions);
         }
         catch (final ExecutionException e)

@@ -127,6 +127,7 @@ final class TestServices
         try (Admin a = admin())
         {
             a.createTopics(Set.of(new NewTopic(topic, partitions, (short)1))).all().get();
+            ProduceCommand.awaitPartitionsReady(a, topic, partitions);
         }
     }
 
@@ -136,6 +137,7 @@ final class TestServices
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1"); // as ProduceCommand, for new topics
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         final List<Future<RecordMetadata>> sends = new ArrayList<>(values.size());
