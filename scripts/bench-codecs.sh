@@ -18,13 +18,9 @@ jar="$root/bench/target/benchmarks.jar"
 out="$root/bench/target/bench-codecs"
 mkdir -p "$out"
 
-# the flags Agrona and Chronicle need on Java 17 (same as the parent pom's sluice.jvm.flags)
-flags="--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED --add-exports=java.base/jdk.internal.ref=ALL-UNNAMED \
---add-exports=java.base/sun.nio.ch=ALL-UNNAMED --add-exports=jdk.unsupported/sun.misc=ALL-UNNAMED \
---add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.lang.reflect=ALL-UNNAMED \
---add-opens=java.base/java.io=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED \
---add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED \
--Dchronicle.analytics.disable=true"
+# shellcheck source=lib/jvm-flags.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/jvm-flags.sh"
+flags=$SLUICE_JVM_FLAGS
 common="-f 1 -wi 4 -w 1s -i 10 -r 1s -prof gc ${JMH_ARGS:-}"
 
 # JMH allows one run per machine (/tmp/jmh.lock); wait for another project's run to finish rather than compete

@@ -19,13 +19,9 @@ cd "$ROOT"
 KAFKA="127.0.0.1:${SLUICE_KAFKA_PORT:-19092}"
 CH="http://127.0.0.1:${SLUICE_CLICKHOUSE_HTTP_PORT:-18123}"
 JAR=bench/target/benchmarks.jar
-# the flags Agrona and Chronicle need on Java 17 (the parent pom's sluice.jvm.flags)
-FLAGS="--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED --add-exports=java.base/jdk.internal.ref=ALL-UNNAMED \
---add-exports=java.base/sun.nio.ch=ALL-UNNAMED --add-exports=jdk.unsupported/sun.misc=ALL-UNNAMED \
---add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.lang.reflect=ALL-UNNAMED \
---add-opens=java.base/java.io=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED \
---add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED \
--Dchronicle.analytics.disable=true"
+# shellcheck source=lib/jvm-flags.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/jvm-flags.sh"
+FLAGS=$SLUICE_JVM_FLAGS
 
 mode=e2e
 args=()

@@ -12,23 +12,12 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-started=0
-if ! scripts/services.sh status >/dev/null 2>&1; then
-  started=1
-fi
-scripts/services.sh start
-cleanup() {
-  if [ "$started" = 1 ] && [ -z "${SLUICE_KEEP_SERVICES:-}" ]; then
-    scripts/services.sh stop || true
-  fi
-}
-trap cleanup EXIT
-
 pattern=${1:-*FaultIT}
 seed=()
 [ -n "${FAULTS_SEED:-}" ] && seed=("-Dfaults.seed=$FAULTS_SEED")
 rc=0
-mvn -B verify -pl engine -am -Pfaults -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
+# scripts/test.sh starts the services (and stops what it started); its arguments go to mvn verify -Pfaults
+scripts/test.sh -pl engine -am -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
     -Dit.failIfNoSpecifiedTests=false -Dit.test="$pattern" ${seed[@]+"${seed[@]}"} || rc=$?
 echo
 echo "== engine/target/fault-report.txt"

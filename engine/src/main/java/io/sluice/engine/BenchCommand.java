@@ -1,42 +1,25 @@
 package io.sluice.engine;
 
-import java.io.IOException;
-import java.lang.management.GarbageCollectorMXBean;
-import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryPoolMXBean;
-import java.lang.management.MemoryType;
-import java.lang.management.MemoryUsage;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-
-import javax.management.Notification;
-import javax.management.NotificationEmitter;
-import javax.management.openmbean.CompositeData;
 
 import org.HdrHistogram.Histogram;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 
-import com.sun.management.GarbageCollectionNotificationInfo;
-import com.sun.management.GcInfo;
-
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import io.sluice.core.config.ConfigException;
-import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.runtime.GatherPipeline;
 import io.sluice.core.runtime.ProcessMeter;
@@ -84,13 +67,11 @@ public final class BenchCommand implements Callable<Integer>
         final SluiceConfig c;
         try
         {
-            c = ConfigLoader.load(config);
-            ConfigChecks.deep(c);
+            c = ConfigChecks.load(config);
         }
         catch (final ConfigException e)
         {
-            System.err.println(config + ": " + e.getMessage());
-            return SluiceEngine.EXIT_CONFIG;
+            return ConfigChecks.report(config, e, new PrintWriter(System.err, true));
         }
         if (fromBeginning)
         {

@@ -1,5 +1,6 @@
 package io.sluice.engine;
 
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
@@ -7,8 +8,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import io.sluice.core.config.ConfigException;
-import io.sluice.core.config.ConfigLoader;
-import io.sluice.core.config.ConfigProblem;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.runtime.SluiceEngine;
 
@@ -24,8 +23,7 @@ public final class CheckCommand implements Callable<Integer>
     {
         try
         {
-            final SluiceConfig c = ConfigLoader.load(config);
-            ConfigChecks.deep(c);
+            final SluiceConfig c = ConfigChecks.load(config);
             System.out.println(config + ": ok (" + c.sinks().size() + " sink(s), "
                 + c.sinks().stream().mapToInt(s -> s.branches().size()).sum() + " branch(es), "
                 + c.sources().size() + " source(s))");
@@ -33,13 +31,7 @@ public final class CheckCommand implements Callable<Integer>
         }
         catch (final ConfigException e)
         {
-            System.err
-                .println(config + ": " + e.problems().size() + (e.problems().size() == 1 ? " problem" : " problems"));
-            for (final ConfigProblem p : e.problems())
-            {
-                System.err.println("  " + p);
-            }
-            return SluiceEngine.EXIT_CONFIG;
+            return ConfigChecks.report(config, e, new PrintWriter(System.err, true));
         }
     }
 }

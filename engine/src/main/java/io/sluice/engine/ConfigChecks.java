@@ -1,14 +1,18 @@
 package io.sluice.engine;
 
+import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
 import io.sluice.codecs.json.JsonPath;
 import io.sluice.core.config.ConfigException;
+import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.ConfigProblem;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.naming.DestinationTemplate;
+import io.sluice.core.runtime.SluiceEngine;
 import io.sluice.core.runtime.StageLayouts;
 
 /**
@@ -19,6 +23,36 @@ final class ConfigChecks
 {
     private ConfigChecks()
     {
+    }
+
+    /**
+     * Loads a configuration file and runs the deep checks: what every command does before it uses a file.
+     *
+     * @param file the TOML file
+     * @return the checked configuration
+     * @throws ConfigException with every problem found (its message lists them, one per line, with key and line)
+     */
+    static SluiceConfig load(final Path file)
+    {
+        final SluiceConfig config = ConfigLoader.load(file);
+        deep(config);
+        return config;
+    }
+
+    /**
+     * Prints a configuration's problems the one way every command reports them: {@code <file>: N configuration
+     * problems} and one indented line per problem.
+     *
+     * @param file the file the problems are in
+     * @param e    the problems
+     * @param err  where to print
+     * @return {@link SluiceEngine#EXIT_CONFIG}, for the command to return
+     */
+    static int report(final Path file, final ConfigException e, final PrintWriter err)
+    {
+        err.println(file + ": " + e.getMessage());
+        err.flush();
+        return SluiceEngine.EXIT_CONFIG;
     }
 
     /**

@@ -14,8 +14,6 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 import io.sluice.core.config.ConfigException;
-import io.sluice.core.config.ConfigLoader;
-import io.sluice.core.config.ConfigProblem;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.route.DestinationNames;
 import io.sluice.core.runtime.SluiceEngine;
@@ -96,8 +94,7 @@ public final class DestinationCommand implements Callable<Integer>
         final List<SluiceConfig.Branch> branches;
         try
         {
-            final SluiceConfig c = ConfigLoader.load(file);
-            ConfigChecks.deep(c);
+            final SluiceConfig c = ConfigChecks.load(file);
             s = c.sink(sinkName);
             branches = branchName == null
                 ? (allBranches ? s.branches() : List.of(s.branches().get(0)))
@@ -105,13 +102,7 @@ public final class DestinationCommand implements Callable<Integer>
         }
         catch (final ConfigException e)
         {
-            err.println(file + ": " + e.problems().size() + (e.problems().size() == 1 ? " problem" : " problems"));
-            for (final ConfigProblem p : e.problems())
-            {
-                err.println("  " + p);
-            }
-            err.flush();
-            return SluiceEngine.EXIT_CONFIG;
+            return ConfigChecks.report(file, e, err);
         }
         if (branchName == null && !allBranches && s.branches().size() > 1)
         {

@@ -28,8 +28,6 @@ import io.sluice.codecs.json.JsonScanner;
 import io.sluice.codecs.json.JsonValueView;
 import io.sluice.codecs.json.RoutingValues;
 import io.sluice.core.config.ConfigException;
-import io.sluice.core.config.ConfigLoader;
-import io.sluice.core.config.ConfigProblem;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.naming.TopicNameSanitizer;
 import io.sluice.core.runtime.SluiceEngine;
@@ -97,20 +95,13 @@ public final class RouteCommand implements Callable<Integer>
         final int maxRecordBytes;
         try
         {
-            final SluiceConfig c = ConfigLoader.load(file);
-            ConfigChecks.deep(c);
+            final SluiceConfig c = ConfigChecks.load(file);
             src = c.source(name);
             maxRecordBytes = c.engine().maxRecordBytes();
         }
         catch (final ConfigException e)
         {
-            err.println(file + ": " + e.problems().size() + (e.problems().size() == 1 ? " problem" : " problems"));
-            for (final ConfigProblem p : e.problems())
-            {
-                err.println("  " + p);
-            }
-            err.flush();
-            return SluiceEngine.EXIT_CONFIG;
+            return ConfigChecks.report(file, e, err);
         }
         final DryRun dryRun = new DryRun(new TopicRouter(src.rule()), envelope, maxRecordBytes);
         final LineReader lines = new LineReader(in,

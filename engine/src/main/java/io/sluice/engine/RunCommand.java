@@ -1,5 +1,6 @@
 package io.sluice.engine;
 
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
@@ -11,7 +12,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import io.sluice.core.config.ConfigException;
-import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.runtime.GatherPipeline;
 import io.sluice.core.runtime.SluiceEngine;
@@ -74,13 +74,11 @@ public final class RunCommand implements Callable<Integer>
         final SluiceConfig config;
         try
         {
-            config = ConfigLoader.load(file);
-            ConfigChecks.deep(config);
+            config = ConfigChecks.load(file);
         }
         catch (final ConfigException e)
         {
-            System.err.println(file + ": " + e.getMessage());
-            return SluiceEngine.EXIT_CONFIG;
+            return ConfigChecks.report(file, e, new PrintWriter(System.err, true));
         }
         LOG.info("Sluice starting with {} ({} sink(s), {} source(s)); Kafka at {}", file, config.sinks().size(),
             config.sources().size(), config.kafka().bootstrapServers());

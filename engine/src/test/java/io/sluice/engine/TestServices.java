@@ -35,7 +35,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * before {@code mvn verify}). Verification goes through ClickHouse's plain HTTP interface and Kafka's Admin client,
  * not through the engine's own sink code.
  */
-final class TestServices
+public final class TestServices
 {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -43,17 +43,20 @@ final class TestServices
     {
     }
 
-    static String bootstrap()
+    /** @return the broker the tests use: {@code -Dsluice.kafka.bootstrap}, else the services' default */
+    public static String bootstrap()
     {
         return System.getProperty("sluice.kafka.bootstrap", "127.0.0.1:19092");
     }
 
-    static String clickhouse()
+    /** @return the ClickHouse HTTP endpoint: {@code -Dsluice.clickhouse.url}, else the services' default */
+    public static String clickhouse()
     {
         return System.getProperty("sluice.clickhouse.url", "http://127.0.0.1:18123");
     }
 
-    static Path projectRoot()
+    /** @return the checkout: {@code -Dsluice.project.root}, else the first folder above holding scripts/services.sh */
+    public static Path projectRoot()
     {
         final String p = System.getProperty("sluice.project.root");
         Path dir = p != null ? Path.of(p) : Path.of("").toAbsolutePath();
@@ -65,7 +68,7 @@ final class TestServices
         {
             throw new IllegalStateException("cannot find the project root (scripts/services.sh)");
         }
-        return dir;
+        return dir.toAbsolutePath();
     }
 
     /** Runs one SQL statement over HTTP and returns the body; fails with the server's message. */

@@ -17,13 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 
-import org.agrona.concurrent.UnsafeBuffer;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.PartitionInfo;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 import net.openhft.chronicle.bytes.Bytes;
 
@@ -131,29 +126,10 @@ public final class ClickHouseLimit
             final RecordEvent event = ring.ringBuffer().get(0);
             final org.agrona.ExpandableDirectByteBuffer big = new org.agrona.ExpandableDirectByteBuffer(1 << 16);
             final long t0 = System.nanoTime();
-            final Properties p = new Properties();
-            p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafka().bootstrapServers());
-            p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "2000");
-            p.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, String.valueOf(32 << 20));
-            p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, String.valueOf(8 << 20));
-            p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-            p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-            p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+            final Properties p = ConsumerLimit.consumerProperties(config.kafka().bootstrapServers());
             try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p))
             {
-                final List<TopicPartition> tps = new ArrayList<>();
-                for (final PartitionInfo pi : consumer.partitionsFor(topic, Duration.ofSeconds(30)))
-                {
-                    tps.add(new TopicPartition(topic, pi.partition()));
-                }
-                consumer.assign(tps);
-                consumer.seekToBeginning(tps);
-                final Map<TopicPartition, Long> ends = consumer.endOffsets(tps, Duration.ofSeconds(30));
-                long total = 0;
-                for (final TopicPartition tp : tps)
-                {
-                    total += ends.get(tp) - consumer.beginningOffsets(List.of(tp)).get(tp);
-                }
+                final long total = ConsumerLimit.assignFromBeginning(consumer, topic);
                 while (records < total)
                 {
                     for (final ConsumerRecord<byte[], byte[]> rec : consumer.poll(Duration.ofMillis(100)))

@@ -57,31 +57,12 @@ public final class ConsumerLimit
         {
             throw new IllegalArgumentException("usage: ConsumerLimit --bootstrap-servers H:P --topic T [--json OUT]");
         }
-        final Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "2000");
-        p.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, String.valueOf(32 << 20));
-        p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, String.valueOf(8 << 20));
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        final Properties p = consumerProperties(bootstrap);
         long records = 0;
         long bytes = 0;
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p))
         {
-            final List<TopicPartition> tps = new ArrayList<>();
-            for (final PartitionInfo pi : consumer.partitionsFor(topic, Duration.ofSeconds(30)))
-            {
-                tps.add(new TopicPartition(topic, pi.partition()));
-            }
-            consumer.assign(tps);
-            consumer.seekToBeginning(tps);
-            final Map<TopicPartition, Long> ends = consumer.endOffsets(tps, Duration.ofSeconds(30));
-            long total = 0;
-            for (final TopicPartition tp : tps)
-            {
-                total += ends.get(tp) - consumer.beginningOffsets(List.of(tp)).get(tp);
-            }
+            final long total = assignFromBeginning(consumer, topic);
             while (records < total)
             {
                 final ConsumerRecords<byte[], byte[]> batch = consumer.poll(Duration.ofMillis(100));
@@ -113,5 +94,48 @@ public final class ConsumerLimit
         {
             Files.writeString(json, text + "\n");
         }
+    }
+
+    /**
+     * The consumer settings every limit measurement reads with: byte arrays, no group commits, large fetches.
+     *
+     * @param bootstrap the brokers
+     * @return fresh properties
+     */
+    static Properties consumerProperties(final String bootstrap)
+    {
+        final Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "2000");
+        p.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, String.valueOf(32 << 20));
+        p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, String.valueOf(8 << 20));
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        return p;
+    }
+
+    /**
+     * Assigns every partition of the topic to the consumer, from its beginning.
+     *
+     * @return the records the topic holds (end minus beginning offsets, summed)
+     */
+    static long assignFromBeginning(final KafkaConsumer<?, ?> consumer, final String topic)
+    {
+        final List<TopicPartition> tps = new ArrayList<>();
+        for (final PartitionInfo pi : consumer.partitionsFor(topic, Duration.ofSeconds(30)))
+        {
+            tps.add(new TopicPartition(topic, pi.partition()));
+        }
+        consumer.assign(tps);
+        consumer.seekToBeginning(tps);
+        final Map<TopicPartition, Long> ends = consumer.endOffsets(tps, Duration.ofSeconds(30));
+        final Map<TopicPartition, Long> begins = consumer.beginningOffsets(tps, Duration.ofSeconds(30));
+        long total = 0;
+        for (final TopicPartition tp : tps)
+        {
+            total += ends.get(tp) - begins.get(tp);
+        }
+        return total;
     }
 }

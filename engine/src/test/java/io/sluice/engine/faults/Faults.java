@@ -30,6 +30,8 @@ import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 
+import io.sluice.engine.TestServices;
+
 /**
  * What the fault scenarios share: the real services' addresses, ClickHouse over plain HTTP, Kafka's Admin client
  * (committed offsets, group membership), the engine configuration derived from the shipped example, and the report
@@ -46,27 +48,17 @@ final class Faults
 
     static String bootstrap()
     {
-        return System.getProperty("sluice.kafka.bootstrap", "127.0.0.1:19092");
+        return TestServices.bootstrap();
     }
 
     static String sharedClickHouse()
     {
-        return System.getProperty("sluice.clickhouse.url", "http://127.0.0.1:18123");
+        return TestServices.clickhouse();
     }
 
     static Path projectRoot()
     {
-        final String p = System.getProperty("sluice.project.root");
-        Path dir = p != null ? Path.of(p) : Path.of("").toAbsolutePath();
-        while (dir != null && !Files.exists(dir.resolve("scripts/services.sh")))
-        {
-            dir = dir.getParent();
-        }
-        if (dir == null)
-        {
-            throw new IllegalStateException("cannot find the project root (scripts/services.sh)");
-        }
-        return dir.toAbsolutePath();
+        return TestServices.projectRoot();
     }
 
     /** @return {@code engine/target/faults/<scenario>}, created */
