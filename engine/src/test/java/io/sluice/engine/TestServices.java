@@ -125,7 +125,8 @@ public final class TestServices
         return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap()));
     }
 
-    static void createTopic(final String topic, final int partitions) throws ExecutionException, InterruptedException
+    public static void createTopic(final String topic, final int partitions)
+        throws ExecutionException, InterruptedException
     {
         try (Admin a = admin())
         {

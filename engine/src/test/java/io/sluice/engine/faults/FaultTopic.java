@@ -14,11 +14,18 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
+
+import io.sluice.engine.TestServices;
 
 /**
  * The input every fault scenario reads: the bundled GitHub sample replicated 24 times with distinct ids
@@ -29,6 +36,9 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * <p>After producing, the topic is read back once with a plain {@link KafkaConsumer} to index the id of every
  * (partition, offset): the scenarios use it to say which records are lost and whether a committed offset passes a
  * record that ClickHouse does not hold.
+ *
+ * <p>A scenario that must crash something mid-run reads a {@link Staged} copy instead, whose input arrives in stages:
+ * the rest is held back until the crash has happened, so no machine is fast enough to finish the input first.
  */
 final class FaultTopic implements AutoCloseable
 {
@@ -175,6 +185,165 @@ final class FaultTopic implements AutoCloseable
         }
     }
 
+    /**
+     * Creates an empty copy of this topic named {@code copyName} (same partitions), to be filled by
+     * {@link Staged#release}.
+     */
+    Staged stage(final String copyName) throws Exception
+    {
+        TestServices.createTopic(copyName, PARTITIONS);
+        return new Staged(this, new FaultTopic(copyName, ids, 0, bytes));
+    }
+
+    /**
+     * A copy of a fault topic that holds, per partition, only a prefix of the source's records until released further:
+     * every record keeps its key, headers, partition and offset (so {@link #ids} apply unchanged) and gets a new
+     * timestamp (the time it is released, so end-to-end latency means what it says). Not thread-safe.
+     */
+    static final class Staged implements AutoCloseable
+    {
+        /** The copy: its name, and the source's ids at the same (partition, offset). */
+        final FaultTopic topic;
+        private final FaultTopic source;
+        private final long[] released = new long[PARTITIONS];
+        private final KafkaConsumer<byte[], byte[]> consumer;
+        private final KafkaProducer<byte[], byte[]> producer;
+
+        private Staged(final FaultTopic source, final FaultTopic copy)
+        {
+            this.source = source;
+            this.topic = copy;
+            this.consumer = new KafkaConsumer<>(consumerProperties());
+            final Properties p = new Properties();
+            p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, Faults.bootstrap());
+            p.put(ProducerConfig.ACKS_CONFIG, "all");
+            p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+            // one request in flight: the offsets of the copy must equal the source's, in order and without gaps
+            p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
+            p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
+            p.put(ProducerConfig.BATCH_SIZE_CONFIG, String.valueOf(512 * 1024));
+            p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+            p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+            p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+            this.producer = new KafkaProducer<>(p);
+        }
+
+        /**
+         * Copies the source's records up to {@code fraction} (0..1) of each partition into the copy, and returns once
+         * Kafka has acknowledged every one of them.
+         *
+         * @return records in the copy now (the sum of the released prefixes)
+         * @throws IllegalStateException when a record is not acknowledged or lands at another offset than its source's
+         */
+        long release(final double fraction) throws Exception
+        {
+            final List<TopicPartition> from = new ArrayList<>();
+            final long[] upTo = new long[PARTITIONS];
+            for (int p = 0; p < PARTITIONS; p++)
+            {
+                upTo[p] = fraction >= 1.0 ? source.ids[p].length : (long)Math.floor(fraction * source.ids[p].length);
+                if (upTo[p] > released[p])
+                {
+                    final TopicPartition tp = new TopicPartition(source.name, p);
+                    from.add(tp);
+                }
+            }
+            if (from.isEmpty())
+            {
+                return Faults.sum(released);
+            }
+            consumer.assign(from);
+            for (final TopicPartition tp : from)
+            {
+                consumer.seek(tp, released[tp.partition()]);
+            }
+            final List<java.util.concurrent.Future<RecordMetadata>> sends = new ArrayList<>();
+            final List<Long> expected = new ArrayList<>();
+            final long[] next = released.clone();
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (!reached(next, upTo))
+            {
+                if (System.nanoTime() > deadline)
+                {
+                    throw new IllegalStateException("could not read " + source.name + " up to " + Arrays.toString(upTo)
+                        + " within 120 s (at " + Arrays.toString(next) + ")");
+                }
+                for (final ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500)))
+                {
+                    final int p = r.partition();
+                    if (r.offset() >= upTo[p])
+                    {
+                        continue;
+                    }
+                    if (r.offset() != next[p])
+                    {
+                        throw new IllegalStateException("unexpected offset " + r.offset() + " in " + source.name + "-"
+                            + p + " (expected " + next[p] + ")");
+                    }
+                    sends
+                        .add(producer.send(new ProducerRecord<>(topic.name, p, null, r.key(), r.value(), r.headers())));
+                    expected.add(((long)p << 40) | next[p]);
+                    next[p]++;
+                }
+            }
+            producer.flush();
+            for (int i = 0; i < sends.size(); i++)
+            {
+                final RecordMetadata m;
+                try
+                {
+                    m = sends.get(i).get();
+                }
+                catch (final java.util.concurrent.ExecutionException e)
+                {
+                    throw new IllegalStateException("test setup: Kafka did not take a record for " + topic.name,
+                        e.getCause());
+                }
+                final long want = expected.get(i);
+                if (m.partition() != (int)(want >>> 40) || m.offset() != (want & ((1L << 40) - 1)))
+                {
+                    throw new IllegalStateException("test setup: the copy's record landed at " + m.partition() + "@"
+                        + m.offset() + ", its source is at " + (want >>> 40) + "@" + (want & ((1L << 40) - 1)));
+                }
+            }
+            System.arraycopy(next, 0, released, 0, PARTITIONS);
+            return Faults.sum(released);
+        }
+
+        private static boolean reached(final long[] next, final long[] upTo)
+        {
+            for (int p = 0; p < next.length; p++)
+            {
+                if (next[p] < upTo[p])
+                {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        @Override
+        public void close() throws Exception
+        {
+            consumer.close();
+            producer.close();
+            topic.close();
+        }
+    }
+
+    private static Properties consumerProperties()
+    {
+        final Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, Faults.bootstrap());
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
+        p.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, String.valueOf(64 << 20));
+        p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, String.valueOf(16 << 20));
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        return p;
+    }
+
     private static FaultTopic produce() throws Exception
     {
         final String topic = "faults-" + Faults.suffix();
@@ -226,15 +395,7 @@ final class FaultTopic implements AutoCloseable
     /** Reads the topic back with a plain consumer (assign, no group) and records each offset's top-level id. */
     private static long[][] index(final String topic)
     {
-        final Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, Faults.bootstrap());
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
-        p.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, String.valueOf(64 << 20));
-        p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, String.valueOf(16 << 20));
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p))
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(consumerProperties()))
         {
             final List<TopicPartition> tps = new ArrayList<>();
             for (int i = 0; i < PARTITIONS; i++)
