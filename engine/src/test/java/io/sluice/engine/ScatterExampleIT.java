@@ -25,6 +25,7 @@ import io.sluice.codecs.json.RoutingValues;
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.runtime.GatherPipeline;
+import io.sluice.core.runtime.MetricsEndpoint;
 import io.sluice.core.runtime.SluiceEngine;
 import io.sluice.sinks.kafka.KafkaScatterDriver;
 
@@ -48,10 +49,11 @@ class ScatterExampleIT
         assertEquals(2, config.sources().size());
 
         final long start = System.nanoTime();
-        final int code = new SluiceEngine(config, sink ->
+        final SluiceEngine engine = new SluiceEngine(config, sink ->
         {
             throw new IllegalStateException("no sinks");
-        }, source -> new KafkaScatterDriver(), new GatherPipeline.RunOptions(false)).run();
+        }, source -> new KafkaScatterDriver(), new GatherPipeline.RunOptions(false));
+        final int code = engine.run();
         final long ms = (System.nanoTime() - start) / 1_000_000;
         assertEquals(SluiceEngine.EXIT_OK, code);
 
@@ -103,8 +105,41 @@ class ScatterExampleIT
         }
         assertEquals(expected, actual, "every event once per source, in the right topic");
         assertTrue(actual.size() > 8);
+
+        // what the metrics endpoint reports for the run: the same counts, per source
+        final String metrics = MetricsEndpoint.scrape(engine::pipelines, engine::scatters);
+        final long types = expected.keySet().stream().filter(t -> !t.contains(".users.")).count();
+        for (final String source : List.of("github-by-type", "github-users"))
+        {
+            final long topicsOfSource = source.equals("github-users") ? 8 : types;
+            assertEquals(lines.size(), metric(metrics, "sluice_scatter_records_in_total", source), metrics);
+            assertEquals(lines.size(), metric(metrics, "sluice_scatter_routed_total", source), metrics);
+            assertEquals(lines.size(), metric(metrics, "sluice_scatter_produced_total", source), metrics);
+            assertEquals(0, metric(metrics, "sluice_scatter_fallback_total", source), metrics);
+            assertEquals(0, metric(metrics, "sluice_scatter_failed_total", source), metrics);
+            assertEquals(0, metric(metrics, "sluice_scatter_produce_errors_total", source), metrics);
+            assertEquals(topicsOfSource, metric(metrics, "sluice_scatter_topics_created_total", source), metrics);
+            // the fallback topic (github-by-type's github.unrouted) is known from the start, used or not
+            assertEquals(topicsOfSource + (source.equals("github-by-type") ? 1 : 0),
+                metric(metrics, "sluice_scatter_topics", source), metrics);
+            assertEquals(0, metric(metrics, "sluice_scatter_in_flight", source), metrics);
+        }
         System.out.printf("scatter example IT: 2 x %d events into %d topics in %d ms%n", lines.size(), topics.size(),
             ms);
         ScatterEndToEndIT.deleteTopics(topics);
+    }
+
+    /** @return the value of {@code name{source="..."}} in Prometheus text, as a whole number; fails when absent */
+    private static long metric(final String text, final String name, final String source)
+    {
+        final String prefix = name + "{source=\"" + source + "\"} ";
+        for (final String line : text.split("\n"))
+        {
+            if (line.startsWith(prefix))
+            {
+                return (long)Double.parseDouble(line.substring(prefix.length()).trim());
+            }
+        }
+        throw new AssertionError("no " + prefix + "in:\n" + text);
     }
 }

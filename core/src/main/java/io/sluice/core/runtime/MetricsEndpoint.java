@@ -5,16 +5,19 @@ import java.net.InetAddress;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 
 import org.HdrHistogram.Histogram;
 
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
 import io.sluice.core.ack.AckTracker;
 import io.sluice.core.batch.Destination;
+import io.sluice.core.scatter.ScatterPipeline;
 
 /**
  * The Prometheus scrape endpoint ({@code [metrics] listen = "host:port"}, path {@code /metrics}), built on the
@@ -38,6 +41,26 @@ import io.sluice.core.batch.Destination;
  *   <li>{@code sluice_end_to_end_latency_ms{pipeline,quantile}} — Kafka record timestamp to ClickHouse acknowledgement,
  *       over the run so far</li>
  * </ul>
+ * Scatter ({@code [[sources]]}), one series per source, the counters of the status line:
+ * <ul>
+ *   <li>{@code sluice_scatter_records_in_total{source}} — records the source read into its ring</li>
+ *   <li>{@code sluice_scatter_routed_total{source}} — records whose rule produced a topic (fallbacks not included)</li>
+ *   <li>{@code sluice_scatter_fallback_total{source}} — records sent to the rule's fallback topic</li>
+ *   <li>{@code sluice_scatter_failed_total{source}} — records that failed before the producer (no value and no
+ *       fallback, topic absent or not created, too large); their batch is re-read</li>
+ *   <li>{@code sluice_scatter_skipped_total{source}} — records not produced because their partition was failed or
+ *       re-read meanwhile</li>
+ *   <li>{@code sluice_scatter_sent_total{source}}, {@code sluice_scatter_produced_total{source}} — handed to the
+ *       producer, acknowledged by the broker</li>
+ *   <li>{@code sluice_scatter_produce_errors_total{source}} — sends the broker or the producer failed</li>
+ *   <li>{@code sluice_scatter_topics_created_total{source}}, {@code sluice_scatter_rate_limited_total{source}} —
+ *       topics created, and topics that needed creation beyond {@code max_new_topics_per_minute}</li>
+ *   <li>{@code sluice_scatter_backpressure_pauses_total{source}}</li>
+ *   <li>{@code sluice_scatter_topics{source}} (gauge) — topics the source knows: every topic routed to so far, and
+ *       the rule's fallback topic (known from the start, whether used or not);
+ *       {@code sluice_scatter_in_flight{source}} (gauge) — sends not yet acknowledged</li>
+ * </ul>
+ * Per-topic series are deliberately absent: a source routing into one topic per user would make thousands.
  * Thread-safe: callbacks run on the HTTP server's threads and only read.
  */
 public final class MetricsEndpoint implements AutoCloseable
@@ -53,18 +76,20 @@ public final class MetricsEndpoint implements AutoCloseable
      * Starts the endpoint.
      *
      * @param listen    {@code host:port}
-     * @param pipelines the pipelines to report (read on every scrape)
+     * @param pipelines the gather pipelines to report (read on every scrape)
+     * @param scatters  the scatter pipelines to report (read on every scrape)
      * @return the running endpoint
      * @throws IOException when the port cannot be bound
      */
-    public static MetricsEndpoint start(final String listen, final Supplier<List<GatherPipeline<?>>> pipelines)
-        throws IOException
+    public static MetricsEndpoint start(final String listen, final Supplier<List<GatherPipeline<?>>> pipelines,
+        final Supplier<List<ScatterPipeline>> scatters) throws IOException
     {
         final int colon = listen.lastIndexOf(':');
         final String host = listen.substring(0, colon);
         final int port = Integer.parseInt(listen.substring(colon + 1));
         final PrometheusRegistry registry = new PrometheusRegistry();
         register(registry, pipelines);
+        registerScatter(registry, scatters);
         final HTTPServer server = HTTPServer.builder()
             .inetAddress(InetAddress.getByName(host.isEmpty() ? "0.0.0.0" : host))
             .port(port)
@@ -77,6 +102,80 @@ public final class MetricsEndpoint implements AutoCloseable
     public int port()
     {
         return server.getPort();
+    }
+
+    /**
+     * The metrics as the endpoint would serve them now, in Prometheus' text format: for a final dump at the end of a
+     * run, or for a test. Thread-safe as the endpoint is.
+     *
+     * @param pipelines the gather pipelines
+     * @param scatters  the scatter pipelines
+     * @return the exposition text
+     */
+    public static String scrape(final Supplier<List<GatherPipeline<?>>> pipelines,
+        final Supplier<List<ScatterPipeline>> scatters)
+    {
+        final PrometheusRegistry registry = new PrometheusRegistry();
+        register(registry, pipelines);
+        registerScatter(registry, scatters);
+        return PrometheusTextFormatWriter.create().toDebugString(registry.scrape());
+    }
+
+    static void registerScatter(final PrometheusRegistry registry, final Supplier<List<ScatterPipeline>> scatters)
+    {
+        scatterCounter(registry, scatters, "sluice_scatter_records_in", "Records the source read into its ring",
+            p -> p.sourceStats().recordsIn.get());
+        scatterCounter(registry, scatters, "sluice_scatter_routed", "Records whose rule produced a topic",
+            p -> p.stats().routed.get());
+        scatterCounter(registry, scatters, "sluice_scatter_fallback", "Records sent to the rule's fallback topic",
+            p -> p.stats().fallbacks.get());
+        scatterCounter(registry, scatters, "sluice_scatter_failed",
+            "Records that failed before the producer (their batch is re-read)", p -> p.stats().failed.get());
+        scatterCounter(registry, scatters, "sluice_scatter_skipped",
+            "Records not produced because their partition was failed or re-read meanwhile",
+            p -> p.stats().skipped.get());
+        scatterCounter(registry, scatters, "sluice_scatter_sent", "Records handed to the producer",
+            p -> p.stats().sent.get());
+        scatterCounter(registry, scatters, "sluice_scatter_produced", "Records the broker acknowledged",
+            p -> p.stats().produced.get());
+        scatterCounter(registry, scatters, "sluice_scatter_produce_errors", "Sends that failed",
+            p -> p.stats().produceErrors.get());
+        scatterCounter(registry, scatters, "sluice_scatter_topics_created", "Topics this source created",
+            p -> p.stats().topicsCreated.get());
+        scatterCounter(registry, scatters, "sluice_scatter_rate_limited",
+            "Topics that needed creation beyond max_new_topics_per_minute", p -> p.stats().rateLimited.get());
+        scatterCounter(registry, scatters, "sluice_scatter_backpressure_pauses",
+            "Times the source paused because its ring was full", p -> p.sourceStats().backpressurePauses.get());
+        GaugeWithCallback.builder().name("sluice_scatter_topics")
+            .help("Topics the source knows: routed to so far, and the fallback topic")
+            .labelNames("source").callback(cb ->
+            {
+                for (final ScatterPipeline p : scatters.get())
+                {
+                    cb.call(p.topics().size(), p.name());
+                }
+            }).register(registry);
+        GaugeWithCallback.builder().name("sluice_scatter_in_flight")
+            .help("Records handed to the producer and not yet acknowledged").labelNames("source").callback(cb ->
+            {
+                for (final ScatterPipeline p : scatters.get())
+                {
+                    cb.call(p.inFlight(), p.name());
+                }
+            }).register(registry);
+    }
+
+    private static void scatterCounter(final PrometheusRegistry registry,
+        final Supplier<List<ScatterPipeline>> scatters,
+        final String name, final String help, final ToLongFunction<ScatterPipeline> value)
+    {
+        CounterWithCallback.builder().name(name).help(help).labelNames("source").callback(cb ->
+        {
+            for (final ScatterPipeline p : scatters.get())
+            {
+                cb.call(value.applyAsLong(p), p.name());
+            }
+        }).register(registry);
     }
 
     static void register(final PrometheusRegistry registry, final Supplier<List<GatherPipeline<?>>> pipelines)

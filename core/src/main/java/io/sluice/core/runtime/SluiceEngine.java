@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -44,10 +45,11 @@ public final class SluiceEngine
     private final SluiceConfig config;
     private final Function<SluiceConfig.Sink, SinkDriver> drivers;
     private final GatherPipeline.RunOptions options;
-    private final List<GatherPipeline<?>> pipelines = new ArrayList<>();
+    // read by the metrics endpoint's threads while run() adds to them
+    private final List<GatherPipeline<?>> pipelines = new CopyOnWriteArrayList<>();
     private final List<SinkDriver> openDrivers = new ArrayList<>();
     private final Function<SluiceConfig.Source, ScatterDriver> scatterDrivers;
-    private final List<ScatterPipeline> scatters = new ArrayList<>();
+    private final List<ScatterPipeline> scatters = new CopyOnWriteArrayList<>();
     private volatile boolean shutdownRequested;
     private volatile boolean finished;
     private String failure;
@@ -108,7 +110,7 @@ public final class SluiceEngine
         {
             try
             {
-                metrics = MetricsEndpoint.start(config.metrics().listen(), this::pipelines);
+                metrics = MetricsEndpoint.start(config.metrics().listen(), this::pipelines, this::scatters);
                 LOG.info("metrics: http://{}/metrics", config.metrics().listen());
             }
             catch (final java.io.IOException | RuntimeException e)
@@ -368,6 +370,12 @@ public final class SluiceEngine
     public List<GatherPipeline<?>> pipelines()
     {
         return List.copyOf(pipelines);
+    }
+
+    /** @return the scatter pipelines started so far ({@code [[sources]]}, embedded ones excluded); thread-safe */
+    public List<ScatterPipeline> scatters()
+    {
+        return List.copyOf(scatters);
     }
 
     private static String statusLine(final GatherPipeline<?> p, final double rowsPerSecond)

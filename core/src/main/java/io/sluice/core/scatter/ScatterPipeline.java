@@ -436,6 +436,12 @@ public final class ScatterPipeline
         return source;
     }
 
+    /** @return records handed to the producer and not yet acknowledged or failed by the broker */
+    public long inFlight()
+    {
+        return deliveries == null ? 0 : deliveries.inFlight();
+    }
+
     /** @return a one-line status for logs */
     public String statusLine()
     {
@@ -444,7 +450,7 @@ public final class ScatterPipeline
                 + "topics=%d created=%d rate_limited=%d in_flight=%d paused=%d",
             source.name(), sourceStats.recordsIn.get(), stats.routed.get(), stats.fallbacks.get(), stats.failed.get(),
             stats.skipped.get(), stats.sent.get(), stats.produced.get(), stats.produceErrors.get(), table.size(),
-            stats.topicsCreated.get(), stats.rateLimited.get(), deliveries == null ? 0 : deliveries.inFlight(),
+            stats.topicsCreated.get(), stats.rateLimited.get(), inFlight(),
             sourceStats.backpressurePauses.get());
     }
 
