@@ -304,6 +304,13 @@ public final class ConfigSchema
         .doc("kind = file or stdin: lines not yet acknowledged by Kafka are kept here so a nacked batch can be "
             + "replayed (stdin cannot seek); when full, reading waits for acknowledgements. Must hold two records of "
             + "engine.max_record_bytes.");
+    public static final ConfigKey SRC_CHECKPOINT_FILE = ConfigKey.in("sources[]", "checkpoint_file", STRING)
+        .doc("kind = file: where the source keeps its position, so that a new run resumes after the last line Kafka "
+            + "acknowledged instead of reading the file from line 1 again. Written atomically (temporary file, then "
+            + "rename) every checkpoint.commit_interval_ms and at the end of a run; it records the line and a SHA-256 "
+            + "of the input's first 64 KiB, and a run refuses (exit 1) an input that does not match it or has fewer "
+            + "lines, rather than skip the wrong lines. Lines appended to the file since are read. Delete the file to "
+            + "start over. Unset: every run reads from line 1 (at-least-once: a restart produces the lines again).");
     public static final ConfigKey SRC_TOPICS = ConfigKey.in("sources[]", "topics", TABLE).required()
         .doc("The routing block: exactly one [[sources.topics]] with topic = \"literal\" or a rule.");
 

@@ -279,6 +279,7 @@ public record SluiceConfig(
         long retryBackoffMs,
         long retryBackoffMaxMs,
         long replayBufferBytes,
+        String checkpointFile,
         TopicRule rule)
     {
         /** Consumes Kafka topics in a consumer group and re-routes their records. */

@@ -89,6 +89,7 @@ final class SourceConfigs
         final long backoff = r.longValue(SRC_RETRY_BACKOFF_MS);
         final long backoffMax = r.longValue(SRC_RETRY_BACKOFF_MAX_MS);
         final long replay = r.longValue(SRC_REPLAY_BUFFER_BYTES);
+        final String checkpointFile = r.string(SRC_CHECKPOINT_FILE);
 
         if (partitions == 0)
         {
@@ -114,7 +115,7 @@ final class SourceConfigs
             return null;
         }
         return new Source(name, kind, inputTopics, pattern, groupId, reset, refresh, file, create, partitions,
-            replication, maxNew, backoff, backoffMax, replay, rule);
+            replication, maxNew, backoff, backoffMax, replay, checkpointFile, rule);
     }
 
     private static void checkKind(final TableReader r, final String kind, final List<String> inputTopics,
@@ -165,6 +166,23 @@ final class SourceConfigs
         else if (r.has(SRC_PATH))
         {
             r.problem(SRC_PATH.name(), "only for kind = \"file\" (this source is kind = \"" + kind + "\")");
+        }
+        if (r.has(SRC_CHECKPOINT_FILE))
+        {
+            final String cp = r.string(SRC_CHECKPOINT_FILE);
+            if (!Source.FILE.equals(kind))
+            {
+                r.problem(SRC_CHECKPOINT_FILE.name(), "only for kind = \"file\" (this source is kind = \"" + kind
+                    + "\"; a kafka source resumes from its group's committed offsets, stdin cannot be re-read)");
+            }
+            else if (cp == null || cp.isBlank())
+            {
+                r.problem(SRC_CHECKPOINT_FILE.name(), "empty: give a file path, or leave the key out");
+            }
+            else if (cp.equals(file))
+            {
+                r.problem(SRC_CHECKPOINT_FILE.name(), "is the input file itself (path): give another file");
+            }
         }
         if (r.has(SRC_REPLAY_BUFFER_BYTES) && !Source.FILE.equals(kind) && !Source.STDIN.equals(kind))
         {

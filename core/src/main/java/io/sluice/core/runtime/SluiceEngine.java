@@ -52,7 +52,7 @@ public final class SluiceEngine
     private final List<ScatterPipeline> scatters = new CopyOnWriteArrayList<>();
     private volatile boolean shutdownRequested;
     private volatile boolean finished;
-    private String failure;
+    private volatile String failure;
     private long startNanos;
 
     /**
@@ -370,6 +370,12 @@ public final class SluiceEngine
     public List<GatherPipeline<?>> pipelines()
     {
         return List.copyOf(pipelines);
+    }
+
+    /** @return why the run failed (the reason {@link #run()} logged with exit 1), or null; any thread */
+    public String failure()
+    {
+        return failure;
     }
 
     /** @return the scatter pipelines started so far ({@code [[sources]]}, embedded ones excluded); thread-safe */

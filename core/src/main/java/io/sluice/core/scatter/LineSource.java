@@ -3,6 +3,7 @@ package io.sluice.core.scatter;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.zip.GZIPInputStream;
@@ -37,6 +38,12 @@ import io.sluice.ringbuffers.RecordEvent;
  * generation) and replays from the failed line. If the watermark stays at the failed line for
  * {@code checkpoint.stalled_fail_after_ms} the run ends (exit 1) naming the line and the reason.
  *
+ * <p>Resuming ({@code checkpoint_file}, file sources only): the watermark is saved as a {@link FileCheckpoint} every
+ * {@code checkpoint.commit_interval_ms} and when the source stops; a new run checks that the input still starts with
+ * the bytes the checkpoint was written for and has at least that many lines, skips them, and goes on from there.
+ * An input that does not match fails the run at start, naming both files: skipping lines of another file would lose
+ * them.
+ *
  * <p>End: once the input is exhausted and every line is acknowledged, the source asks its pipeline to stop (exit 0).
  * A line longer than {@code engine.max_record_bytes} is not kept: it fails with its size.
  *
@@ -70,9 +77,12 @@ public final class LineSource implements Runnable
      * @param backoffMs          first wait before a replay, ms
      * @param backoffMaxMs       longest wait before a replay, ms
      * @param drainTimeoutMs     {@code checkpoint.drain_timeout_ms}
+     * @param checkpointFile     {@code checkpoint_file}: where the position is kept between runs, or null (every run
+     *                           starts at line 1)
      */
     public record Settings(String name, String displayName, int maxRecordBytes, int replayBytes, int ackWindow,
-        long stalledFailAfterMs, long statusIntervalMs, long backoffMs, long backoffMaxMs, long drainTimeoutMs)
+        long stalledFailAfterMs, long statusIntervalMs, long backoffMs, long backoffMaxMs, long drainTimeoutMs,
+        Path checkpointFile)
     {
     }
 
@@ -111,6 +121,8 @@ public final class LineSource implements Runnable
     private long flushToken;
     private volatile boolean finished;
     private volatile boolean completed;
+    private FileCheckpoint checkpoint;
+    private boolean checkpointWarned;
 
     /**
      * @param settings   the source's settings
@@ -164,7 +176,10 @@ public final class LineSource implements Runnable
         try
         {
             in = openInput();
-            loop();
+            if (settings.checkpointFile() == null || resume())
+            {
+                loop();
+            }
         }
         catch (final IOException | RuntimeException e)
         {
@@ -193,6 +208,108 @@ public final class LineSource implements Runnable
         return raw;
     }
 
+    /**
+     * Reads the checkpoint, checks the input against it, skips the lines it says are in Kafka and saves it again
+     * (which also proves the file can be written).
+     *
+     * @return false when the run must not go on (the pipeline has been failed with the reason)
+     */
+    private boolean resume() throws IOException
+    {
+        final Path file = settings.checkpointFile();
+        final FileCheckpoint saved;
+        try
+        {
+            saved = FileCheckpoint.read(file);
+        }
+        catch (final IllegalArgumentException e)
+        {
+            control.fail("checkpoint_file " + e.getMessage()
+                + "; delete it to read " + settings.displayName() + " from line 1");
+            return false;
+        }
+        final FileCheckpoint current;
+        try (InputStream raw = input.open())
+        {
+            current = FileCheckpoint.identify(raw, saved == null ? FileCheckpoint.PREFIX_BYTES : saved.prefixBytes());
+        }
+        if (saved != null)
+        {
+            if (current.prefixBytes() != saved.prefixBytes() || !current.prefixSha256().equals(saved.prefixSha256()))
+            {
+                control.fail(settings.displayName() + " is not the input its "
+                    + "checkpoint_file " + file + " was written for: its first " + saved.prefixBytes() + " bytes "
+                    + (current.prefixBytes() < saved.prefixBytes()
+                        ? "are not there (" + current.prefixBytes()
+                            + " bytes)"
+                        : "differ (SHA-256)")
+                    + "; it was replaced or rewritten. Nothing was read: delete " + file + " to read it from line 1");
+                return false;
+            }
+            for (long i = 0; i < saved.line(); i++)
+            {
+                if (!scanLine())
+                {
+                    control.fail(settings.displayName() + " has " + i
+                        + " lines, but its checkpoint_file " + file + " says " + saved.line() + " are in Kafka; it was "
+                        + "truncated or replaced. Nothing was produced: delete " + file + " to read it from line 1");
+                    return false;
+                }
+            }
+            nextLine = saved.line();
+            tracker.reset(saved.line());
+            LOG.info("{}: {}: resuming at line {}: {} line(s) are in Kafka by checkpoint_file {}", settings.name(),
+                settings.displayName(), saved.line() + 1, saved.line(), file);
+        }
+        else
+        {
+            LOG.info("{}: {}: no checkpoint_file {} yet: reading from line 1", settings.name(), settings.displayName(),
+                file);
+        }
+        checkpoint = saved != null ? saved : current;
+        try
+        {
+            checkpoint.write(file, settings.name(), settings.displayName());
+        }
+        catch (final IOException e)
+        {
+            checkpoint = null;
+            control.fail("cannot write its checkpoint_file " + file + ": " + e);
+            return false;
+        }
+        return true;
+    }
+
+    /** Saves the watermark when it moved (source thread); a failed write is retried at the next call. */
+    private void saveCheckpoint()
+    {
+        if (checkpoint == null)
+        {
+            return;
+        }
+        final long wm = tracker.watermark();
+        if (wm == checkpoint.line())
+        {
+            return;
+        }
+        try
+        {
+            checkpoint.at(wm).write(settings.checkpointFile(), settings.name(), settings.displayName());
+            checkpoint = checkpoint.at(wm);
+            checkpointWarned = false;
+        }
+        catch (final IOException e)
+        {
+            if (!checkpointWarned)
+            {
+                LOG.warn("{}: cannot write checkpoint_file {} (line {}): {}; retrying every "
+                    + "checkpoint.commit_interval_ms: a restart meanwhile resumes at line {}", settings.name(),
+                    settings.checkpointFile(), wm + 1, e.toString(), checkpoint.line() + 1);
+                checkpointWarned = true;
+            }
+        }
+    }
+
     private void loop() throws IOException
     {
         nextCheckNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.statusIntervalMs());
@@ -208,6 +325,7 @@ public final class LineSource implements Runnable
             {
                 nextCheckNanos = now + TimeUnit.MILLISECONDS.toNanos(settings.statusIntervalMs());
                 checkStall(now);
+                saveCheckpoint();
             }
             if (replayFailed(now))
             {
@@ -480,11 +598,24 @@ public final class LineSource implements Runnable
                     settings.drainTimeoutMs(), downstream.describeStall());
                 downstream.abandon();
             }
+            if (settings.checkpointFile() != null && checkpoint == null)
+            {
+                LOG.info("{}: {}: nothing read this run; checkpoint_file {} is left as it was", settings.name(),
+                    settings.displayName(), settings.checkpointFile());
+                return;
+            }
             final long wm = tracker.watermark();
+            saveCheckpoint();
+            final String next = checkpoint != null
+                ? "a new run resumes at line " + (checkpoint.line() + 1) + " (checkpoint_file "
+                    + settings.checkpointFile()
+                    + ")"
+                : "a new run starts from the first line again (no checkpoint_file)";
             LOG.info("{}: {}: {} line(s) in Kafka{}", settings.name(), settings.displayName(), wm,
                 tracker.failed()
-                    ? " (failed at line " + (tracker.failedOffset() + 1) + ": " + tracker.failureReason() + ")"
-                    : completed ? "" : "; stopped before the end: a new run starts from the first line again");
+                    ? " (failed at line " + (tracker.failedOffset() + 1) + ": " + tracker.failureReason() + "; " + next
+                        + ")"
+                    : completed ? "" : "; stopped before the end: " + next);
         }
         catch (final RuntimeException e)
         {

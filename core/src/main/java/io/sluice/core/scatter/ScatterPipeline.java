@@ -204,7 +204,8 @@ public final class ScatterPipeline
                         e.maxRecordBytes(), (int)Math.min(Integer.MAX_VALUE - 64, replayBytes), e.ackWindow(),
                         config.checkpoint().stalledFailAfterMs(), config.checkpoint().commitIntervalMs(),
                         source.retryBackoffMs(),
-                        source.retryBackoffMaxMs(), config.checkpoint().drainTimeoutMs()),
+                        source.retryBackoffMaxMs(), config.checkpoint().drainTimeoutMs(),
+                        file && source.checkpointFile() != null ? Path.of(source.checkpointFile()) : null),
                     input, ring, overflow, trackers,
                     control, sourceStats, downstream);
                 sourceRunnable = lineSource;

@@ -190,6 +190,25 @@ class SourceConfigTest
     }
 
     @Test
+    void shouldTakeACheckpointFileOnlyOnAFileSourceAndNotTheInputItself()
+    {
+        final SluiceConfig ok = ConfigLoader
+            .parse(source("kind = \"file\"\npath = \"in.jsonl\"\ncheckpoint_file = \"in.pos\"", "\"t\""));
+        assertEquals("in.pos", ok.sources().get(0).checkpointFile());
+        assertNull(ConfigLoader.parse(fileSource("\"t\"")).sources().get(0).checkpointFile());
+        final String stdin = only(source("kind = \"stdin\"\ncheckpoint_file = \"in.pos\"", "\"t\""));
+        assertTrue(
+            stdin.contains("sources[0].checkpoint_file (line 7): only for kind = \"file\" (this source is kind = "
+                + "\"stdin\"; a kafka source resumes from its group's committed offsets, stdin cannot be re-read)"),
+            stdin);
+        final String itself = only(source("kind = \"file\"\npath = \"in.jsonl\"\ncheckpoint_file = \"in.jsonl\"",
+            "\"t\""));
+        assertTrue(itself.contains("sources[0].checkpoint_file (line 8): is the input file itself (path)"), itself);
+        final String empty = only(source("kind = \"file\"\npath = \"in.jsonl\"\ncheckpoint_file = \" \"", "\"t\""));
+        assertTrue(empty.contains("sources[0].checkpoint_file (line 8): empty"), empty);
+    }
+
+    @Test
     void shouldExplainThatTopicsIsTheRoutingBlock()
     {
         final String p = only(KAFKA + """
