@@ -26,7 +26,7 @@ import io.sluice.core.scatter.FileCheckpoint;
 import io.sluice.sinks.kafka.KafkaScatterDriver;
 
 /**
- * A file source with {@code checkpoint_file}, on the real broker, over five runs of the engine:
+ * File sources on the real broker. A file source with {@code checkpoint_file}, over five runs of the engine:
  * <ol>
  *   <li>line 121 has no value and the rule no fallback: the run ends (exit 1) and the checkpoint holds line 120;</li>
  *   <li>with a fallback, the run resumes at line 121: lines 1-120 are in Kafka exactly once in the end;</li>
@@ -113,6 +113,40 @@ class FileCheckpointIT
             replaced.failure());
         assertEquals(saved, Files.readString(pos));
         assertEquals(afterTwo + 50, total(counts(t)), "nothing was produced by the refused runs");
+        ScatterEndToEndIT.deleteTopics(topics(t));
+    }
+
+    /**
+     * A file 25 times its source's replay buffer (5,000 lines of about 330 bytes through 64 KiB): the buffer wraps
+     * around hundreds of times and every line lands once. Before the fix, a source that had caught up with the buffer
+     * published the padding at its end as a record (line -1) and failed once it had read one buffer's worth.
+     */
+    @Test
+    void shouldScatterAFileManyTimesLargerThanItsReplayBuffer() throws Exception
+    {
+        final String t = "cp-wrap-it-" + Long.toString(System.nanoTime(), 36);
+        final Path input = dir.resolve("big.jsonl");
+        final List<String> lines = new ArrayList<>();
+        for (int n = 0; n < 5_000; n++)
+        {
+            lines.add(line(n));
+        }
+        Files.write(input, lines, StandardCharsets.UTF_8);
+        assertTrue(Files.size(input) > 25L * 65_536);
+        final String toml = "[kafka]\nbootstrap_servers = \"" + TestServices.bootstrap() + "\"\n"
+            + "[engine]\nmax_record_bytes = 4096\n"
+            + "[[sources]]\nname = \"wrap\"\nkind = \"file\"\npath = '" + input + "'\nreplay_buffer_bytes = 65536\n"
+            + "create_topics = true\n"
+            + "[[sources.topics]]\ntopic = { strategy = \"field\", path = \"kind\", template = \"" + t
+            + ".{value}\" }\n";
+        final SluiceEngine engine = new SluiceEngine(ConfigLoader.parse(toml), sink ->
+        {
+            throw new IllegalStateException("no sinks");
+        }, source -> new KafkaScatterDriver(), new GatherPipeline.RunOptions(false));
+        assertEquals(SluiceEngine.EXIT_OK, engine.run(), engine.failure());
+        final Map<Integer, Integer> seen = counts(t);
+        assertEquals(5_000, seen.size(), "every line");
+        assertEquals(5_000, total(seen), "each once");
         ScatterEndToEndIT.deleteTopics(topics(t));
     }
 

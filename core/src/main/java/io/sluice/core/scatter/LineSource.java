@@ -334,6 +334,9 @@ public final class LineSource implements Runnable
             }
             if (cursor < replay.tail())
             {
+                // the cursor may sit where the tail was when it caught up; the record appended since may have
+                // started after padding at the end of the buffer
+                cursor = replay.recordAt(cursor);
                 if (publish(cursor))
                 {
                     cursor = replay.next(cursor);

@@ -205,6 +205,15 @@ final class ReplayLog
         return capacity;
     }
 
+    /**
+     * @param position a record's position, or a past {@link #tail()} (a reader that had caught up)
+     * @return the position of the record there, after any padding written since; {@link #tail()} when none
+     */
+    long recordAt(final long position)
+    {
+        return skipPadding(position);
+    }
+
     private long skipPadding(final long position)
     {
         if (position >= tail)

@@ -70,6 +70,42 @@ class ReplayLogTest
         }
     }
 
+    /**
+     * A reader that caught up holds the old tail; the next append may pad to the end of the buffer and start at index 0.
+     * The reader must find that record, not the padding (a file source read 64 MiB, one replay buffer, and then
+     * published a padding header as line -1).
+     */
+    @Test
+    void shouldLeadAReaderHoldingTheOldTailPastPaddingWrittenSince()
+    {
+        final Random random = new Random(11);
+        final ReplayLog log = new ReplayLog(1024);
+        long cursor = log.tail();
+        long next = 0;
+        long read = 0;
+        int wraps = 0;
+        for (int step = 0; step < 20_000; step++)
+        {
+            final String s = "y".repeat(random.nextInt(300)) + next;
+            final long tailBefore = log.tail();
+            if (log.tryAppend(next, text(s), 0, s.length()))
+            {
+                wraps += log.tail() - tailBefore > ReplayLog.recordSize(s.length()) ? 1 : 0;
+                // the reader: caught up before the append, reads exactly the new record
+                cursor = log.recordAt(cursor);
+                assertEquals(next, log.line(cursor), "step " + step);
+                assertEquals(s, at(log, cursor));
+                cursor = log.next(cursor);
+                assertEquals(log.tail(), cursor);
+                read++;
+                next++;
+            }
+            log.trimBefore(next - random.nextInt(3));
+        }
+        assertTrue(wraps > 100, "padded appends: " + wraps);
+        assertEquals(next, read);
+    }
+
     @Test
     void shouldRefuseWhenFullAndAcceptAfterTrimming()
     {
