@@ -230,9 +230,10 @@ public final class ConfigLoader
 
         final TableReader me = sub(top, METRICS, problems);
         final SluiceConfig.Metrics metrics = new SluiceConfig.Metrics(me.string(METRICS_LISTEN));
-        if (!metrics.listen().isEmpty() && !metrics.listen().matches("[^:]*:\\d{1,5}"))
+        if (!metrics.valid())
         {
-            me.problem(METRICS_LISTEN.name(), "expected host:port, e.g. \"127.0.0.1:9464\"");
+            me.problem(METRICS_LISTEN.name(), "expected host:port with a port 0..65535, e.g. \"127.0.0.1:9464\" or "
+                + "\"[::1]:9464\"");
         }
         me.finish();
 

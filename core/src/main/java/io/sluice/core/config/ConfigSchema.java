@@ -116,7 +116,8 @@ public final class ConfigSchema
 
     // ------------------------------------------------------------------------------------------------ [metrics]
     public static final ConfigKey METRICS_LISTEN = ConfigKey.in("metrics", "listen", STRING).defaultValue("")
-        .doc("host:port of the Prometheus scrape endpoint (path /metrics); empty turns it off.");
+        .doc("host:port of the Prometheus scrape endpoint (path /metrics), or [ipv6]:port; empty turns it off. An "
+            + "empty host (\":9464\") listens on every interface; port 0 takes a free port, which the engine logs.");
 
     // ------------------------------------------------------------------------------------------------ [[sinks]]
     public static final ConfigKey SINK_NAME = ConfigKey.in("sinks[]", "name", STRING).required()

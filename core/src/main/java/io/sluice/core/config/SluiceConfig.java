@@ -104,9 +104,48 @@ public record SluiceConfig(
         }
     }
 
-    /** [metrics]: Prometheus endpoint ({@code host:port}, empty = off). */
+    /**
+     * [metrics]: Prometheus endpoint ({@code host:port}, {@code [ipv6]:port}, empty = off). An empty host listens on
+     * every interface; port 0 takes a free port (the engine logs the one it got).
+     */
     public record Metrics(String listen)
     {
+        private static final java.util.regex.Pattern LISTEN = java.util.regex.Pattern
+            .compile("(\\[[0-9A-Fa-f:.%a-zA-Z]+\\]|[^:\\[\\]/\\s]*):(\\d{1,5})");
+
+        /** @return true when {@code listen} is empty or a valid {@code host:port} with port 0..65535 */
+        public boolean valid()
+        {
+            if (listen.isEmpty())
+            {
+                return true;
+            }
+            final java.util.regex.Matcher m = LISTEN.matcher(listen);
+            return m.matches() && Integer.parseInt(m.group(2)) <= 65_535;
+        }
+
+        /** @return the host to bind ("" = every interface), without IPv6 brackets; only when {@link #valid()} */
+        public String host()
+        {
+            final java.util.regex.Matcher m = LISTEN.matcher(listen);
+            if (!m.matches())
+            {
+                throw new IllegalStateException("metrics.listen is not host:port: " + listen);
+            }
+            final String h = m.group(1);
+            return h.startsWith("[") ? h.substring(1, h.length() - 1) : h;
+        }
+
+        /** @return the port, 0..65535; only when {@link #valid()} */
+        public int port()
+        {
+            final java.util.regex.Matcher m = LISTEN.matcher(listen);
+            if (!m.matches())
+            {
+                throw new IllegalStateException("metrics.listen is not host:port: " + listen);
+            }
+            return Integer.parseInt(m.group(2));
+        }
     }
 
     /** One [[sinks]] gather pipeline. */

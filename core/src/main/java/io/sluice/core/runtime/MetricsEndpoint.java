@@ -44,7 +44,7 @@ import io.sluice.core.scatter.ScatterPipeline;
  * Scatter ({@code [[sources]]}), one series per source, the counters of the status line:
  * <ul>
  *   <li>{@code sluice_scatter_records_in_total{source}} — records the source read into its ring</li>
- *   <li>{@code sluice_scatter_routed_total{source}} — records whose rule produced a topic (fallbacks not included)</li>
+ *   <li>{@code sluice_scatter_routed_total{source}} — records given a topic, by their rule or its fallback</li>
  *   <li>{@code sluice_scatter_fallback_total{source}} — records sent to the rule's fallback topic</li>
  *   <li>{@code sluice_scatter_failed_total{source}} — records that failed before the producer (no value and no
  *       fallback, topic absent or not created, too large); their batch is re-read</li>
@@ -75,7 +75,8 @@ public final class MetricsEndpoint implements AutoCloseable
     /**
      * Starts the endpoint.
      *
-     * @param listen    {@code host:port}
+     * @param listen    {@code host:port} or {@code [ipv6]:port}, as {@code metrics.listen} validates it; port 0 takes a
+     *                  free port ({@link #port()} says which)
      * @param pipelines the gather pipelines to report (read on every scrape)
      * @param scatters  the scatter pipelines to report (read on every scrape)
      * @return the running endpoint
@@ -84,9 +85,10 @@ public final class MetricsEndpoint implements AutoCloseable
     public static MetricsEndpoint start(final String listen, final Supplier<List<GatherPipeline<?>>> pipelines,
         final Supplier<List<ScatterPipeline>> scatters) throws IOException
     {
-        final int colon = listen.lastIndexOf(':');
-        final String host = listen.substring(0, colon);
-        final int port = Integer.parseInt(listen.substring(colon + 1));
+        final io.sluice.core.config.SluiceConfig.Metrics address = new io.sluice.core.config.SluiceConfig.Metrics(
+            listen);
+        final String host = address.host();
+        final int port = address.port();
         final PrometheusRegistry registry = new PrometheusRegistry();
         register(registry, pipelines);
         registerScatter(registry, scatters);
@@ -125,7 +127,8 @@ public final class MetricsEndpoint implements AutoCloseable
     {
         scatterCounter(registry, scatters, "sluice_scatter_records_in", "Records the source read into its ring",
             p -> p.sourceStats().recordsIn.get());
-        scatterCounter(registry, scatters, "sluice_scatter_routed", "Records whose rule produced a topic",
+        scatterCounter(registry, scatters, "sluice_scatter_routed",
+            "Records given a topic, by their rule or its fallback",
             p -> p.stats().routed.get());
         scatterCounter(registry, scatters, "sluice_scatter_fallback", "Records sent to the rule's fallback topic",
             p -> p.stats().fallbacks.get());

@@ -111,7 +111,13 @@ public final class SluiceEngine
             try
             {
                 metrics = MetricsEndpoint.start(config.metrics().listen(), this::pipelines, this::scatters);
-                LOG.info("metrics: http://{}/metrics", config.metrics().listen());
+                final String host = config.metrics().host();
+                LOG.info("metrics: http://{}:{}/metrics", host.isEmpty()
+                    ? "0.0.0.0"
+                    : host.contains(":")
+                        ? "[" + host + "]"
+                        : host,
+                    metrics.port());
             }
             catch (final java.io.IOException | RuntimeException e)
             {

@@ -613,7 +613,9 @@ public final class LineSource implements Runnable
                 ? "a new run resumes at line " + (checkpoint.line() + 1) + " (checkpoint_file "
                     + settings.checkpointFile()
                     + ")"
-                : "a new run starts from the first line again (no checkpoint_file)";
+                : "stdin".equals(settings.displayName())
+                    ? "the rest of standard input was not read"
+                    : "a new run starts from the first line again (no checkpoint_file)";
             LOG.info("{}: {}: {} line(s) in Kafka{}", settings.name(), settings.displayName(), wm,
                 tracker.failed()
                     ? " (failed at line " + (tracker.failedOffset() + 1) + ": " + tracker.failureReason() + "; " + next

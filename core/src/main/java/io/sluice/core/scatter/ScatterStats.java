@@ -9,9 +9,9 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class ScatterStats
 {
-    /** Records whose rule produced a topic (route stage). */
+    /** Records given a topic, by their rule or its fallback (route stage). */
     public final AtomicLong routed = new AtomicLong();
-    /** Records that went to the fallback topic (route stage). */
+    /** Records that went to the fallback topic (route stage); they are counted in {@link #routed} too. */
     public final AtomicLong fallbacks = new AtomicLong();
     /** Records that failed before reaching the producer: missing value without fallback, topic absent or not
      * created, rate limit without fallback, too large (route and produce stages). */

@@ -44,6 +44,32 @@ class ConfigLoaderTest
         return p.get(0);
     }
 
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource(delimiter = '|', value = {
+        "127.0.0.1:9464 | 127.0.0.1 | 9464",
+        ":9464 | '' | 9464",
+        "localhost:0 | localhost | 0",
+        "[::1]:9464 | ::1 | 9464",
+        "[fe80::1%eth0]:65535 | fe80::1%eth0 | 65535"})
+    void shouldTakeHostAndPortForTheMetricsEndpoint(final String listen, final String host, final int port)
+    {
+        final SluiceConfig.Metrics m = ConfigLoader.parse("[metrics]\nlisten = \"" + listen + "\"\n" + MINIMAL)
+            .metrics();
+        assertEquals(host, m.host());
+        assertEquals(port, m.port());
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"nohost", "127.0.0.1:99999", "127.0.0.1:65536",
+        "127.0.0.1:-1", "127.0.0.1:", "::1:9464", "http://127.0.0.1:9464", "127.0.0.1:9464/metrics", " "})
+    void shouldRefuseAMetricsListenThatIsNotHostAndPort(final String listen)
+    {
+        final ConfigProblem p = only("[metrics]\nlisten = \"" + listen + "\"\n" + MINIMAL);
+        assertEquals("metrics.listen", p.key());
+        assertEquals(2, p.line());
+        assertTrue(p.message().startsWith("expected host:port with a port 0..65535"), p.message());
+    }
+
     @Test
     void shouldApplyDefaultsToAMinimalSink()
     {
