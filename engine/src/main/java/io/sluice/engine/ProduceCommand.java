@@ -82,18 +82,7 @@ public final class ProduceCommand implements java.util.concurrent.Callable<Integ
     {
         final List<byte[]> lines = readLines(file);
         createTopic();
-        final Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-        // one request in flight keeps each partition's batches in order when a new topic's first batch is retried
-        // (see KafkaTopicProducer and awaitPartitionsReady)
-        p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
-        p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
-        p.put(ProducerConfig.BATCH_SIZE_CONFIG, String.valueOf(512 * 1024));
-        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        final Properties p = producerProperties(bootstrap);
         final JsonScanner scanner = new JsonScanner(JsonPathSet.compile(List.of("id")), 128);
         long sent = 0;
         final Failures failures = new Failures();
@@ -125,6 +114,30 @@ public final class ProduceCommand implements java.util.concurrent.Callable<Integ
         final double secs = (System.nanoTime() - start) / 1e9;
         System.out.printf("produced %d records into %s in %.1f s (%.0f records/s)%n", sent, topic, secs, sent / secs);
         return 0;
+    }
+
+    /**
+     * The producer settings of {@code produce}, also used by the tests that copy records (their offsets must equal
+     * the source's): acks=all, idempotent, one request in flight, lz4, byte-array serializers.
+     *
+     * @param bootstrapServers Kafka's bootstrap servers
+     * @return new properties, the caller's to change
+     */
+    public static Properties producerProperties(final String bootstrapServers)
+    {
+        final Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        // one request in flight keeps each partition's batches in order when a new topic's first batch is retried
+        // (see KafkaTopicProducer and awaitPartitionsReady)
+        p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, String.valueOf(512 * 1024));
+        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        return p;
     }
 
     /**

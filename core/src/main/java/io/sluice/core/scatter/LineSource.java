@@ -294,8 +294,9 @@ public final class LineSource implements Runnable
         }
         try
         {
-            checkpoint.at(wm).write(settings.checkpointFile(), settings.name(), settings.displayName());
-            checkpoint = checkpoint.at(wm);
+            final FileCheckpoint moved = checkpoint.at(wm);
+            moved.write(settings.checkpointFile(), settings.name(), settings.displayName());
+            checkpoint = moved;
             checkpointWarned = false;
         }
         catch (final IOException e)

@@ -15,16 +15,15 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
 
+import io.sluice.engine.ProduceCommand;
 import io.sluice.engine.TestServices;
 
 /**
@@ -214,18 +213,8 @@ final class FaultTopic implements AutoCloseable
             this.source = source;
             this.topic = copy;
             this.consumer = new KafkaConsumer<>(consumerProperties());
-            final Properties p = new Properties();
-            p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, Faults.bootstrap());
-            p.put(ProducerConfig.ACKS_CONFIG, "all");
-            p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-            // one request in flight: the offsets of the copy must equal the source's, in order and without gaps
-            p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
-            p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
-            p.put(ProducerConfig.BATCH_SIZE_CONFIG, String.valueOf(512 * 1024));
-            p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-            p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-            p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-            this.producer = new KafkaProducer<>(p);
+            // one request in flight (as produce does): the offsets of the copy must equal the source's
+            this.producer = new KafkaProducer<>(ProduceCommand.producerProperties(Faults.bootstrap()));
         }
 
         /**
