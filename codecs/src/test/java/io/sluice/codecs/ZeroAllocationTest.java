@@ -10,6 +10,8 @@ import java.util.List;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
+import net.openhft.chronicle.bytes.Bytes;
+
 import io.sluice.codecs.hash.Murmur2;
 import io.sluice.codecs.json.JsonError;
 import io.sluice.codecs.json.JsonPathSet;
@@ -21,8 +23,6 @@ import io.sluice.codecs.rowbinary.ConversionError;
 import io.sluice.codecs.rowbinary.EncodeScratch;
 import io.sluice.codecs.rowbinary.EncoderOptions;
 import io.sluice.codecs.testing.TestData;
-
-import net.openhft.chronicle.bytes.Bytes;
 
 /**
  * Measures (does not time) the bytes the calling thread allocates while scanning, deriving, hashing and encoding

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import org.HdrHistogram.Histogram;
 import org.apache.kafka.clients.admin.Admin;
@@ -21,10 +22,10 @@ import picocli.CommandLine.Option;
 
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
-import io.sluice.core.runtime.GatherPipeline;
-import io.sluice.core.runtime.ProcessMeter;
-import io.sluice.core.runtime.PipelineStats;
-import io.sluice.core.runtime.SluiceEngine;
+import io.sluice.core.engine.ProcessMeter;
+import io.sluice.core.engine.SluiceEngine;
+import io.sluice.core.gather.GatherPipeline;
+import io.sluice.core.stage.PipelineStats;
 import io.sluice.sinks.clickhouse.ClickHouseDriver;
 
 /**
@@ -155,7 +156,7 @@ public final class BenchCommand implements Callable<Integer>
                             "cannot delete consumer group " + s.groupId() + ": " + e.getCause(), e.getCause());
                     }
                 }
-                catch (final java.util.concurrent.TimeoutException e)
+                catch (final TimeoutException e)
                 {
                     throw new IllegalStateException("cannot delete consumer group " + s.groupId() + ": timed out", e);
                 }

@@ -9,7 +9,7 @@ import picocli.CommandLine.Option;
 
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
-import io.sluice.core.runtime.SluiceEngine;
+import io.sluice.core.engine.SluiceEngine;
 
 /** {@code engine.jar check --config F}: validates a configuration without connecting anywhere. */
 @Command(name = "check", mixinStandardHelpOptions = true, description = "Validate a configuration without connecting. Exit 0 when valid, 2 with every problem named by key and line.")

@@ -11,9 +11,9 @@ import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.ConfigProblem;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.engine.SluiceEngine;
 import io.sluice.core.naming.DestinationTemplate;
-import io.sluice.core.runtime.SluiceEngine;
-import io.sluice.core.runtime.StageLayouts;
+import io.sluice.core.stage.StageLayouts;
 
 /**
  * Checks that need the codecs and naming rules (JSON path syntax, destination templates) on top of what

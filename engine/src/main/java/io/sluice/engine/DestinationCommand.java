@@ -15,8 +15,8 @@ import picocli.CommandLine.Spec;
 
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
-import io.sluice.core.route.DestinationNames;
-import io.sluice.core.runtime.SluiceEngine;
+import io.sluice.core.engine.SluiceEngine;
+import io.sluice.core.gather.DestinationNames;
 
 /**
  * {@code engine.jar destination --config F --sink NAME --topic T}: a dry run of a sink's destination template. Prints

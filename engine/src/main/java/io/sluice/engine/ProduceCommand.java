@@ -13,9 +13,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.zip.GZIPInputStream;
@@ -47,7 +48,7 @@ import io.sluice.codecs.json.JsonScanner;
  * the given partitions when it is missing. For quickstarts, tests and benchmarks; idempotent producer, acks=all.
  */
 @Command(name = "produce", mixinStandardHelpOptions = true, description = "Produce a JSON-lines file (.gz allowed) into a topic, one record per line.")
-public final class ProduceCommand implements java.util.concurrent.Callable<Integer>
+public final class ProduceCommand implements Callable<Integer>
 {
     @Option(names = "--bootstrap-servers", defaultValue = "127.0.0.1:19092", description = "Kafka brokers (default ${DEFAULT-VALUE}).")
     String bootstrap;

@@ -29,9 +29,9 @@ import io.sluice.codecs.json.JsonValueView;
 import io.sluice.codecs.json.RoutingValues;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.engine.SluiceEngine;
 import io.sluice.core.naming.TopicNameSanitizer;
-import io.sluice.core.runtime.SluiceEngine;
-import io.sluice.core.scatter.TopicRouter;
+import io.sluice.core.scatter.internal.TopicRouter;
 import io.sluice.ringbuffers.RecordEvent;
 
 /**

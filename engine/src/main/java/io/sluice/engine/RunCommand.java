@@ -4,6 +4,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,8 +14,8 @@ import picocli.CommandLine.Option;
 
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
-import io.sluice.core.runtime.GatherPipeline;
-import io.sluice.core.runtime.SluiceEngine;
+import io.sluice.core.engine.SluiceEngine;
+import io.sluice.core.gather.GatherPipeline;
 import io.sluice.sinks.clickhouse.ClickHouseDriver;
 import io.sluice.sinks.kafka.KafkaScatterDriver;
 
@@ -43,7 +44,7 @@ public final class RunCommand implements Callable<Integer>
      */
     private static void installSignalHandlers(final SluiceEngine engine, final long drainTimeoutMs)
     {
-        final java.util.concurrent.atomic.AtomicInteger signals = new java.util.concurrent.atomic.AtomicInteger();
+        final AtomicInteger signals = new AtomicInteger();
         for (final String name : new String[]{"TERM", "INT"})
         {
             final boolean installed = Signals.handle(name, () ->

@@ -22,8 +22,9 @@ import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
 import io.sluice.core.config.ConfigLoader;
-import io.sluice.core.runtime.GatherPipeline;
-import io.sluice.core.runtime.SluiceEngine;
+import io.sluice.core.engine.SluiceEngine;
+import io.sluice.core.gather.GatherPipeline;
+import io.sluice.sinks.clickhouse.ClickHouseDriver;
 import io.sluice.sinks.kafka.KafkaScatterDriver;
 
 /**
@@ -192,7 +193,7 @@ class DestinationCreationIT
         TestServices.produce(prefix + ".y", records(0, 4, "y"));
         final SluiceEngine engine = new SluiceEngine(ConfigLoader.parse(config(prefix + "\\..*", "g-" + s, database,
             "events_{topic_segment[1]}", "create_table = true\ncreate_table_like = \"" + templates + ".events\"\n")),
-            c -> new io.sluice.sinks.clickhouse.ClickHouseDriver(), c -> new KafkaScatterDriver(),
+            c -> new ClickHouseDriver(), c -> new KafkaScatterDriver(),
             new GatherPipeline.RunOptions(true));
         assertEquals(SluiceEngine.EXIT_OK, engine.run());
         assertEquals(Map.of("events_x", 4L, "events_y", 4L), rowsPerTable(database));
@@ -224,7 +225,7 @@ class DestinationCreationIT
         // re-read in case the table appears) until checkpoint.stalled_fail_after_ms ends the run naming it
         final SluiceEngine engine = new SluiceEngine(ConfigLoader.parse(config("cm\\-" + s + "\\..*", group, database,
             "ev_{topic_segment[-1]}", "").replace("stalled_fail_after_ms = 30000", "stalled_fail_after_ms = 3000")),
-            c -> new io.sluice.sinks.clickhouse.ClickHouseDriver(),
+            c -> new ClickHouseDriver(),
             c -> new KafkaScatterDriver(), new GatherPipeline.RunOptions(true));
         assertEquals(SluiceEngine.EXIT_FAILURE, engine.run());
         final String reason = engine.pipelines().get(0).control().failureReason();
@@ -241,7 +242,7 @@ class DestinationCreationIT
             ConfigLoader.parse(config("cs\\-" + s + ".*", "g2-" + s, database,
                 "ev_{topic_segment[1]}", "create_table = true\ncreate_table_ddl = \"" + DDL + "\"\n")
                 .replace("stalled_fail_after_ms = 30000", "stalled_fail_after_ms = 3000")),
-            c -> new io.sluice.sinks.clickhouse.ClickHouseDriver(), c -> new KafkaScatterDriver(),
+            c -> new ClickHouseDriver(), c -> new KafkaScatterDriver(),
             new GatherPipeline.RunOptions(true));
         assertEquals(SluiceEngine.EXIT_FAILURE, segments.run());
         final String why = segments.pipelines().get(0).control().failureReason();

@@ -10,13 +10,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 import io.sluice.core.config.SluiceConfig;
-import io.sluice.core.pipeline.SinkSpec;
-import io.sluice.core.sink.BatchWriter;
-import io.sluice.core.sink.ColumnSpec;
-import io.sluice.core.sink.DestinationCatalog;
-import io.sluice.core.sink.SinkDriver;
-import io.sluice.core.sink.SinkException;
-import io.sluice.core.sink.TableSchema;
+import io.sluice.core.gather.BatchWriter;
+import io.sluice.core.gather.SinkDriver;
+import io.sluice.core.gather.sink.ColumnSpec;
+import io.sluice.core.gather.sink.DestinationCatalog;
+import io.sluice.core.gather.sink.SinkException;
+import io.sluice.core.gather.sink.SinkSpec;
+import io.sluice.core.gather.sink.TableSchema;
 import io.sluice.sinks.clickhouse.ClickHouseDriver;
 
 /**

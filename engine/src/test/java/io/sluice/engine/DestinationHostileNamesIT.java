@@ -23,14 +23,14 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.engine.SluiceEngine;
+import io.sluice.core.gather.DestinationNames;
+import io.sluice.core.gather.GatherPipeline;
+import io.sluice.core.gather.sink.ColumnSpec;
+import io.sluice.core.gather.sink.DestinationCatalog;
+import io.sluice.core.gather.sink.TableSchema;
 import io.sluice.core.naming.HostileNames;
 import io.sluice.core.naming.IdentifierPolicy;
-import io.sluice.core.route.DestinationNames;
-import io.sluice.core.runtime.GatherPipeline;
-import io.sluice.core.runtime.SluiceEngine;
-import io.sluice.core.sink.ColumnSpec;
-import io.sluice.core.sink.DestinationCatalog;
-import io.sluice.core.sink.TableSchema;
 import io.sluice.sinks.clickhouse.ClickHouseDriver;
 import io.sluice.sinks.kafka.KafkaScatterDriver;
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,9 +21,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.sluice.core.config.ConfigLoader;
-import io.sluice.core.runtime.GatherPipeline;
-import io.sluice.core.runtime.SluiceEngine;
-import io.sluice.core.scatter.FileCheckpoint;
+import io.sluice.core.engine.SluiceEngine;
+import io.sluice.core.gather.GatherPipeline;
+import io.sluice.core.source.FileCheckpoint;
 import io.sluice.sinks.kafka.KafkaScatterDriver;
 
 /**
@@ -83,7 +84,7 @@ class FileCheckpointIT
         {
             more.add(line(n));
         }
-        Files.write(input, more, StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.APPEND);
+        Files.write(input, more, StandardCharsets.UTF_8, StandardOpenOption.APPEND);
         assertEquals(SluiceEngine.EXIT_OK, engine(t, input, pos, true).run());
         assertEquals(350, FileCheckpoint.read(pos).line());
         seen = counts(t);

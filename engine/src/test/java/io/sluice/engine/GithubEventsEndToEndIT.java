@@ -3,6 +3,7 @@ package io.sluice.engine;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -22,8 +23,8 @@ import io.sluice.codecs.json.JsonValueView;
 import io.sluice.codecs.json.RoutingValues;
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.SluiceConfig;
-import io.sluice.core.runtime.GatherPipeline;
-import io.sluice.core.runtime.SluiceEngine;
+import io.sluice.core.engine.SluiceEngine;
+import io.sluice.core.gather.GatherPipeline;
 import io.sluice.sinks.clickhouse.ClickHouseDriver;
 
 /**
@@ -115,7 +116,7 @@ class GithubEventsEndToEndIT
             assertEquals(SluiceEngine.EXIT_OK, runUntilCaughtUp());
         }
         // the first event of the sample, compared field by field with its text
-        final String first = new String(lines.get(0), java.nio.charset.StandardCharsets.UTF_8);
+        final String first = new String(lines.get(0), StandardCharsets.UTF_8);
         assertTrue(first.startsWith("{\"id\":\"2489368070\",\"type\":\"PushEvent\""), first.substring(0, 60));
         final String row = TestServices
             .sql("SELECT id, created_at, actor_login, repo_name, push_id, size, distinct_size, ref, head FROM "

@@ -3,6 +3,7 @@ package io.sluice.engine;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.ConnectException;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -15,8 +16,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import io.sluice.core.config.ConfigLoader;
-import io.sluice.core.runtime.GatherPipeline;
-import io.sluice.core.runtime.SluiceEngine;
+import io.sluice.core.engine.SluiceEngine;
+import io.sluice.core.gather.GatherPipeline;
 import io.sluice.sinks.clickhouse.ClickHouseDriver;
 
 /**
@@ -71,7 +72,7 @@ class MetricsEndpointIT
                 {
                     body = scrape(port);
                 }
-                catch (final java.net.ConnectException e)
+                catch (final ConnectException e)
                 {
                     continue; // the engine has not bound the port yet
                 }

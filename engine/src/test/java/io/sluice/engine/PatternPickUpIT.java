@@ -17,6 +17,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
@@ -25,8 +26,8 @@ import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
 import io.sluice.core.config.ConfigLoader;
-import io.sluice.core.runtime.GatherPipeline;
-import io.sluice.core.runtime.SluiceEngine;
+import io.sluice.core.engine.SluiceEngine;
+import io.sluice.core.gather.GatherPipeline;
 import io.sluice.sinks.clickhouse.ClickHouseDriver;
 import io.sluice.sinks.kafka.KafkaScatterDriver;
 
@@ -118,7 +119,7 @@ class PatternPickUpIT
             assertEquals(8, assigned.size(), "assigned: " + assigned);
             assertTrue(
                 assigned.stream()
-                    .allMatch(t -> t.matches(java.util.regex.Pattern.quote(prefix) + "\\.[1-8]\\.fetched")),
+                    .allMatch(t -> t.matches(Pattern.quote(prefix) + "\\.[1-8]\\.fetched")),
                 "only matching topics are assigned (Kafka Admin): " + assigned);
         }
         engine.shutdown();
@@ -147,7 +148,7 @@ class PatternPickUpIT
         final Set<String> consumed = new TreeSet<>();
         TestServices.committed(group).keySet().stream().map(TopicPartition::topic).forEach(consumed::add);
         assertTrue(
-            consumed.stream().allMatch(t -> t.matches(java.util.regex.Pattern.quote(prefix) + "\\.[1-8]\\.fetched")),
+            consumed.stream().allMatch(t -> t.matches(Pattern.quote(prefix) + "\\.[1-8]\\.fetched")),
             "committed offsets only for matching topics: " + consumed);
         ScatterEndToEndIT.deleteTopics(new TreeSet<>(all));
         dropDatabase(database);

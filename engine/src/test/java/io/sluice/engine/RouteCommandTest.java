@@ -5,11 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 
 import org.agrona.concurrent.UnsafeBuffer;
@@ -61,7 +63,7 @@ class RouteCommandTest
         assertEquals(0, code, err.toString());
         final String[] lines = out.toString().split("\n", -1);
         assertEquals("", lines[lines.length - 1], "output ends with a line feed");
-        final String[] result = java.util.Arrays.copyOf(lines, lines.length - 1);
+        final String[] result = Arrays.copyOf(lines, lines.length - 1);
         final JsonScanner scanner = new JsonScanner(JsonPathSet.compile(List.of("topic")), 8);
         for (final String line : result)
         {
@@ -219,7 +221,7 @@ class RouteCommandTest
     {
         final Path file = dir.resolve("sluice.toml");
         Files.writeString(file, CONFIG);
-        final java.io.InputStream stdin = System.in;
+        final InputStream stdin = System.in;
         try
         {
             System.setIn(new ByteArrayInputStream("{\"user\":{\"id\":1}}\n".getBytes(StandardCharsets.UTF_8)));

@@ -28,7 +28,7 @@ import io.sluice.codecs.json.RoutingValues;
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.scatter.DeliveryListener;
-import io.sluice.core.scatter.ScatterRouter;
+import io.sluice.core.scatter.embedded.ScatterRouter;
 import io.sluice.sinks.kafka.KafkaScatterDriver;
 
 /**

@@ -35,9 +35,9 @@ import ch.qos.logback.core.read.ListAppender;
 
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.SluiceConfig;
-import io.sluice.core.runtime.GatherPipeline;
-import io.sluice.core.runtime.SluiceEngine;
-import io.sluice.core.scatter.ScatterPipeline;
+import io.sluice.core.engine.SluiceEngine;
+import io.sluice.core.gather.GatherPipeline;
+import io.sluice.core.scatter.internal.ScatterPipeline;
 import io.sluice.sinks.kafka.KafkaScatterDriver;
 
 /**
@@ -178,7 +178,7 @@ class ScatterEndToEndIT
         }
         TestServices.produce(input, values);
 
-        final Logger logger = (Logger)LoggerFactory.getLogger("io.sluice.core.scatter.RecordFailures");
+        final Logger logger = (Logger)LoggerFactory.getLogger("io.sluice.core.scatter.internal.RecordFailures");
         final ListAppender<ILoggingEvent> appender = new ListAppender<>();
         appender.start();
         logger.addAppender(appender);

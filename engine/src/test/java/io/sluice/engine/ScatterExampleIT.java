@@ -24,9 +24,9 @@ import io.sluice.codecs.json.JsonValueView;
 import io.sluice.codecs.json.RoutingValues;
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.SluiceConfig;
-import io.sluice.core.runtime.GatherPipeline;
-import io.sluice.core.runtime.MetricsEndpoint;
-import io.sluice.core.runtime.SluiceEngine;
+import io.sluice.core.engine.MetricsEndpoint;
+import io.sluice.core.engine.SluiceEngine;
+import io.sluice.core.gather.GatherPipeline;
 import io.sluice.sinks.kafka.KafkaScatterDriver;
 
 /**

@@ -16,18 +16,20 @@ import net.openhft.chronicle.bytes.Bytes;
 import io.sluice.codecs.json.JsonValueView;
 import io.sluice.codecs.rowbinary.RowBinary;
 import io.sluice.core.config.ConfigLoader;
+import io.sluice.core.config.ErrorPolicy;
 import io.sluice.core.config.SluiceConfig;
-import io.sluice.core.pipeline.BranchHandle;
-import io.sluice.core.pipeline.ChunkConfig;
-import io.sluice.core.pipeline.ErrorPolicy;
-import io.sluice.core.pipeline.GatherSpec;
-import io.sluice.core.pipeline.JsonRecord;
-import io.sluice.core.pipeline.RowEncoder;
-import io.sluice.core.pipeline.ShardRouter;
-import io.sluice.core.pipeline.SinkSpec;
-import io.sluice.core.pipeline.Split;
-import io.sluice.core.route.PathRegistry;
-import io.sluice.core.runtime.GatherPipeline;
+import io.sluice.core.gather.GatherPipeline;
+import io.sluice.core.gather.json.JsonRecord;
+import io.sluice.core.gather.json.PathRegistry;
+import io.sluice.core.gather.sink.DestinationCatalog;
+import io.sluice.core.gather.sink.SinkSpec;
+import io.sluice.core.gather.sink.TableSchema;
+import io.sluice.core.gather.split.BranchHandle;
+import io.sluice.core.gather.split.ChunkConfig;
+import io.sluice.core.gather.split.GatherSpec;
+import io.sluice.core.gather.split.RowEncoder;
+import io.sluice.core.gather.split.ShardRouter;
+import io.sluice.core.gather.split.Split;
 import io.sluice.sinks.clickhouse.ClickHouseDriver;
 
 /**
@@ -56,8 +58,8 @@ class SplitEmbeddedIT
     private static final class ClickEncoder implements RowEncoder<Click>, RowEncoder.Bound<Click>
     {
         @Override
-        public Bound<Click> bind(final io.sluice.core.sink.TableSchema schema,
-            final io.sluice.core.sink.DestinationCatalog catalog)
+        public Bound<Click> bind(final TableSchema schema,
+            final DestinationCatalog catalog)
         {
             return this;
         }
@@ -80,8 +82,8 @@ class SplitEmbeddedIT
     private static final class ViewEncoder implements RowEncoder<View>, RowEncoder.Bound<View>
     {
         @Override
-        public Bound<View> bind(final io.sluice.core.sink.TableSchema schema,
-            final io.sluice.core.sink.DestinationCatalog catalog)
+        public Bound<View> bind(final TableSchema schema,
+            final DestinationCatalog catalog)
         {
             return this;
         }

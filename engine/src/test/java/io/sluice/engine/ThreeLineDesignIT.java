@@ -19,6 +19,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.admin.Admin;
@@ -31,8 +32,8 @@ import org.junit.jupiter.api.Test;
 
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.SluiceConfig;
-import io.sluice.core.runtime.GatherPipeline;
-import io.sluice.core.runtime.SluiceEngine;
+import io.sluice.core.engine.SluiceEngine;
+import io.sluice.core.gather.GatherPipeline;
 import io.sluice.sinks.clickhouse.ClickHouseDriver;
 import io.sluice.sinks.kafka.KafkaScatterDriver;
 
@@ -220,7 +221,7 @@ class ThreeLineDesignIT
                         return;
                     }
                 }
-                catch (final java.util.concurrent.ExecutionException e)
+                catch (final ExecutionException e)
                 {
                     // the group does not exist until the source joins it
                 }

@@ -1,6 +1,8 @@
 package io.sluice.bench.ack;
 
-import io.sluice.core.ack.AckTracker;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -16,8 +18,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-import java.util.Random;
-import java.util.concurrent.TimeUnit;
+import io.sluice.core.ack.AckTracker;
 
 /**
  * Throughput of {@link AckTracker}, in nanoseconds per offset.

@@ -1,6 +1,8 @@
 package io.sluice.bench.codecs;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.agrona.concurrent.UnsafeBuffer;
@@ -40,7 +42,7 @@ public class Murmur2Benchmark
     public Murmur2Benchmark()
     {
         final BenchData data = new BenchData();
-        final JsonScanner scanner = new JsonScanner(JsonPathSet.compile(java.util.List.of("repo.name")), 64);
+        final JsonScanner scanner = new JsonScanner(JsonPathSet.compile(List.of("repo.name")), 64);
         int total = 0;
         for (int r = 0; r < BenchData.RECORDS; r++)
         {
@@ -49,7 +51,7 @@ public class Murmur2Benchmark
             data.slab.getBytes(scanner.valueOffset(0), keys[r]);
             total += keys[r].length;
         }
-        slab = new UnsafeBuffer(java.nio.ByteBuffer.allocateDirect(total));
+        slab = new UnsafeBuffer(ByteBuffer.allocateDirect(total));
         int at = 0;
         for (int r = 0; r < BenchData.RECORDS; r++)
         {

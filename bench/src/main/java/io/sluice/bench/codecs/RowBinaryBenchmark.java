@@ -12,6 +12,8 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
+import net.openhft.chronicle.bytes.Bytes;
+
 import io.sluice.codecs.json.JsonPathSet;
 import io.sluice.codecs.json.JsonScanner;
 import io.sluice.codecs.json.JsonValueView;
@@ -19,8 +21,6 @@ import io.sluice.codecs.rowbinary.ColumnEncoder;
 import io.sluice.codecs.rowbinary.ConversionError;
 import io.sluice.codecs.rowbinary.EncodeScratch;
 import io.sluice.codecs.rowbinary.EncoderOptions;
-
-import net.openhft.chronicle.bytes.Bytes;
 
 /**
  * Encodes one RowBinary row per GitHub event into a chronicle-bytes buffer: {@code id UInt64} (from the string id),

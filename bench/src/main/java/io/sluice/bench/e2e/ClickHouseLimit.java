@@ -22,22 +22,22 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 
 import net.openhft.chronicle.bytes.Bytes;
 
-import io.sluice.core.batch.Destination;
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.SluiceConfig;
-import io.sluice.core.pipeline.BranchHandle;
-import io.sluice.core.pipeline.Emitter;
-import io.sluice.core.pipeline.GatherSpec;
-import io.sluice.core.pipeline.JsonRecord;
-import io.sluice.core.pipeline.RowEncoder;
-import io.sluice.core.pipeline.SinkSpec;
-import io.sluice.core.pipeline.Split;
-import io.sluice.core.route.DestinationResolver;
-import io.sluice.core.route.TomlGather;
+import io.sluice.core.engine.ProcessMeter;
+import io.sluice.core.gather.DestinationResolver;
+import io.sluice.core.gather.batch.Destination;
+import io.sluice.core.gather.json.JsonRecord;
+import io.sluice.core.gather.json.TomlGather;
+import io.sluice.core.gather.sink.SinkSpec;
+import io.sluice.core.gather.split.BranchHandle;
+import io.sluice.core.gather.split.Emitter;
+import io.sluice.core.gather.split.GatherSpec;
+import io.sluice.core.gather.split.RowEncoder;
+import io.sluice.core.gather.split.Split;
 import io.sluice.ringbuffers.RecordEvent;
 import io.sluice.ringbuffers.RecordRing;
 import io.sluice.sinks.clickhouse.ClickHouseDriver;
-import io.sluice.core.runtime.ProcessMeter;
 
 /**
  * The ClickHouse limit of the end-to-end benchmark: ClickHouse's ingest of exactly the rows Sluice writes, with no

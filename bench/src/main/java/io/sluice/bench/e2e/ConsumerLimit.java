@@ -16,7 +16,8 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import io.sluice.core.runtime.ProcessMeter;
+
+import io.sluice.core.engine.ProcessMeter;
 
 /**
  * The Kafka limit of the end-to-end benchmark: what {@code kafka-consumer-perf-test} measures, one

@@ -12,7 +12,9 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -42,7 +44,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.SluiceConfig;
-import io.sluice.core.runtime.ProcessMeter;
+import io.sluice.core.engine.ProcessMeter;
 
 /**
  * The plain baseline of the end-to-end benchmark: what a competent user writes without Sluice. One thread:
@@ -206,7 +208,7 @@ public final class PlainConsumer
         final PlainConsumer p = new PlainConsumer(ConfigLoader.load(configFile), meter);
         p.latencyAfterRows = latencyAfterRows;
         p.run(stopAfterRows);
-        final Map<String, Object> r = new java.util.LinkedHashMap<>();
+        final Map<String, Object> r = new LinkedHashMap<>();
         r.put("contender", "baseline");
         r.put("records", p.records);
         r.put("rows", p.rowsWritten);
@@ -383,7 +385,7 @@ public final class PlainConsumer
         g.writeRaw('\n');
         if (b.rows == b.timestamps.length)
         {
-            b.timestamps = java.util.Arrays.copyOf(b.timestamps, b.rows * 2);
+            b.timestamps = Arrays.copyOf(b.timestamps, b.rows * 2);
         }
         b.timestamps[b.rows++] = r.timestamp();
         if (b.rows >= b.config.maxRows())

@@ -25,8 +25,8 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
 import io.sluice.core.config.ConfigLoader;
-import io.sluice.core.scatter.TopicRouter;
-import io.sluice.core.scatter.TopicTable;
+import io.sluice.core.scatter.internal.TopicRouter;
+import io.sluice.core.scatter.internal.TopicTable;
 import io.sluice.ringbuffers.RecordEvent;
 
 /**

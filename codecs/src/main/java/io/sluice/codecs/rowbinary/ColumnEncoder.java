@@ -1,8 +1,8 @@
 package io.sluice.codecs.rowbinary;
 
-import io.sluice.codecs.json.JsonValueView;
-
 import net.openhft.chronicle.bytes.Bytes;
+
+import io.sluice.codecs.json.JsonValueView;
 
 /**
  * Converts a JSON value into one ClickHouse column value in RowBinary, compiled once per column type.

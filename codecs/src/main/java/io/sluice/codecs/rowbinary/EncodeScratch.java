@@ -1,5 +1,7 @@
 package io.sluice.codecs.rowbinary;
 
+import java.util.Arrays;
+
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -139,9 +141,9 @@ public final class EncodeScratch
             return;
         }
         final int size = level + 1;
-        final JsonCursor[] newCursors = java.util.Arrays.copyOf(cursors, size);
-        final JsonValueView[] newElements = java.util.Arrays.copyOf(elements, size);
-        final JsonValueView[] newKeys = java.util.Arrays.copyOf(keys, size);
+        final JsonCursor[] newCursors = Arrays.copyOf(cursors, size);
+        final JsonValueView[] newElements = Arrays.copyOf(elements, size);
+        final JsonValueView[] newKeys = Arrays.copyOf(keys, size);
         for (int i = cursors.length; i < size; i++)
         {
             newCursors[i] = new JsonCursor();

@@ -6,12 +6,12 @@ import java.util.List;
 
 import org.agrona.DirectBuffer;
 
+import net.openhft.chronicle.bytes.Bytes;
+
 import io.sluice.codecs.json.JsonCursor;
 import io.sluice.codecs.json.JsonError;
 import io.sluice.codecs.json.JsonKind;
 import io.sluice.codecs.json.JsonValueView;
-
-import net.openhft.chronicle.bytes.Bytes;
 
 /**
  * The encoder variants, one final class per ClickHouse type family, and the factory that compiles a type tree into

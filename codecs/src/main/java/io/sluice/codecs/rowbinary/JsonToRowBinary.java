@@ -5,12 +5,12 @@ import java.util.List;
 
 import org.agrona.concurrent.UnsafeBuffer;
 
+import net.openhft.chronicle.bytes.Bytes;
+
 import io.sluice.codecs.json.JsonError;
 import io.sluice.codecs.json.JsonPathSet;
 import io.sluice.codecs.json.JsonScanner;
 import io.sluice.codecs.json.JsonValueView;
-
-import net.openhft.chronicle.bytes.Bytes;
 
 /**
  * One-shot conversion of a JSON value to the RowBinary bytes of one column value: type text plus JSON text in,

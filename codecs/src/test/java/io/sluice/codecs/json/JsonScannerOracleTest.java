@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -285,7 +286,7 @@ class JsonScannerOracleTest
         switch (random.nextInt(4))
         {
             case 0 :
-                return java.util.Arrays.copyOf(original, at);
+                return Arrays.copyOf(original, at);
             case 1 :
             {
                 final byte[] out = original.clone();

@@ -4,8 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.List;
+
 import org.junit.jupiter.api.Test;
 
+import io.sluice.codecs.json.JsonError;
+import io.sluice.codecs.json.JsonKind;
+import io.sluice.codecs.json.JsonPathSet;
+import io.sluice.codecs.json.JsonScanner;
 import io.sluice.codecs.testing.Buffers;
 
 /**
@@ -91,11 +101,11 @@ class RowBinaryGoldenTest
         assertThrows(IllegalArgumentException.class, () -> hex("String", "\"\\ud83d\""), "lone surrogate");
         // invalid UTF-8 never reaches an encoder: the scanner rejects the document first
         final byte[] doc = {'{', '"', 'v', '"', ':', '"', (byte)0xC0, (byte)0x80, '"', '}'};
-        final io.sluice.codecs.json.JsonScanner scanner = new io.sluice.codecs.json.JsonScanner(
-            io.sluice.codecs.json.JsonPathSet.compile(java.util.List.of("v")), 8);
-        assertEquals(io.sluice.codecs.json.JsonError.INVALID_UTF8,
+        final JsonScanner scanner = new JsonScanner(
+            JsonPathSet.compile(List.of("v")), 8);
+        assertEquals(JsonError.INVALID_UTF8,
             scanner.scan(new org.agrona.concurrent.UnsafeBuffer(doc), 0, doc.length));
-        assertEquals(io.sluice.codecs.json.JsonKind.MISSING, scanner.kind(0));
+        assertEquals(JsonKind.MISSING, scanner.kind(0));
     }
 
     @Test
@@ -164,13 +174,13 @@ class RowBinaryGoldenTest
 
     private static String hex64(final double value)
     {
-        return Buffers.hex(java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+        return Buffers.hex(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN)
             .putDouble(value).array());
     }
 
     private static String hex32(final float value)
     {
-        return Buffers.hex(java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+        return Buffers.hex(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN)
             .putFloat(value).array());
     }
 
@@ -264,7 +274,7 @@ class RowBinaryGoldenTest
 
     private static String hexLong(final long value)
     {
-        return Buffers.hex(java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+        return Buffers.hex(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN)
             .putLong(value).array());
     }
 
@@ -294,21 +304,21 @@ class RowBinaryGoldenTest
         assertEquals("ff c9 9a 3b", hex("Decimal(9, 2)", "9999999.99"));
         assertFails("Decimal(9, 2)", "\"abc\"", ConversionError.BAD_DECIMAL);
         // 10^37 + 1 with scale 0 in Decimal(38, 0): 128-bit little endian
-        assertEquals(Buffers.hex(int128(new java.math.BigInteger("10000000000000000000000000000000000001"))),
+        assertEquals(Buffers.hex(int128(new BigInteger("10000000000000000000000000000000000001"))),
             hex("Decimal(38, 0)", "10000000000000000000000000000000000001"));
-        assertEquals(Buffers.hex(int128(new java.math.BigInteger("-12345678901234567890123456789012345678"))),
+        assertEquals(Buffers.hex(int128(new BigInteger("-12345678901234567890123456789012345678"))),
             hex("Decimal128(2)", "-123456789012345678901234567890123456.78"));
         assertFails("Decimal(38, 0)", "100000000000000000000000000000000000000", ConversionError.OUT_OF_RANGE);
         assertEquals("00 00 00 00", hex("Decimal(9, 2)", "0.001"));
         assertEquals("00 00 00 00", hex("Decimal(9, 2)", "0e999999999"));
     }
 
-    private static byte[] int128(final java.math.BigInteger value)
+    private static byte[] int128(final BigInteger value)
     {
         final byte[] big = value.toByteArray();
         final byte[] out = new byte[16];
         final byte fill = (byte)(value.signum() < 0 ? 0xff : 0);
-        java.util.Arrays.fill(out, fill);
+        Arrays.fill(out, fill);
         for (int i = 0; i < big.length; i++)
         {
             out[i] = big[big.length - 1 - i];

@@ -30,8 +30,6 @@ import org.tomlj.TomlTable;
 
 import io.sluice.core.config.SluiceConfig.Branch;
 import io.sluice.core.config.SluiceConfig.Condition;
-import io.sluice.core.pipeline.ErrorPolicy;
-
 /**
  * Parses and validates a TOML configuration against {@link ConfigSchema}. Every problem is collected (syntax errors
  * with their line, unknown keys, wrong types, out-of-range values, inconsistent combinations) and reported together

@@ -3,8 +3,6 @@ package io.sluice.core.config;
 import java.util.List;
 import java.util.Map;
 
-import io.sluice.core.pipeline.ErrorPolicy;
-
 /**
  * A whole validated configuration file. Immutable; produced by {@link ConfigLoader}.
  *

@@ -4,6 +4,7 @@ import static io.sluice.core.config.ConfigSchema.*;
 
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
@@ -260,7 +261,7 @@ final class SourceConfigs
         {
             return null;
         }
-        final Strategy strategy = Strategy.valueOf(strategyText.toUpperCase(java.util.Locale.ROOT));
+        final Strategy strategy = Strategy.valueOf(strategyText.toUpperCase(Locale.ROOT));
         boolean ok = true;
         Strategy hashOf = null;
         switch (strategy)
@@ -376,7 +377,7 @@ final class SourceConfigs
         {
             return true;
         }
-        final String s = strategy.name().toLowerCase(java.util.Locale.ROOT);
+        final String s = strategy.name().toLowerCase(Locale.ROOT);
         final String why = switch (key.name())
         {
             case "path" -> "path is for field and hash";

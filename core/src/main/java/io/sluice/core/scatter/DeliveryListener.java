@@ -1,7 +1,7 @@
 package io.sluice.core.scatter;
 
 /**
- * Learns what became of each record offered through the embedded API ({@link ScatterRouter#offer}): called exactly
+ * Learns what became of each record offered through the embedded API ({@code ScatterRouter#offer}): called exactly
  * once per accepted offer. Implementations must be thread-safe, quick and must not block: they run on the
  * engine's internal threads (the producer's I/O thread for {@link #onDelivered}, the route or produce stage for a
  * record that could not be routed).

@@ -29,7 +29,12 @@ public final class ScatterStats
     /** Topics that needed creation beyond max_new_topics_per_minute (route stage). */
     public final AtomicLong rateLimited = new AtomicLong();
 
-    static void increment(final AtomicLong counter)
+    /**
+     * Adds one to a counter that only the calling thread writes (a plain read and an ordered write, no CAS).
+     *
+     * @param counter one of this object's counters, written by the calling thread only
+     */
+    public static void increment(final AtomicLong counter)
     {
         counter.lazySet(counter.get() + 1);
     }

@@ -1,5 +1,9 @@
 package io.sluice.core.scatter;
 
+import java.util.Collection;
+
+import org.apache.kafka.clients.producer.Callback;
+
 import io.sluice.ringbuffers.RecordEvent;
 
 /**
@@ -14,16 +18,16 @@ public interface TopicProducer extends AutoCloseable
 {
     /**
      * Sends one record (its value, key and headers, copied out of the event before this method returns) to a topic.
-     * {@link Delivery#onCompletion} is called exactly once, when the broker acknowledged the record or the send
+     * {@code delivery.onCompletion} is called exactly once, when the broker acknowledged the record or the send
      * failed for good.
      *
      * @param topic    the destination topic, which exists
      * @param record   the record; read during the call only
-     * @param delivery the completion of this send
+     * @param delivery the completion of this send (Kafka's producer callback: metadata, or the exception)
      * @throws RuntimeException when the producer is unusable (closed, or in a fatal state); the delivery is then not
      *                          completed and the caller fails the record
      */
-    void send(String topic, RecordEvent record, Delivery delivery);
+    void send(String topic, RecordEvent record, Callback delivery);
 
     /**
      * Fetches what the producer needs to send to new topics (their metadata) before the first record for them, so
@@ -33,7 +37,7 @@ public interface TopicProducer extends AutoCloseable
      *
      * @param topics topics that exist
      */
-    default void prepare(final java.util.Collection<String> topics)
+    default void prepare(final Collection<String> topics)
     {
     }
 

@@ -30,10 +30,11 @@ import org.slf4j.LoggerFactory;
 import com.lmax.disruptor.RingBuffer;
 
 import io.sluice.core.ack.AckTracker;
-import io.sluice.core.runtime.PartitionTrackers;
-import io.sluice.core.runtime.PipelineControl;
-import io.sluice.core.runtime.PipelineStats;
-import io.sluice.core.runtime.TopicRegistry;
+import io.sluice.core.ack.PartitionTrackers;
+import io.sluice.core.stage.Downstream;
+import io.sluice.core.stage.PipelineControl;
+import io.sluice.core.stage.PipelineStats;
+import io.sluice.core.stage.TopicRegistry;
 import io.sluice.ringbuffers.OverflowPool;
 import io.sluice.ringbuffers.RecordEvent;
 
@@ -62,39 +63,6 @@ public final class KafkaSource implements Runnable
 {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaSource.class);
     private static final long NO_FAILURE = Long.MIN_VALUE;
-
-    /** What the source needs to know about the stages after it. */
-    public interface Downstream
-    {
-        /**
-         * Whether every record published at or before a ring sequence has been acknowledged or failed downstream,
-         * so that re-reading its partition cannot race with it. The default waits for {@link #idle()}.
-         *
-         * @param sequence a ring sequence this source published
-         * @return true when nothing published at or before it is still in flight
-         */
-        default boolean settledThrough(final long sequence)
-        {
-            return idle();
-        }
-
-        /** @return true when every published record has been consumed by every stage and nothing is in flight */
-        boolean idle();
-
-        /** Called when waiting for the downstream takes too long: stop retrying, keep offsets unacknowledged. */
-        void abandon();
-
-        /** @return one line naming what the downstream is waiting on (for stall messages), or empty */
-        String describeStall();
-
-        /**
-         * Runs the stages fused onto the source thread over what has been published (the fused layout), and lets
-         * them seal lingering batches; a no-op when every stage has its own thread.
-         */
-        default void pump()
-        {
-        }
-    }
 
     /** Settings of the source, from the sink's configuration. */
     public record Settings(

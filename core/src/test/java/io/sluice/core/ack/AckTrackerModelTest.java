@@ -1,7 +1,16 @@
 package io.sluice.core.ack;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
+import static io.sluice.core.ack.AckTracker.ACKED;
+import static io.sluice.core.ack.AckTracker.ACK_DUPLICATE;
+import static io.sluice.core.ack.AckTracker.ACK_OUT_OF_WINDOW;
+import static io.sluice.core.ack.AckTracker.ACK_STALE_GENERATION;
+import static io.sluice.core.ack.AckTracker.FAIL_RECORDED;
+import static io.sluice.core.ack.AckTracker.FAIL_STALE_GENERATION;
+import static io.sluice.core.ack.AckTracker.FAIL_SUPERSEDED;
+import static io.sluice.core.ack.AckTracker.REGISTERED;
+import static io.sluice.core.ack.AckTracker.WINDOW_FULL;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -14,17 +23,8 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
-import static io.sluice.core.ack.AckTracker.ACKED;
-import static io.sluice.core.ack.AckTracker.ACK_DUPLICATE;
-import static io.sluice.core.ack.AckTracker.ACK_OUT_OF_WINDOW;
-import static io.sluice.core.ack.AckTracker.ACK_STALE_GENERATION;
-import static io.sluice.core.ack.AckTracker.FAIL_RECORDED;
-import static io.sluice.core.ack.AckTracker.FAIL_STALE_GENERATION;
-import static io.sluice.core.ack.AckTracker.FAIL_SUPERSEDED;
-import static io.sluice.core.ack.AckTracker.REGISTERED;
-import static io.sluice.core.ack.AckTracker.WINDOW_FULL;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Drives a tracker with random single-threaded sequences of every operation and compares each result with a plain

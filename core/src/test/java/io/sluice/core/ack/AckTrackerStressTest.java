@@ -1,7 +1,13 @@
 package io.sluice.core.ack;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
+import static io.sluice.core.ack.AckTracker.ACKED;
+import static io.sluice.core.ack.AckTracker.ACK_STALE_GENERATION;
+import static io.sluice.core.ack.AckTracker.FAIL_STALE_GENERATION;
+import static io.sluice.core.ack.AckTracker.REGISTERED;
+import static io.sluice.core.ack.AckTracker.WINDOW_FULL;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -16,14 +22,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongBinaryOperator;
 
-import static io.sluice.core.ack.AckTracker.ACKED;
-import static io.sluice.core.ack.AckTracker.ACK_STALE_GENERATION;
-import static io.sluice.core.ack.AckTracker.FAIL_STALE_GENERATION;
-import static io.sluice.core.ack.AckTracker.REGISTERED;
-import static io.sluice.core.ack.AckTracker.WINDOW_FULL;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * One source thread registers offsets and reads the watermark; three ack threads ack (or fail) them in random order,

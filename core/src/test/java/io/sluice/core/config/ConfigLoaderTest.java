@@ -13,8 +13,6 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.sluice.core.pipeline.ErrorPolicy;
-
 class ConfigLoaderTest
 {
     private static final String MINIMAL = """

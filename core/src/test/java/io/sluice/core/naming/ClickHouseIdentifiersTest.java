@@ -11,13 +11,14 @@ import java.util.List;
 import java.util.Random;
 import java.util.stream.Stream;
 
-import io.sluice.core.naming.ClickHouseLexer.EscapeRules;
-import io.sluice.core.naming.ClickHouseLexer.Token;
-import io.sluice.core.naming.ClickHouseLexer.Type;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+
+import io.sluice.core.naming.ClickHouseLexer.EscapeRules;
+import io.sluice.core.naming.ClickHouseLexer.Token;
+import io.sluice.core.naming.ClickHouseLexer.Type;
 
 class ClickHouseIdentifiersTest
 {

@@ -8,14 +8,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 
-import io.sluice.core.naming.ClickHouseLexer.Token;
-import io.sluice.core.naming.ClickHouseLexer.Type;
-import io.sluice.core.naming.DestinationTemplate.Resolution;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
+
+import io.sluice.core.naming.ClickHouseLexer.Token;
+import io.sluice.core.naming.ClickHouseLexer.Type;
+import io.sluice.core.naming.DestinationTemplate.Resolution;
 
 class DestinationTemplateTest
 {

@@ -6,7 +6,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.admin.Admin;
@@ -246,7 +249,7 @@ final class FaultTopic implements AutoCloseable
             {
                 consumer.seek(tp, released[tp.partition()]);
             }
-            final List<java.util.concurrent.Future<RecordMetadata>> sends = new ArrayList<>();
+            final List<Future<RecordMetadata>> sends = new ArrayList<>();
             final List<Long> expected = new ArrayList<>();
             final long[] next = released.clone();
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
@@ -283,7 +286,7 @@ final class FaultTopic implements AutoCloseable
                 {
                     m = sends.get(i).get();
                 }
-                catch (final java.util.concurrent.ExecutionException e)
+                catch (final ExecutionException e)
                 {
                     throw new IllegalStateException("test setup: Kafka did not take a record for " + topic.name,
                         e.getCause());
@@ -393,7 +396,7 @@ final class FaultTopic implements AutoCloseable
             }
             c.assign(tps);
             c.seekToBeginning(tps);
-            final java.util.Map<TopicPartition, Long> end = c.endOffsets(tps, Duration.ofSeconds(30));
+            final Map<TopicPartition, Long> end = c.endOffsets(tps, Duration.ofSeconds(30));
             final long[][] ids = new long[PARTITIONS][];
             final int[] filled = new int[PARTITIONS];
             for (final TopicPartition tp : tps)

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -284,7 +285,7 @@ final class Faults
                     {
                         if (n == ids.length)
                         {
-                            ids = java.util.Arrays.copyOf(ids, n * 2);
+                            ids = Arrays.copyOf(ids, n * 2);
                         }
                         ids[n++] = v;
                     }
@@ -297,8 +298,8 @@ final class Faults
                     any = true;
                 }
             }
-            final long[] out = java.util.Arrays.copyOf(ids, n);
-            java.util.Arrays.sort(out);
+            final long[] out = Arrays.copyOf(ids, n);
+            Arrays.sort(out);
             return out;
         }
     }

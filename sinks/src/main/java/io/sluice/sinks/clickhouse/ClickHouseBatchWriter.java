@@ -10,10 +10,10 @@ import com.clickhouse.client.api.insert.InsertResponse;
 import com.clickhouse.client.api.insert.InsertSettings;
 import com.clickhouse.data.ClickHouseFormat;
 
-import io.sluice.core.batch.BatchBuffer;
 import io.sluice.core.config.SluiceConfig;
-import io.sluice.core.sink.BatchWriter;
-import io.sluice.core.sink.SinkException;
+import io.sluice.core.gather.BatchWriter;
+import io.sluice.core.gather.batch.BatchBuffer;
+import io.sluice.core.gather.sink.SinkException;
 
 /**
  * Inserts a sealed batch into one ClickHouse shard with client-v2: {@code INSERT INTO `db`.`table` (`c1`, …) FORMAT

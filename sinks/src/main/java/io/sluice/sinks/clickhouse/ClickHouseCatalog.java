@@ -7,11 +7,11 @@ import java.util.regex.Pattern;
 import com.clickhouse.client.api.Client;
 
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.gather.sink.ColumnSpec;
+import io.sluice.core.gather.sink.DestinationCatalog;
+import io.sluice.core.gather.sink.SinkException;
+import io.sluice.core.gather.sink.TableSchema;
 import io.sluice.core.naming.ClickHouseIdentifiers;
-import io.sluice.core.sink.ColumnSpec;
-import io.sluice.core.sink.DestinationCatalog;
-import io.sluice.core.sink.SinkException;
-import io.sluice.core.sink.TableSchema;
 
 /**
  * A ClickHouse sink's catalog: table existence and columns through {@code DESCRIBE TABLE … FORMAT TabSeparated}

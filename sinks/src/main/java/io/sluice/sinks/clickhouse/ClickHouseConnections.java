@@ -12,7 +12,7 @@ import com.clickhouse.client.api.query.QuerySettings;
 import com.clickhouse.data.ClickHouseFormat;
 
 import io.sluice.core.config.SluiceConfig;
-import io.sluice.core.sink.SinkException;
+import io.sluice.core.gather.sink.SinkException;
 
 /**
  * Builds client-v2 clients for a sink's endpoints and runs the few statements the sink needs. Queries read

@@ -7,11 +7,11 @@ import java.util.Map;
 
 import com.clickhouse.client.api.Client;
 
-import io.sluice.core.pipeline.SinkSpec;
-import io.sluice.core.sink.BatchWriter;
-import io.sluice.core.sink.DestinationCatalog;
-import io.sluice.core.sink.SinkDriver;
-import io.sluice.core.sink.SinkException;
+import io.sluice.core.gather.BatchWriter;
+import io.sluice.core.gather.SinkDriver;
+import io.sluice.core.gather.sink.DestinationCatalog;
+import io.sluice.core.gather.sink.SinkException;
+import io.sluice.core.gather.sink.SinkSpec;
 
 /**
  * The ClickHouse sink ({@code kind = "clickhouse"}) over client-v2's HTTP interface. Works with Debian's 18.16 and

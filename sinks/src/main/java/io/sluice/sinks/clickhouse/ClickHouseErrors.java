@@ -8,11 +8,13 @@ import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import com.clickhouse.client.api.ConnectionInitiationException;
 import com.clickhouse.client.api.ServerException;
 
-import io.sluice.core.sink.SinkException;
+import io.sluice.core.gather.sink.SinkException;
 
 /**
  * The explicit table of which ClickHouse failures are worth retrying. Codes and names are ClickHouse's own
@@ -144,10 +146,10 @@ public final class ClickHouseErrors
         return null;
     }
 
-    private static final java.util.regex.Pattern CODE = java.util.regex.Pattern.compile("Code: (\\d+)");
-    private static final java.util.regex.Pattern TEXT = java.util.regex.Pattern.compile(
+    private static final Pattern CODE = Pattern.compile("Code: (\\d+)");
+    private static final Pattern TEXT = Pattern.compile(
         "(?:DB::Exception|e\\.displayText\\(\\) = DB::Exception): (.*?)(?:, e\\.what\\(\\) = .*|\\s*\\(version .*|\\s*\\(transport error.*)?$",
-        java.util.regex.Pattern.DOTALL);
+        Pattern.DOTALL);
 
     /**
      * The error code in a server message, for servers whose responses client-v2 does not parse (18.16 answers
@@ -162,7 +164,7 @@ public final class ClickHouseErrors
         {
             return 0;
         }
-        final java.util.regex.Matcher m = CODE.matcher(message);
+        final Matcher m = CODE.matcher(message);
         return m.find() ? Integer.parseInt(m.group(1)) : 0;
     }
 
@@ -170,7 +172,7 @@ public final class ClickHouseErrors
     static String serverText(final String message)
     {
         final String line = firstLine(message);
-        final java.util.regex.Matcher m = TEXT.matcher(line);
+        final Matcher m = TEXT.matcher(line);
         return m.find() ? m.group(1).strip() : line;
     }
 

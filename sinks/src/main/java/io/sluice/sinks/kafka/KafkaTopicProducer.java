@@ -12,6 +12,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.agrona.DirectBuffer;
+import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -19,7 +20,6 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 import io.sluice.core.config.SluiceConfig;
-import io.sluice.core.scatter.Delivery;
 import io.sluice.core.scatter.TopicProducer;
 import io.sluice.ringbuffers.RecordEvent;
 
@@ -45,7 +45,7 @@ import io.sluice.ringbuffers.RecordEvent;
  * key is a consumer setting, and a producer's metadata request always allows creation; whether a broker creates
  * topics on metadata requests is its {@code auto.create.topics.enable}.)
  *
- * <p>Threads: one sending thread (the produce stage); {@link Delivery#onCompletion} runs on the client's I/O thread.
+ * <p>Threads: one sending thread (the produce stage); {@code Callback.onCompletion} runs on the client's I/O thread.
  */
 public final class KafkaTopicProducer implements TopicProducer
 {
@@ -88,7 +88,7 @@ public final class KafkaTopicProducer implements TopicProducer
     }
 
     @Override
-    public void send(final String topic, final RecordEvent record, final Delivery delivery)
+    public void send(final String topic, final RecordEvent record, final Callback delivery)
     {
         final byte[] value = copy(record.value(), record.valueLength());
         final byte[] key = copy(record.key(), record.keyLength());

@@ -14,7 +14,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 import com.clickhouse.client.api.ServerException;
 
-import io.sluice.core.sink.SinkException;
+import io.sluice.core.gather.sink.SinkException;
 
 class ClickHouseErrorsTest
 {

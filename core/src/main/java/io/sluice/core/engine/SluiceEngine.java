@@ -1,0 +1,480 @@
+package io.sluice.core.engine;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+import org.HdrHistogram.Histogram;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.sluice.core.ack.AckTracker;
+import io.sluice.core.ack.PartitionTrackers;
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.gather.GatherPipeline;
+import io.sluice.core.gather.SinkDriver;
+import io.sluice.core.gather.batch.Destination;
+import io.sluice.core.gather.json.TomlGather;
+import io.sluice.core.gather.sink.SinkException;
+import io.sluice.core.scatter.ScatterDriver;
+import io.sluice.core.scatter.ScatterException;
+import io.sluice.core.scatter.internal.ScatterPipeline;
+import io.sluice.core.source.KafkaChecks;
+import io.sluice.core.stage.PipelineStats;
+
+/**
+ * Runs every pipeline of a configuration until they stop: on a signal ({@link #shutdown()}), on a failure (exit 1,
+ * the reason logged), or, with {@code untilCaughtUp}, once every partition is committed up to its end. Prints a
+ * periodic status line and a final summary (rows per table, records/s, latency percentiles).
+ *
+ * <p>Exit codes: {@link #EXIT_OK}, {@link #EXIT_FAILURE}; configuration problems are reported before an engine is
+ * built ({@link #EXIT_CONFIG}).
+ */
+public final class SluiceEngine
+{
+    /** Everything ran and stopped cleanly. */
+    public static final int EXIT_OK = 0;
+    /** A runtime failure: unreachable service, missing table, failed record under fail policy, stalled partition. */
+    public static final int EXIT_FAILURE = 1;
+    /** The configuration is invalid. */
+    public static final int EXIT_CONFIG = 2;
+
+    private static final Logger LOG = LoggerFactory.getLogger(SluiceEngine.class);
+
+    private final SluiceConfig config;
+    private final Function<SluiceConfig.Sink, SinkDriver> drivers;
+    private final GatherPipeline.RunOptions options;
+    // read by the metrics endpoint's threads while run() adds to them
+    private final List<GatherPipeline<?>> pipelines = new CopyOnWriteArrayList<>();
+    private final List<SinkDriver> openDrivers = new ArrayList<>();
+    private final Function<SluiceConfig.Source, ScatterDriver> scatterDrivers;
+    private final List<ScatterPipeline> scatters = new CopyOnWriteArrayList<>();
+    private volatile boolean shutdownRequested;
+    private volatile boolean finished;
+    private volatile String failure;
+    private long startNanos;
+
+    /**
+     * @param config  a validated configuration
+     * @param drivers the driver for a sink (by its kind); the engine closes the drivers it opened
+     * @param options run options
+     */
+    public SluiceEngine(final SluiceConfig config, final Function<SluiceConfig.Sink, SinkDriver> drivers,
+        final GatherPipeline.RunOptions options)
+    {
+        this(config, drivers, source ->
+        {
+            throw new IllegalStateException("no scatter driver given for source " + source.name());
+        }, options);
+    }
+
+    /**
+     * @param config         a validated configuration
+     * @param drivers        the driver for a sink (by its kind); the engine closes the drivers it opened
+     * @param scatterDrivers the Kafka connection of a source ({@code [[sources]]}, scatter)
+     * @param options        run options
+     */
+    public SluiceEngine(final SluiceConfig config, final Function<SluiceConfig.Sink, SinkDriver> drivers,
+        final Function<SluiceConfig.Source, ScatterDriver> scatterDrivers, final GatherPipeline.RunOptions options)
+    {
+        this.config = config;
+        this.drivers = drivers;
+        this.scatterDrivers = scatterDrivers;
+        this.options = options;
+    }
+
+    /**
+     * Starts every pipeline and blocks until all have stopped.
+     *
+     * @return {@link #EXIT_OK} or {@link #EXIT_FAILURE}
+     */
+    public int run()
+    {
+        startNanos = System.nanoTime();
+        // consumers retry an unreachable broker silently forever: ask once, up front, and name the address
+        final boolean consumes = !config.sinks().isEmpty()
+            || config.sources().stream().anyMatch(s -> SluiceConfig.Source.KAFKA.equals(s.kind()));
+        final String kafkaProblem = consumes
+            ? KafkaChecks.unreachable(config.kafka().bootstrapServers(), config.kafka().admin(), 10_000)
+            : null;
+        if (kafkaProblem != null)
+        {
+            failure = kafkaProblem;
+            LOG.error("{}", failure);
+            finished = true;
+            return EXIT_FAILURE;
+        }
+        MetricsEndpoint metrics = null;
+        if (!config.metrics().listen().isEmpty())
+        {
+            try
+            {
+                metrics = MetricsEndpoint.start(config.metrics().listen(), this::pipelines, this::scatters);
+                final String host = config.metrics().host();
+                LOG.info("metrics: http://{}:{}/metrics", host.isEmpty()
+                    ? "0.0.0.0"
+                    : host.contains(":")
+                        ? "[" + host + "]"
+                        : host,
+                    metrics.port());
+            }
+            catch (final IOException | RuntimeException e)
+            {
+                failure = "cannot serve metrics on " + config.metrics().listen() + " (metrics.listen): "
+                    + e.getMessage();
+                LOG.error("{}", failure);
+                finished = true;
+                return EXIT_FAILURE;
+            }
+        }
+        try
+        {
+            for (final SluiceConfig.Sink sink : config.sinks())
+            {
+                final SinkDriver driver = drivers.apply(sink);
+                openDrivers.add(driver);
+                final GatherPipeline<?> p;
+                try
+                {
+                    p = new GatherPipeline<>(config, TomlGather.build(sink), driver, options);
+                }
+                catch (final IllegalArgumentException e)
+                {
+                    failure = "sink " + sink.name() + ": " + e.getMessage();
+                    LOG.error("{}", failure);
+                    stopAll();
+                    return EXIT_FAILURE;
+                }
+                try
+                {
+                    p.start();
+                }
+                catch (final SinkException e)
+                {
+                    failure = "sink " + sink.name() + ": " + e.getMessage();
+                    LOG.error("{}", failure);
+                    stopAll();
+                    return EXIT_FAILURE;
+                }
+                pipelines.add(p);
+            }
+            for (final SluiceConfig.Source source : config.sources())
+            {
+                if (SluiceConfig.Source.EMBEDDED.equals(source.kind()))
+                {
+                    LOG.info("{}: embedded source: its records are offered by a host application through "
+                        + "ScatterRouter; nothing to run here", source.name());
+                    continue;
+                }
+                final ScatterPipeline p = new ScatterPipeline(config, source, scatterDrivers.apply(source),
+                    options.untilCaughtUp());
+                try
+                {
+                    p.start();
+                }
+                catch (final ScatterException e)
+                {
+                    failure = "source " + source.name() + ": " + e.getMessage();
+                    LOG.error("{}", failure);
+                    stopAll();
+                    return EXIT_FAILURE;
+                }
+                scatters.add(p);
+            }
+            if (pipelines.isEmpty() && scatters.isEmpty())
+            {
+                failure = "nothing to run: every source is embedded and there are no sinks";
+                LOG.error("{}", failure);
+                return EXIT_CONFIG;
+            }
+            waitForPipelines();
+        }
+        catch (final RuntimeException e)
+        {
+            failure = e.toString();
+            LOG.error("engine failed", e);
+            stopAll();
+        }
+        finally
+        {
+            for (final SinkDriver d : openDrivers)
+            {
+                d.close();
+            }
+            if (metrics != null)
+            {
+                metrics.close();
+            }
+            finished = true;
+        }
+        for (final GatherPipeline<?> p : pipelines)
+        {
+            if (p.control().failed() && failure == null)
+            {
+                failure = "sink " + p.name() + ": " + p.control().failureReason();
+            }
+        }
+        for (final ScatterPipeline p : scatters)
+        {
+            if (p.control().failed() && failure == null)
+            {
+                failure = "source " + p.name() + ": " + p.control().failureReason();
+            }
+        }
+        printSummary();
+        if (failure != null)
+        {
+            LOG.error("stopped with a failure: {}", failure);
+            return EXIT_FAILURE;
+        }
+        return EXIT_OK;
+    }
+
+    private void waitForPipelines()
+    {
+        final long statusNanos = TimeUnit.MILLISECONDS.toNanos(config.engine().statusIntervalMs());
+        long nextStatus = System.nanoTime() + statusNanos;
+        long lastRows = 0;
+        long lastNanos = System.nanoTime();
+        while (true)
+        {
+            boolean anyRunning = false;
+            boolean anyFailed = false;
+            for (final GatherPipeline<?> p : pipelines)
+            {
+                anyRunning |= !p.sourceFinished();
+                anyFailed |= p.control().failed();
+            }
+            for (final ScatterPipeline p : scatters)
+            {
+                anyRunning |= !p.sourceFinished();
+                anyFailed |= p.control().failed();
+            }
+            if (anyFailed || shutdownRequested)
+            {
+                // one failed pipeline stops them all: the engine exits non-zero and is restarted as a whole
+                for (final GatherPipeline<?> p : pipelines)
+                {
+                    p.requestStop();
+                }
+                for (final ScatterPipeline p : scatters)
+                {
+                    p.requestStop();
+                }
+            }
+            if (!anyRunning)
+            {
+                break;
+            }
+            final long now = System.nanoTime();
+            if (statusNanos > 0 && now - nextStatus >= 0)
+            {
+                long rows = 0;
+                for (final GatherPipeline<?> p : pipelines)
+                {
+                    rows += p.stats().rowsWritten.get();
+                }
+                final double rate = (rows - lastRows) * 1e9 / Math.max(1, now - lastNanos);
+                for (final GatherPipeline<?> p : pipelines)
+                {
+                    LOG.info("{}", statusLine(p, rate));
+                }
+                for (final ScatterPipeline p : scatters)
+                {
+                    LOG.info("{}", p.statusLine());
+                }
+                lastRows = rows;
+                lastNanos = now;
+                nextStatus = now + statusNanos;
+            }
+            try
+            {
+                Thread.sleep(50);
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+                shutdownRequested = true;
+            }
+        }
+        stopAll();
+    }
+
+    private void stopAll()
+    {
+        for (final GatherPipeline<?> p : pipelines)
+        {
+            p.requestStop();
+        }
+        for (final GatherPipeline<?> p : pipelines)
+        {
+            try
+            {
+                if (!p.awaitTermination(config.checkpoint().drainTimeoutMs() + 60_000))
+                {
+                    LOG.warn("{}: threads did not stop in time", p.name());
+                }
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+        stopScatters();
+    }
+
+    private void stopScatters()
+    {
+        for (final ScatterPipeline p : scatters)
+        {
+            p.requestStop();
+        }
+        for (final ScatterPipeline p : scatters)
+        {
+            try
+            {
+                if (!p.awaitTermination(config.checkpoint().drainTimeoutMs() + 60_000))
+                {
+                    LOG.warn("{}: threads did not stop in time", p.name());
+                }
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Asks every pipeline to drain, commit and stop (signal handlers call this); returns immediately. */
+    public void shutdown()
+    {
+        shutdownRequested = true;
+        for (final GatherPipeline<?> p : pipelines)
+        {
+            p.requestStop();
+        }
+        for (final ScatterPipeline p : scatters)
+        {
+            p.requestStop();
+        }
+    }
+
+    /** @return the scatter pipelines (for tests and tools) */
+    public List<ScatterPipeline> scatterPipelines()
+    {
+        return List.copyOf(scatters);
+    }
+
+    /** @return true once {@link #run()} has finished stopping everything */
+    public boolean finished()
+    {
+        return finished;
+    }
+
+    /** @return the pipelines (for tests and tools) */
+    public List<GatherPipeline<?>> pipelines()
+    {
+        return List.copyOf(pipelines);
+    }
+
+    /** @return why the run failed (the reason {@link #run()} logged with exit 1), or null; any thread */
+    public String failure()
+    {
+        return failure;
+    }
+
+    /** @return the scatter pipelines started so far ({@code [[sources]]}, embedded ones excluded); thread-safe */
+    public List<ScatterPipeline> scatters()
+    {
+        return List.copyOf(scatters);
+    }
+
+    private static String statusLine(final GatherPipeline<?> p, final double rowsPerSecond)
+    {
+        final PipelineStats s = p.stats();
+        long lag = 0;
+        long worstLagMs = 0;
+        String worst = "";
+        final long now = System.nanoTime();
+        final PartitionTrackers t = p.trackers();
+        for (int i = 0; i < t.size(); i++)
+        {
+            final AckTracker tr = t.get(i);
+            lag += Math.max(0, tr.inFlight());
+            final long ms = TimeUnit.NANOSECONDS.toMillis(tr.stalledNanos(now));
+            if (ms > worstLagMs)
+            {
+                final String holder = p.watermarkHolder(i);
+                if (holder != null)
+                {
+                    worstLagMs = ms;
+                    worst = String.format(" oldest: %s-%d %d ms held by %s", tr.topic(), tr.partition(), ms, holder);
+                }
+            }
+        }
+        return String.format(
+            "%s: in=%d routed=%d rows=%d (%.0f rows/s) inserts=%d failed_inserts=%d dropped{unrouted=%d,invalid=%d} "
+                + "checkpoint_lag=%d offsets over %d partitions%s; back-pressure pauses=%d",
+            p.name(), s.recordsIn.get(), s.recordsRouted.get(), s.rowsWritten.get(), rowsPerSecond, s.inserts.get(),
+            s.insertFailures.get(), s.droppedUnrouted.get(), s.droppedInvalid.get(), lag, t.size(), worst,
+            s.backpressurePauses.get());
+    }
+
+    /** Logs the status line and the latency percentiles so far, on demand (SIGUSR2 in the command line). */
+    public void printLatencies()
+    {
+        printSummary();
+    }
+
+    private void printSummary()
+    {
+        for (final ScatterPipeline p : scatters)
+        {
+            LOG.info("{}", p.summary());
+        }
+        final double seconds = Math.max(1e-9, (System.nanoTime() - startNanos) / 1e9);
+        for (final GatherPipeline<?> p : pipelines)
+        {
+            final PipelineStats s = p.stats();
+            final Map<String, Long> perTable = new TreeMap<>();
+            for (final Destination d : p.destinations())
+            {
+                perTable.merge(d.toString(), d.rowsWritten(), Long::sum);
+            }
+            final Histogram[] h = s.totals();
+            final StringBuilder sb = new StringBuilder();
+            sb.append(String.format("%s: summary: %d records in, %d rows written in %.1f s (%.0f records/s); "
+                + "dropped unrouted=%d invalid=%d; inserts=%d (failed attempts %d)%n",
+                p.name(), s.recordsIn.get(), s.rowsWritten.get(), seconds, s.recordsIn.get() / seconds,
+                s.droppedUnrouted.get(), s.droppedInvalid.get(), s.inserts.get(), s.insertFailures.get()));
+            for (final Map.Entry<String, Long> e : perTable.entrySet())
+            {
+                sb.append(String.format("  %-40s %d rows%n", e.getKey(), e.getValue()));
+            }
+            sb.append(String.format(
+                "  latency end-to-end (Kafka timestamp -> ClickHouse ack; includes any wait in Kafka before this run): "
+                    + "p50=%s p99=%s p99.9=%s max=%s%n",
+                ms(h[0], 50), ms(h[0], 99), ms(h[0], 99.9), ms(h[0], 100)));
+            sb.append(String.format(
+                "  stage hops: source->route (ring) p50=%d ns p99=%d ns; sealed->insert (queue) p50=%s p99=%s; "
+                    + "insert p50=%s p99=%s",
+                h[1].getValueAtPercentile(50), h[1].getValueAtPercentile(99), ms(h[3], 50), ms(h[3], 99), ms(h[2], 50),
+                ms(h[2], 99)));
+            LOG.info("{}", sb);
+        }
+    }
+
+    private static String ms(final Histogram micros, final double percentile)
+    {
+        if (micros.getTotalCount() == 0)
+        {
+            return "n/a";
+        }
+        return String.format("%.1f ms", micros.getValueAtPercentile(percentile) / 1000.0);
+    }
+}

@@ -1,0 +1,484 @@
+package io.sluice.core.gather;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import com.lmax.disruptor.BatchEventProcessor;
+import com.lmax.disruptor.BatchEventProcessorBuilder;
+import com.lmax.disruptor.EventPoller;
+import com.lmax.disruptor.RingBuffer;
+import com.lmax.disruptor.Sequence;
+import com.lmax.disruptor.WaitStrategy;
+
+import io.sluice.core.ack.AckTracker;
+import io.sluice.core.ack.PartitionTrackers;
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.gather.batch.BatchBuffer;
+import io.sluice.core.gather.batch.BatchPool;
+import io.sluice.core.gather.batch.Destination;
+import io.sluice.core.gather.sink.SinkException;
+import io.sluice.core.gather.sink.SinkSpec;
+import io.sluice.core.gather.split.GatherSpec;
+import io.sluice.core.gather.split.Split;
+import io.sluice.core.source.KafkaSource;
+import io.sluice.core.stage.Downstream;
+import io.sluice.core.stage.PipelineControl;
+import io.sluice.core.stage.PipelineStats;
+import io.sluice.core.stage.StageLayouts;
+import io.sluice.core.stage.TopicRegistry;
+import io.sluice.ringbuffers.OverflowPool;
+import io.sluice.ringbuffers.RecordEvent;
+import io.sluice.ringbuffers.RecordRing;
+import io.sluice.tuning.CpuAffinity;
+import io.sluice.tuning.Layout;
+import io.sluice.tuning.StagePlan;
+import io.sluice.tuning.StageThread;
+import io.sluice.tuning.WaitKind;
+import io.sluice.tuning.WaitStrategies;
+
+/**
+ * One gather pipeline: Kafka source thread → ingest ring → route stage thread (decode, classify, encode, seal) →
+ * per-shard insert worker threads → ack trackers → the source commits watermarks. Built from a {@link GatherSpec}
+ * (a {@code [[sinks]]} table, or an embedding application's split).
+ *
+ * <p>Lifecycle: {@link #start()} checks every sink is reachable, resolves literal destinations (so a missing table
+ * is reported before anything is consumed), then starts the threads; {@link #requestStop()} drains and commits;
+ * {@link #awaitTermination(long)} returns once every thread has ended. Thread-safe for these calls.
+ *
+ * @param <T> the record view type of the split
+ */
+public final class GatherPipeline<T>
+{
+    private static final Logger LOG = LoggerFactory.getLogger(GatherPipeline.class);
+
+    /** Options of a run that are not part of the configuration file. */
+    public record RunOptions(boolean untilCaughtUp)
+    {
+    }
+
+    private final SluiceConfig config;
+    private final GatherSpec<T> spec;
+    private final SinkDriver driver;
+    private final RunOptions options;
+    private final PipelineControl control = new PipelineControl();
+    private final PipelineStats stats = new PipelineStats();
+    private final TopicRegistry topics = new TopicRegistry();
+    private final PartitionTrackers trackers;
+    private final List<Thread> threads = new ArrayList<>();
+    private final List<InsertWorker> workers = new ArrayList<>();
+    private final List<BatchPool> pools = new ArrayList<>();
+    private final DestinationResolver resolver = new DestinationResolver();
+
+    private RecordRing ring;
+    private Layout layout;
+    private RouteStage<T> route;
+    private BatchEventProcessor<RecordEvent> routeProcessor;
+    private EventPoller<RecordEvent> poller;
+    private EventPoller.Handler<RecordEvent> pollHandler;
+    private Sequence routeSequence;
+    private KafkaSource source;
+    private Thread sourceThread;
+    private long startNanos;
+
+    /**
+     * @param config  the whole configuration (engine, checkpoint, tuning, kafka)
+     * @param spec    what this pipeline runs
+     * @param driver  the destination system's driver
+     * @param options run options
+     */
+    public GatherPipeline(final SluiceConfig config, final GatherSpec<T> spec, final SinkDriver driver,
+        final RunOptions options)
+    {
+        this.config = config;
+        this.spec = spec;
+        this.driver = driver;
+        this.options = options;
+        this.trackers = new PartitionTrackers(config.engine().ackWindow());
+    }
+
+    /** @return the pipeline's name */
+    public String name()
+    {
+        return spec.name();
+    }
+
+    /**
+     * Builds and starts the pipeline.
+     *
+     * @throws SinkException when a destination is unreachable or a literal destination cannot be used
+     */
+    public void start() throws SinkException
+    {
+        final SluiceConfig.Engine e = config.engine();
+        layout = StageLayouts.layout(config);
+        final StagePlan plan = StageLayouts.plan(config);
+        final StageThread sourceThreadPlan = plan.threadOf(StagePlan.SOURCE);
+        final StageThread routeThreadPlan = layout == Layout.FUSED ? sourceThreadPlan : plan.threadOf(StagePlan.ROUTE);
+        final StageThread sinkThreadPlan = plan.threadOf(StagePlan.SINK);
+        final WaitKind routeWait = routeThreadPlan.waitKind();
+        final WaitKind sinkWait = sinkThreadPlan.waitKind();
+
+        // sinks: reachability, catalogs, and insert workers per distinct shard (shared by sinks with the same endpoints)
+        final Set<List<List<String>>> checked = new HashSet<>();
+        final Map<String, DestinationResolver.SinkTarget> targets = new LinkedHashMap<>();
+        final Map<List<String>, InsertWorker[]> workersByShard = new LinkedHashMap<>();
+        final Map<String, InsertWorker[][]> workersBySink = new LinkedHashMap<>();
+        for (final SinkSpec s : spec.sinks().values())
+        {
+            if (checked.add(s.shards()))
+            {
+                driver.checkReachable(s);
+            }
+            targets.put(s.name(), new DestinationResolver.SinkTarget(s, driver.catalog(s)));
+            final InsertWorker[][] byShard = new InsertWorker[s.shards().size()][];
+            for (int shard = 0; shard < byShard.length; shard++)
+            {
+                final int shardIndex = shard;
+                byShard[shard] = workersByShard.computeIfAbsent(s.shards().get(shard), endpoints ->
+                {
+                    final InsertWorker[] ws = new InsertWorker[s.connection().insertWorkers()];
+                    for (int w = 0; w < ws.length; w++)
+                    {
+                        ws[w] = new InsertWorker(spec.name() + "/shard-" + workersByShard.size() + "-" + w,
+                            e.queueDepth(),
+                            driver.writer(s, shardIndex), trackers, stats,
+                            new CircuitBreaker(s.connection().breakerFailures(),
+                                TimeUnit.MILLISECONDS.toNanos(s.connection().breakerOpenMs())),
+                            WaitStrategies.idleStrategy(sinkWait),
+                            s.connection().retryBackoffMs(), s.connection().retryBackoffMaxMs());
+                        workers.add(ws[w]);
+                    }
+                    return ws;
+                });
+            }
+            workersBySink.put(s.name(), byShard);
+        }
+
+        final SinkSpec firstSink = spec.sinks().values().iterator().next();
+        final List<Split.Branch<?>> branches = spec.split().branches();
+        final List<DestinationResolver.SinkTarget> branchSinks = new ArrayList<>();
+        final List<InsertWorker[][]> branchWorkers = new ArrayList<>();
+        long minLingerMs = Long.MAX_VALUE;
+        for (final Split.Branch<?> b : branches)
+        {
+            branchSinks.add(targets.get(b.sink()));
+            final InsertWorker[][] w = workersBySink.get(b.sink());
+            branchWorkers.add(w);
+            int perBranchWorkers = 0;
+            for (final InsertWorker[] shard : w)
+            {
+                perBranchWorkers += shard.length;
+            }
+            pools.add(new BatchPool(perBranchWorkers * (e.queueDepth() + 1) + w.length + 4,
+                Math.min(b.chunk().maxBytes() + 4096, 1 << 20), Math.min(b.chunk().maxRows(), 1024)));
+            minLingerMs = Math.min(minLingerMs, b.chunk().lingerMs());
+        }
+
+        final long timeoutNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(1, Math.min(100, minLingerMs / 4)));
+        final WaitStrategy waitStrategy = WaitStrategies.forStage(routeWait, timeoutNanos);
+        ring = new RecordRing(e.ringSize(), e.slotBytes(), waitStrategy);
+        final OverflowPool overflow = new OverflowPool(e.overflowBuffers(),
+            Math.min(e.maxRecordBytes(), e.slotBytes() * 4),
+            e.maxRecordBytes());
+        final RouteStage<T> route = new RouteStage<>(spec.name(), spec.decoder(), spec.split(), spec.onError(),
+            branchSinks,
+            branchWorkers, pools, resolver, trackers, topics, overflow, control, stats);
+        final String problem = route.resolveLiteralDestinations();
+        if (problem != null)
+        {
+            throw new SinkException(problem, false, 0, null);
+        }
+
+        final RingBuffer<RecordEvent> rb = ring.ringBuffer();
+        this.route = route;
+        if (layout == Layout.FUSED)
+        {
+            poller = rb.newPoller();
+            rb.addGatingSequences(poller.getSequence());
+            routeSequence = poller.getSequence();
+        }
+        else
+        {
+            routeProcessor = new BatchEventProcessorBuilder().build(rb, rb.newBarrier(), route);
+            rb.addGatingSequences(routeProcessor.getSequence());
+            routeSequence = routeProcessor.getSequence();
+        }
+
+        source = new KafkaSource(new KafkaSource.Settings(
+            spec.name(),
+            config.kafka().bootstrapServers(),
+            spec.groupId(),
+            spec.pattern(),
+            spec.topics(),
+            spec.autoOffsetReset(),
+            spec.topicRefreshMs(),
+            config.kafka().consumer(),
+            config.checkpoint().commitIntervalMs(),
+            config.checkpoint().stalledFailAfterMs(),
+            config.checkpoint().drainTimeoutMs(),
+            e.maxRecordBytes(),
+            false,
+            options.untilCaughtUp(),
+            Math.max(5, Math.min(100, minLingerMs / 2))), rb, overflow, trackers, topics, control, stats,
+            new GatherDownstream())
+            // a batch that failed for good (a dropped table, a server-side type error) is read again from the watermark,
+            // with backoff, until it is written or checkpoint.stalled_fail_after_ms ends the run
+            .rereadOnFailure(firstSink.connection().retryBackoffMs(), firstSink.connection().retryBackoffMaxMs());
+
+        long poolBytes = 0;
+        for (final Split.Branch<?> b : branches)
+        {
+            poolBytes += pools.get(b.index()).maxBuffers() * b.chunk().maxBytes();
+        }
+        LOG.info("{}: {} branches, {} insert workers over {} shard(s); memory bound: ring {} slots x {} B = {} MiB "
+            + "off-heap, overflow up to {} x {} B, ack window {} offsets ({} KiB per partition), batch buffers up to "
+            + "{} MiB; layout {}: {}",
+            spec.name(), branches.size(), workers.size(), workersByShard.size(), e.ringSize(), e.slotBytes(),
+            ring.capacityBytes() >> 20, e.overflowBuffers(), e.maxRecordBytes(), e.ackWindow(),
+            e.ackWindow() / 8 / 1024,
+            poolBytes >> 20, layout.configName(), plan.describe());
+
+        startNanos = System.nanoTime();
+        for (final InsertWorker w : workers)
+        {
+            startThread(w.name(), sinkThreadPlan.cpu(), w);
+        }
+        if (routeProcessor != null)
+        {
+            startThread(spec.name() + "-route", routeThreadPlan.cpu(), routeProcessor);
+        }
+        sourceThread = startThread(spec.name() + "-source", sourceThreadPlan.cpu(), source);
+    }
+
+    private Thread startThread(final String name, final int cpu, final Runnable r)
+    {
+        final ThreadFactory f = CpuAffinity.threadFactory(name.replace('/', '-'), cpu);
+        final Thread t = f.newThread(r);
+        threads.add(t);
+        t.start();
+        return t;
+    }
+
+    /** Asks for a graceful stop: drain what is in flight, commit what is acknowledged. */
+    public void requestStop()
+    {
+        control.requestStop();
+    }
+
+    /**
+     * Waits until the pipeline has stopped.
+     *
+     * @param timeoutMs longest wait, ms
+     * @return true when every thread ended
+     */
+    public boolean awaitTermination(final long timeoutMs) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        if (sourceThread == null)
+        {
+            return true;
+        }
+        // the source ends first (after draining and committing); then the route stage and workers are stopped
+        sourceThread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+        if (sourceThread.isAlive())
+        {
+            return false;
+        }
+        if (routeProcessor != null)
+        {
+            routeProcessor.halt();
+        }
+        for (final InsertWorker w : workers)
+        {
+            w.stop();
+        }
+        for (final Thread t : threads)
+        {
+            t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            if (t.isAlive())
+            {
+                return false;
+            }
+        }
+        for (final BatchPool p : pools)
+        {
+            p.close();
+        }
+        return true;
+    }
+
+    /** @return whether the source thread has ended (the pipeline is stopping or stopped) */
+    public boolean sourceFinished()
+    {
+        return source == null || source.finished();
+    }
+
+    /** @return the run state */
+    public PipelineControl control()
+    {
+        return control;
+    }
+
+    /** @return the counters */
+    public PipelineStats stats()
+    {
+        return stats;
+    }
+
+    /** @return destinations resolved so far */
+    public List<Destination> destinations()
+    {
+        return resolver.destinations();
+    }
+
+    /** @return the partition trackers */
+    public PartitionTrackers trackers()
+    {
+        return trackers;
+    }
+
+    /** @return the insert workers */
+    public List<InsertWorker> workers()
+    {
+        return List.copyOf(workers);
+    }
+
+    /**
+     * Says what holds a partition's watermark back: the destination whose open, queued or in-flight batch carries the
+     * partition's oldest unacknowledged offset, the failure that stopped it, or the route stage (not routed yet).
+     * Diagnostic: reads other threads' state without locking, so the answer may be a moment stale.
+     *
+     * @param trackerId a tracker id
+     * @return a short description, or {@code null} when nothing is in flight
+     */
+    public String watermarkHolder(final int trackerId)
+    {
+        final AckTracker t = trackers.get(trackerId);
+        final long pending = t.pendingOldestOffset();
+        if (pending < 0)
+        {
+            return null;
+        }
+        if (t.failed() && t.failedOffset() == pending)
+        {
+            return "failed: " + t.failureReason();
+        }
+        for (final BatchPool pool : pools)
+        {
+            for (final BatchBuffer b : pool.buffers())
+            {
+                final Destination d = b.destination();
+                if (d != null && b.firstOffsetOf(trackerId) == pending)
+                {
+                    return d.toString();
+                }
+            }
+        }
+        return "route stage";
+    }
+
+    /** @return nanoseconds since start */
+    public long elapsedNanos()
+    {
+        return System.nanoTime() - startNanos;
+    }
+
+    /** @return true when the run stopped because it caught up ({@code --until-caught-up}) */
+    public boolean caughtUp()
+    {
+        return source != null && source.caughtUp();
+    }
+
+    private final class GatherDownstream implements Downstream
+    {
+        @Override
+        public void pump()
+        {
+            if (poller == null)
+            {
+                return;
+            }
+            if (pollHandler == null)
+            {
+                pollHandler = (event, sequence, endOfBatch) ->
+                {
+                    route.onEvent(event, sequence, endOfBatch);
+                    return true;
+                };
+            }
+            try
+            {
+                route.onBatchStart(0, 0);
+                if (poller.poll(pollHandler) != EventPoller.PollState.PROCESSING)
+                {
+                    route.onTimeout(-1);
+                }
+            }
+            catch (final RuntimeException ex)
+            {
+                throw ex;
+            }
+            catch (final Exception ex)
+            {
+                throw new IllegalStateException("route stage failed", ex);
+            }
+        }
+
+        @Override
+        public boolean idle()
+        {
+            if (routeSequence.get() != ring.ringBuffer().getCursor())
+            {
+                return false;
+            }
+            for (final InsertWorker w : workers)
+            {
+                if (!w.idle())
+                {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        @Override
+        public void abandon()
+        {
+            for (final InsertWorker w : workers)
+            {
+                w.abandon();
+            }
+        }
+
+        @Override
+        public String describeStall()
+        {
+            final StringBuilder sb = new StringBuilder();
+            for (final InsertWorker w : workers)
+            {
+                final String err = w.lastError();
+                if (err == null && w.queued() == 0 && w.inFlightSinceNanos() == 0)
+                {
+                    continue;
+                }
+                sb.append(w.describe()).append(": ").append(w.queued()).append(" batches queued, breaker ")
+                    .append(CircuitBreaker.name(w.breaker().state()));
+                if (err != null)
+                {
+                    sb.append(", last error: ").append(err);
+                }
+                sb.append("; ");
+            }
+            return sb.toString();
+        }
+    }
+}

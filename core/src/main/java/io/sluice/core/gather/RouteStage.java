@@ -1,0 +1,581 @@
+package io.sluice.core.gather;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import com.lmax.disruptor.EventHandler;
+
+import net.openhft.chronicle.bytes.Bytes;
+
+import io.sluice.core.ack.AckTracker;
+import io.sluice.core.ack.PartitionTrackers;
+import io.sluice.core.config.ErrorPolicy;
+import io.sluice.core.gather.batch.BatchBuffer;
+import io.sluice.core.gather.batch.BatchPool;
+import io.sluice.core.gather.batch.Destination;
+import io.sluice.core.gather.split.BranchHandle;
+import io.sluice.core.gather.split.Emitter;
+import io.sluice.core.gather.split.RecordDecoder;
+import io.sluice.core.gather.split.RowEncoder;
+import io.sluice.core.gather.split.ShardRouter;
+import io.sluice.core.gather.split.Split;
+import io.sluice.core.gather.split.SplitClassifier;
+import io.sluice.core.stage.PipelineControl;
+import io.sluice.core.stage.PipelineStats;
+import io.sluice.core.stage.TopicRegistry;
+import io.sluice.ringbuffers.OverflowPool;
+import io.sluice.ringbuffers.RecordEvent;
+
+/**
+ * The route stage of a gather pipeline (one Disruptor event handler on the ingest ring): per record, the decoder
+ * builds the view once (for JSON: one pass of path extraction), the split's classifier emits it to one branch (or
+ * none: the unmatched policy applies), the branch's destination is looked up by topic (resolved once per topic), the
+ * shard router picks the shard, the row is encoded straight into the open batch of (destination, shard), and the
+ * sealer hands a batch to its insert worker on {@code max_rows}, {@code max_bytes} or {@code linger_ms}.
+ *
+ * <p>Dispatch is O(1): the handle carries the branch index; destinations are cached in arrays indexed by topic id.
+ * Nothing here allocates per record in steady state.
+ *
+ * <p>Errors: a record that cannot be written (malformed JSON, a null value, a value that does not convert to its
+ * column type, a record above {@code max_record_bytes}, a topic whose destination cannot be resolved) follows the
+ * {@code on_error} policy; a record no branch takes follows the split's unmatched policy. {@code fail} marks the
+ * record failed in its partition's tracker (so nothing is committed past it) and stops the pipeline naming topic,
+ * partition and offset, and column, path and type where they apply; {@code skip} counts and acknowledges it.
+ *
+ * <p>Thread-safety: runs on one thread; not thread-safe.
+ *
+ * @param <T> the record view type
+ */
+public final class RouteStage<T> implements EventHandler<RecordEvent>
+{
+    private static final Logger LOG = LoggerFactory.getLogger(RouteStage.class);
+
+    /** One branch at run time. */
+    private static final class Branch
+    {
+        final int index;
+        final String name;
+        final RowEncoder<?> encoder;
+        final ShardRouter<Object> router;
+        final DestinationResolver.SinkTarget sink;
+        final InsertWorker[][] workers;
+        final int shards;
+        final int maxRows;
+        final long maxBytes;
+        final long lingerNanos;
+        final BatchPool pool;
+        Destination[] byTopic = new Destination[16];
+        String[] errorByTopic = new String[16];
+        long[] errorUntilNanos = new long[16];
+
+        @SuppressWarnings("unchecked")
+        Branch(final Split.Branch<?> b, final DestinationResolver.SinkTarget sink, final InsertWorker[][] workers,
+            final BatchPool pool)
+        {
+            this.index = b.index();
+            this.name = b.name();
+            this.encoder = b.encoder();
+            this.router = (ShardRouter<Object>)b.router();
+            this.sink = sink;
+            this.workers = workers;
+            this.shards = workers.length;
+            this.maxRows = b.chunk().maxRows();
+            this.maxBytes = b.chunk().maxBytes();
+            this.lingerNanos = TimeUnit.MILLISECONDS.toNanos(b.chunk().lingerMs());
+            this.pool = pool;
+        }
+    }
+
+    private final String pipeline;
+    private final RecordDecoder<T> decoder;
+    private final SplitClassifier<T> classifier;
+    private final Branch[] branches;
+    private final DestinationResolver resolver;
+    private final PartitionTrackers trackers;
+    private final TopicRegistry topics;
+    private final OverflowPool overflow;
+    private final PipelineControl control;
+    private final PipelineStats stats;
+    private final ErrorPolicy unmatched;
+    private final ErrorPolicy onError;
+    private final RowEmitter emitter = new RowEmitter();
+
+    private BatchBuffer[][] open = new BatchBuffer[16][];
+    private long nextDeadlineNanos = Long.MAX_VALUE;
+    private long nowNanos;
+    private volatile long lastFlushToken;
+    private long errorsLogged;
+
+    /**
+     * @param pipeline   pipeline name
+     * @param decoder    record → view
+     * @param split      the split
+     * @param onError    record error policy
+     * @param sinks      per branch, the sink it writes to
+     * @param workers    per branch, its sink's insert workers by shard
+     * @param pools      per branch, its batch pool
+     * @param resolver   resolves destinations
+     * @param trackers   the pipeline's ack trackers
+     * @param topics     the pipeline's topic registry
+     * @param overflow   where overflow buffers go back
+     * @param control    the pipeline's run state
+     * @param stats      the pipeline's counters
+     */
+    public RouteStage(final String pipeline, final RecordDecoder<T> decoder, final Split<T> split,
+        final ErrorPolicy onError,
+        final List<DestinationResolver.SinkTarget> sinks, final List<InsertWorker[][]> workers,
+        final List<BatchPool> pools,
+        final DestinationResolver resolver, final PartitionTrackers trackers, final TopicRegistry topics,
+        final OverflowPool overflow, final PipelineControl control, final PipelineStats stats)
+    {
+        this.pipeline = pipeline;
+        this.decoder = decoder;
+        this.classifier = split.classifier();
+        final List<Split.Branch<?>> bs = split.branches();
+        this.branches = new Branch[bs.size()];
+        for (int i = 0; i < branches.length; i++)
+        {
+            branches[i] = new Branch(bs.get(i), sinks.get(i), workers.get(i), pools.get(i));
+        }
+        this.resolver = resolver;
+        this.trackers = trackers;
+        this.topics = topics;
+        this.overflow = overflow;
+        this.control = control;
+        this.stats = stats;
+        this.unmatched = split.unmatched();
+        this.onError = onError;
+    }
+
+    /**
+     * Resolves every branch whose sink's database and table are literals, before any record flows, so a missing
+     * table or a column the encoder cannot write is reported at start (called before the stage runs).
+     *
+     * @return {@code null} when all resolved, else the first problem
+     */
+    public String resolveLiteralDestinations()
+    {
+        for (final Branch b : branches)
+        {
+            if (b.sink.isLiteral())
+            {
+                final DestinationResolver.Result r = resolver.resolve(b.index, b.name, b.encoder, b.sink, "");
+                if (r.destination() == null)
+                {
+                    return r.error();
+                }
+            }
+        }
+        return null;
+    }
+
+    /** @return the token of the last flush control event this stage completed */
+    public long lastFlushToken()
+    {
+        return lastFlushToken;
+    }
+
+    @Override
+    public void onBatchStart(final long batchSize, final long queueDepth)
+    {
+        nowNanos = System.nanoTime();
+    }
+
+    @Override
+    public void onEvent(final RecordEvent event, final long sequence, final boolean endOfBatch)
+    {
+        switch (event.kind())
+        {
+            case RecordEvent.KIND_RECORD :
+                if ((event.offset() & 7) == 0)
+                {
+                    // one record in eight: the histogram stays representative and costs an eighth
+                    stats.ringHopNanos.record(nowNanos - event.publishNanos());
+                }
+                try
+                {
+                    route(event);
+                }
+                finally
+                {
+                    overflow.release(event.takeOverflow());
+                }
+                break;
+            case RecordEvent.KIND_FLUSH :
+                sealAll(stats.sealedByFlush);
+                lastFlushToken = event.controlToken();
+                break;
+            default :
+                break;
+        }
+        if (endOfBatch && nowNanos - nextDeadlineNanos >= 0)
+        {
+            sealExpired(System.nanoTime());
+        }
+    }
+
+    @Override
+    public void onTimeout(final long sequence)
+    {
+        final long now = System.nanoTime();
+        nowNanos = now;
+        if (now - nextDeadlineNanos >= 0)
+        {
+            sealExpired(now);
+        }
+    }
+
+    private void route(final RecordEvent event)
+    {
+        if (event.tooLargeBytes() > 0)
+        {
+            recordError(event, "record of " + event.tooLargeBytes() + " bytes exceeds engine.max_record_bytes", onError,
+                stats.droppedInvalid);
+            return;
+        }
+        if (event.valueLength() < 0)
+        {
+            recordError(event, "record value is null (a tombstone); there is nothing to write", onError,
+                stats.droppedInvalid);
+            return;
+        }
+        final T view = decoder.decode(event);
+        if (view == null)
+        {
+            recordError(event, decoder.error(), onError, stats.droppedInvalid);
+            return;
+        }
+        final RowEmitter e = emitter;
+        e.begin(event);
+        try
+        {
+            classifier.route(view, e);
+        }
+        catch (final RuntimeException ex)
+        {
+            if (!e.settled)
+            {
+                e.settled = true;
+                recordError(event, "the classifier failed: " + ex, onError, stats.droppedInvalid);
+            }
+            LOG.error("{}: classifier failed on {}", pipeline, where(event), ex);
+            return;
+        }
+        if (!e.settled)
+        {
+            recordError(event,
+                "no branch matches the record (unmatched = " + unmatched.name().toLowerCase(Locale.ROOT) + ")",
+                unmatched, stats.droppedUnrouted);
+        }
+    }
+
+    /** The emitter handed to the classifier; one per stage, reset per record. */
+    private final class RowEmitter implements Emitter
+    {
+        RecordEvent event;
+        boolean settled;
+
+        void begin(final RecordEvent e)
+        {
+            event = e;
+            settled = false;
+        }
+
+        @Override
+        public <R> void emit(final BranchHandle<R> handle, final R row)
+        {
+            final RecordEvent ev = event;
+            if (settled)
+            {
+                LOG.error("{}: {} emitted to a second branch ({}); a record goes to exactly one branch", pipeline,
+                    where(ev), handle);
+                return;
+            }
+            settled = true;
+            final Branch branch = branches[handle.index()];
+            final Destination dest = destinationFor(branch, ev);
+            if (dest == null)
+            {
+                return;
+            }
+            final int shard = branch.shards == 1 ? 0 : branch.router.shard(row, branch.shards);
+            final BatchBuffer batch = openBatch(branch, dest, shard);
+            final Bytes<Void> rows = batch.rows();
+            final long start = rows.writePosition();
+            @SuppressWarnings("unchecked")
+            final RowEncoder.Bound<R> encoder = (RowEncoder.Bound<R>)dest.encoder();
+            final String error = encoder.encode(row, rows);
+            if (error != null)
+            {
+                rows.writePosition(start);
+                recordError(ev, error + " (table " + dest + ")", onError, stats.droppedInvalid);
+                if (batch.rowCount() == 0)
+                {
+                    closeEmpty(batch);
+                }
+                return;
+            }
+            batch.addRow(ev.trackerId(), ev.trackerGeneration(), ev.offset(), ev.timestampMs());
+            stats.recordsRouted.lazySet(stats.recordsRouted.get() + 1);
+            if (batch.rowCount() >= branch.maxRows)
+            {
+                seal(batch, stats.sealedByRows);
+            }
+            else if (rows.writePosition() >= branch.maxBytes)
+            {
+                seal(batch, stats.sealedByBytes);
+            }
+        }
+    }
+
+    /**
+     * The destination of a record's topic in a branch, resolved once per topic. When there is none (a missing table
+     * without creation, a topic with too few segments for the template, a column the encoder cannot write), the record
+     * is not a bad record: its partition stops at it (the offset fails, nothing is committed past it, the source
+     * re-reads it with backoff) whatever {@code on_error} says, and the reason is logged once per topic; after
+     * {@code checkpoint.stalled_fail_after_ms} the run ends naming it. The failed resolution is remembered for one
+     * second, then tried again, so creating the table (or fixing the topic) lets the partition continue.
+     */
+    private Destination destinationFor(final Branch branch, final RecordEvent event)
+    {
+        final int topicId = event.topicId();
+        if (topicId >= branch.byTopic.length)
+        {
+            final int n = Math.max(topicId + 1, branch.byTopic.length * 2);
+            branch.byTopic = Arrays.copyOf(branch.byTopic, n);
+            branch.errorByTopic = Arrays.copyOf(branch.errorByTopic, n);
+            branch.errorUntilNanos = Arrays.copyOf(branch.errorUntilNanos, n);
+        }
+        final Destination cached = branch.byTopic[topicId];
+        if (cached != null)
+        {
+            return cached;
+        }
+        String error = branch.errorByTopic[topicId];
+        if (error != null && nowNanos - branch.errorUntilNanos[topicId] >= 0)
+        {
+            error = null; // try again: the table may exist by now
+        }
+        if (error == null)
+        {
+            long waitMs = 100;
+            while (true)
+            {
+                final DestinationResolver.Result r = resolver.resolve(branch.index, branch.name, branch.encoder,
+                    branch.sink,
+                    topics.name(topicId));
+                if (r.destination() != null)
+                {
+                    branch.byTopic[topicId] = r.destination();
+                    if (branch.errorByTopic[topicId] != null)
+                    {
+                        LOG.info("{}: topic {} resolves now (branch {}): {}", pipeline, topics.name(topicId),
+                            branch.name,
+                            r.destination());
+                        branch.errorByTopic[topicId] = null;
+                    }
+                    if (r.destination().id() >= open.length)
+                    {
+                        open = Arrays.copyOf(open, Math.max(r.destination().id() + 1, open.length * 2));
+                    }
+                    return r.destination();
+                }
+                if (!r.retriable() || control.stopRequested())
+                {
+                    error = r.error();
+                    if (!error.equals(branch.errorByTopic[topicId]))
+                    {
+                        LOG.error("{}: records of topic {} have no destination in branch {}: {}; their partitions stop "
+                            + "here until it is fixed (checkpoint.stalled_fail_after_ms)", pipeline,
+                            topics.name(topicId),
+                            branch.name, error);
+                    }
+                    branch.errorByTopic[topicId] = error;
+                    branch.errorUntilNanos[topicId] = nowNanos + TimeUnit.SECONDS.toNanos(1);
+                    break;
+                }
+                LOG.warn("{}: cannot resolve the destination of topic {} yet: {} (retrying in {} ms)", pipeline,
+                    topics.name(topicId), r.error(), waitMs);
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(waitMs));
+                waitMs = Math.min(waitMs * 2, 5000);
+            }
+        }
+        trackers.get(event.trackerId()).fail(event.offset(), event.trackerGeneration(), -1,
+            where(event) + ": " + error);
+        return null;
+    }
+
+    private BatchBuffer openBatch(final Branch branch, final Destination dest, final int shard)
+    {
+        BatchBuffer[] perShard = open[dest.id()];
+        if (perShard == null)
+        {
+            perShard = new BatchBuffer[branch.shards];
+            open[dest.id()] = perShard;
+        }
+        BatchBuffer batch = perShard[shard];
+        if (batch != null)
+        {
+            return batch;
+        }
+        while ((batch = branch.pool.tryAcquire()) == null)
+        {
+            // every buffer of this branch is open, queued or being inserted: seal the oldest open one (it comes back
+            // once written), then wait for a worker to give a buffer back
+            sealOldestOpen(branch);
+            waitForWorker();
+        }
+        batch.open(dest, shard, nowNanos);
+        perShard[shard] = batch;
+        final long deadline = nowNanos + branch.lingerNanos;
+        if (deadline - nextDeadlineNanos < 0)
+        {
+            nextDeadlineNanos = deadline;
+        }
+        return batch;
+    }
+
+    private void waitForWorker()
+    {
+        LockSupport.parkNanos(50_000);
+        nowNanos = System.nanoTime();
+    }
+
+    private void sealOldestOpen(final Branch branch)
+    {
+        BatchBuffer oldest = null;
+        for (final BatchBuffer[] perShard : open)
+        {
+            if (perShard == null)
+            {
+                continue;
+            }
+            for (final BatchBuffer b : perShard)
+            {
+                if (b != null && b.destination().branch() == branch.index && b.rowCount() > 0
+                    && (oldest == null || b.openedNanos() - oldest.openedNanos() < 0))
+                {
+                    oldest = b;
+                }
+            }
+        }
+        if (oldest != null)
+        {
+            seal(oldest, stats.sealedByPool);
+        }
+    }
+
+    private void closeEmpty(final BatchBuffer batch)
+    {
+        open[batch.destination().id()][batch.shard()] = null;
+        batch.release();
+    }
+
+    private void seal(final BatchBuffer batch, final AtomicLong reason)
+    {
+        open[batch.destination().id()][batch.shard()] = null;
+        if (batch.rowCount() == 0)
+        {
+            batch.release();
+            return;
+        }
+        final InsertWorker[] shardWorkers = branches[batch.destination().branch()].workers[batch.shard()];
+        final InsertWorker worker = shardWorkers[batch.destination().id() % shardWorkers.length];
+        batch.sealedNanos(System.nanoTime());
+        while (!worker.offer(batch))
+        {
+            if (worker.finished())
+            {
+                // the worker stopped (shutdown abandoned it): the rows stay unacknowledged and are re-read later
+                batch.release();
+                return;
+            }
+            waitForWorker();
+        }
+        reason.lazySet(reason.get() + 1);
+    }
+
+    private void sealAll(final AtomicLong reason)
+    {
+        for (final BatchBuffer[] perShard : open)
+        {
+            if (perShard == null)
+            {
+                continue;
+            }
+            for (final BatchBuffer b : perShard)
+            {
+                if (b != null)
+                {
+                    seal(b, reason);
+                }
+            }
+        }
+        nextDeadlineNanos = Long.MAX_VALUE;
+    }
+
+    private void sealExpired(final long now)
+    {
+        long next = Long.MAX_VALUE;
+        for (final BatchBuffer[] perShard : open)
+        {
+            if (perShard == null)
+            {
+                continue;
+            }
+            for (final BatchBuffer b : perShard)
+            {
+                if (b == null)
+                {
+                    continue;
+                }
+                final long deadline = b.openedNanos() + branches[b.destination().branch()].lingerNanos;
+                if (now - deadline >= 0)
+                {
+                    seal(b, stats.sealedByLinger);
+                }
+                else if (deadline - next < 0)
+                {
+                    next = deadline;
+                }
+            }
+        }
+        nextDeadlineNanos = next;
+    }
+
+    private String where(final RecordEvent event)
+    {
+        return "record " + topics.name(event.topicId()) + "-" + event.partition() + "@" + event.offset();
+    }
+
+    private void recordError(final RecordEvent event, final String what, final ErrorPolicy policy,
+        final AtomicLong dropped)
+    {
+        final AckTracker tracker = trackers.get(event.trackerId());
+        if (policy == ErrorPolicy.SKIP)
+        {
+            dropped.lazySet(dropped.get() + 1);
+            tracker.ack(event.offset(), event.trackerGeneration());
+            if (errorsLogged++ < 10 || errorsLogged % 10_000 == 0)
+            {
+                LOG.warn("{}: skipped {}: {} (skipped so far: {})", pipeline, where(event), what, dropped.get());
+            }
+            return;
+        }
+        final String reason = where(event) + ": " + what;
+        if (!control.failed())
+        {
+            LOG.error("{}: {}; stopping (nothing is committed past offset {})", pipeline, reason, event.offset());
+        }
+        // the pipeline fails first, so that the source, seeing the nack, knows not to announce a re-read
+        control.fail(reason);
+        tracker.fail(event.offset(), event.trackerGeneration(), -1, reason);
+    }
+}

@@ -1,0 +1,227 @@
+package io.sluice.core.gather.batch;
+
+import java.util.Arrays;
+
+import net.openhft.chronicle.bytes.Bytes;
+
+/**
+ * A batch of encoded rows for one (destination, shard), plus the coordinates of the records they came from so the
+ * insert worker can acknowledge exactly those offsets once the destination has durably written them.
+ *
+ * <p>Rows are written into an elastic off-heap chronicle-bytes buffer in the destination's row format (RowBinary for
+ * ClickHouse). The row-coordinate arrays grow by doubling up to {@code maxRows} and keep their capacity, so a recycled
+ * buffer allocates nothing in steady state.
+ *
+ * <p>Ownership moves, it is never shared: the route stage owns an open batch; sealing hands it to a shard's insert
+ * worker through a queue (which publishes the writes); the worker returns it to its pool after acknowledging.
+ */
+public final class BatchBuffer
+{
+    private final Bytes<Void> rows;
+    private long[] offsets;
+    private long[] timestampsMs;
+    private int[] trackerIds;
+    private int[] generations;
+    private int rowCount;
+    private long openedNanos;
+    private long sealedNanos;
+    private volatile Destination destination;
+    private long[] firstOffsetByTracker = new long[16];
+    private int[] stampByTracker = new int[16];
+    private int stamp;
+    private int shard;
+    private final BatchPool pool;
+
+    /**
+     * @param initialBytes initial capacity of the row buffer, in bytes (it grows on demand)
+     * @param initialRows  initial capacity of the coordinate arrays, in rows (they grow on demand)
+     * @param pool         the pool this buffer returns to
+     */
+    BatchBuffer(final long initialBytes, final int initialRows, final BatchPool pool)
+    {
+        this.rows = Bytes.allocateElasticDirect(initialBytes);
+        this.rows.singleThreadedCheckDisabled(true);
+        final int n = Math.max(16, initialRows);
+        this.offsets = new long[n];
+        this.timestampsMs = new long[n];
+        this.trackerIds = new int[n];
+        this.generations = new int[n];
+        this.pool = pool;
+    }
+
+    /**
+     * Starts a new batch (route stage).
+     *
+     * @param destination where its rows go
+     * @param shard       0-based shard
+     * @param nowNanos    {@link System#nanoTime()} now: the linger deadline counts from here
+     */
+    public void open(final Destination destination, final int shard, final long nowNanos)
+    {
+        this.destination = destination;
+        this.shard = shard;
+        this.openedNanos = nowNanos;
+        this.rowCount = 0;
+        this.rows.clear();
+        this.stamp++;
+    }
+
+    /** @return the row buffer; encoders append one row at its write position */
+    public Bytes<Void> rows()
+    {
+        return rows;
+    }
+
+    /**
+     * Records that the row just encoded came from this record (route stage). Grows the arrays when needed.
+     *
+     * @param trackerId   the partition's ack tracker id
+     * @param generation  tracker generation of the record
+     * @param offset      Kafka offset
+     * @param timestampMs Kafka record timestamp, epoch ms (for end-to-end latency)
+     */
+    public void addRow(final int trackerId, final int generation, final long offset, final long timestampMs)
+    {
+        final int i = rowCount;
+        if (i == offsets.length)
+        {
+            grow();
+        }
+        trackerIds[i] = trackerId;
+        generations[i] = generation;
+        offsets[i] = offset;
+        timestampsMs[i] = timestampMs;
+        rowCount = i + 1;
+        if (trackerId >= stampByTracker.length)
+        {
+            final int n = Math.max(trackerId + 1, stampByTracker.length * 2);
+            stampByTracker = Arrays.copyOf(stampByTracker, n);
+            firstOffsetByTracker = Arrays.copyOf(firstOffsetByTracker, n);
+        }
+        if (stampByTracker[trackerId] != stamp)
+        {
+            stampByTracker[trackerId] = stamp;
+            firstOffsetByTracker[trackerId] = offset;
+        }
+    }
+
+    /**
+     * The lowest offset of a partition in this batch (a partition's offsets arrive in increasing order), for finding
+     * which destination holds a partition's watermark back. Read by the status thread without synchronisation: the
+     * answer may be stale, which is fine for a diagnostic.
+     *
+     * @param trackerId a tracker id
+     * @return the offset, or -1 when the batch holds no row of that partition
+     */
+    public long firstOffsetOf(final int trackerId)
+    {
+        final int[] stamps = stampByTracker;
+        final long[] firsts = firstOffsetByTracker;
+        if (destination == null || trackerId >= stamps.length || trackerId >= firsts.length
+            || stamps[trackerId] != stamp)
+        {
+            return -1;
+        }
+        return firsts[trackerId];
+    }
+
+    /** @return true while the batch is open, queued or being inserted */
+    public boolean inUse()
+    {
+        return destination != null;
+    }
+
+    private void grow()
+    {
+        final int n = offsets.length * 2;
+        offsets = Arrays.copyOf(offsets, n);
+        timestampsMs = Arrays.copyOf(timestampsMs, n);
+        trackerIds = Arrays.copyOf(trackerIds, n);
+        generations = Arrays.copyOf(generations, n);
+    }
+
+    /** Marks the time the batch was sealed, {@link System#nanoTime()} units. */
+    public void sealedNanos(final long nanos)
+    {
+        this.sealedNanos = nanos;
+    }
+
+    /** @return rows in the batch */
+    public int rowCount()
+    {
+        return rowCount;
+    }
+
+    /** @return encoded bytes in the batch */
+    public long byteCount()
+    {
+        return rows.writePosition();
+    }
+
+    /** @return where the rows go */
+    public Destination destination()
+    {
+        return destination;
+    }
+
+    /** @return 0-based shard */
+    public int shard()
+    {
+        return shard;
+    }
+
+    /** @return {@link System#nanoTime()} when the first row was added (when the batch was opened) */
+    public long openedNanos()
+    {
+        return openedNanos;
+    }
+
+    /** @return {@link System#nanoTime()} when sealed */
+    public long sealedNanos()
+    {
+        return sealedNanos;
+    }
+
+    /** @return tracker id of row {@code i} */
+    public int trackerId(final int i)
+    {
+        return trackerIds[i];
+    }
+
+    /** @return tracker generation of row {@code i} */
+    public int generation(final int i)
+    {
+        return generations[i];
+    }
+
+    /** @return Kafka offset of row {@code i} */
+    public long offset(final int i)
+    {
+        return offsets[i];
+    }
+
+    /** @return Kafka timestamp (epoch ms) of row {@code i} */
+    public long timestampMs(final int i)
+    {
+        return timestampsMs[i];
+    }
+
+    /** Returns this buffer to its pool (insert worker, after acknowledging). */
+    public void release()
+    {
+        destination = null;
+        pool.release(this);
+    }
+
+    /** @return bytes of direct memory the row buffer holds now */
+    public long capacityBytes()
+    {
+        return rows.realCapacity();
+    }
+
+    /** Frees the direct memory; the buffer must not be used afterwards. */
+    void free()
+    {
+        rows.releaseLast();
+    }
+}

@@ -1,0 +1,503 @@
+package io.sluice.core.gather.json;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import net.openhft.chronicle.bytes.Bytes;
+
+import io.sluice.codecs.json.JsonCursor;
+import io.sluice.codecs.json.JsonError;
+import io.sluice.codecs.json.JsonKind;
+import io.sluice.codecs.json.JsonPath;
+import io.sluice.codecs.json.JsonPathSet;
+import io.sluice.codecs.json.JsonScanner;
+import io.sluice.codecs.json.JsonStrings;
+import io.sluice.codecs.json.JsonValueView;
+import io.sluice.codecs.rowbinary.ClickHouseType;
+import io.sluice.codecs.rowbinary.ColumnEncoder;
+import io.sluice.codecs.rowbinary.ConversionError;
+import io.sluice.codecs.rowbinary.EncodeScratch;
+import io.sluice.codecs.rowbinary.EncoderOptions;
+import io.sluice.codecs.rowbinary.RowBinary;
+import io.sluice.core.gather.batch.BoundColumn;
+import io.sluice.core.gather.sink.ColumnSpec;
+import io.sluice.core.gather.sink.DestinationCatalog;
+import io.sluice.core.gather.sink.SinkException;
+import io.sluice.core.gather.sink.TableSchema;
+import io.sluice.core.gather.split.RowEncoder;
+import io.sluice.ringbuffers.RecordEvent;
+
+/**
+ * The TOML form's encoder: writes a JSON record as one RowBinary row of its destination table. Binding reads the
+ * table's columns: each insertable column (not MATERIALIZED or ALIAS) takes the JSON value at the path the branch's
+ * {@code columns} maps it to, or at the path of the same name.
+ *
+ * <p>A value that is absent from the record takes, in this order, as ClickHouse does for an omitted column:
+ * <ol>
+ *   <li>the column's DEFAULT: a constant expression is evaluated once by the server at bind time; {@code now()},
+ *       {@code today()}, {@code toDate(now())} and {@code now64([p])} are evaluated here, when the row is encoded
+ *       (the clock of this machine, ms resolution, and the server's time zone for dates), an approximation of the
+ *       server's insert time that is earlier by at most the batch's linger and insert time;</li>
+ *   <li>NULL when the column is Nullable, an empty Array or Map;</li>
+ *   <li>else the record fails, naming column and path.</li>
+ * </ol>
+ * A JSON {@code null} is NULL for a Nullable column; for any other column it fails the record unless
+ * {@code null_as_default} is on, which writes the column's DEFAULT (or the type's zero when it has none).
+ *
+ * <p>Unknown JSON fields are ignored by default. With {@code unknown_fields = "fail"} a record whose top level has a
+ * key that no column reads (by its own name or as the first part of a mapped path) fails, naming the key: the
+ * check walks the record's top-level keys once more after the row is encoded, so it costs a pass over the record
+ * when on and nothing when off. Nested objects are not checked.
+ *
+ * <p>Used by one route stage thread; encoding allocates nothing in steady state.
+ */
+public final class JsonRowEncoder implements RowEncoder<JsonRecord>
+{
+    private static final Logger LOG = LoggerFactory.getLogger(JsonRowEncoder.class);
+
+    /** A DEFAULT expression evaluated when the row is encoded: the current time or date. */
+    private static final Pattern TIME_DEFAULT = Pattern.compile(
+        "\\s*(?i:(now)\\(\\s*\\)|(today)\\(\\s*\\)|todate\\(\\s*(now)\\(\\s*\\)\\s*\\)|(now64)\\(\\s*[0-9]?\\s*\\))\\s*");
+    private static final int JSON_WHITESPACE_MAX = ' ';
+
+    private final String branch;
+    private final Map<String, String> columnPaths;
+    private final JsonRecord.Scope scope;
+    private final EncoderOptions options;
+    private final EncodeScratch scratch;
+    private final boolean failOnUnknownFields;
+    private final JsonValueView view = new JsonValueView();
+
+    /**
+     * An encoder that ignores unknown JSON fields.
+     *
+     * @param branch      branch name, for messages
+     * @param columnPaths column → JSON path overrides
+     * @param scope       the branch's scope of the route stage's JSON record (its paths are extracted in one pass)
+     * @param options     conversion options
+     * @param scratch     the route stage's encode scratch (shared by its encoders)
+     */
+    public JsonRowEncoder(final String branch, final Map<String, String> columnPaths, final JsonRecord.Scope scope,
+        final EncoderOptions options, final EncodeScratch scratch)
+    {
+        this(branch, columnPaths, scope, options, scratch, false);
+    }
+
+    /**
+     * @param branch              branch name, for messages
+     * @param columnPaths         column → JSON path overrides
+     * @param scope               the branch's scope of the route stage's JSON record (its paths are extracted in one
+     *                            pass)
+     * @param options             conversion options
+     * @param scratch             the route stage's encode scratch (shared by its encoders)
+     * @param failOnUnknownFields {@code unknown_fields = "fail"}: a top-level key no column reads fails the record
+     */
+    public JsonRowEncoder(final String branch, final Map<String, String> columnPaths, final JsonRecord.Scope scope,
+        final EncoderOptions options, final EncodeScratch scratch, final boolean failOnUnknownFields)
+    {
+        this.branch = branch;
+        this.columnPaths = Map.copyOf(columnPaths);
+        this.scope = scope;
+        this.options = options;
+        this.scratch = scratch;
+        this.failOnUnknownFields = failOnUnknownFields;
+    }
+
+    @Override
+    public Bound<JsonRecord> bind(final TableSchema schema, final DestinationCatalog catalog) throws SinkException
+    {
+        final Set<String> mapped = new HashSet<>(columnPaths.keySet());
+        final List<BoundColumn> columns = new ArrayList<>();
+        final List<TimeDefault> timeDefaults = new ArrayList<>();
+        final Set<String> topLevel = new HashSet<>();
+        for (final ColumnSpec c : schema.columns())
+        {
+            mapped.remove(c.name());
+            if (!c.insertable())
+            {
+                continue;
+            }
+            final ClickHouseType type;
+            try
+            {
+                type = ClickHouseType.parse(c.type());
+            }
+            catch (final IllegalArgumentException e)
+            {
+                throw new IllegalArgumentException("column " + c.name() + " has type " + c.type()
+                    + " which Sluice cannot write: " + e.getMessage(), e);
+            }
+            final ColumnEncoder encoder = ColumnEncoder.forType(type, options);
+            final String path = columnPaths.getOrDefault(c.name(), escapeName(c.name()));
+            final int pathIndex = scope.field(path);
+            final TimeDefault time = c.hasDefault() ? TimeDefault.of(c, type, catalog) : null;
+            final byte[] defaultBytes = c.hasDefault() && time == null ? encodeDefault(c, encoder, catalog) : null;
+            if (c.hasDefault() && time == null && defaultBytes == null)
+            {
+                LOG.info(
+                    "default of column {} ({} DEFAULT {}) of {}.{} is evaluated by the server only: a record without "
+                        + "the value gets NULL (Nullable), an empty Array or Map, or fails naming the column",
+                    c.name(), c.type(),
+                    c.defaultExpression(), schema.database(), schema.table());
+            }
+            columns.add(new BoundColumn(c.name(), c.type(), path, pathIndex, encoder, defaultBytes));
+            timeDefaults.add(time);
+            topLevel.add(JsonPath.parse(path).segment(0));
+        }
+        if (!mapped.isEmpty())
+        {
+            throw new IllegalArgumentException("branch " + branch + " maps column(s) " + mapped + " that table "
+                + schema.database() + "." + schema.table() + " does not have (its columns: "
+                + schema.columns().stream().map(ColumnSpec::name).toList() + ")");
+        }
+        return new BoundJson(columns.toArray(new BoundColumn[0]), timeDefaults.toArray(new TimeDefault[0]),
+            failOnUnknownFields ? new KnownFields(topLevel) : null);
+    }
+
+    /** A column name used as a JSON path: dots and backslashes in the name are escaped (JsonPath syntax). */
+    static String escapeName(final String name)
+    {
+        return name.replace("\\", "\\\\").replace(".", "\\.");
+    }
+
+    private final class BoundJson implements Bound<JsonRecord>
+    {
+        private final BoundColumn[] columns;
+        private final TimeDefault[] timeDefaults;
+        private final boolean[] hasDefault;
+        private final boolean[] nullable;
+        private final KnownFields known;
+        private final boolean nullAsDefault = options.nullAsDefault();
+        private final List<String> names;
+
+        BoundJson(final BoundColumn[] columns, final TimeDefault[] timeDefaults, final KnownFields known)
+        {
+            this.columns = columns;
+            this.timeDefaults = timeDefaults;
+            this.known = known;
+            this.hasDefault = new boolean[columns.length];
+            this.nullable = new boolean[columns.length];
+            final List<String> n = new ArrayList<>(columns.length);
+            for (int i = 0; i < columns.length; i++)
+            {
+                n.add(columns[i].name());
+                hasDefault[i] = columns[i].defaultValue() != null || timeDefaults[i] != null;
+                nullable[i] = columns[i].encoder().type().isNullable();
+            }
+            this.names = List.copyOf(n);
+        }
+
+        @Override
+        public List<String> columns()
+        {
+            return names;
+        }
+
+        @Override
+        public String encode(final JsonRecord row, final Bytes<?> out)
+        {
+            if (scope.scan() != JsonError.NONE)
+            {
+                return scope.error();
+            }
+            final BoundColumn[] cs = columns;
+            final boolean[] defaults = hasDefault;
+            for (int i = 0; i < cs.length; i++)
+            {
+                final BoundColumn c = cs[i];
+                scope.value(c.pathIndex(), view);
+                if (defaults[i])
+                {
+                    final int kind = view.kind();
+                    // an omitted value takes the DEFAULT before NULL, as ClickHouse fills an omitted column; a null
+                    // takes it only where NULL cannot be stored and null_as_default says so
+                    if (kind == JsonKind.MISSING || kind == JsonKind.NULL && nullAsDefault && !nullable[i])
+                    {
+                        writeDefault(i, c, out);
+                        continue;
+                    }
+                }
+                final int code = c.encoder().encode(view, out, scratch);
+                if (code != ConversionError.NONE)
+                {
+                    return "column " + c.name() + " (" + c.type() + ") from path " + c.path() + ": "
+                        + ConversionError.describe(code);
+                }
+            }
+            return known == null ? null : known.check(row, view);
+        }
+
+        private void writeDefault(final int i, final BoundColumn c, final Bytes<?> out)
+        {
+            final TimeDefault time = timeDefaults[i];
+            if (time != null)
+            {
+                time.write(out, System.currentTimeMillis());
+            }
+            else
+            {
+                out.write(c.defaultValue());
+            }
+        }
+    }
+
+    /**
+     * A {@code now()}, {@code today()}, {@code toDate(now())} or {@code now64([p])} DEFAULT of a Date, Date32, DateTime
+     * or DateTime64 column (Nullable or not), written from this machine's clock. {@code today()} is the date in the
+     * server's time zone; the next local midnight is kept so that the zone's rules are consulted once a day, not per
+     * row.
+     */
+    static final class TimeDefault
+    {
+        private final ClickHouseType.Kind kind;
+        private final boolean nullable;
+        private final ZoneId zone;
+        private final long ticksPerMilli;
+        private final long millisPerTick;
+        private long dayStartMillis = Long.MAX_VALUE;
+        private long nextDayMillis = Long.MIN_VALUE;
+        private int day;
+
+        private TimeDefault(final ClickHouseType.Kind kind, final boolean nullable, final ZoneId zone, final int scale)
+        {
+            this.kind = kind;
+            this.nullable = nullable;
+            this.zone = zone;
+            this.ticksPerMilli = scale >= 3 ? pow10(scale - 3) : 0;
+            this.millisPerTick = scale < 3 ? pow10(3 - scale) : 0;
+        }
+
+        /** @return the time default of the column, or null when its DEFAULT is not one or its type takes none */
+        static TimeDefault of(final ColumnSpec c, final ClickHouseType type, final DestinationCatalog catalog)
+            throws SinkException
+        {
+            final Matcher m = TIME_DEFAULT.matcher(c.defaultExpression());
+            if (!m.matches())
+            {
+                return null;
+            }
+            final boolean nullable = type.kind() == ClickHouseType.Kind.NULLABLE;
+            final ClickHouseType base = nullable ? type.nested(0) : type;
+            final boolean date = m.group(2) != null || m.group(3) != null;
+            final ClickHouseType.Kind kind = base.kind();
+            final boolean fits = date
+                ? kind == ClickHouseType.Kind.DATE || kind == ClickHouseType.Kind.DATE32
+                : kind == ClickHouseType.Kind.DATETIME || kind == ClickHouseType.Kind.DATETIME64;
+            if (!fits)
+            {
+                LOG.warn("default of column {} ({} {}) is evaluated by the server only; rows without the value fail",
+                    c.name(), c.type(), c.defaultExpression());
+                return null;
+            }
+            final ZoneId zone = date ? ZoneId.of(catalog.serverTimeZone()) : ZoneOffset.UTC;
+            return new TimeDefault(kind, nullable, zone, kind == ClickHouseType.Kind.DATETIME64 ? base.precision() : 0);
+        }
+
+        void write(final Bytes<?> out, final long nowMillis)
+        {
+            if (nullable)
+            {
+                RowBinary.writeInt8(out, 0);
+            }
+            switch (kind)
+            {
+                case DATETIME -> RowBinary.writeInt32(out, (int)Math.floorDiv(nowMillis, 1000L));
+                case DATETIME64 -> RowBinary.writeInt64(out, ticksPerMilli != 0
+                    ? nowMillis * ticksPerMilli
+                    : Math.floorDiv(nowMillis, millisPerTick));
+                case DATE -> RowBinary.writeInt16(out, today(nowMillis));
+                default -> RowBinary.writeInt32(out, today(nowMillis));
+            }
+        }
+
+        private int today(final long nowMillis)
+        {
+            if (nowMillis < dayStartMillis || nowMillis >= nextDayMillis)
+            {
+                final LocalDate date = Instant.ofEpochMilli(nowMillis).atZone(zone).toLocalDate();
+                day = (int)date.toEpochDay();
+                dayStartMillis = date.atStartOfDay(zone).toInstant().toEpochMilli();
+                nextDayMillis = date.plusDays(1).atStartOfDay(zone).toInstant().toEpochMilli();
+            }
+            return day;
+        }
+
+        private static long pow10(final int n)
+        {
+            long v = 1;
+            for (int i = 0; i < n; i++)
+            {
+                v *= 10;
+            }
+            return v;
+        }
+    }
+
+    /**
+     * The top-level keys some column reads, for {@code unknown_fields = "fail"}; compares a record's keys as UTF-8
+     * bytes (unescaping a key only when it has escapes) without allocating unless a record fails.
+     */
+    static final class KnownFields
+    {
+        private final byte[][][] byLength;
+        private final JsonCursor cursor = new JsonCursor();
+        private final JsonValueView root = new JsonValueView();
+        private final JsonValueView key = new JsonValueView();
+        private final UnsafeBuffer unescaped;
+
+        KnownFields(final Set<String> names)
+        {
+            int longest = 0;
+            final List<byte[]> encoded = new ArrayList<>();
+            for (final String n : names)
+            {
+                final byte[] b = n.getBytes(StandardCharsets.UTF_8);
+                encoded.add(b);
+                longest = Math.max(longest, b.length);
+            }
+            byLength = new byte[longest + 1][][];
+            for (int len = 0; len <= longest; len++)
+            {
+                final int l = len;
+                byLength[len] = encoded.stream().filter(b -> b.length == l).toArray(byte[][]::new);
+            }
+            // an escaped key decodes to at most a sixth of its raw length ("\u0041" is one byte)
+            unescaped = new UnsafeBuffer(new byte[6 * longest + 16]);
+        }
+
+        /** @return null when every top-level key is read by some column, else the message naming the first that is not */
+        String check(final JsonRecord row, final JsonValueView element)
+        {
+            final RecordEvent e = row.event();
+            final DirectBuffer value = e.value();
+            int start = 0;
+            int end = e.valueLength();
+            while (start < end && (value.getByte(start) & 0xFF) <= JSON_WHITESPACE_MAX)
+            {
+                start++;
+            }
+            while (end > start && (value.getByte(end - 1) & 0xFF) <= JSON_WHITESPACE_MAX)
+            {
+                end--;
+            }
+            if (end - start < 2 || value.getByte(start) != '{')
+            {
+                return null; // not an object: its columns are all missing, and they said so
+            }
+            root.set(value, JsonKind.OBJECT, start, end - start, false);
+            cursor.wrap(root);
+            while (cursor.next(element))
+            {
+                cursor.key(key);
+                if (!known(key))
+                {
+                    return "unknown field " + describe(key)
+                        + ": no column of the table reads it (unknown_fields = \"fail\")";
+                }
+            }
+            return cursor.errorCode() == JsonError.NONE
+                ? null
+                : "malformed JSON: " + JsonError.describe(cursor.errorCode()) + " at byte " + cursor.errorIndex();
+        }
+
+        private boolean known(final JsonValueView k)
+        {
+            DirectBuffer buffer = k.buffer();
+            int offset = k.offset();
+            int length = k.length();
+            if (k.escaped())
+            {
+                if (length > unescaped.capacity())
+                {
+                    return false;
+                }
+                length = JsonStrings.unescape(buffer, offset, length, unescaped, 0);
+                if (length < 0)
+                {
+                    return false;
+                }
+                buffer = unescaped;
+                offset = 0;
+            }
+            if (length >= byLength.length)
+            {
+                return false;
+            }
+            for (final byte[] name : byLength[length])
+            {
+                int i = 0;
+                while (i < length && buffer.getByte(offset + i) == name[i])
+                {
+                    i++;
+                }
+                if (i == length)
+                {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        private String describe(final JsonValueView k)
+        {
+            final byte[] raw = new byte[k.length()];
+            k.buffer().getBytes(k.offset(), raw);
+            return "\"" + new String(raw, StandardCharsets.UTF_8) + "\"";
+        }
+    }
+
+    private static byte[] encodeDefault(final ColumnSpec c, final ColumnEncoder encoder,
+        final DestinationCatalog catalog)
+        throws SinkException
+    {
+        final String json = catalog.evaluateDefault(c);
+        if (json == null)
+        {
+            return null;
+        }
+        final byte[] doc = ("{\"v\":" + json + "}").getBytes(StandardCharsets.UTF_8);
+        final JsonScanner scanner = new JsonScanner(JsonPathSet.compile(List.of("v")), 64);
+        if (scanner.scan(new UnsafeBuffer(doc), 0, doc.length) != JsonError.NONE)
+        {
+            LOG.warn("default of column {} ({}) evaluated to {} which is not JSON; rows without it will fail", c.name(),
+                c.defaultExpression(), json);
+            return null;
+        }
+        final JsonValueView v = new JsonValueView();
+        scanner.value(0, v);
+        final Bytes<Void> out = Bytes.allocateElasticDirect(64);
+        try
+        {
+            final int rc = encoder.encode(v, out, new EncodeScratch(1024));
+            if (rc != ConversionError.NONE)
+            {
+                LOG.warn("default of column {} ({} = {}) does not convert to {}: {}", c.name(), c.defaultExpression(),
+                    json,
+                    c.type(), ConversionError.describe(rc));
+                return null;
+            }
+            final byte[] bytes = new byte[(int)out.writePosition()];
+            out.read(bytes);
+            return bytes;
+        }
+        finally
+        {
+            out.releaseLast();
+        }
+    }
+}

@@ -1,0 +1,72 @@
+package io.sluice.core.gather.json;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+import io.sluice.codecs.rowbinary.EncodeScratch;
+import io.sluice.codecs.rowbinary.EncoderOptions;
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.gather.sink.SinkSpec;
+import io.sluice.core.gather.split.BranchHandle;
+import io.sluice.core.gather.split.ChunkConfig;
+import io.sluice.core.gather.split.GatherSpec;
+import io.sluice.core.gather.split.ShardRouter;
+import io.sluice.core.gather.split.Split;
+
+/**
+ * Builds the same pipeline model an embedding application builds, from a {@code [[sinks]]} table: a
+ * {@link Split} over {@link JsonRecord}s whose classifier tries the branches' {@code when} conditions in order (the
+ * record's own scan extracts only the condition paths), one {@link JsonRowEncoder} per branch (each with its own
+ * scope: a branch's columns are extracted only for records that reach it), a shard router per branch ({@code shard_by}: murmur2 of a field, else round
+ * robin), and one installed sink per branch carrying the branch's database and table (literal or template).
+ */
+public final class TomlGather
+{
+    private TomlGather()
+    {
+    }
+
+    /**
+     * @param sink the sink's configuration
+     * @return the pipeline model
+     */
+    public static GatherSpec<JsonRecord> build(final SluiceConfig.Sink sink)
+    {
+        final PathRegistry paths = new PathRegistry(128);
+        final JsonRecord record = new JsonRecord(paths);
+        final EncoderOptions options = EncoderOptions.DEFAULTS.withNullAsDefault(sink.plugin().nullAsDefault());
+        final EncodeScratch scratch = new EncodeScratch(1 << 20);
+        final Split<JsonRecord> split = Split.create(ChunkConfig.DEFAULT, sink.unmatched());
+        final Map<String, SinkSpec> sinks = new LinkedHashMap<>();
+        final List<BranchHandle<JsonRecord>> handles = new ArrayList<>();
+        for (final SluiceConfig.Branch b : sink.branches())
+        {
+            final JsonRecord.Scope scope = record.scope();
+            final ShardRouter<JsonRecord> router = b.shardBy() == null
+                ? ShardRouter.roundRobin()
+                : new JsonHashShardRouter(scope, b.shardBy());
+            final String sinkName = sink.name() + "/" + b.name();
+            sinks.put(sinkName,
+                new SinkSpec(sinkName, sink.plugin(), sink.plugin().shards(), b.database(), b.targetTable()));
+            handles.add(split.add(b.name(), new JsonRowEncoder(b.name(), b.columns(), scope, options, scratch,
+                sink.plugin().failOnUnknownFields()), router, sinkName,
+                new ChunkConfig(b.maxRows(), b.maxBytes(), b.lingerMs())));
+        }
+        final Classifier classifier = new Classifier(sink.branches(), paths);
+        final List<BranchHandle<JsonRecord>> byIndex = List.copyOf(handles);
+        split.route((r, out) ->
+        {
+            final int i = classifier.classify(r.scanner());
+            if (i != Classifier.UNMATCHED)
+            {
+                out.emit(byIndex.get(i), r);
+            }
+        });
+        return new GatherSpec<>(sink.name(), sink.groupId(),
+            sink.pattern() == null ? null : Pattern.compile(sink.pattern()),
+            sink.topics(), sink.autoOffsetReset(), sink.topicRefreshMs(), record, split, sinks, sink.onError());
+    }
+}

@@ -1,0 +1,63 @@
+package io.sluice.core.gather.sink;
+
+/**
+ * What a sink knows about its destinations: whether a table exists, its columns, and how to create it. Called off
+ * the hot path, once per new destination (results are cached by the caller). Implementations are thread-safe.
+ */
+public interface DestinationCatalog
+{
+    /**
+     * @param database database name, verbatim
+     * @param table    table name, verbatim
+     * @return the table's columns, or {@code null} when the table does not exist
+     * @throws SinkException when the destination cannot be asked (unreachable, no permission…)
+     */
+    TableSchema describe(String database, String table) throws SinkException;
+
+    /**
+     * Creates a table as the sink's configuration says ({@code create_table_ddl} or {@code create_table_like}).
+     * Creating a table that meanwhile exists is not an error.
+     *
+     * @param database database name, verbatim
+     * @param table    table name, verbatim
+     * @throws SinkException when creation fails or is not configured
+     */
+    void create(String database, String table) throws SinkException;
+
+    /**
+     * Evaluates a column's constant DEFAULT expression once, so rows that lack the value can carry it.
+     *
+     * @param column the column
+     * @return the value as JSON text (e.g. {@code 0}, {@code "x"}, {@code null}), or {@code null} when it cannot be
+     *     evaluated as a constant
+     * @throws SinkException when the destination cannot be asked
+     */
+    String evaluateDefault(ColumnSpec column) throws SinkException;
+
+    /**
+     * The destination server's time zone, for DEFAULT expressions that depend on it ({@code today()}). Asked once per
+     * destination, off the hot path.
+     *
+     * @return a zone id {@code java.time} knows, e.g. {@code Etc/UTC}; {@code UTC} unless the catalog knows better
+     * @throws SinkException when the destination cannot be asked
+     */
+    default String serverTimeZone() throws SinkException
+    {
+        return "UTC";
+    }
+
+    /**
+     * Turns a database and table name into the text an INSERT names them by, quoted as the destination requires.
+     *
+     * @param database database name, verbatim
+     * @param table    table name, verbatim
+     * @return e.g. {@code `github`.`push_events`}
+     */
+    String qualifiedName(String database, String table);
+
+    /**
+     * @param column column name, verbatim
+     * @return the column name as written in SQL, quoted
+     */
+    String quoteColumn(String column);
+}

@@ -1,0 +1,30 @@
+package io.sluice.core.gather.sink;
+
+import java.util.List;
+
+import io.sluice.core.config.SluiceConfig;
+
+/**
+ * A sink installed under a name: where its rows go (shards of ClickHouse endpoints, database and table, each a
+ * literal or a template over the topic) and how it connects, creates tables and retries. Branches of a
+ * split refer to sinks by name. Immutable.
+ *
+ * @param name        name branches refer to
+ * @param connection  endpoints, credentials, identifier policy, table creation, retry and breaker settings
+ * @param shards      one endpoint list (replicas) per shard, at least one shard
+ * @param database    database, literal or template
+ * @param targetTable table, literal or template
+ */
+public record SinkSpec(String name, SluiceConfig.ClickHouse connection, List<List<String>> shards, String database,
+    String targetTable)
+{
+    /** Copies the shard lists and checks there is at least one. */
+    public SinkSpec
+    {
+        shards = shards.stream().map(List::copyOf).toList();
+        if (shards.isEmpty() || shards.stream().anyMatch(List::isEmpty))
+        {
+            throw new IllegalArgumentException("sink " + name + ": every shard needs at least one endpoint");
+        }
+    }
+}

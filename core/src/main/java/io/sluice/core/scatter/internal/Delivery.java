@@ -1,0 +1,117 @@
+package io.sluice.core.scatter.internal;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+import org.apache.kafka.clients.producer.Callback;
+import org.apache.kafka.clients.producer.RecordMetadata;
+
+import io.sluice.core.scatter.DeliveryListener;
+
+/**
+ * One record in flight between the produce stage and the broker: which record it is (tracker, generation, offset, or
+ * the embedded caller's listener and correlation id) and which topic it went to. Pre-allocated in a
+ * {@link DeliveryPool} and reused, so a send allocates nothing of ours; it is Kafka's {@link Callback} for the send,
+ * and hands the completion to the pipeline's {@link Completion} before going back to the pool.
+ *
+ * <p>Threads: filled by the produce stage; completed once, on the producer's I/O thread (or on the produce stage when
+ * the send fails before it is queued); then free again. {@link #inFlightSequence()} may be read by any thread.
+ */
+public final class Delivery implements Callback
+{
+    /** What the pipeline does when a send completes. */
+    interface Completion
+    {
+        /**
+         * @param delivery the send that completed (still filled in; freed after this returns)
+         * @param error    null when the broker acknowledged the record, else why the send failed
+         */
+        void onSendCompleted(Delivery delivery, Exception error);
+    }
+
+    private static final VarHandle IN_FLIGHT_SEQUENCE;
+
+    static
+    {
+        try
+        {
+            IN_FLIGHT_SEQUENCE = MethodHandles.lookup().findVarHandle(Delivery.class, "inFlightSequence", long.class);
+        }
+        catch (final ReflectiveOperationException e)
+        {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** {@link #inFlightSequence()} of a free delivery. */
+    static final long FREE = -1;
+
+    private final DeliveryPool pool;
+    private Completion completion;
+    @SuppressWarnings("unused")
+    private long inFlightSequence = FREE;
+
+    int trackerId;
+    int generation;
+    int partition;
+    long offset;
+    int topicId;
+    long correlationId;
+    DeliveryListener listener;
+
+    Delivery(final DeliveryPool pool)
+    {
+        this.pool = pool;
+    }
+
+    /** Fills the delivery for one send (produce stage) and marks it in flight. */
+    void start(final Completion owner, final long sequence, final int trackerId, final int generation,
+        final int partition, final long offset, final int topicId, final DeliveryListener listener,
+        final long correlationId)
+    {
+        this.completion = owner;
+        this.trackerId = trackerId;
+        this.generation = generation;
+        this.partition = partition;
+        this.offset = offset;
+        this.topicId = topicId;
+        this.listener = listener;
+        this.correlationId = correlationId;
+        IN_FLIGHT_SEQUENCE.setRelease(this, sequence);
+    }
+
+    /** @return the ring sequence of the record in flight, or {@link #FREE} (any thread) */
+    long inFlightSequence()
+    {
+        return (long)IN_FLIGHT_SEQUENCE.getAcquire(this);
+    }
+
+    /**
+     * Kafka's completion of the send (the producer's I/O thread, or the sending thread when the send failed at once).
+     *
+     * @param metadata the record's position, when acknowledged
+     * @param error    null when acknowledged, else the failure
+     */
+    @Override
+    public void onCompletion(final RecordMetadata metadata, final Exception error)
+    {
+        try
+        {
+            completion.onSendCompleted(this, error);
+        }
+        finally
+        {
+            listener = null;
+            IN_FLIGHT_SEQUENCE.setRelease(this, FREE);
+            pool.release(this);
+        }
+    }
+
+    /** Frees a delivery whose send threw (no completion will come). Produce stage. */
+    void abort()
+    {
+        listener = null;
+        IN_FLIGHT_SEQUENCE.setRelease(this, FREE);
+        pool.release(this);
+    }
+}

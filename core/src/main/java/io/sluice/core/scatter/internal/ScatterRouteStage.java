@@ -1,0 +1,216 @@
+package io.sluice.core.scatter.internal;
+
+import io.sluice.core.scatter.ScatterStats;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import com.lmax.disruptor.EventHandler;
+
+import io.sluice.core.ack.AckTracker;
+import io.sluice.core.ack.PartitionTrackers;
+import io.sluice.core.naming.TopicNameSanitizer;
+import io.sluice.ringbuffers.RecordEvent;
+
+/**
+ * The route stage of a scatter pipeline (the first Disruptor event handler on the ring): evaluates the source's rule
+ * for each record with {@link TopicRouter} (derive, render, sanitise, fallback), turns the sanitised name into a
+ * topic id through the {@link TopicTable} (no allocation for a known topic), makes sure a new topic is being created
+ * or looked up ({@link TopicProvisioner}) within {@code max_new_topics_per_minute}, and leaves the topic id in
+ * {@link ScatterSlots} for the produce stage.
+ *
+ * <p>A record whose value is missing and whose rule has no fallback, or that needs a new topic beyond the rate limit
+ * without a fallback, fails: its partition's batch is nacked ({@link RecordFailures}). A record of a partition that
+ * already failed further back, or of an older tracker generation (a re-read started), is skipped: the source reads it
+ * again. Two produced names that differ only in {@code .} versus {@code _} (they collide in Kafka's metric names) are
+ * warned about once per pair.
+ *
+ * <p>Thread-safety: runs on one thread; not thread-safe.
+ */
+public final class ScatterRouteStage implements EventHandler<RecordEvent>
+{
+    private static final Logger LOG = LoggerFactory.getLogger(ScatterRouteStage.class);
+
+    private final String name;
+    private final TopicRouter router;
+    private final TopicTable table;
+    private final TopicProvisioner provisioner;
+    private final NewTopicRateLimiter limiter;
+    private final long recheckNanos;
+    private final PartitionTrackers trackers;
+    private final ScatterSlots slots;
+    private final RecordFailures failures;
+    private final ScatterStats stats;
+    private final int maxRecordBytes;
+    private final int fallbackId;
+    private final Map<String, String> byMetricName = new HashMap<>();
+    private final Set<String> collisionsWarned = new HashSet<>();
+    private int topicsSeen;
+    private long fallbacksLogged;
+
+    /**
+     * @param name           the source's name, for logs
+     * @param router         the source's rule
+     * @param table          the pipeline's topics (this stage interns)
+     * @param provisioner    creates or looks up new topics
+     * @param limiter        {@code max_new_topics_per_minute}
+     * @param recheckNanos   how long an ABSENT or FAILED topic is believed before it is looked at again
+     * @param trackers       the source's trackers (null for the embedded API)
+     * @param slots          per-slot results for the produce stage
+     * @param failures       reports failed records
+     * @param stats          the pipeline's counters
+     * @param maxRecordBytes {@code engine.max_record_bytes}, for messages
+     */
+    ScatterRouteStage(final String name, final TopicRouter router, final TopicTable table,
+        final TopicProvisioner provisioner,
+        final NewTopicRateLimiter limiter, final long recheckNanos, final PartitionTrackers trackers,
+        final ScatterSlots slots,
+        final RecordFailures failures, final ScatterStats stats, final int maxRecordBytes)
+    {
+        this.name = name;
+        this.router = router;
+        this.table = table;
+        this.provisioner = provisioner;
+        this.limiter = limiter;
+        this.recheckNanos = recheckNanos;
+        this.trackers = trackers;
+        this.slots = slots;
+        this.failures = failures;
+        this.stats = stats;
+        this.maxRecordBytes = maxRecordBytes;
+        this.fallbackId = router.rule().fallback() == null ? -1 : table.intern(router.rule().fallback());
+        noteNewTopics();
+    }
+
+    @Override
+    public void onEvent(final RecordEvent event, final long sequence, final boolean endOfBatch)
+    {
+        final int slot = (int)sequence & slots.mask;
+        slots.topicIds[slot] = event.kind() == RecordEvent.KIND_RECORD ? route(event, slot) : ScatterSlots.CONTROL;
+    }
+
+    private int route(final RecordEvent event, final int slot)
+    {
+        final int trackerId = event.trackerId();
+        if (trackerId >= 0)
+        {
+            final AckTracker t = trackers.get(trackerId);
+            if (t.generation() != event.trackerGeneration() || t.failed() && t.failedOffset() < event.offset())
+            {
+                ScatterStats.increment(stats.skipped);
+                return ScatterSlots.SKIPPED;
+            }
+        }
+        if (event.tooLargeBytes() > 0)
+        {
+            return fail(event, slot,
+                "the record of " + event.tooLargeBytes() + " bytes exceeds engine.max_record_bytes ("
+                    + maxRecordBytes + ")");
+        }
+        final int result = router.route(event);
+        if (result == TopicRouter.MISSING)
+        {
+            return fail(event, slot, "routing rule " + router.reason() + "; the rule has no fallback");
+        }
+        int id = table.intern(router.topic(), router.topicLength());
+        if (table.size() != topicsSeen)
+        {
+            noteNewTopics();
+        }
+        if (result == TopicRouter.FALLBACK)
+        {
+            ScatterStats.increment(stats.fallbacks);
+            logFallback(event, router.reason());
+        }
+        if (!admit(id))
+        {
+            ScatterStats.increment(stats.rateLimited);
+            final String why = "max_new_topics_per_minute (" + limiter.limit() + ") reached: topic "
+                + table.entry(id).name() + " is not created now";
+            if (result == TopicRouter.ROUTED && fallbackId >= 0 && admit(fallbackId))
+            {
+                ScatterStats.increment(stats.fallbacks);
+                logFallback(event, why);
+                id = fallbackId;
+            }
+            else
+            {
+                return fail(event, slot, why + (fallbackId >= 0 && result == TopicRouter.ROUTED
+                    ? " (nor the fallback " + table.entry(fallbackId).name() + ")"
+                    : "; the rule has no fallback"));
+            }
+        }
+        ScatterStats.increment(stats.routed);
+        return id;
+    }
+
+    /** @return false when the topic needs creating and the rate limit does not allow it now */
+    private boolean admit(final int id)
+    {
+        final TopicEntry e = table.entry(id);
+        final int state = e.state();
+        if (state == TopicEntry.EXISTS || state == TopicEntry.PENDING)
+        {
+            return true;
+        }
+        final long now = System.nanoTime();
+        if (state == TopicEntry.UNKNOWN && provisioner.isKnownAtStart(e.name()))
+        {
+            e.transition(TopicEntry.UNKNOWN, TopicEntry.EXISTS, null, now);
+            return true;
+        }
+        if (state != TopicEntry.UNKNOWN && now - e.changedNanos() < recheckNanos)
+        {
+            // ABSENT or FAILED a moment ago: the produce stage fails the record with the topic's error
+            return true;
+        }
+        if (provisioner.createsTopics() && !limiter.tryAcquire(now))
+        {
+            return false;
+        }
+        if (e.transition(state, TopicEntry.PENDING, null, now))
+        {
+            provisioner.request(e);
+        }
+        return true;
+    }
+
+    private int fail(final RecordEvent event, final int slot, final String why)
+    {
+        failures.fail(event.trackerId(), event.trackerGeneration(), event.offset(), slots.listeners[slot],
+            RecordFailures.CODE_ROUTING, why);
+        return ScatterSlots.FAILED;
+    }
+
+    private void logFallback(final RecordEvent event, final String why)
+    {
+        final long n = ++fallbacksLogged;
+        if (n <= 10 || n % 10_000 == 0)
+        {
+            LOG.info("{}: a record took the fallback {} ({} so far): {}", name, router.rule().fallback(), n, why);
+        }
+    }
+
+    /** Warns once per pair of produced names that collide in Kafka's metric names (allocates; new topics only). */
+    private void noteNewTopics()
+    {
+        final int size = table.size();
+        for (int id = topicsSeen; id < size; id++)
+        {
+            final String topic = table.entry(id).name();
+            final String metricName = topic.replace('.', '_');
+            final String other = byMetricName.putIfAbsent(metricName, topic);
+            if (other != null && TopicNameSanitizer.collidesInMetrics(other, topic)
+                && collisionsWarned.add(other + "\u0000" + topic))
+            {
+                LOG.warn("{}: topics {} and {} collide in Kafka's metric names ('.' and '_' are the same there); both "
+                    + "are produced, but their metrics are merged", name, other, topic);
+            }
+        }
+        topicsSeen = size;
+    }
+}

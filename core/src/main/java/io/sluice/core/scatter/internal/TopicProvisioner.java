@@ -1,0 +1,230 @@
+package io.sluice.core.scatter.internal;
+
+import io.sluice.core.scatter.ScatterStats;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.sluice.core.scatter.TopicAdmin;
+import io.sluice.core.scatter.TopicProducer;
+
+/**
+ * Makes routed topics known: the admin thread of a scatter pipeline. With {@code create_topics = true} it creates each
+ * new topic through the admin API (a topic that exists already, or that another client creates at the same time,
+ * counts as existing); with {@code create_topics = false} it looks the topic up. Every request waiting when the
+ * thread wakes goes into one admin call, so a burst of new names costs one round trip, and a topic costs at most
+ * one round trip over the life of the process unless the producer reports it unknown again.
+ *
+ * <p>At start, {@link #seed()} lists the broker's topics once: known topics never cost a round trip.
+ *
+ * <p>Threads: {@link #request(TopicEntry)} from any thread (the route stage, the producer's I/O thread);
+ * {@link #isKnownAtStart(String)} from the route stage after {@link #seed()}; {@link #run()} on its own thread.
+ */
+public final class TopicProvisioner implements Runnable
+{
+    private static final Logger LOG = LoggerFactory.getLogger(TopicProvisioner.class);
+
+    private final String name;
+    private final TopicAdmin admin;
+    private final boolean createTopics;
+    private final int partitions;
+    private final int replicationFactor;
+    private final ScatterStats stats;
+    private final ManyToOneConcurrentArrayQueue<TopicEntry> requests = new ManyToOneConcurrentArrayQueue<>(1 << 16);
+    private final List<TopicEntry> batch = new ArrayList<>();
+    private final List<String> names = new ArrayList<>();
+    private final List<String> ready = new ArrayList<>();
+    private Set<String> known = Set.of();
+    private TopicProducer producer;
+    private volatile boolean stopped;
+    private volatile long roundTrips;
+
+    /**
+     * @param name              the source's name, for logs
+     * @param admin             the admin connection (used by this thread only once it runs)
+     * @param createTopics      create missing topics (else only look them up)
+     * @param partitions        partitions of a created topic, -1 for the broker's default
+     * @param replicationFactor replicas of a created topic, -1 for the broker's default
+     * @param stats             the pipeline's counters
+     */
+    public TopicProvisioner(final String name, final TopicAdmin admin, final boolean createTopics, final int partitions,
+        final int replicationFactor, final ScatterStats stats)
+    {
+        this.name = name;
+        this.admin = admin;
+        this.createTopics = createTopics;
+        this.partitions = partitions;
+        this.replicationFactor = replicationFactor;
+        this.stats = stats;
+    }
+
+    /**
+     * Lists the broker's topics (the starting thread, before the stages run).
+     *
+     * @return the number of topics
+     * @throws RuntimeException when the broker cannot be reached
+     */
+    public int seed()
+    {
+        known = new HashSet<>(admin.listTopics());
+        return known.size();
+    }
+
+    /**
+     * @param topic a topic name
+     * @return whether the topic existed when {@link #seed()} listed the broker's topics
+     */
+    public boolean isKnownAtStart(final String topic)
+    {
+        return known.contains(topic);
+    }
+
+    /**
+     * Lets the provisioner prepare the producer for the topics it finds or creates ({@link TopicProducer#prepare}),
+     * before records for them are released to the produce stage. Call before {@link #run()} starts.
+     *
+     * @param topicProducer the pipeline's producer
+     */
+    public void prepareWith(final TopicProducer topicProducer)
+    {
+        this.producer = topicProducer;
+    }
+
+    /** @return whether this provisioner creates topics */
+    public boolean createsTopics()
+    {
+        return createTopics;
+    }
+
+    /**
+     * Asks for a topic in state PENDING to be created or looked up (any thread).
+     *
+     * @param entry the topic
+     */
+    public void request(final TopicEntry entry)
+    {
+        if (!requests.offer(entry))
+        {
+            entry.transition(TopicEntry.PENDING, TopicEntry.FAILED,
+                "too many topics waiting to be created or looked up",
+                System.nanoTime());
+        }
+    }
+
+    /** @return admin round trips made by {@link #run()} so far */
+    public long roundTrips()
+    {
+        return roundTrips;
+    }
+
+    /** @return topics waiting for the admin thread (approximate) */
+    public int pending()
+    {
+        return requests.size();
+    }
+
+    /** Ends {@link #run()} after the request in progress. */
+    public void stop()
+    {
+        stopped = true;
+    }
+
+    @Override
+    public void run()
+    {
+        while (!stopped)
+        {
+            if (requests.drainTo(batch, 10_000) == 0)
+            {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                continue;
+            }
+            process();
+        }
+        // whatever is still waiting fails, so nothing waits for an answer that will not come
+        requests.drainTo(batch, Integer.MAX_VALUE);
+        for (final TopicEntry e : batch)
+        {
+            e.transition(TopicEntry.PENDING, TopicEntry.FAILED, "the pipeline is stopping", System.nanoTime());
+        }
+        batch.clear();
+    }
+
+    private void process()
+    {
+        names.clear();
+        for (final TopicEntry e : batch)
+        {
+            names.add(e.name());
+        }
+        Map<String, TopicAdmin.Result> results;
+        String failure = null;
+        try
+        {
+            results = createTopics
+                ? admin.createTopics(names, partitions, replicationFactor)
+                : admin.describeTopics(names);
+        }
+        catch (final RuntimeException e)
+        {
+            results = Map.of();
+            failure = e.toString();
+        }
+        roundTrips = roundTrips + 1;
+        ready.clear();
+        for (final TopicEntry e : batch)
+        {
+            final TopicAdmin.Result r = results.get(e.name());
+            if (r != null && (r.outcome() == TopicAdmin.Outcome.CREATED || r.outcome() == TopicAdmin.Outcome.EXISTS))
+            {
+                ready.add(e.name());
+            }
+        }
+        if (producer != null && !ready.isEmpty())
+        {
+            try
+            {
+                producer.prepare(ready);
+            }
+            catch (final RuntimeException ex)
+            {
+                LOG.debug("{}: preparing the producer for {} topics: {}", name, ready.size(), ex.toString());
+            }
+        }
+        final long now = System.nanoTime();
+        for (final TopicEntry e : batch)
+        {
+            final TopicAdmin.Result r = results.get(e.name());
+            final TopicAdmin.Outcome outcome = r == null ? TopicAdmin.Outcome.FAILED : r.outcome();
+            switch (outcome)
+            {
+                case CREATED -> {
+                    ScatterStats.increment(stats.topicsCreated);
+                    LOG.info("{}: created topic {} ({} partitions, replication factor {})", name, e.name(),
+                        partitions < 0 ? "broker default" : partitions,
+                        replicationFactor < 0 ? "broker default" : replicationFactor);
+                    e.transition(TopicEntry.PENDING, TopicEntry.EXISTS, null, now);
+                }
+                case EXISTS -> e.transition(TopicEntry.PENDING, TopicEntry.EXISTS, null, now);
+                case ABSENT -> e.transition(TopicEntry.PENDING, TopicEntry.ABSENT, "topic " + e.name()
+                    + " does not exist and create_topics = false (it has to be provisioned first)", now);
+                default -> {
+                    final String why = (createTopics ? "cannot create topic " : "cannot look up topic ") + e.name()
+                        + ": "
+                        + (r != null ? r.error() : failure != null ? failure : "no answer from the admin client");
+                    LOG.warn("{}: {}", name, why);
+                    e.transition(TopicEntry.PENDING, TopicEntry.FAILED, why, now);
+                }
+            }
+        }
+        batch.clear();
+    }
+}

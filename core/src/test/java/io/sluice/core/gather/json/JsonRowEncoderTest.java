@@ -1,0 +1,250 @@
+package io.sluice.core.gather.json;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.time.LocalDate;
+import java.time.ZoneId;
+import java.util.List;
+import java.util.Map;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+
+import net.openhft.chronicle.bytes.Bytes;
+
+import io.sluice.codecs.rowbinary.ConversionError;
+import io.sluice.codecs.rowbinary.EncodeScratch;
+import io.sluice.codecs.rowbinary.EncoderOptions;
+import io.sluice.core.gather.sink.ColumnSpec;
+import io.sluice.core.gather.sink.DestinationCatalog;
+import io.sluice.core.gather.sink.TableSchema;
+import io.sluice.core.gather.split.RowEncoder;
+import io.sluice.ringbuffers.RecordEvent;
+
+/**
+ * Columns from the table: an omitted value takes the column's DEFAULT (constant, or the current time for
+ * {@code now()} / {@code today()}), then NULL when Nullable, else the record fails naming column and path; and the
+ * {@code unknown_fields = "fail"} switch, which names the first top-level key no column reads and allocates nothing
+ * while records pass.
+ */
+class JsonRowEncoderTest
+{
+    /** Answers constant defaults as ClickHouse's toString would, and a server time zone far from UTC. */
+    private static final class Catalog implements DestinationCatalog
+    {
+        @Override
+        public TableSchema describe(final String database, final String table)
+        {
+            return null;
+        }
+
+        @Override
+        public void create(final String database, final String table)
+        {
+        }
+
+        @Override
+        public String evaluateDefault(final ColumnSpec column)
+        {
+            return switch (column.defaultExpression())
+            {
+                case "CAST(5, 'Nullable(UInt8)')" -> "\"5\"";
+                case "'x'" -> "\"x\"";
+                case "CAST(NULL, 'Nullable(String)')" -> "null";
+                default -> null;
+            };
+        }
+
+        @Override
+        public String serverTimeZone()
+        {
+            return "Pacific/Kiritimati";
+        }
+
+        @Override
+        public String qualifiedName(final String database, final String table)
+        {
+            return database + "." + table;
+        }
+
+        @Override
+        public String quoteColumn(final String column)
+        {
+            return column;
+        }
+    }
+
+    private final PathRegistry paths = new PathRegistry(64);
+    private final JsonRecord record = new JsonRecord(paths);
+    private final RecordEvent event = new RecordEvent(new UnsafeBuffer(new byte[1 << 12]));
+    private final Bytes<Void> out = Bytes.allocateElasticDirect(256);
+
+    private RowEncoder.Bound<JsonRecord> bind(final boolean failOnUnknown, final boolean nullAsDefault,
+        final Map<String, String> paths, final ColumnSpec... columns) throws Exception
+    {
+        final JsonRowEncoder encoder = new JsonRowEncoder("b", paths, record.scope(),
+            EncoderOptions.DEFAULTS.withNullAsDefault(nullAsDefault), new EncodeScratch(1 << 12), failOnUnknown);
+        return encoder.bind(new TableSchema("db", "t", List.of(columns)), new Catalog());
+    }
+
+    /** Encodes one record; returns the error, or null with the row in {@link #out}. */
+    private String encode(final RowEncoder.Bound<JsonRecord> bound, final String json)
+    {
+        final byte[] b = json.getBytes(StandardCharsets.UTF_8);
+        event.beginRecord(null, b.length + 64, 0, 0, 0L, 0L, 0, 1);
+        event.putValue(b);
+        event.putKey((byte[])null);
+        out.clear();
+        final JsonRecord r = record.decode(event);
+        return r == null ? record.error() : bound.encode(r, out);
+    }
+
+    private byte[] row()
+    {
+        final byte[] bytes = new byte[(int)out.writePosition()];
+        out.read(bytes);
+        return bytes;
+    }
+
+    private static ColumnSpec column(final String name, final String type)
+    {
+        return new ColumnSpec(name, type, "", "");
+    }
+
+    private static ColumnSpec withDefault(final String name, final String type, final String expression)
+    {
+        return new ColumnSpec(name, type, "DEFAULT", expression);
+    }
+
+    @Test
+    void shouldTakeTheCurrentTimeForANowDefaultWhenTheValueIsMissing() throws Exception
+    {
+        final RowEncoder.Bound<JsonRecord> bound = bind(false, false, Map.of(), column("id", "UInt8"),
+            withDefault("ts", "DateTime", "now()"), withDefault("ts64", "DateTime64(3)", "now64(3)"),
+            withDefault("ts_upper", "Nullable(DateTime)", "NOW()"));
+        final long before = System.currentTimeMillis();
+        assertNull(encode(bound, "{\"id\":1}"));
+        final long after = System.currentTimeMillis();
+        final ByteBuffer row = ByteBuffer.wrap(row()).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(1, row.get());
+        final long seconds = Integer.toUnsignedLong(row.getInt());
+        assertTrue(seconds >= before / 1000 && seconds <= after / 1000,
+            seconds + " in [" + before + ", " + after + "] ms");
+        final long millis = row.getLong();
+        assertTrue(millis >= before && millis <= after, millis + " in [" + before + ", " + after + "]");
+        assertEquals(0, row.get(), "Nullable: not null");
+        final long upper = Integer.toUnsignedLong(row.getInt());
+        assertTrue(upper >= before / 1000 && upper <= after / 1000);
+        assertEquals(0, row.remaining());
+
+        assertNull(encode(bound, "{\"id\":2,\"ts\":\"2020-01-02 03:04:05\",\"ts64\":0,\"ts_upper\":null}"));
+        final ByteBuffer given = ByteBuffer.wrap(row()).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(2, given.get());
+        assertEquals(1577934245L, Integer.toUnsignedLong(given.getInt()), "a value that is there is used");
+        assertEquals(0L, given.getLong());
+        assertEquals(1, given.get(), "an explicit null into a Nullable column is NULL, not the DEFAULT");
+    }
+
+    @Test
+    void shouldTakeTodayInTheServersTimeZone() throws Exception
+    {
+        final RowEncoder.Bound<JsonRecord> bound = bind(false, false, Map.of(), withDefault("d", "Date", "today()"),
+            withDefault("d2", "Date", "toDate(now())"), withDefault("d32", "Date32", "today()"));
+        final long before = LocalDate.now(ZoneId.of("Pacific/Kiritimati")).toEpochDay();
+        assertNull(encode(bound, "{}"));
+        final long after = LocalDate.now(ZoneId.of("Pacific/Kiritimati")).toEpochDay();
+        final ByteBuffer row = ByteBuffer.wrap(row()).order(ByteOrder.LITTLE_ENDIAN);
+        for (final long day : new long[]{row.getShort() & 0xFFFF, row.getShort() & 0xFFFF, row.getInt()})
+        {
+            assertTrue(day == before || day == after, day + " is today at UTC+14 (" + before + ")");
+        }
+    }
+
+    @Test
+    void shouldPreferTheDefaultToNullThenNullThenFailNamingColumnAndPath() throws Exception
+    {
+        final RowEncoder.Bound<JsonRecord> bound = bind(false, false, Map.of("name", "user.name"),
+            withDefault("n", "Nullable(UInt8)", "CAST(5, 'Nullable(UInt8)')"), withDefault("s", "String", "'x'"),
+            withDefault("ns", "Nullable(String)", "CAST(NULL, 'Nullable(String)')"),
+            column("maybe", "Nullable(String)"),
+            column("name", "String"));
+        assertNull(encode(bound, "{\"user\":{\"name\":\"a\"}}"));
+        assertArrayEquals(new byte[]{0, 5, 1, 'x', 1, 1, 1, 'a'}, row(),
+            "DEFAULT 5, DEFAULT 'x', DEFAULT NULL, NULL, a");
+        assertNull(encode(bound, "{\"n\":null,\"s\":\"y\",\"user\":{\"name\":\"b\"}}"));
+        assertArrayEquals(new byte[]{1, 1, 'y', 1, 1, 1, 'b'}, row(), "an explicit null stays NULL");
+        assertEquals("column name (String) from path user.name: " + ConversionError.describe(
+            ConversionError.MISSING_NOT_ALLOWED), encode(bound, "{\"n\":1}"));
+    }
+
+    @Test
+    void shouldWriteTheDefaultForANullOnlyWithNullAsDefaultAndOnlyWhereNullCannotBeStored() throws Exception
+    {
+        final ColumnSpec s = withDefault("s", "String", "'x'");
+        final ColumnSpec n = withDefault("n", "Nullable(UInt8)", "CAST(5, 'Nullable(UInt8)')");
+        assertTrue(
+            encode(bind(false, false, Map.of(), s), "{\"s\":null}").startsWith("column s (String) from path s: "));
+        assertNull(encode(bind(false, true, Map.of(), s, n), "{\"s\":null,\"n\":null}"));
+        assertArrayEquals(new byte[]{1, 'x', 1}, row(), "the String takes its DEFAULT, the Nullable stays NULL");
+    }
+
+    @Test
+    void shouldIgnoreUnknownFieldsByDefaultAndNameTheFirstOneWhenAskedTo() throws Exception
+    {
+        final ColumnSpec[] columns = {column("id", "UInt8"), column("user_id", "String"), column("a.b", "String"),
+            new ColumnSpec("m", "String", "MATERIALIZED", "'z'")};
+        final Map<String, String> mapped = Map.of("user_id", "user.id");
+        final String record = "{\"id\":1,\"user\":{\"id\":\"u\",\"extra\":true},\"a.b\":\"c\",\"\\u0069d\":2}";
+        assertNull(encode(bind(false, false, mapped, columns), record + " "));
+        assertNull(
+            encode(bind(false, false, mapped, columns), "{\"id\":1,\"user\":{\"id\":\"u\"},\"a.b\":\"c\",\"x\":[1]}"));
+
+        final RowEncoder.Bound<JsonRecord> strict = bind(true, false, mapped, columns);
+        assertNull(encode(strict, " " + record + "\n"),
+            "escaped keys and keys with dots are compared decoded; nested are not checked");
+        assertEquals("unknown field \"x\": no column of the table reads it (unknown_fields = \"fail\")",
+            encode(strict, "{\"id\":1,\"user\":{\"id\":\"u\"},\"a.b\":\"c\",\"x\":[1]}"));
+        assertEquals("unknown field \"m\": no column of the table reads it (unknown_fields = \"fail\")",
+            encode(strict, "{\"id\":1,\"user\":{\"id\":\"u\"},\"a.b\":\"c\",\"m\":\"set\"}"),
+            "a MATERIALIZED column takes no input");
+        assertEquals("unknown field \"\\u00e9\": no column of the table reads it (unknown_fields = \"fail\")",
+            encode(strict, "{\"id\":1,\"user\":{\"id\":\"u\"},\"a.b\":\"c\",\"\\u00e9\":0}"));
+    }
+
+    @Test
+    void shouldCheckUnknownFieldsWithoutAllocating() throws Exception
+    {
+        final RowEncoder.Bound<JsonRecord> strict = bind(true, false, Map.of("user_id", "user.id"),
+            column("id", "UInt8"),
+            column("user_id", "String"), withDefault("ts", "DateTime", "now()"), withDefault("d", "Date", "today()"));
+        final String json = "{\"id\":1,\"user\":{\"id\":\"u\"},\"\\u0069d\":2}";
+        final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean)ManagementFactory
+            .getThreadMXBean();
+        for (int i = 0; i < 20_000; i++)
+        {
+            assertNull(encode(strict, json));
+        }
+        final byte[] b = json.getBytes(StandardCharsets.UTF_8);
+        final long start = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < 100_000; i++)
+        {
+            event.beginRecord(null, b.length + 64, 0, 0, 0L, 0L, 0, 1);
+            event.putValue(b);
+            event.putKey((byte[])null);
+            out.clear();
+            if (strict.encode(record.decode(event), out) != null)
+            {
+                throw new AssertionError("failed");
+            }
+        }
+        final long allocated = threads.getCurrentThreadAllocatedBytes() - start;
+        assertTrue(allocated < 64 * 1024, "allocated " + allocated + " bytes for 100,000 records");
+    }
+}
