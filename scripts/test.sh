@@ -19,4 +19,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-mvn -B verify -Pfaults "$@"
+# the ITs talk to the services on the ports services.sh used (SLUICE_KAFKA_PORT, SLUICE_CLICKHOUSE_HTTP_PORT)
+mvn -B verify -Pfaults \
+  -Dsluice.kafka.bootstrap="127.0.0.1:${SLUICE_KAFKA_PORT:-19092}" \
+  -Dsluice.clickhouse.url="http://127.0.0.1:${SLUICE_CLICKHOUSE_HTTP_PORT:-18123}" \
+  "$@"
