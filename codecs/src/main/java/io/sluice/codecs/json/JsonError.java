@@ -37,6 +37,9 @@ public final class JsonError
     public static final int BUFFER_TOO_SMALL = -12;
     /** A cursor was asked to iterate a value that is not an object or an array. */
     public static final int NOT_A_CONTAINER = -13;
+    /** An object holds a key twice at a path being extracted, under {@link DuplicateKeys#FAIL} (the offset is the
+     * second occurrence's opening quote; {@link JsonScanner#duplicateKey()} names the path). */
+    public static final int DUPLICATE_KEY = -14;
 
     private JsonError()
     {
@@ -78,6 +81,8 @@ public final class JsonError
                 return "destination buffer too small";
             case NOT_A_CONTAINER :
                 return "value is not an object or an array";
+            case DUPLICATE_KEY :
+                return "duplicate key";
             default :
                 return "unknown JSON error " + code;
         }

@@ -27,6 +27,16 @@ public final class JsonKind
 
     private static final String[] NAMES = {"MISSING", "STRING", "NUMBER", "TRUE", "FALSE", "NULL", "OBJECT", "ARRAY"};
 
+    private static final String[] NOT_AN_OBJECT = {
+        "value is empty or blank, not a JSON object (invalid JSON)",
+        "value is a JSON string, not an object",
+        "value is a JSON number, not an object",
+        "value is the JSON literal true, not an object",
+        "value is the JSON literal false, not an object",
+        "value is the JSON literal null, not an object",
+        null,
+        "value is a JSON array, not an object"};
+
     private JsonKind()
     {
     }
@@ -40,6 +50,20 @@ public final class JsonKind
     public static String name(final int kind)
     {
         return kind >= 0 && kind < NAMES.length ? NAMES[kind] : "UNKNOWN(" + kind + ")";
+    }
+
+    /**
+     * Why a Kafka value whose top-level value has this kind is not a row: "value is a JSON array, not an object",
+     * "value is a JSON number, not an object", "value is the JSON literal null, not an object", ..., and for
+     * {@link #MISSING} (an empty or blank value) "value is empty or blank, not a JSON object (invalid JSON)". A
+     * constant; nothing is allocated.
+     *
+     * @param kind the top-level kind, e.g. {@link JsonScanner#rootKind()}.
+     * @return the message, or null for {@link #OBJECT} (and for values that are no kind).
+     */
+    public static String notAnObject(final int kind)
+    {
+        return kind >= 0 && kind < NOT_AN_OBJECT.length ? NOT_AN_OBJECT[kind] : null;
     }
 
     /**

@@ -31,6 +31,12 @@ public final class JsonPathSet
     final int[] childArrayIndex;
     final int[] childNode;
     final int maxNameLength;
+    // parent node of each node (-1 for the root) and the segment that leads to it, for error messages
+    private final int[] parent;
+    private final String[] segment;
+    // the descendants of node n (not n itself) are subtreeNodes[subtreeStart[n] .. subtreeStart[n + 1] - 1]
+    final int[] subtreeStart;
+    final int[] subtreeNodes;
 
     private JsonPathSet(final List<String> expressionList)
     {
@@ -63,6 +69,8 @@ public final class JsonPathSet
                     nodes.get(node).children.put(name, child);
                     nodes.get(node).order.add(name);
                     nodes.get(child).arrayIndex = path.arrayIndex(s);
+                    nodes.get(child).parent = node;
+                    nodes.get(child).segment = name;
                 }
                 node = child;
             }
@@ -101,6 +109,30 @@ public final class JsonPathSet
             }
         }
         maxNameLength = longest;
+
+        parent = new int[nodeCount];
+        segment = new String[nodeCount];
+        subtreeStart = new int[nodeCount + 1];
+        final List<Integer> flat = new ArrayList<>();
+        for (int n = 0; n < nodeCount; n++)
+        {
+            parent[n] = nodes.get(n).parent;
+            segment[n] = nodes.get(n).segment;
+            subtreeStart[n] = flat.size();
+            addDescendants(n, flat);
+        }
+        subtreeStart[nodeCount] = flat.size();
+        subtreeNodes = flat.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    private void addDescendants(final int node, final List<Integer> into)
+    {
+        final int first = childStart[node];
+        for (int k = first; k < first + childCount[node]; k++)
+        {
+            into.add(childNode[k]);
+            addDescendants(childNode[k], into);
+        }
     }
 
     private static final class Builder
@@ -109,6 +141,8 @@ public final class JsonPathSet
         final List<String> order = new ArrayList<>();
         int arrayIndex = -1;
         int slot = -1;
+        int parent = -1;
+        String segment;
     }
 
     /**
@@ -182,5 +216,20 @@ public final class JsonPathSet
     int nodeCount()
     {
         return childStart.length;
+    }
+
+    /**
+     * The path expression that leads to a trie node, in {@link JsonPath} syntax (dots and backslashes in names
+     * escaped), for error messages; allocates.
+     */
+    String nodeExpression(final int node)
+    {
+        final StringBuilder sb = new StringBuilder();
+        for (int n = node; n > 0; n = parent[n])
+        {
+            final String name = segment[n].replace("\\", "\\\\").replace(".", "\\.");
+            sb.insert(0, sb.length() == 0 ? name : name + ".");
+        }
+        return sb.toString();
     }
 }
