@@ -8,7 +8,7 @@ public final class ConversionError
 {
     /** The value was written. */
     public static final int NONE = 0;
-    /** The number is outside the column type's range (never wrapped around or clamped). */
+    /** The number, date or date-time is outside the column type's range (never wrapped around or clamped). */
     public static final int OUT_OF_RANGE = -101;
     /** The text is not a number in JSON number syntax (after unescaping, for numeric strings). */
     public static final int NOT_A_NUMBER = -102;
@@ -17,10 +17,11 @@ public final class ConversionError
     /** No value at the path, into a column that is not Nullable, Array or Map, without
      * {@link EncoderOptions#missingAsDefault()}. */
     public static final int MISSING_NOT_ALLOWED = -104;
-    /** Not an ISO-8601 date-time or epoch number this encoder accepts, or a date-time outside the type's range
-     * (see {@link #OUT_OF_RANGE} for numbers). */
+    /** Not an ISO-8601 date-time or epoch number this encoder accepts (a well-formed one outside the type's range
+     * is {@link #OUT_OF_RANGE}). */
     public static final int BAD_DATETIME = -105;
-    /** Not a {@code YYYY-MM-DD} date (or day number) in the type's range. */
+    /** Not a {@code YYYY-MM-DD} date or day number (a well-formed one outside the type's range is
+     * {@link #OUT_OF_RANGE}). */
     public static final int BAD_DATE = -106;
     /** Not a UUID in the canonical 8-4-4-4-12 hex form. */
     public static final int BAD_UUID = -107;
@@ -62,7 +63,7 @@ public final class ConversionError
             case NONE :
                 return "no error";
             case OUT_OF_RANGE :
-                return "number out of range for the column type";
+                return "value out of range for the column type";
             case NOT_A_NUMBER :
                 return "not a number";
             case NULL_NOT_ALLOWED :
@@ -70,9 +71,9 @@ public final class ConversionError
             case MISSING_NOT_ALLOWED :
                 return "missing value into a non-Nullable column without a default";
             case BAD_DATETIME :
-                return "not a valid date-time (ISO-8601 or epoch number) in the type's range";
+                return "not a valid date-time (ISO-8601 or epoch number)";
             case BAD_DATE :
-                return "not a valid date (YYYY-MM-DD) in the type's range";
+                return "not a valid date (YYYY-MM-DD or a day number)";
             case BAD_UUID :
                 return "not a valid UUID";
             case BAD_BOOL :

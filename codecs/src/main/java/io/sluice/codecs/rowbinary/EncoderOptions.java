@@ -13,6 +13,8 @@ package io.sluice.codecs.rowbinary;
  *       {@link ConversionError#MISSING_NOT_ALLOWED}.</li>
  *   <li>{@link #epochUnit()} (default {@link EpochUnit#COLUMN}): the unit of integer epoch numbers given to
  *       DateTime and DateTime64 columns.</li>
+ *   <li>{@link #dateRange()} (default {@link DateRange#CURRENT}): the range of Date and DateTime values the server
+ *       handles.</li>
  * </ul>
  */
 public final class EncoderOptions
@@ -34,18 +36,37 @@ public final class EncoderOptions
         NANOSECONDS
     }
 
-    /** All defaults: nulls and missing values fail, epoch numbers in the column's unit. */
-    public static final EncoderOptions DEFAULTS = new EncoderOptions(false, false, EpochUnit.COLUMN);
+    /**
+     * The range of Date and DateTime values accepted, by the server generation's documentation. Date32 and
+     * DateTime64 (which 18.16 lacks) always take their current documented ranges.
+     */
+    public enum DateRange
+    {
+        /** Current ClickHouse documentation: Date [1970-01-01, 2149-06-06] (all of UInt16), DateTime
+         * [1970-01-01 00:00:00, 2106-02-07 06:28:15] UTC (all of UInt32). */
+        CURRENT,
+        /** ClickHouse 18.16's documentation: Date and DateTime are stored as on current servers, but the final
+         * fully-supported year is 2105, so the range ends at 2105-12-31 (23:59:59 UTC). Verified on 18.16.1: day
+         * numbers and seconds past it are stored, but read back as {@code 0000-00-00} or as wrong times. */
+        CLICKHOUSE_18_16
+    }
+
+    /** All defaults: nulls and missing values fail, epoch numbers in the column's unit, current date ranges. */
+    public static final EncoderOptions DEFAULTS = new EncoderOptions(false, false, EpochUnit.COLUMN,
+        DateRange.CURRENT);
 
     private final boolean nullAsDefault;
     private final boolean missingAsDefault;
     private final EpochUnit epochUnit;
+    private final DateRange dateRange;
 
-    private EncoderOptions(final boolean nullAsDefault, final boolean missingAsDefault, final EpochUnit epochUnit)
+    private EncoderOptions(final boolean nullAsDefault, final boolean missingAsDefault, final EpochUnit epochUnit,
+        final DateRange dateRange)
     {
         this.nullAsDefault = nullAsDefault;
         this.missingAsDefault = missingAsDefault;
         this.epochUnit = epochUnit;
+        this.dateRange = dateRange;
     }
 
     /**
@@ -86,7 +107,7 @@ public final class EncoderOptions
      */
     public EncoderOptions withNullAsDefault(final boolean value)
     {
-        return new EncoderOptions(value, missingAsDefault, epochUnit);
+        return new EncoderOptions(value, missingAsDefault, epochUnit, dateRange);
     }
 
     /**
@@ -97,7 +118,7 @@ public final class EncoderOptions
      */
     public EncoderOptions withMissingAsDefault(final boolean value)
     {
-        return new EncoderOptions(nullAsDefault, value, epochUnit);
+        return new EncoderOptions(nullAsDefault, value, epochUnit, dateRange);
     }
 
     /**
@@ -112,18 +133,45 @@ public final class EncoderOptions
         {
             throw new IllegalArgumentException("epochUnit must not be null");
         }
-        return new EncoderOptions(nullAsDefault, missingAsDefault, value);
+        return new EncoderOptions(nullAsDefault, missingAsDefault, value, dateRange);
+    }
+
+    /**
+     * The range of Date and DateTime values accepted; values outside it are
+     * {@link ConversionError#OUT_OF_RANGE}.
+     *
+     * @return the range.
+     */
+    public DateRange dateRange()
+    {
+        return dateRange;
+    }
+
+    /**
+     * A copy with {@link #dateRange()} set.
+     *
+     * @param value the new range; not null.
+     * @return the new options.
+     */
+    public EncoderOptions withDateRange(final DateRange value)
+    {
+        if (value == null)
+        {
+            throw new IllegalArgumentException("dateRange must not be null");
+        }
+        return new EncoderOptions(nullAsDefault, missingAsDefault, epochUnit, value);
     }
 
     /**
      * The options as text, for logs.
      *
-     * @return e.g. {@code EncoderOptions{nullAsDefault=false, missingAsDefault=false, epochUnit=COLUMN}}.
+     * @return e.g. {@code EncoderOptions{nullAsDefault=false, missingAsDefault=false, epochUnit=COLUMN,
+     *     dateRange=CURRENT}}.
      */
     @Override
     public String toString()
     {
         return "EncoderOptions{nullAsDefault=" + nullAsDefault + ", missingAsDefault=" + missingAsDefault +
-            ", epochUnit=" + epochUnit + "}";
+            ", epochUnit=" + epochUnit + ", dateRange=" + dateRange + "}";
     }
 }

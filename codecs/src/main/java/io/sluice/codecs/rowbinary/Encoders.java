@@ -176,7 +176,7 @@ final class Encoders
             final int kind = value.kind();
             if (kind == JsonKind.TRUE || kind == JsonKind.FALSE)
             {
-                // JSON booleans into integer columns as 1/0, as ClickHouse's own JSON input formats do
+                // JSON booleans as 1/0: ClickHouse's input_format_json_read_bools_as_numbers, on by default since 22.4
                 writeFixed(out, bytes, kind == JsonKind.TRUE ? 1 : 0);
                 return ConversionError.NONE;
             }
@@ -219,7 +219,7 @@ final class Encoders
             final int kind = value.kind();
             if (kind == JsonKind.TRUE || kind == JsonKind.FALSE)
             {
-                // JSON booleans into integer columns as 1/0, as ClickHouse's own JSON input formats do
+                // JSON booleans as 1/0: ClickHouse's input_format_json_read_bools_as_numbers, on by default since 22.4
                 writeFixed(out, bytes, kind == JsonKind.TRUE ? 1 : 0);
                 return ConversionError.NONE;
             }
@@ -242,7 +242,11 @@ final class Encoders
         }
     }
 
-    /** Float32 and Float64 from JSON numbers or numeric strings (strings may also be nan, inf, +inf, -inf). */
+    /**
+     * Float32 and Float64 from JSON numbers or numeric strings (strings may also be nan, inf, +inf, -inf), and
+     * {@code true}/{@code false} as 1/0 (ClickHouse's {@code input_format_json_read_bools_as_numbers}, on by
+     * default since 22.4).
+     */
     static final class FloatEncoder extends ValueEncoder
     {
         private final boolean doublePrecision;
@@ -256,12 +260,26 @@ final class Encoders
         @Override
         int encodeValue(final JsonValueView value, final Bytes<?> out, final EncodeScratch scratch)
         {
+            final int kind = value.kind();
+            if (kind == JsonKind.TRUE || kind == JsonKind.FALSE)
+            {
+                final double v = kind == JsonKind.TRUE ? 1.0 : 0.0;
+                if (doublePrecision)
+                {
+                    RowBinary.writeInt64(out, Double.doubleToRawLongBits(v));
+                }
+                else
+                {
+                    RowBinary.writeInt32(out, Float.floatToRawIntBits((float)v));
+                }
+                return ConversionError.NONE;
+            }
             int code = scratch.numberText(value);
             if (code != ConversionError.NONE)
             {
                 return code;
             }
-            final boolean allowSpecial = value.kind() == JsonKind.STRING;
+            final boolean allowSpecial = kind == JsonKind.STRING;
             if (doublePrecision)
             {
                 code = Numbers.parseDouble(scratch.textBuffer, scratch.textOffset, scratch.textLength, allowSpecial,
@@ -335,7 +353,7 @@ final class Encoders
                     return ConversionError.BAD_BOOL;
                 }
                 default :
-                    return ConversionError.BAD_BOOL;
+                    return ConversionError.WRONG_KIND;
             }
         }
 
@@ -421,9 +439,15 @@ final class Encoders
         }
     }
 
-    /** Date (UInt16 days, 1970-01-01..2149-06-06) and Date32 (Int32 days, 1900-01-01..2299-12-31). */
+    /**
+     * Date (UInt16 days, 1970-01-01..2149-06-06, or ..2105-12-31 under {@link EncoderOptions.DateRange#CLICKHOUSE_18_16})
+     * and Date32 (Int32 days, 1900-01-01..2299-12-31), from {@code "YYYY-MM-DD"} or a day number. A well-formed date
+     * outside the range is {@link ConversionError#OUT_OF_RANGE}, a malformed one {@link ConversionError#BAD_DATE}.
+     */
     static final class DateEncoder extends ValueEncoder
     {
+        static final long MAX_DAYS_18_16 = DateTimes.daysFromCivil(2105, 12, 31);
+
         private final boolean date32;
         private final long minDays;
         private final long maxDays;
@@ -433,7 +457,9 @@ final class Encoders
             super(type, options);
             this.date32 = date32;
             this.minDays = date32 ? DateTimes.daysFromCivil(1900, 1, 1) : 0;
-            this.maxDays = date32 ? DateTimes.daysFromCivil(2299, 12, 31) : 0xFFFF;
+            this.maxDays = date32
+                ? DateTimes.daysFromCivil(2299, 12, 31)
+                : options.dateRange() == EncoderOptions.DateRange.CLICKHOUSE_18_16 ? MAX_DAYS_18_16 : 0xFFFF;
         }
 
         @Override
@@ -450,9 +476,13 @@ final class Encoders
                 days = scratch.textLength == 10
                     ? DateTimes.parseDate(scratch.textBuffer, scratch.textOffset, scratch.textLength)
                     : Long.MIN_VALUE;
-                if (days < minDays || days > maxDays)
+                if (days == Long.MIN_VALUE)
                 {
                     return ConversionError.BAD_DATE;
+                }
+                if (days < minDays || days > maxDays)
+                {
+                    return ConversionError.OUT_OF_RANGE;
                 }
             }
             else if (value.kind() == JsonKind.NUMBER)
@@ -493,18 +523,26 @@ final class Encoders
      * (default: seconds for DateTime, ticks for DateTime64); a number with a fraction or exponent is seconds. Finer
      * digits than the column keeps are truncated (toward negative infinity for epoch integers, toward zero for
      * fractions).
+     *
+     * <p>Ranges (ClickHouse's data type pages; strings and numbers alike, a well-formed value outside is
+     * {@link ConversionError#OUT_OF_RANGE}): DateTime [1970-01-01 00:00:00, 2106-02-07 06:28:15] UTC, all of UInt32
+     * (under {@link EncoderOptions.DateRange#CLICKHOUSE_18_16} up to 2105-12-31 23:59:59); DateTime64(P)
+     * [1900-01-01 00:00:00, 2299-12-31 23:59:59.999999999] truncated to P digits, and for P = 9 at most Int64's
+     * largest tick, 2262-04-11 23:47:16.854775807 (the lower end, 1900, fits Int64 at every precision).
      */
     static final class DateTimeEncoder extends ValueEncoder
     {
         private static final long MIN_SECONDS_64 = -2208988800L; // 1900-01-01T00:00:00Z
         private static final long MAX_SECONDS_64 = 10413791999L; // 2299-12-31T23:59:59Z
         private static final long MAX_SECONDS_32 = 0xFFFF_FFFFL;
+        private static final long MAX_SECONDS_18_16 = DateEncoder.MAX_DAYS_18_16 * 86_400 + 86_399;
 
         private final boolean wide;
         private final int precision;
         private final long ticksPerSecond;
         private final long unitsPerSecond;
-        private final long maxSecondsForTicks;
+        private final long minTicks;
+        private final long maxTicks;
         private final ZoneOffsets zone;
 
         DateTimeEncoder(final ClickHouseType type, final EncoderOptions options, final ClickHouseType base)
@@ -513,8 +551,22 @@ final class Encoders
             this.wide = base.kind() == ClickHouseType.Kind.DATETIME64;
             this.precision = wide ? base.precision() : 0;
             this.ticksPerSecond = pow10(precision);
-            // DateTime64(9) overflows Int64 ticks after 2262-04-11 (and before 1677-09-21)
-            this.maxSecondsForTicks = Long.MAX_VALUE / ticksPerSecond - 1;
+            if (wide)
+            {
+                this.minTicks = MIN_SECONDS_64 * ticksPerSecond;
+                // 2299-12-31 23:59:59 and the largest fraction of P digits, or Int64's largest tick for P = 9
+                final long lastSecond = MAX_SECONDS_64;
+                this.maxTicks = lastSecond > (Long.MAX_VALUE - (ticksPerSecond - 1)) / ticksPerSecond
+                    ? Long.MAX_VALUE
+                    : lastSecond * ticksPerSecond + ticksPerSecond - 1;
+            }
+            else
+            {
+                this.minTicks = 0;
+                this.maxTicks = options.dateRange() == EncoderOptions.DateRange.CLICKHOUSE_18_16
+                    ? MAX_SECONDS_18_16
+                    : MAX_SECONDS_32;
+            }
             switch (options.epochUnit())
             {
                 case SECONDS :
@@ -569,14 +621,20 @@ final class Encoders
                     return ConversionError.BAD_DATETIME;
                 }
                 final long seconds = scratch.resultHigh;
-                if (wide
-                    ? seconds < MIN_SECONDS_64 || seconds > MAX_SECONDS_64 ||
-                        seconds > maxSecondsForTicks || seconds < -maxSecondsForTicks
-                    : seconds < 0 || seconds > MAX_SECONDS_32)
+                final long fraction = scratch.resultLow / pow10(9 - precision);
+                // seconds lie within years 0000..9999 here, so only the multiplication can leave Int64, and only
+                // for large precisions: compare before multiplying
+                if (seconds < Math.floorDiv(minTicks, ticksPerSecond) ||
+                    seconds > Math.floorDiv(maxTicks, ticksPerSecond))
                 {
-                    return ConversionError.BAD_DATETIME;
+                    return ConversionError.OUT_OF_RANGE;
                 }
-                return write(out, seconds * ticksPerSecond + scratch.resultLow / pow10(9 - precision));
+                final long ticks = seconds * ticksPerSecond + fraction;
+                if (ticks < minTicks || ticks > maxTicks || (ticks < 0 && seconds >= 0))
+                {
+                    return ConversionError.OUT_OF_RANGE;
+                }
+                return write(out, ticks);
             }
             return encodeEpoch(b, offset, length, out, scratch);
         }
@@ -630,8 +688,7 @@ final class Encoders
                 }
                 ticks = scratch.resultLow;
             }
-            final long seconds = Math.floorDiv(ticks, ticksPerSecond);
-            if (wide ? seconds < MIN_SECONDS_64 || seconds > MAX_SECONDS_64 : seconds < 0 || seconds > MAX_SECONDS_32)
+            if (ticks < minTicks || ticks > maxTicks)
             {
                 return ConversionError.OUT_OF_RANGE;
             }
