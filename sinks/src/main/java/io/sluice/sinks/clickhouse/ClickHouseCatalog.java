@@ -24,9 +24,13 @@ import io.sluice.core.naming.ClickHouseIdentifiers;
  */
 final class ClickHouseCatalog implements DestinationCatalog
 {
-    /** A DEFAULT expression Sluice evaluates once: a literal, or a cast/conversion function of literals. */
+    /**
+     * A DEFAULT expression Sluice evaluates once: a literal, or a cast/conversion function of literals. The type
+     * argument may hold escaped quotes: 18.16 describes {@code DEFAULT 'b'} of an Enum8 column as
+     * {@code CAST('b', 'Enum8(\\'a\\' = 1, \\'b\\' = 2)')}.
+     */
     private static final Pattern CONSTANT = Pattern.compile(
-        "\\s*(-?[0-9][0-9._eE+-]*|'([^'\\\\]|\\\\.)*'|NULL|\\[\\]|(CAST|to[A-Za-z0-9]+)\\(\\s*('([^'\\\\]|\\\\.)*'|-?[0-9][0-9._eE+-]*)\\s*(,\\s*'[^']*'\\s*)?\\))\\s*");
+        "\\s*(-?[0-9][0-9._eE+-]*|'([^'\\\\]|\\\\.)*'|NULL|\\[\\]|(CAST|to[A-Za-z0-9]+)\\(\\s*('([^'\\\\]|\\\\.)*'|-?[0-9][0-9._eE+-]*)\\s*(,\\s*'([^'\\\\]|\\\\.)*'\\s*)?\\))\\s*");
 
     private static final int TABLE_ALREADY_EXISTS = 57;
     private static final String DATABASE_PLACEHOLDER = "{database}";
@@ -195,21 +199,99 @@ final class ClickHouseCatalog implements DestinationCatalog
     @Override
     public String evaluateDefault(final ColumnSpec column) throws SinkException
     {
+        final String sql = defaultEvaluation(column);
+        if (sql == null)
+        {
+            return null;
+        }
+        final String body = ClickHouseConnections.query(client, sql, "evaluate default of " + column.name(), 30_000);
+        return defaultJson(column, TabSeparated.parse(body));
+    }
+
+    /**
+     * The query that evaluates a constant DEFAULT as a value of the column's type, in a form the column's encoder
+     * reads back exactly: {@code SELECT isNull(v), text} with {@code v = CAST((expression) AS type)}. Dates and times
+     * do not travel as the server's text: 18.16 prints a zero DateTime as {@code 0000-00-00 00:00:00} (so
+     * {@code DateTime DEFAULT 0} could not be read back and was reported as "without a default"), and a DateTime's
+     * text is in the server's time zone, which the encoder would read as UTC. So DateTime travels as epoch seconds,
+     * Date and Date32 as day numbers and DateTime64 as UTC text.
+     *
+     * @param column a column with a DEFAULT
+     * @return the query, or null when the expression is not a constant Sluice evaluates once
+     */
+    static String defaultEvaluation(final ColumnSpec column)
+    {
         if (!CONSTANT.matcher(column.defaultExpression()).matches())
         {
             return null;
         }
+        String type = column.type();
+        if (type.startsWith("LowCardinality(") && type.endsWith(")"))
+        {
+            type = type.substring("LowCardinality(".length(), type.length() - 1);
+        }
+        final String base = type.startsWith("Nullable(") && type.endsWith(")")
+            ? type.substring("Nullable(".length(), type.length() - 1)
+            : type;
+        final String value = "CAST((" + column.defaultExpression() + ") AS " + type + ")";
+        final String text;
+        if (base.equals("DateTime") || base.startsWith("DateTime("))
+        {
+            text = "toString(toUnixTimestamp(" + value + "))";
+        }
+        else if (base.startsWith("DateTime64("))
+        {
+            text = "toString(" + value + ", 'UTC')";
+        }
+        else if (base.equals("Date"))
+        {
+            text = "toString(toUInt16(" + value + "))";
+        }
+        else if (base.equals("Date32"))
+        {
+            text = "toString(toInt32(" + value + "))";
+        }
+        else
+        {
+            text = "toString(" + value + ")";
+        }
         // isNull first: TabSeparated writes NULL as \N, which reads back like the text "N"
-        final String body = ClickHouseConnections.query(client,
-            "SELECT isNull(" + column.defaultExpression() + "), ifNull(toString("
-                + column.defaultExpression() + "), '')",
-            "evaluate default of " + column.name(), 30_000);
-        final List<List<String>> rows = TabSeparated.parse(body);
+        return "SELECT isNull(" + value + "), ifNull(" + text + ", '')";
+    }
+
+    /**
+     * The JSON value the column's encoder takes for the evaluated default (see {@link #defaultEvaluation}).
+     *
+     * @param column the column
+     * @param rows   the evaluation's TabSeparated rows
+     * @return JSON text ({@code null}, a number, or a string), or null when the server gave no row
+     */
+    static String defaultJson(final ColumnSpec column, final List<List<String>> rows)
+    {
         if (rows.isEmpty() || rows.get(0).size() < 2)
         {
             return null;
         }
-        return "1".equals(rows.get(0).get(0)) ? "null" : jsonString(rows.get(0).get(1));
+        if ("1".equals(rows.get(0).get(0)))
+        {
+            return "null";
+        }
+        final String text = rows.get(0).get(1);
+        final String type = column.type().replace("LowCardinality(", "").replace("Nullable(", "");
+        if (type.startsWith("DateTime64("))
+        {
+            return jsonString(text + "Z");
+        }
+        if (type.startsWith("DateTime"))
+        {
+            // seconds with a fraction are seconds whatever the encoder's epoch unit
+            return text + ".0";
+        }
+        if (type.startsWith("Date"))
+        {
+            return text;
+        }
+        return jsonString(text);
     }
 
     private static String jsonString(final String text)
