@@ -27,6 +27,7 @@ import io.sluice.codecs.rowbinary.ColumnEncoder;
 import io.sluice.codecs.rowbinary.ConversionError;
 import io.sluice.codecs.rowbinary.EncodeScratch;
 import io.sluice.codecs.rowbinary.EncoderOptions;
+import io.sluice.codecs.rowbinary.NativeBlockWriter;
 import io.sluice.codecs.testing.TestData;
 
 /**
@@ -273,5 +274,54 @@ class ZeroAllocationTest
             assertEquals(JsonScanner.NO_MORE_ELEMENTS, index);
         }
         sum[0] = s;
+    }
+
+    @Test
+    void shouldAllocateNothingWhileRewritingBatchesIntoNativeBlocks()
+    {
+        final com.sun.management.ThreadMXBean threads = threads();
+        final List<byte[]> events = TestData.githubEvents();
+        final Slab slab = new Slab(events);
+        final JsonScanner scanner = new JsonScanner(JsonPathSet.compile(PATHS), JsonScanner.DEFAULT_MAX_DEPTH,
+            DuplicateKeys.FAIL);
+        final ColumnEncoder[] encoders = new ColumnEncoder[TYPES.length];
+        for (int c = 0; c < TYPES.length; c++)
+        {
+            encoders[c] = ColumnEncoder.forType(TYPES[c], EncoderOptions.DEFAULTS);
+        }
+        final EncodeScratch scratch = new EncodeScratch(1 << 20);
+        final JsonValueView value = new JsonValueView();
+        final Bytes<?> rows = Bytes.allocateElasticDirect(64 << 20);
+        final int batch = 2048;
+        for (int r = 0; r < batch; r++)
+        {
+            final int i = r % slab.offsets.length;
+            assertEquals(JsonError.NONE, scanner.scan(slab.buffer, slab.offsets[i], slab.lengths[i]));
+            for (int c = 0; c < encoders.length; c++)
+            {
+                scanner.value(c, value);
+                assertEquals(ConversionError.NONE, encoders[c].encode(value, rows, scratch));
+            }
+        }
+        final Bytes<?> out = Bytes.allocateElasticDirect(64 << 20);
+        final NativeBlockWriter writer = new NativeBlockWriter(PATHS, List.of(TYPES));
+        final long end = rows.writePosition();
+        final Runnable blocks = () ->
+        {
+            for (int b = 0; b < 8; b++)
+            {
+                out.clear();
+                writer.writeBlock(rows, 0, end, batch, out);
+            }
+        };
+        blocks.run();
+        blocks.run();
+        final long allocated = leastAllocated(threads, blocks);
+        writer.close();
+        rows.releaseLast();
+        out.releaseLast();
+        final double perRow = (double)allocated / (8 * batch);
+        assertTrue(perRow < 0.05, "allocated " + allocated + " bytes for " + 8 * batch + " rows (" + perRow +
+            " B/row)");
     }
 }
