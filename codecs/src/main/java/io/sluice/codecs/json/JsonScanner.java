@@ -13,8 +13,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  * <ul>
  *   <li>{@link #scan} reads the document from the start and descends only into objects and arrays that lie on a
  *       compiled path; every other value is skipped, but still validated against RFC 8259 (UTF-8, control
- *       characters, escapes and surrogate pairing in strings, number grammar, literals, brackets, depth). It stops
- *       as soon as every distinct path has been found: bytes after that point are not looked at.</li>
+ *       characters, escapes and surrogate pairing in strings, number grammar, literals, brackets, depth). Under
+ *       {@link DuplicateKeys#FIRST} it stops as soon as every distinct path has been found: bytes after that point
+ *       are not looked at.</li>
  *   <li>{@link #validate} does the same without the early stop and so checks the whole document, including that
  *       only whitespace follows the top-level value. With an empty path set {@link #scan} behaves the same.</li>
  *   <li>Duplicate keys at a compiled path follow the scanner's {@link DuplicateKeys} policy: {@link
