@@ -4,24 +4,32 @@
 -- those of examples/github-events.sql. Statements end with a line holding only ";".
 --
 -- The Kafka table reads every message whole, as one String: CSV with the tab as its field delimiter, a server-side
--- setting (format_csv_delimiter in the profile of the server's own context: the engine ignores session settings; see
--- scripts/services/clickhouse-users.d/kafka-engine.xml). Compact JSON holds no raw tab or newline, so a line is one unquoted
--- field, byte for byte.
+-- setting (format_csv_delimiter in the profile of the server's own context: the engine ignores session settings;
+-- see scripts/services/clickhouse-users.d/kafka-engine.xml). Compact JSON holds no raw tab or newline, so a line is
+-- one unquoted field, byte for byte.
 --
 -- 18.16 has no JSON path function (JSONExtract* came in 19.x). visitParamExtract{String,UInt,Bool}(text, key) take
 -- the value of the FIRST occurrence of "key": at any depth; visitParamExtractRaw is not used, because it returns ''
 -- when a string inside the value holds an unbalanced bracket (commit messages, issue bodies). So each value below is
 -- read from a text where its key occurs first: this depends on the key order of GitHub's events, and is correct for
 -- the bench data only because every row is verified against the input (docs/benchmarks.md lists what it relies on).
-CREATE TABLE ${db}.kafka_events (raw String)
-ENGINE = Kafka SETTINGS kafka_broker_list = '${broker}', kafka_topic_list = '${topic}', kafka_group_name = '${group}',
-    kafka_format = 'CSV', kafka_row_delimiter = '\n', kafka_num_consumers = ${consumers},
-    kafka_max_block_size = ${block_size}
+--
+-- The order matters. The Kafka engine starts consuming as soon as one view depends on its table, so the table comes
+-- last, once every view is in place (BenchRun has committed the new group's offsets to the start of the topic
+-- before: a new group of the Kafka engine would start at the end). The route view is therefore made with ATTACH and
+-- its full definition, which ClickHouse accepts before the table it selects from exists (it is how the server
+-- loads its metadata at start). The Kafka table is dropped last too, after the views, once its consumer is idle:
+-- 18.16 with librdkafka 2.0.2 can abort the whole server (rd_kafka_cgrp_destroy_final: assert
+-- !rkcg->rkcg_subscription) when the table is dropped or detached while its stream is reading.
+
+-- The route view: what every table needs, extracted once per record, into a Null table (it keeps nothing). The
+-- views below select from this view, so each block of the Kafka table fires each of them once. (A view on the Null
+-- table itself would not be fired: the rows reach route_sink through the view, not by an INSERT into it.)
+CREATE TABLE ${db}.route_sink (id UInt64, type String, actor_login String, repo_name String, payload String,
+    created_at DateTime) ENGINE = Null
 ;
--- The route view: what every table needs, extracted once per record. It keeps nothing (ENGINE = Null); the views
--- below select from it, so each block of the Kafka table fires each of them once. (A view on a plain Null table
--- would not be fired: the views hang on the route view.)
-CREATE MATERIALIZED VIEW ${db}.route ENGINE = Null AS
+ATTACH MATERIALIZED VIEW ${db}.route TO ${db}.route_sink (id UInt64, type String, actor_login String,
+    repo_name String, payload String, created_at DateTime) AS
 WITH
     -- the top-level tail: ,"public":...,"created_at":"..."[,"org":{...}]} (payload holds created_at keys of its own)
     extract(raw, ',"public":(?:true|false),"created_at":"[^"]*"(?:,"org":\\{[^{}]*\\})?\\}$') AS tail,
@@ -105,4 +113,10 @@ CREATE MATERIALIZED VIEW ${db}.to_other_events TO ${db}.other_events AS
 SELECT id, type, created_at, actor_login, repo_name, payload
 FROM ${db}.route WHERE type NOT IN ('PushEvent', 'WatchEvent', 'CreateEvent', 'IssuesEvent', 'PullRequestEvent',
     'IssueCommentEvent', 'ForkEvent')
+;
+-- The Kafka table, last: every message whole, as one String.
+CREATE TABLE ${db}.kafka_events (raw String)
+ENGINE = Kafka SETTINGS kafka_broker_list = '${broker}', kafka_topic_list = '${topic}', kafka_group_name = '${group}',
+    kafka_format = 'CSV', kafka_row_delimiter = '\n', kafka_num_consumers = ${consumers},
+    kafka_max_block_size = ${block_size}
 ;

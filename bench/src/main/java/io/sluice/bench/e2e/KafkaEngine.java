@@ -26,10 +26,11 @@ import org.apache.kafka.common.TopicPartition;
  *
  * <p>Starting it from the topic's beginning on ClickHouse 18.16: a new consumer group of the Kafka engine starts at
  * the END of the topic (librdkafka's {@code auto.offset.reset=largest}), and the engine starts consuming as soon as a
- * first view depends on its table, before the other views exist. So {@link #create()} creates the table and every
- * view (nothing is consumed: the topic holds no record past its end), DETACHes the Kafka table (its consumer leaves
- * the group), and commits the group's offsets to the start of every partition with Kafka's admin API;
- * {@link #attach()} then ATTACHes the table, and the engine reads the whole topic into every view.
+ * first view depends on its table, before the other views exist. So {@link #create()} commits the new group to the
+ * start of every partition with Kafka's admin API, then creates the views (the first with ATTACH and its full
+ * definition, which ClickHouse accepts before the table it reads exists), and the Kafka table last. (Creating
+ * everything, DETACHing the table, committing and ATTACHing works too, but DETACH while the engine's stream reads can
+ * abort the 18.16 server with librdkafka 2.0.2: see {@link #dropKafkaTables}.)
  *
  * <p>Not thread-safe.
  */
@@ -43,6 +44,13 @@ final class KafkaEngine
 
     /** The resource with the DDL. */
     static final String RESOURCE = "/kafka-engine/github-events.sql";
+
+    /**
+     * How long a Kafka table's stream can still read once its last view is gone, when the topic has nothing new: one
+     * poll of 500 ms that ends the stream, and the 500 ms before the stream thread looks for views again (18.16's
+     * READ_POLL_MS), with a margin.
+     */
+    static final long IDLE_MILLIS = 2500;
 
     private final Sql sql;
     private final Admin admin;
@@ -120,9 +128,10 @@ final class KafkaEngine
     }
 
     /**
-     * Creates the Kafka table and the views, stops the table and points the group at the start of the topic.
+     * Commits the group to the start of the topic, then creates the views and the Kafka table: the engine starts
+     * consuming.
      *
-     * @throws IllegalStateException if a statement fails, or the group's offsets cannot be set within 60 s
+     * @throws IllegalStateException if a statement fails
      */
     void create() throws Exception
     {
@@ -133,11 +142,7 @@ final class KafkaEngine
         values.put("group", group);
         values.put("block_size", String.valueOf(blockSize));
         values.put("consumers", String.valueOf(consumers));
-        for (final String s : statements(values))
-        {
-            sql.run(s);
-        }
-        sql.run("DETACH TABLE `" + database + "`.kafka_events");
+        final List<String> statements = statements(values);
         final TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
         final Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
         for (final var p : d.partitions())
@@ -149,31 +154,11 @@ final class KafkaEngine
         {
             start.put(e.getKey(), new OffsetAndMetadata(e.getValue().offset()));
         }
-        // the detached table's consumer may still be leaving the group: offsets of a group with members are refused
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (true)
+        admin.alterConsumerGroupOffsets(group, start).all().get(30, TimeUnit.SECONDS);
+        for (final String s : statements)
         {
-            try
-            {
-                admin.alterConsumerGroupOffsets(group, start).all().get(30, TimeUnit.SECONDS);
-                return;
-            }
-            catch (final ExecutionException e)
-            {
-                if (System.nanoTime() - deadline > 0)
-                {
-                    throw new IllegalStateException("cannot commit group " + group + " to the start of " + topic
-                        + ": " + e.getCause(), e.getCause());
-                }
-                Thread.sleep(200);
-            }
+            sql.run(s);
         }
-    }
-
-    /** ATTACHes the Kafka table: the engine starts consuming. */
-    void attach() throws IOException, InterruptedException
-    {
-        sql.run("ATTACH TABLE `" + database + "`.kafka_events");
     }
 
     /**
@@ -226,9 +211,54 @@ final class KafkaEngine
         return n;
     }
 
-    /** Drops the Kafka table (its consumer stops and leaves the group); the views stay. */
+    /** Drops the views and then the Kafka table (its consumer stops and leaves the group): see {@link #dropKafkaTables}. */
     void stop() throws IOException, InterruptedException
     {
-        sql.run("DROP TABLE IF EXISTS `" + database + "`.kafka_events");
+        dropKafkaTables(sql, database);
+    }
+
+    /**
+     * Drops the Kafka tables of a database without crashing the server. ClickHouse 18.16 with librdkafka 2.0.2 can
+     * abort (rd_kafka_cgrp_destroy_final: assert !rkcg->rkcg_subscription) when a Kafka table is dropped or detached
+     * while its stream reads: the cancelled stream re-subscribes its consumer, which is then closed in the middle of
+     * a rebalance. A Kafka table without views streams nothing (its stream thread waits for a view), so the
+     * materialized views of the database are dropped first (in descending name order, so that {@code to_*} go before
+     * the {@code route} they select from), then, once the last stream has ended ({@link #IDLE_MILLIS}), the Kafka
+     * tables.
+     *
+     * @param sql runs statements
+     * @param database the database
+     */
+    static void dropKafkaTables(final Sql sql, final String database) throws IOException, InterruptedException
+    {
+        final List<String> kafka = names(sql, database, "Kafka");
+        if (kafka.isEmpty())
+        {
+            return;
+        }
+        for (final String view : names(sql, database, "MaterializedView"))
+        {
+            sql.run("DROP TABLE IF EXISTS `" + database + "`.`" + view + "`");
+        }
+        Thread.sleep(IDLE_MILLIS);
+        for (final String table : kafka)
+        {
+            sql.run("DROP TABLE IF EXISTS `" + database + "`.`" + table + "`");
+        }
+    }
+
+    private static List<String> names(final Sql sql, final String database, final String engine)
+        throws IOException, InterruptedException
+    {
+        final List<String> out = new ArrayList<>();
+        for (final String name : sql.run("SELECT name FROM system.tables WHERE database = '" + database
+            + "' AND engine = '" + engine + "' ORDER BY name DESC").split("\n"))
+        {
+            if (!name.isBlank())
+            {
+                out.add(name.strip());
+            }
+        }
+        return out;
     }
 }
