@@ -391,6 +391,11 @@ final class RowVerifier
             rows += tableRows;
         }
         final long distinct = seen.cardinality();
+        for (int i = seen.nextClearBit(0); i < n && examples.size() < MAX_EXAMPLES; i = seen.nextClearBit(i + 1))
+        {
+            examples.add("lost: id " + idOf(i % lines, e.firstCopy() + i / lines) + " (record " + i + ", for "
+                + tables.get(branchOf[i % lines]).name() + ") is in no table");
+        }
         return new Result(rows, distinct, n - distinct, duplicates, wrong, misplaced, unknown, perTable,
             examples);
     }

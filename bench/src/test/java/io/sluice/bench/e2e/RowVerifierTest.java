@@ -114,6 +114,7 @@ class RowVerifierTest
         assertTrue(r.rowsRight());
         assertEquals(1, r.lost());
         assertFalse(r.exact(2));
+        assertEquals(List.of("lost: id 2489368072 (record 1, for push_events) is in no table"), r.examples());
     }
 
     @Test
