@@ -154,15 +154,16 @@ final class ProcFs
 
     /**
      * @param pid a process id
-     * @return the CPU seconds each live thread of the process has used so far, summed per {@link #threadGroup name
-     *     group}, in name order; empty if unknown
+     * @return the CPU seconds each live thread of the process has used so far, by {@link #threadKey key} (its
+     *     {@link #threadGroup name group} and thread id: threads of one name come and go, as in ClickHouse's pools,
+     *     so a window's CPU is taken per thread, then summed per group); empty if unknown
      */
     static Map<String, Double> threadCpuSeconds(final long pid)
     {
-        final Map<String, Double> byName = new TreeMap<>();
+        final Map<String, Double> byThread = new TreeMap<>();
         if (pid < 0)
         {
-            return byName;
+            return byThread;
         }
         try (DirectoryStream<Path> tasks = Files.newDirectoryStream(PROC.resolve(pid + "/task")))
         {
@@ -171,7 +172,8 @@ final class ProcFs
                 try
                 {
                     final String stat = Files.readString(task.resolve("stat"), StandardCharsets.UTF_8);
-                    byName.merge(threadGroup(statName(stat)), statCpuSeconds(stat), Double::sum);
+                    byThread.put(threadKey(threadGroup(statName(stat)), task.getFileName().toString()),
+                        statCpuSeconds(stat));
                 }
                 catch (final IOException | RuntimeException e)
                 {
@@ -181,9 +183,29 @@ final class ProcFs
         }
         catch (final IOException e)
         {
-            byName.clear();
+            byThread.clear();
         }
-        return byName;
+        return byThread;
+    }
+
+    /** @return the key of thread {@code tid} of name group {@code group}: {@code group/tid} */
+    static String threadKey(final String group, final String tid)
+    {
+        return group + "/" + tid;
+    }
+
+    /** @return the name group of a {@link #threadKey key} */
+    static String groupOf(final String key)
+    {
+        return key.substring(0, key.lastIndexOf('/'));
+    }
+
+    /** @return the values of a per-thread map summed per name group, in name order */
+    static Map<String, Double> byGroup(final Map<String, Double> byThread)
+    {
+        final Map<String, Double> out = new TreeMap<>();
+        byThread.forEach((k, v) -> out.merge(groupOf(k), v, Double::sum));
+        return out;
     }
 
     /**

@@ -30,7 +30,8 @@ final class Sampler implements AutoCloseable
 
     /**
      * One sample: {@code nanos} is when the CPU times were read, {@code rowsNanos} half-way through the query of the
-     * rows (which ClickHouse answers later when it is busy); maps are thread-name group to CPU seconds so far.
+     * rows (which ClickHouse answers later when it is busy); the thread maps are {@link ProcFs#threadKey thread} to CPU
+     * seconds so far.
      */
     record Sample(long nanos, double clickhouseCpu, double brokerCpu, double contenderCpu,
         Map<String, Double> clickhouseThreads, Map<String, Double> contenderThreads, long rowsNanos, double rows,
@@ -235,12 +236,12 @@ final class Sampler implements AutoCloseable
     }
 
     /**
-     * @param threads the thread map of a sample
+     * @param threads the per-thread map of a sample ({@link ProcFs#threadCpuSeconds})
      * @param from start ({@link System#nanoTime()})
      * @param to end
-     * @return per thread-name group seen in the window, the CPU seconds used between the two moments (a group first
-     *     seen after {@code from} counts from 0: its threads started inside; one last seen before {@code to} counts up
-     *     to its last sample: its threads ended inside)
+     * @return per thread-name group, the CPU seconds its threads used between the two moments: each thread's own
+     *     difference (a thread first seen after {@code from} counts from 0: it started inside; one last seen before
+     *     {@code to} counts up to its last sample: it ended inside), summed per group
      */
     Map<String, Double> threadsBetween(final Function<Sample, Map<String, Double>> threads, final long from,
         final long to)
@@ -252,23 +253,23 @@ final class Sampler implements AutoCloseable
     static Map<String, Double> threadsBetween(final List<Sample> all, final long intervalNanos,
         final Function<Sample, Map<String, Double>> threads, final long from, final long to)
     {
-        final Map<String, Double> out = new TreeMap<>();
-        final java.util.Set<String> names = new java.util.TreeSet<>();
+        final java.util.Set<String> keys = new java.util.TreeSet<>();
         for (final Sample s : all)
         {
-            if (s.nanos() - from >= 0 && s.nanos() - to <= intervalNanos)
+            if (s.nanos() - from >= -intervalNanos && s.nanos() - to <= intervalNanos)
             {
-                names.addAll(threads.apply(s).keySet());
+                keys.addAll(threads.apply(s).keySet());
             }
         }
-        for (final String name : names)
+        final Map<String, Double> out = new TreeMap<>();
+        for (final String key : keys)
         {
-            final ToDoubleFunction<Sample> f = s -> threads.apply(s).getOrDefault(name, Double.NaN);
+            final ToDoubleFunction<Sample> f = s -> threads.apply(s).getOrDefault(key, Double.NaN);
             final double end = valueAt(all, f, to, Double.NaN);
             final double start = valueAt(all, f, from, 0);
             if (!Double.isNaN(end))
             {
-                out.put(name, Math.max(0, end - (Double.isNaN(start) ? 0 : start)));
+                out.merge(ProcFs.groupOf(key), Math.max(0, end - (Double.isNaN(start) ? 0 : start)), Double::sum);
             }
         }
         return out;

@@ -71,7 +71,7 @@ class ProcFsTest
         }, "bench-spin-7");
         t.start();
         assertTrue(spun.await(60, TimeUnit.SECONDS));
-        final Map<String, Double> threads = ProcFs.threadCpuSeconds(ProcessHandle.current().pid());
+        final Map<String, Double> threads = ProcFs.byGroup(ProcFs.threadCpuSeconds(ProcessHandle.current().pid()));
         final double process = ProcFs.cpuSeconds(ProcessHandle.current().pid());
         measured.countDown();
         t.join();

@@ -54,14 +54,17 @@ class SamplerTest
     @Test
     void shouldCountThreadsStartedInAWindowFromZeroAndThoseEndedUpToTheirLastSample()
     {
+        // two threads of one name: pool/2 ends inside the window, pool/3 starts inside; their group's sum drops, but
+        // each thread's own CPU only grows
         final List<Sampler.Sample> s = List.of(
-            sample(0, 0, 0, Map.of("source", 1.0, "gone", 1.0)),
-            sample(100, 0, 0, Map.of("source", 2.0, "gone", 1.5, "late", 0.2)),
-            sample(200, 0, 0, Map.of("source", 3.0, "late", 0.4)));
+            sample(0, 0, 0, Map.of("source/1", 1.0, "pool/2", 1.0)),
+            sample(100, 0, 0, Map.of("source/1", 2.0, "pool/2", 1.5, "pool/3", 0.2)),
+            sample(200, 0, 0, Map.of("source/1", 3.0, "pool/3", 0.4)));
         final Map<String, Double> w = Sampler.threadsBetween(s, 100, Sampler.Sample::contenderThreads, 50, 200);
         assertEquals(1.5, w.get("source"), 1e-9);
-        assertEquals(0.4, w.get("late"), 1e-9);
-        assertEquals(1.5 - 1.25, w.get("gone"), 1e-9); // its last value, not beyond: it ended inside
+        // pool/2 up to its last value, not beyond (1.5 - 1.25), and pool/3 from 0 (it started inside)
+        assertEquals(1.5 - 1.25 + 0.4, w.get("pool"), 1e-9);
+        assertEquals(2, w.size());
     }
 
     @Test
@@ -88,6 +91,8 @@ class SamplerTest
         assertTrue(Double.isNaN(last.committed()));
         assertEquals(1.0, last.extra().get("one"));
         assertTrue(last.contenderThreads().values().stream().mapToDouble(Double::doubleValue).sum() >= 0.1,
+            last.contenderThreads().toString());
+        assertTrue(last.contenderThreads().keySet().stream().allMatch(k -> k.matches(".+/[0-9]+")),
             last.contenderThreads().toString());
     }
 }
