@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # Sluice benchmarks. Measures, on this machine, in the same run: the limits of the machine for the data (Kafka's
 # consumer alone, ClickHouse's ingest of Sluice's RowBinary rows alone), a plain KafkaConsumer + Jackson + JSONEachRow
-# baseline, and Sluice, on the real GitHub events replicated into a topic of 4 partitions; verifies every run's rows
-# in ClickHouse and prints a table and the ratios. See docs/benchmarks.md.
+# baseline, Sluice, and ClickHouse's own Kafka table engine with one MATERIALIZED VIEW per table (kafka-engine), on the
+# real GitHub events replicated into a topic of 4 partitions; verifies every run's rows against the input in
+# ClickHouse, measures the CPU of each contender, of the ClickHouse server and of the broker (found by their ports)
+# and the parts each run created, and prints a table and the ratios. See docs/benchmarks.md.
 #
-#   scripts/bench.sh                 # full run: 1,000,000 records, 3 rounds (about 15 minutes on 2 cores)
-#   scripts/bench.sh --quick         # 100,000 records, 1 round (under 2 minutes after the build)
+#   scripts/bench.sh                 # full run: 1,000,000 records, 3 rounds (about 20 minutes on 2 cores)
+#   scripts/bench.sh --quick         # 100,000 records, 1 round (about 2 minutes after the build)
 #   scripts/bench.sh --jmh           # the JMH suites per stage (codecs, ring hop, sealer, ack tracker, RowBinary)
 #   scripts/bench.sh --records 500000 --rounds 5 --live-rate 10000   # any BenchRun option (see --help)
+#   scripts/bench.sh --quick --contenders sluice,kafka-engine --batch-sweep 1000,20000,100000
 #
-# Environment: SKIP_BUILD=1 reuses the jars; SLUICE_KAFKA_PORT / SLUICE_CLICKHOUSE_HTTP_PORT as scripts/services.sh;
+# Environment: SKIP_BUILD=1 reuses the jars; SLUICE_KAFKA_PORT, SLUICE_CLICKHOUSE_HTTP_PORT and
+# SLUICE_CLICKHOUSE_TCP_PORT as scripts/services.sh (which starts the services that do not answer there);
 # JMH_ARGS adds JMH options; JMH_FILTER picks JMH benchmarks (a regular expression).
 # Results: bench/results/latest.txt and latest.json, every run's logs and JSON in bench/results/e2e-<time>/.
 set -euo pipefail

@@ -172,6 +172,11 @@ clickhouse_start() {
   sed -e "s#@DIR@#$CH_DIR#g" -e "s#@HTTP_PORT@#$CH_HTTP_PORT#g" -e "s#@TCP_PORT@#$CH_TCP_PORT#g" \
       "$ROOT/scripts/services/clickhouse-config.xml.tmpl" >"$CH_DIR/config.xml"
   cp "$ROOT/scripts/services/clickhouse-users.xml" "$CH_DIR/users.xml"
+  # drop-in files ClickHouse merges into config.xml (config.d/) and users.xml (users.d/): the settings of the
+  # server's own context that the benchmark's kafka-engine contender needs (see the files)
+  mkdir -p "$CH_DIR/config.d" "$CH_DIR/users.d"
+  cp "$ROOT"/scripts/services/clickhouse-config.d/*.xml "$CH_DIR/config.d/"
+  cp "$ROOT"/scripts/services/clickhouse-users.d/*.xml "$CH_DIR/users.d/"
   log "starting clickhouse on 127.0.0.1:$CH_HTTP_PORT (native :$CH_TCP_PORT, data $CH_DIR/data)"
   # The background job must be the server command itself, so that $! is the server's pid (nohup and setsid exec
   # into it): backgrounding `cd ... && nohup ...` recorded the pid of a bash subshell, and stop killed only that.

@@ -2,6 +2,7 @@ package io.sluice.bench.e2e;
 
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -33,6 +34,7 @@ import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -43,6 +45,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 
+import io.sluice.core.config.ConfigLoader;
+
 /**
  * The end-to-end benchmark run behind {@code scripts/bench.sh}: on the local Kafka and ClickHouse, the real GitHub
  * events of {@code examples/data} replicated (distinct ids) into one topic of 4 partitions, it measures side by side,
@@ -52,20 +56,28 @@ import com.fasterxml.jackson.databind.SerializationFeature;
  *       {@link ClickHouseLimit} (ClickHouse ingesting Sluice's RowBinary rows over HTTP, nothing in between);</li>
  *   <li>the plain baseline, {@link PlainConsumer};</li>
  *   <li>Sluice, {@code java -jar engine.jar bench} (the engine's {@code --until-caught-up} run, measured);</li>
+ *   <li>{@code kafka-engine}: ClickHouse's own Kafka table engine with one MATERIALIZED VIEW per table
+ *       ({@link KafkaEngine}), the peer the seed's split is measured against;</li>
  * </ol>
- * each as its own JVM, rounds of limits then baseline then Sluice (A B A B …), fresh tables and a fresh consumer
- * group per run, row counts and distinct ids verified in ClickHouse after every run. Throughput, CPU, memory, GC
- * and allocation come from draining the pre-loaded topic; latency comes from a second, paced run per contender in
- * which records are produced live at a fixed rate (a pre-loaded record's Kafka timestamp says when it was loaded,
- * not when it became available). Prints a table of medians and the ratios, and writes everything as JSON under
- * {@code --out}.
+ * each as its own JVM (the Kafka engine inside the ClickHouse server), rounds of limits, baseline, Sluice and the
+ * Kafka engine (A B A B …), fresh tables and a fresh consumer group per run, every row verified against the input
+ * after every run ({@link RowVerifier}). Throughput, CPU, memory, GC and allocation come from draining the pre-loaded
+ * topic, the CPU of the ClickHouse server and of the broker (found by their listening ports) and per thread from a
+ * {@link Sampler} over each contender's window, the parts each run created from {@code system.parts}; latency comes
+ * from a second, paced run per JVM contender in which records are produced live at a fixed rate (a pre-loaded
+ * record's Kafka timestamp says when it was loaded, not when it became available). Prints a table of medians and the
+ * ratios, and writes everything as JSON under {@code --out}.
  */
 public final class BenchRun
 {
     private static final long ID_STEP = 10_000_000_000L;
-    private static final List<String> TABLES = List.of("push_events", "watch_events", "create_events", "issues_events",
-        "pull_request_events", "issue_comment_events", "fork_events", "other_events");
+    private static final List<String> TABLES = BenchReport.TABLES;
     private static final String CONTENDER_JVM = "-Xms512m -Xmx2g -XX:+UseG1GC";
+    private static final List<String> CONTENDERS = BenchReport.CONTENDERS;
+    /** kafka_max_block_size of the kafka-engine contender: 18.16's default (max_block_size). */
+    private static final int KAFKA_ENGINE_BLOCK_SIZE = 65536;
+    /** How long the Kafka engine may take to write its last rows once its group is committed to the end. */
+    private static final long KAFKA_ENGINE_GRACE_MS = 10_000;
     private static final String JVM_FLAGS = "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED "
         + "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED --add-exports=java.base/sun.nio.ch=ALL-UNNAMED "
         + "--add-exports=jdk.unsupported/sun.misc=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED "
@@ -93,6 +105,11 @@ public final class BenchRun
     private boolean reload;
     private boolean quick;
     private String command = "scripts/bench.sh";
+    private List<String> contenders = CONTENDERS;
+    private int kafkaEngineBlockSize = KAFKA_ENGINE_BLOCK_SIZE;
+    private int kafkaEngineConsumers = 1;
+    private List<Integer> batchSweep = List.of();
+    private long sampleMillis = 200;
 
     private Path engineJar;
     private Path benchJar;
@@ -101,6 +118,10 @@ public final class BenchRun
     private List<byte[]> sample;
     private long topicBytes;
     private final List<Map<String, Object>> runs = new ArrayList<>();
+    private final List<Map<String, Object>> sweep = new ArrayList<>();
+    private RowVerifier verifier;
+    private long clickhousePid = -1;
+    private long brokerPid = -1;
 
     /**
      * @param args see {@link #usage()}
@@ -127,9 +148,18 @@ public final class BenchRun
             "usage: BenchRun [--quick] [--records N] [--rounds R] [--partitions P] [--bootstrap-servers H:P]",
             "                [--clickhouse URL] [--root DIR] [--out DIR] [--topic T] [--database D] [--reload]",
             "                [--live-rate R] [--live-seconds S] [--live-warmup-seconds W] [--jvm-opts \"...\"]",
+            "                [--contenders A,B,...] [--kafka-engine-block-size N] [--kafka-engine-consumers N]",
+            "                [--batch-sweep N,N,...] [--sample-ms MS]",
             "  --quick          100,000 records, 1 round, a live phase of 3 s warm-up + 5 s at 2,000 records/s",
             "  --records N      records in the topic (default 1,000,000; the 8,502-event sample repeated with distinct ids)",
-            "  --rounds R       rounds of limits, baseline, Sluice (default 3)",
+            "  --rounds R       rounds of limits, baseline, Sluice, kafka-engine (default 3)",
+            "  --contenders L   which to run, in this order (default " + String.join(",", CONTENDERS) + ")",
+            "  --kafka-engine-block-size N  kafka_max_block_size of the kafka-engine contender (default "
+                + KAFKA_ENGINE_BLOCK_SIZE + ")",
+            "  --kafka-engine-consumers N   kafka_num_consumers of the kafka-engine contender (default 1)",
+            "  --batch-sweep L  after the rounds, clickhouse-limit once per rows-per-insert of L (e.g. 1000,20000,100000):",
+            "                   ClickHouse CPU per row against batch size",
+            "  --sample-ms MS   how often the services' CPU, the rows and the offsets are sampled (default 200)",
             "  --live-rate R    records/s of the paced latency phase (default 2000; 0 skips the phase)",
             "  --live-seconds S length of the latency phase (default 10)",
             "  --live-warmup-seconds W  records produced first at the same rate and left out of the percentiles (default 5)",
@@ -218,6 +248,39 @@ public final class BenchRun
                     command = value.get();
                     i++;
                 }
+                case "--contenders" -> {
+                    contenders = List.of(value.get().split(","));
+                    for (final String c : contenders)
+                    {
+                        if (!CONTENDERS.contains(c))
+                        {
+                            throw new IllegalArgumentException(
+                                "unknown contender " + c + " (known: " + CONTENDERS + ")");
+                        }
+                    }
+                    i++;
+                }
+                case "--kafka-engine-block-size" -> {
+                    kafkaEngineBlockSize = Integer.parseInt(value.get());
+                    i++;
+                }
+                case "--kafka-engine-consumers" -> {
+                    kafkaEngineConsumers = Integer.parseInt(value.get());
+                    i++;
+                }
+                case "--batch-sweep" -> {
+                    final List<Integer> sizes = new ArrayList<>();
+                    for (final String n : value.get().split(","))
+                    {
+                        sizes.add(Integer.parseInt(n.strip().replace("_", "")));
+                    }
+                    batchSweep = List.copyOf(sizes);
+                    i++;
+                }
+                case "--sample-ms" -> {
+                    sampleMillis = Long.parseLong(value.get());
+                    i++;
+                }
                 default -> throw new IllegalArgumentException("unknown argument " + a);
             }
         }
@@ -242,9 +305,18 @@ public final class BenchRun
         {
             topic = "sluice-bench.events-" + records; // --quick and the full run keep their own topics
         }
-        if (records < 1 || rounds < 1 || partitions < 1)
+        if (records < 1 || rounds < 1 || partitions < 1 || kafkaEngineBlockSize < 1 || kafkaEngineConsumers < 1
+            || sampleMillis < 10)
         {
-            throw new IllegalArgumentException("--records, --rounds and --partitions must be positive");
+            throw new IllegalArgumentException("--records, --rounds, --partitions, --kafka-engine-block-size and "
+                + "--kafka-engine-consumers must be positive, --sample-ms at least 10");
+        }
+        for (final int n : batchSweep)
+        {
+            if (n < 1)
+            {
+                throw new IllegalArgumentException("--batch-sweep sizes must be positive");
+            }
         }
     }
 
@@ -273,19 +345,48 @@ public final class BenchRun
             "== Sluice end-to-end benchmark %s%n   machine: %s%n   command: %s%n   %,d records x %d round(s), topic %s (%d partitions), database %s; logs and JSON in %s%n",
             runId, machine.get("summary"), command, records, rounds, topic, partitions, database, runDir);
 
+        findServices();
         prepareTopic();
+        freshTables();
+        verifier = new RowVerifier(ConfigLoader.load(config("verify", topic, "unused")).sinks().get(0), database,
+            schemas(), sample, ID_STEP);
+        if (contenders.contains("kafka-engine"))
+        {
+            try
+            {
+                probeKafkaEngine();
+            }
+            catch (final IllegalStateException e)
+            {
+                System.out.println("FAILED: " + e.getMessage());
+                return 1;
+            }
+        }
         final long t0 = System.nanoTime();
         for (int r = 1; r <= rounds; r++)
         {
             System.out.printf("%n== round %d of %d%n", r, rounds);
-            runs.add(drain("kafka-limit", r));
-            runs.add(drain("clickhouse-limit", r));
-            runs.add(drain("baseline", r));
-            runs.add(drain("sluice", r));
+            for (final String c : contenders)
+            {
+                runs.add(c.equals("kafka-engine") ? drainKafkaEngine(r) : drain(c, r));
+            }
             if (liveRate > 0 && liveSeconds > 0)
             {
-                runs.add(live("baseline", r));
-                runs.add(live("sluice", r));
+                for (final String c : contenders)
+                {
+                    if (c.equals("baseline") || c.equals("sluice"))
+                    {
+                        runs.add(live(c, r));
+                    }
+                }
+            }
+        }
+        if (!batchSweep.isEmpty())
+        {
+            System.out.printf("%n== batch sweep: clickhouse-limit at %s rows per insert%n", batchSweep);
+            for (final int rowsPerInsert : batchSweep)
+            {
+                sweep.add(sweepRun(rowsPerInsert));
             }
         }
         System.out.printf(Locale.ROOT, "%nall runs took %.0f s%n", (System.nanoTime() - t0) / 1e9);
@@ -293,13 +394,31 @@ public final class BenchRun
         Files.writeString(runDir.resolve("result.json"), mapper.writeValueAsString(summary));
         Files.writeString(out.resolve("latest.json"), mapper.writeValueAsString(summary));
         boolean ok = true;
+        long kafkaEngineLost = 0;
+        long kafkaEngineDuplicates = 0;
         for (final Map<String, Object> run : runs)
+        {
+            ok &= Boolean.TRUE.equals(run.get("ok"));
+            if ("kafka-engine".equals(run.get("contender")) && run.get("verified_lost") instanceof Number n)
+            {
+                kafkaEngineLost += n.longValue();
+                kafkaEngineDuplicates += ((Number)run.get("verified_duplicates")).longValue();
+            }
+        }
+        for (final Map<String, Object> run : sweep)
         {
             ok &= Boolean.TRUE.equals(run.get("ok"));
         }
         System.out.println(ok
-            ? "OK: every run finished and its rows were verified in ClickHouse."
+            ? "OK: every run finished and every row it wrote was verified against the input in ClickHouse."
             : "FAILED: some runs did not finish or did not verify; see above and the logs in " + runDir);
+        if (kafkaEngineLost > 0 || kafkaEngineDuplicates > 0)
+        {
+            System.out.printf(Locale.ROOT,
+                "NOTE: the kafka-engine contender lost %,d and duplicated %,d records in all "
+                    + "(the Kafka engine's own behaviour, reported, not a failure of the benchmark; see docs/benchmarks.md)%n",
+                kafkaEngineLost, kafkaEngineDuplicates);
+        }
         return ok ? 0 : 1;
     }
 
@@ -442,6 +561,7 @@ public final class BenchRun
     /** Drops and creates the benchmark database with the example's tables. */
     private void freshTables() throws IOException, InterruptedException
     {
+        KafkaEngine.dropKafkaTables(this::ch, database); // left by an interrupted run: never drop them while reading
         ch("DROP DATABASE IF EXISTS " + database);
         final String sql = Files.readString(root.resolve("examples/github-events.sql"))
             .replaceAll("--[^\n]*", "")
@@ -456,94 +576,258 @@ public final class BenchRun
         }
     }
 
-    private long[] verify() throws IOException, InterruptedException
+    /** @return per target table, its columns as {name, type} (DESCRIBE TABLE) */
+    private Map<String, List<String[]>> schemas() throws IOException, InterruptedException
     {
-        final StringBuilder union = new StringBuilder();
-        long rows = 0;
+        final Map<String, List<String[]>> m = new LinkedHashMap<>();
         for (final String t : TABLES)
         {
-            rows += Long.parseLong(ch("SELECT count() FROM " + database + "." + t));
-            if (union.length() > 0)
+            final List<String[]> cols = new ArrayList<>();
+            for (final String line : ch("DESCRIBE TABLE " + database + "." + t + " FORMAT TabSeparated").split("\n"))
             {
-                union.append(" UNION ALL ");
-            }
-            union.append("SELECT id FROM ").append(database).append('.').append(t);
-        }
-        final long distinct = Long.parseLong(ch("SELECT uniqExact(id) FROM (" + union + ")"));
-        return new long[]{rows, distinct};
-    }
-
-    // ------------------------------------------------------------------------------------------------ services' CPU
-
-    /** The pids of the local ClickHouse server and Kafka broker (by command line), found once. */
-    private long[] servicePids;
-
-    private long[] servicePids()
-    {
-        if (servicePids == null)
-        {
-            long clickhousePid = -1;
-            long kafkaPid = -1;
-            try (var dirs = Files.list(Path.of("/proc")))
-            {
-                for (final Path d : (Iterable<Path>)dirs::iterator)
+                final String[] f = line.split("\t");
+                if (f.length >= 2 && (f.length < 3 || f[2].isEmpty() || f[2].equals("DEFAULT")))
                 {
-                    final String name = d.getFileName().toString();
-                    if (!name.chars().allMatch(Character::isDigit))
-                    {
-                        continue;
-                    }
-                    try
-                    {
-                        final String cmdline = new String(Files.readAllBytes(d.resolve("cmdline")),
-                            StandardCharsets.UTF_8);
-                        if (cmdline.contains("clickhouse-server") || cmdline.startsWith("clickhouse\u0000server"))
-                        {
-                            clickhousePid = Long.parseLong(name);
-                        }
-                        else if (cmdline.contains("kafka.Kafka"))
-                        {
-                            kafkaPid = Long.parseLong(name);
-                        }
-                    }
-                    catch (final IOException | RuntimeException e)
-                    {
-                        // the process ended or is not ours to read
-                    }
+                    cols.add(new String[]{f[0], f[1]});
                 }
             }
-            catch (final IOException e)
-            {
-                // not Linux: no services' CPU
-            }
-            servicePids = new long[]{clickhousePid, kafkaPid};
+            m.put(t, cols);
         }
-        return servicePids;
+        return m;
     }
 
-    /** @return CPU seconds (user + system) a process has used so far, from /proc/PID/stat; NaN when unknown */
-    private static double cpuSeconds(final long pid)
+    private InputStream select(final String sql) throws IOException, InterruptedException
     {
-        if (pid < 0)
+        final HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(URI.create(clickhouse + "/"))
+            .POST(HttpRequest.BodyPublishers.ofString(sql)).timeout(Duration.ofMinutes(10)).build(),
+            HttpResponse.BodyHandlers.ofInputStream());
+        if (r.statusCode() != 200)
         {
-            return Double.NaN;
+            try (InputStream in = r.body())
+            {
+                throw new IllegalStateException("ClickHouse: " + sql + ": HTTP " + r.statusCode() + ": "
+                    + new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            }
         }
-        try
+        return r.body();
+    }
+
+    /**
+     * Verifies the run's rows against its input and records the outcome in {@code run}: {@code ok} is whether every
+     * record is in its table once with the right values (for kafka-engine: whether every row written is right; what
+     * it lost or duplicated is reported, as the engine's own behaviour).
+     */
+    private void verifyRows(final Map<String, Object> run, final RowVerifier.Expected expected)
+        throws IOException, InterruptedException
+    {
+        final RowVerifier.Result v = verifier.verify(expected, this::select);
+        run.put("verified_rows", v.rows());
+        run.put("verified_distinct_ids", v.distinct());
+        run.put("verified_lost", v.lost());
+        run.put("verified_duplicates", v.duplicates());
+        run.put("verified_wrong", v.wrong());
+        run.put("verified_misplaced", v.misplaced());
+        run.put("verified_unknown", v.unknown());
+        run.put("verified_rows_per_table", v.rowsPerTable());
+        run.put("verified_problems", v.examples());
+        final boolean kafkaEngine = "kafka-engine".equals(run.get("contender"));
+        run.put("ok", kafkaEngine ? v.rowsRight() : v.exact(expected.records()));
+        if (!v.examples().isEmpty())
         {
-            final String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-            final String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0; // utime, stime in USER_HZ (100 on Linux)
-        }
-        catch (final IOException | RuntimeException e)
-        {
-            return Double.NaN;
+            System.out.println("   " + run.get("name") + ": " + v);
+            for (final String e : v.examples())
+            {
+                System.out.println("     | " + e);
+            }
         }
     }
 
+    // ------------------------------------------------------------------------------------------------ services
+
+    /** Finds the ClickHouse server and the Kafka broker by the ports they listen on. */
+    private void findServices()
+    {
+        final URI ch = URI.create(clickhouse);
+        final int chPort = ch.getPort() > 0 ? ch.getPort() : "https".equals(ch.getScheme()) ? 8443 : 8123;
+        final String first = bootstrap.split(",")[0].strip();
+        final int kafkaPort = Integer.parseInt(first.substring(first.lastIndexOf(':') + 1));
+        clickhousePid = ProcFs.pidListeningOn(chPort);
+        brokerPid = ProcFs.pidListeningOn(kafkaPort);
+        System.out.printf(Locale.ROOT, "   services: ClickHouse %s, Kafka broker %s (found by their listening ports)%n",
+            clickhousePid > 0
+                ? "pid " + clickhousePid + " on port " + chPort
+                : "not found on a local port " + chPort + " (its CPU is not measured)",
+            brokerPid > 0
+                ? "pid " + brokerPid + " on port " + kafkaPort
+                : "not found on a local port " + kafkaPort + " (its CPU is not measured)");
+    }
+
+    /** @return the rows in the benchmark database's tables now (active parts) */
+    private double rowsNow() throws IOException, InterruptedException
+    {
+        final String r = ch("SELECT sum(rows) FROM system.parts WHERE database = '" + database + "' AND active");
+        return r.isEmpty() ? 0 : Double.parseDouble(r);
+    }
+
+    /** @return the records {@code group} has committed on the topic (offsets from 0, all partitions) */
+    private static double committed(final Admin admin, final String group, final String topicName) throws Exception
+    {
+        long n = 0;
+        for (final Map.Entry<TopicPartition, OffsetAndMetadata> e : admin.listConsumerGroupOffsets(group)
+            .partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS).entrySet())
+        {
+            if (e.getValue() != null && e.getKey().topic().equals(topicName))
+            {
+                n += e.getValue().offset();
+            }
+        }
+        return n;
+    }
+
+    /**
+     * @param port the port of an engine's Prometheus endpoint
+     * @return probes of its checkpoint lag: the offsets in flight over all partitions, and the longest time a
+     *     partition's watermark has not moved (sluice_checkpoint_lag_offsets, sluice_checkpoint_lag_ms)
+     */
+    private Map<String, Sampler.Probe> engineLagProbes(final int port)
+    {
+        final URI uri = URI.create("http://127.0.0.1:" + port + "/metrics");
+        final double[] last = new double[2];
+        final Sampler.Probe offsets = () ->
+        {
+            final String body = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(1)).GET().build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+            double sum = 0;
+            double max = 0;
+            for (final String line : body.split("\n"))
+            {
+                if (line.startsWith("sluice_checkpoint_lag_offsets{"))
+                {
+                    sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+                }
+                else if (line.startsWith("sluice_checkpoint_lag_ms{"))
+                {
+                    max = Math.max(max, Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)));
+                }
+            }
+            last[0] = sum;
+            last[1] = max;
+            return sum;
+        };
+        final Map<String, Sampler.Probe> m = new LinkedHashMap<>();
+        m.put("engine_lag_offsets", offsets);
+        m.put("engine_lag_ms", () -> last[1]); // read in the same sample, right after the scrape above
+        return m;
+    }
+
+    private Sampler sampler(final Sampler.Probe rows, final Sampler.Probe committed,
+        final Map<String, Sampler.Probe> extra)
+    {
+        return new Sampler(clickhousePid, brokerPid, rows, committed, extra, sampleMillis);
+    }
+
+    /**
+     * Records in {@code run} what the sampler saw over the window {@code [from, to]}: the CPU of the ClickHouse server,
+     * of the broker and of the contender's process, in total and per thread name; how far the committed offsets
+     * trailed the rows written (rows − committed records: positive means rows a restart would write again, negative
+     * records committed before their rows were written); for Sluice its own checkpoint lag.
+     */
+    private static void putWindow(final Map<String, Object> run, final Sampler s, final long from, final long to,
+        final long launched)
+    {
+        run.put("samples", s.columns(launched));
+        run.put("window_start_after_launch_s", (from - launched) / 1e9);
+        run.put("window_end_after_launch_s", (to - launched) / 1e9);
+        run.put("sample_interval_s", s.intervalNanos() / 1e9);
+        run.put("clickhouse_cpu_window_s", s.at(Sampler.Sample::clickhouseCpu, to)
+            - s.at(Sampler.Sample::clickhouseCpu, from));
+        run.put("broker_cpu_window_s", s.at(Sampler.Sample::brokerCpu, to) - s.at(Sampler.Sample::brokerCpu, from));
+        run.put("contender_proc_cpu_window_s", s.at(Sampler.Sample::contenderCpu, to)
+            - s.at(Sampler.Sample::contenderCpu, from));
+        run.put("contender_threads_cpu_window_s", s.threadsBetween(Sampler.Sample::contenderThreads, from, to));
+        run.put("clickhouse_threads_cpu_window_s", s.threadsBetween(Sampler.Sample::clickhouseThreads, from, to));
+        double sum = 0;
+        double max = Double.NEGATIVE_INFINITY;
+        double min = Double.POSITIVE_INFINITY;
+        int n = 0;
+        double lagSum = 0;
+        double lagMax = Double.NaN;
+        double lagMsMax = Double.NaN;
+        int lagN = 0;
+        for (final Sampler.Sample x : s.samples())
+        {
+            if (x.nanos() - from < 0 || x.nanos() - to > 0)
+            {
+                continue;
+            }
+            final double d = x.rows() - x.committed();
+            if (!Double.isNaN(d))
+            {
+                sum += d;
+                max = Math.max(max, d);
+                min = Math.min(min, d);
+                n++;
+            }
+            final double lag = x.extra().getOrDefault("engine_lag_offsets", Double.NaN);
+            if (!Double.isNaN(lag))
+            {
+                lagSum += lag;
+                lagMax = Double.isNaN(lagMax) ? lag : Math.max(lagMax, lag);
+                lagMsMax = Double.isNaN(lagMsMax)
+                    ? x.extra().get("engine_lag_ms")
+                    : Math.max(lagMsMax, x.extra().get("engine_lag_ms"));
+                lagN++;
+            }
+        }
+        run.put("uncommitted_rows_mean", n > 0 ? sum / n : Double.NaN);
+        run.put("uncommitted_rows_max", n > 0 ? max : Double.NaN);
+        run.put("uncommitted_rows_min", n > 0 ? min : Double.NaN);
+        run.put("engine_checkpoint_lag_offsets_mean", lagN > 0 ? lagSum / lagN : Double.NaN);
+        run.put("engine_checkpoint_lag_offsets_max", lagMax);
+        run.put("engine_checkpoint_lag_ms_max", lagMsMax);
+    }
+
+    /**
+     * Records in {@code run} the parts the run created per table: system.parts' level-0 parts (each made by one
+     * INSERT into one partition; the merged-away ones stay listed, inactive, for old_parts_lifetime, 8 minutes by
+     * default), their rows, and the active parts left.
+     */
+    private void putParts(final Map<String, Object> run) throws IOException, InterruptedException
+    {
+        final Map<String, Object> parts = new LinkedHashMap<>();
+        long created = 0;
+        long rows = 0;
+        for (final String line : ch("SELECT table, countIf(level = 0), sumIf(rows, level = 0), minIf(rows, level = 0), "
+            + "maxIf(rows, level = 0), countIf(active) FROM system.parts WHERE database = '" + database
+            + "' GROUP BY table ORDER BY table FORMAT TabSeparated").split("\n"))
+        {
+            final String[] f = line.split("\t");
+            if (f.length < 6 || !TABLES.contains(f[0]))
+            {
+                continue;
+            }
+            final Map<String, Object> t = new LinkedHashMap<>();
+            t.put("parts_created", Long.parseLong(f[1]));
+            t.put("rows", Long.parseLong(f[2]));
+            t.put("rows_per_part_min", Long.parseLong(f[3]));
+            t.put("rows_per_part_max", Long.parseLong(f[4]));
+            t.put("rows_per_part_mean", Long.parseLong(f[1]) == 0
+                ? Double.NaN
+                : Double.parseDouble(f[2]) / Long.parseLong(f[1]));
+            t.put("active_parts", Long.parseLong(f[5]));
+            parts.put(f[0], t);
+            created += Long.parseLong(f[1]);
+            rows += Long.parseLong(f[2]);
+        }
+        run.put("parts", parts);
+        run.put("parts_created", created);
+        run.put("rows_per_part_mean", created == 0 ? Double.NaN : (double)rows / created);
+    }
+
+    /** @return CPU seconds (user + system) of the services, from /proc/PID/stat; NaN where unknown */
     private double[] servicesCpu()
     {
-        final long[] pids = servicePids();
-        return new double[]{cpuSeconds(pids[0]), cpuSeconds(pids[1])};
+        return new double[]{ProcFs.cpuSeconds(clickhousePid), ProcFs.cpuSeconds(brokerPid)};
     }
 
     private static void putServicesCpu(final Map<String, Object> run, final double[] before, final double[] after)
@@ -556,7 +840,18 @@ public final class BenchRun
 
     private Path config(final String name, final String topicName, final String group) throws IOException
     {
-        final String toml = Files.readString(root.resolve("examples/github-events.toml"))
+        return config(name, topicName, group, Map.of(), "");
+    }
+
+    /**
+     * @param replace further replacements in the example's text (each must occur)
+     * @param append text added at the end (a TOML table)
+     * @return a copy of examples/github-events.toml pointed at the bench's services, topic, group and database
+     */
+    private Path config(final String name, final String topicName, final String group,
+        final Map<String, String> replace, final String append) throws IOException
+    {
+        String toml = Files.readString(root.resolve("examples/github-events.toml"))
             .replace("127.0.0.1:19092", bootstrap)
             .replace("http://127.0.0.1:18123", clickhouse)
             .replace("database = \"github\"", "database = \"" + database + "\"")
@@ -567,9 +862,25 @@ public final class BenchRun
             throw new IllegalStateException(
                 "examples/github-events.toml changed shape: cannot point it at " + topicName);
         }
+        for (final Map.Entry<String, String> e : replace.entrySet())
+        {
+            if (!toml.contains(e.getKey()))
+            {
+                throw new IllegalStateException("examples/github-events.toml changed shape: no " + e.getKey());
+            }
+            toml = toml.replace(e.getKey(), e.getValue());
+        }
         final Path f = runDir.resolve(name + ".toml");
-        Files.writeString(f, toml);
+        Files.writeString(f, toml + append);
         return f;
+    }
+
+    private static int freePort() throws IOException
+    {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress()))
+        {
+            return s.getLocalPort();
+        }
     }
 
     private List<String> command(final String contender, final Path config, final Path json, final long stopAfterRows,
@@ -607,26 +918,36 @@ public final class BenchRun
     {
         final String name = contender + "-r" + round;
         final String group = "sluice-bench-" + runId + "-" + name;
-        final Path config = config(name, topic, group);
+        // Sluice's own checkpoint lag comes from its Prometheus endpoint, scraped with every sample
+        final int metricsPort = contender.equals("sluice") ? freePort() : -1;
+        final Path config = config(name, topic, group, Map.of(),
+            metricsPort > 0 ? "\n[metrics]\nlisten = \"127.0.0.1:" + metricsPort + "\"\n" : "");
         final Path json = runDir.resolve(name + ".json");
         final boolean writes = !contender.equals("kafka-limit");
         if (writes)
         {
             freshTables();
         }
-        final Map<String, Object> run = launch(name, contender, round, "drain", command(contender, config, json, 0, 0),
-            json,
-            600 + records / 200);
-        if (writes && Boolean.TRUE.equals(run.get("exited_ok")))
+        final Map<String, Object> run;
+        try (Admin admin = admin())
         {
-            final long[] v = verify();
-            run.put("verified_rows", v[0]);
-            run.put("verified_distinct_ids", v[1]);
-            run.put("ok", v[0] == records && v[1] == records);
-        }
-        else
-        {
-            run.put("ok", run.get("exited_ok"));
+            final Sampler s = sampler(writes ? this::rowsNow : null,
+                contender.equals("baseline") || contender.equals("sluice")
+                    ? () -> committed(admin, group, topic)
+                    : null,
+                metricsPort > 0 ? engineLagProbes(metricsPort) : Map.of());
+            run = launch(name, contender, round, "drain", command(contender, config, json, 0, 0), json,
+                600 + records / 200, s);
+            if (writes && Boolean.TRUE.equals(run.get("exited_ok")))
+            {
+                putParts(run);
+                verifyRows(run, new RowVerifier.Expected(0, records));
+            }
+            else
+            {
+                run.put("ok", run.get("exited_ok"));
+            }
+            putContenderWindow(run, s, writes);
         }
         if (contender.equals("kafka-limit") && run.get("bytes_in") instanceof Number n)
         {
@@ -634,6 +955,295 @@ public final class BenchRun
         }
         printRun(run);
         return run;
+    }
+
+    /**
+     * The window of a contender JVM, in the sampler's time: it ends when the sampler first saw every row the run wrote
+     * (kafka-limit, which writes none: when its process was last seen), and lasted the window_s the contender measured.
+     */
+    private static void putContenderWindow(final Map<String, Object> run, final Sampler s, final boolean writes)
+    {
+        final double window = BenchReport.num(run, "window_s");
+        final Object launchedAt = run.get("launched_nanos");
+        if (Double.isNaN(window) || !(launchedAt instanceof Long launched))
+        {
+            return;
+        }
+        long end = Long.MIN_VALUE;
+        if (writes)
+        {
+            final double rows = BenchReport.num(run, "verified_rows");
+            if (!Double.isNaN(rows))
+            {
+                end = s.lastRowNanos(rows);
+            }
+        }
+        else
+        {
+            for (final Sampler.Sample x : s.samples())
+            {
+                if (!Double.isNaN(x.contenderCpu()))
+                {
+                    end = x.nanos();
+                }
+            }
+        }
+        if (end != Long.MIN_VALUE)
+        {
+            putWindow(run, s, end - (long)(window * 1e9), end, launched);
+        }
+        run.remove("launched_nanos");
+    }
+
+    /**
+     * One run of the kafka-engine contender: fresh tables, the Kafka table and views created and the group committed
+     * to the start ({@link KafkaEngine#create()}), then ATTACH; the window runs from the moment the engine's consumer
+     * holds every partition to the moment the last row was seen. Done once the group has committed the whole topic
+     * and every record is in a table, or, committed but short of rows, when no row came for
+     * {@link #KAFKA_ENGINE_GRACE_MS}: then the records missing are lost (the verification counts them).
+     */
+    private Map<String, Object> drainKafkaEngine(final int round) throws Exception
+    {
+        final String name = "kafka-engine-r" + round;
+        final String group = "sluice-bench-" + runId + "-" + name;
+        final Map<String, Object> run = new LinkedHashMap<>();
+        run.put("name", name);
+        run.put("contender", "kafka-engine");
+        run.put("round", round);
+        run.put("phase", "drain");
+        run.put("kafka_max_block_size", kafkaEngineBlockSize);
+        run.put("kafka_num_consumers", kafkaEngineConsumers);
+        freshTables();
+        try (Admin admin = admin())
+        {
+            final KafkaEngine engine = new KafkaEngine(this::ch, admin, bootstrap, database, topic, group,
+                kafkaEngineBlockSize, kafkaEngineConsumers);
+            final double[] servicesBefore = servicesCpu();
+            final long launched = System.nanoTime();
+            final Sampler s = sampler(this::rowsNow, engine::committed, Map.of());
+            String error = null;
+            long start = Long.MIN_VALUE;
+            try
+            {
+                try
+                {
+                    engine.create();
+                }
+                catch (final RuntimeException | ExecutionException e)
+                {
+                    throw new IllegalStateException("cannot set up the Kafka table and views: " + e, e);
+                }
+                start = engine.awaitAssignment(partitions, 120);
+                error = awaitKafkaEngine(s, 600 + records / 200);
+            }
+            catch (final RuntimeException | ExecutionException e)
+            {
+                error = e.toString();
+            }
+            finally
+            {
+                engine.stop();
+                s.close();
+            }
+            putServicesCpu(run, servicesBefore, servicesCpu());
+            final double rows = s.last().rows();
+            final long end = s.lastRowNanos(rows);
+            run.put("records", records);
+            run.put("rows", (long)rows);
+            run.put("committed", (long)s.last().committed());
+            if (start != Long.MIN_VALUE && end != Long.MIN_VALUE && end - start > 0)
+            {
+                run.put("window_s", (end - start) / 1e9);
+                putWindow(run, s, start, end, launched);
+                run.put("window_cpu_s", run.get("clickhouse_cpu_window_s")); // the contender is the server
+            }
+            run.put("exited_ok", error == null && run.containsKey("window_s"));
+            if (error != null)
+            {
+                run.put("error", error);
+                System.out.println("   " + name + " failed: " + error);
+            }
+        }
+        if (Boolean.TRUE.equals(run.get("exited_ok")))
+        {
+            putParts(run);
+            verifyRows(run, new RowVerifier.Expected(0, records));
+        }
+        else
+        {
+            run.put("ok", false);
+        }
+        printRun(run);
+        return run;
+    }
+
+    /** @return null once the Kafka engine is done (see {@link #drainKafkaEngine}), else why it is not */
+    private String awaitKafkaEngine(final Sampler s, final long timeoutSeconds) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+        double rows = -1;
+        double committed = -1;
+        long changed = System.nanoTime();
+        long allCommitted = Long.MIN_VALUE;
+        while (true)
+        {
+            Thread.sleep(sampleMillis);
+            final Sampler.Sample x = s.last();
+            final long now = System.nanoTime();
+            if (x.rows() != rows || x.committed() != committed)
+            {
+                rows = x.rows();
+                committed = x.committed();
+                changed = now;
+            }
+            if (rows >= records && committed >= records)
+            {
+                return null;
+            }
+            if (committed >= records)
+            {
+                if (allCommitted == Long.MIN_VALUE)
+                {
+                    allCommitted = now;
+                }
+                final long grace = TimeUnit.MILLISECONDS.toNanos(KAFKA_ENGINE_GRACE_MS);
+                if (now - changed > grace && now - allCommitted > grace)
+                {
+                    return null; // short of rows for good: lost
+                }
+            }
+            if (now - changed > TimeUnit.SECONDS.toNanos(60))
+            {
+                return String.format(Locale.ROOT, "no progress for 60 s: %,.0f rows, %,.0f records committed of %,d%s",
+                    rows, committed, records, s.lastError() == null
+                        ? ""
+                        : " (last sampling error: " + s.lastError()
+                            + ")");
+            }
+            if (now - deadline > 0)
+            {
+                return String.format(Locale.ROOT, "timed out after %d s: %,.0f rows, %,.0f records committed of %,d",
+                    timeoutSeconds, rows, committed, records);
+            }
+        }
+    }
+
+    /**
+     * Checks, before any run, that the ClickHouse server's Kafka engine reads a message whole into one String (what
+     * the kafka-engine contender needs of the server: see scripts/services/clickhouse-users.d/kafka-engine.xml).
+     *
+     * @throws IllegalStateException with what to do, if it does not
+     */
+    private void probeKafkaEngine() throws Exception
+    {
+        final String db = database + "_probe";
+        final String probeTopic = "sluice-bench.kafka-engine-probe-" + runId;
+        final String group = "sluice-bench-" + runId + "-probe";
+        final List<byte[]> lines = sample.subList(0, Math.min(2, sample.size()));
+        System.out.printf("   probing ClickHouse's Kafka engine (topic %s, database %s)%n", probeTopic, db);
+        try (Admin admin = admin())
+        {
+            admin.createTopics(Set.of(new NewTopic(probeTopic, 1, (short)1))).all().get();
+            try
+            {
+                final Map<String, Object> p = new LinkedHashMap<>();
+                p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+                p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+                p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+                try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p))
+                {
+                    for (final byte[] line : lines)
+                    {
+                        producer.send(new ProducerRecord<>(probeTopic, line)).get();
+                    }
+                }
+                admin.alterConsumerGroupOffsets(group, Map.of(new TopicPartition(probeTopic, 0),
+                    new OffsetAndMetadata(0))).all().get();
+                KafkaEngine.dropKafkaTables(this::ch, db);
+                ch("DROP DATABASE IF EXISTS " + db);
+                ch("CREATE DATABASE " + db);
+                ch("CREATE TABLE " + db + ".raw (raw String) ENGINE = Memory");
+                ch("CREATE TABLE " + db + ".kafka_events (raw String) ENGINE = Kafka SETTINGS kafka_broker_list = '"
+                    + bootstrap + "', kafka_topic_list = '" + probeTopic + "', kafka_group_name = '" + group
+                    + "', kafka_format = 'CSV', kafka_row_delimiter = '\\n'");
+                ch("CREATE MATERIALIZED VIEW " + db + ".to_raw TO " + db + ".raw AS SELECT raw FROM " + db
+                    + ".kafka_events");
+                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (Long.parseLong(ch("SELECT count() FROM " + db + ".raw")) < lines.size()
+                    && System.nanoTime() - deadline < 0)
+                {
+                    Thread.sleep(200);
+                }
+                final List<String> got = new ArrayList<>();
+                for (final String row : ch("SELECT raw FROM " + db + ".raw FORMAT TabSeparated").split("\n"))
+                {
+                    if (!row.isEmpty())
+                    {
+                        got.add(RowVerifier.unescape(row, 0, row.length()));
+                    }
+                }
+                final List<String> want = new ArrayList<>();
+                for (final byte[] line : lines)
+                {
+                    want.add(new String(line, StandardCharsets.UTF_8));
+                }
+                got.sort(null);
+                want.sort(null);
+                if (!got.equals(want))
+                {
+                    throw new IllegalStateException("ClickHouse's Kafka engine did not read the probe's " + lines.size()
+                        + " JSON messages whole within 30 s (it read " + got.size() + " rows). The kafka-engine "
+                        + "contender needs the server's own profile to set format_csv_delimiter to a tab: "
+                        + "scripts/services/clickhouse-users.d/kafka-engine.xml and clickhouse-config.d/, which "
+                        + "scripts/services.sh start installs; restart a server started before with `scripts/services.sh "
+                        + "restart clickhouse`, or leave the contender out with --contenders");
+                }
+            }
+            finally
+            {
+                KafkaEngine.dropKafkaTables(this::ch, db);
+                ch("DROP DATABASE IF EXISTS " + db);
+                admin.deleteTopics(List.of(probeTopic)).all().get();
+            }
+        }
+    }
+
+    /** One clickhouse-limit run at {@code rowsPerInsert} rows per insert (max_rows; max_bytes out of the way). */
+    private Map<String, Object> sweepRun(final int rowsPerInsert) throws Exception
+    {
+        final String name = "clickhouse-limit-batch-" + rowsPerInsert;
+        final Path config = config(name, topic, "unused", Map.of("max_rows = 20000", "max_rows = " + rowsPerInsert,
+            "max_bytes = 8388608", "max_bytes = 1073741824"), "");
+        final Path json = runDir.resolve(name + ".json");
+        freshTables();
+        final Map<String, Object> run;
+        final Sampler s = sampler(this::rowsNow, null, Map.of());
+        run = launch(name, "clickhouse-limit", 0, "sweep", command("clickhouse-limit", config, json, 0, 0), json,
+            600 + records / 200, s);
+        run.put("rows_per_insert", rowsPerInsert);
+        if (Boolean.TRUE.equals(run.get("exited_ok")))
+        {
+            putParts(run);
+            verifyRows(run, new RowVerifier.Expected(0, records));
+        }
+        else
+        {
+            run.put("ok", false);
+        }
+        putContenderWindow(run, s, true);
+        System.out.printf(Locale.ROOT,
+            "   %-30s %,9.0f rows/s  ClickHouse %6.2f us/row  %,6d parts, %,8.0f rows/part%s%n",
+            name, BenchReport.num(run, "rows") / BenchReport.num(run, "window_s"),
+            BenchReport.num(run, "clickhouse_cpu_window_s") / BenchReport.num(run, "rows") * 1e6,
+            run.get("parts_created") instanceof Number n ? n.longValue() : 0,
+            BenchReport.num(run, "rows_per_part_mean"),
+            Boolean.TRUE.equals(run.get("ok")) ? "" : "  FAILED");
+        return run;
+    }
+
+    private long liveFirstCopy(final int round)
+    {
+        return (records + sample.size() - 1) / sample.size() + round * 100L;
     }
 
     private Map<String, Object> live(final String contender, final int round) throws Exception
@@ -688,10 +1298,7 @@ public final class BenchRun
         if (Boolean.TRUE.equals(run.get("exited_ok")))
         {
             readResult(run, json);
-            final long[] v = verify();
-            run.put("verified_rows", v[0]);
-            run.put("verified_distinct_ids", v[1]);
-            run.put("ok", v[0] == n && v[1] == n);
+            verifyRows(run, new RowVerifier.Expected(liveFirstCopy(round), n));
         }
         else
         {
@@ -753,7 +1360,7 @@ public final class BenchRun
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         final long intervalNanos = (long)(1e9 / liveRate);
-        final long firstCopy = (records + sample.size() - 1) / sample.size() + round * 100L;
+        final long firstCopy = liveFirstCopy(round);
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p))
         {
             final long start = System.nanoTime();
@@ -772,8 +1379,9 @@ public final class BenchRun
         }
     }
 
+    /** Runs a contender JVM; {@code sampler} (closed here once it exits) samples the services meanwhile. */
     private Map<String, Object> launch(final String name, final String contender, final int round, final String phase,
-        final List<String> cmd, final Path json, final long timeoutSeconds) throws Exception
+        final List<String> cmd, final Path json, final long timeoutSeconds, final Sampler sampler) throws Exception
     {
         final Path log = runDir.resolve(name + ".log");
         Files.writeString(runDir.resolve(name + ".cmd"), String.join(" ", cmd) + "\n");
@@ -783,9 +1391,21 @@ public final class BenchRun
         run.put("round", round);
         run.put("phase", phase);
         final double[] servicesBefore = servicesCpu();
-        final Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        run.put("launched_nanos", System.nanoTime());
+        final Process p;
+        try
+        {
+            p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        }
+        catch (final IOException e)
+        {
+            sampler.close();
+            throw e;
+        }
+        sampler.contender(p.pid());
         final boolean done = p.waitFor(timeoutSeconds, TimeUnit.SECONDS);
         putServicesCpu(run, servicesBefore, servicesCpu());
+        sampler.close();
         if (!done)
         {
             p.destroy();
@@ -836,20 +1456,6 @@ public final class BenchRun
 
     // ------------------------------------------------------------------------------------------------ report
 
-    private static double num(final Map<String, Object> run, final String key)
-    {
-        return run.get(key) instanceof Number n ? n.doubleValue() : Double.NaN;
-    }
-
-    private double recordsPerSecond(final Map<String, Object> run)
-    {
-        if (run.get("contender").equals("clickhouse-limit"))
-        {
-            return num(run, "rows") / num(run, "window_s");
-        }
-        return num(run, "records") / num(run, "window_s");
-    }
-
     private void printRun(final Map<String, Object> run)
     {
         if (!Boolean.TRUE.equals(run.get("exited_ok")))
@@ -864,14 +1470,23 @@ public final class BenchRun
                     + "done %.1f s after the last record%s%n",
                 run.get("name"), ((Number)run.get("live_records")).longValue(), liveRate,
                 ((Number)run.get("live_warmup_records")).longValue(),
-                num(run, "latency_p50_us") / 1e3, num(run, "latency_p99_us") / 1e3, num(run, "latency_p999_us") / 1e3,
-                num(run, "exit_after_last_produced_s"), verifiedText(run));
+                BenchReport.num(run, "latency_p50_us") / 1e3, BenchReport.num(run, "latency_p99_us") / 1e3,
+                BenchReport.num(run, "latency_p999_us") / 1e3,
+                BenchReport.num(run, "exit_after_last_produced_s"), verifiedText(run));
             return;
         }
-        System.out.printf(Locale.ROOT, "   %-22s %,10.0f records/s  window %6.2f s  cpu %5.2f s  rss %5.0f MiB  "
-            + "services cpu: clickhouse %5.1f s kafka %5.1f s%s%n",
-            run.get("name"), recordsPerSecond(run), num(run, "window_s"), num(run, "window_cpu_s"),
-            num(run, "peak_rss_bytes") / 1048576, num(run, "clickhouse_server_cpu_s"), num(run, "kafka_broker_cpu_s"),
+        final double n = BenchReport.num(run, "records");
+        final boolean server = "kafka-engine".equals(run.get("contender"));
+        System.out.printf(Locale.ROOT, "   %-22s %,10.0f records/s  window %6.2f s  CPU per record (us): %s %5.1f, "
+            + "ClickHouse %5.1f, broker %4.1f%s%s%n",
+            run.get("name"), BenchReport.recordsPerSecond(run), BenchReport.num(run, "window_s"),
+            server ? "server" : "contender",
+            BenchReport.num(run, "window_cpu_s") / n * 1e6, BenchReport.num(run, "clickhouse_cpu_window_s") / n * 1e6,
+            BenchReport.num(run, "broker_cpu_window_s") / n * 1e6,
+            run.get("parts_created") instanceof Number p
+                ? String.format(Locale.ROOT, "  parts %,d (%,.0f rows each)", p.longValue(),
+                    BenchReport.num(run, "rows_per_part_mean"))
+                : "",
             verifiedText(run));
     }
 
@@ -881,176 +1496,27 @@ public final class BenchRun
         {
             return "";
         }
-        return String.format(Locale.ROOT, "  rows %,d distinct ids %,d %s",
+        final long lost = ((Number)run.get("verified_lost")).longValue();
+        final long dup = ((Number)run.get("verified_duplicates")).longValue();
+        final long bad = ((Number)run.get("verified_wrong")).longValue()
+            + ((Number)run.get("verified_misplaced")).longValue() + ((Number)run.get("verified_unknown")).longValue();
+        return String.format(Locale.ROOT, "  rows %,d verified: %s%s",
             ((Number)run.get("verified_rows")).longValue(),
-            ((Number)run.get("verified_distinct_ids")).longValue(),
-            Boolean.TRUE.equals(run.get("ok")) ? "ok" : "MISMATCH");
-    }
-
-    private static double median(final List<Double> xs)
-    {
-        final double[] a = xs.stream().filter(d -> !Double.isNaN(d)).mapToDouble(Double::doubleValue).sorted()
-            .toArray();
-        if (a.length == 0)
-        {
-            return Double.NaN;
-        }
-        return a.length % 2 == 1 ? a[a.length / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2;
-    }
-
-    private List<Map<String, Object>> runsOf(final String contender, final String phase)
-    {
-        final List<Map<String, Object>> l = new ArrayList<>();
-        for (final Map<String, Object> r : runs)
-        {
-            if (r.get("contender").equals(contender) && r.get("phase").equals(phase)
-                && Boolean.TRUE.equals(r.get("exited_ok")))
-            {
-                l.add(r);
-            }
-        }
-        return l;
-    }
-
-    private double med(final String contender, final String phase,
-        final java.util.function.ToDoubleFunction<Map<String, Object>> f)
-    {
-        final List<Double> xs = new ArrayList<>();
-        for (final Map<String, Object> r : runsOf(contender, phase))
-        {
-            xs.add(f.applyAsDouble(r));
-        }
-        return median(xs);
-    }
-
-    /** Per-round ratio a/b of a metric, then the median over rounds. */
-    private double ratio(final String a, final String b, final String phase,
-        final java.util.function.ToDoubleFunction<Map<String, Object>> f)
-    {
-        final List<Double> xs = new ArrayList<>();
-        for (int r = 1; r <= rounds; r++)
-        {
-            final int round = r;
-            final var ra = runsOf(a, phase).stream().filter(x -> ((Number)x.get("round")).intValue() == round)
-                .findFirst();
-            final var rb = runsOf(b, phase).stream().filter(x -> ((Number)x.get("round")).intValue() == round)
-                .findFirst();
-            if (ra.isPresent() && rb.isPresent())
-            {
-                xs.add(f.applyAsDouble(ra.get()) / f.applyAsDouble(rb.get()));
-            }
-        }
-        return median(xs);
-    }
-
-    private double ratioToLimits(final java.util.function.ToDoubleFunction<Map<String, Object>> f)
-    {
-        final List<Double> xs = new ArrayList<>();
-        for (int r = 1; r <= rounds; r++)
-        {
-            final int round = r;
-            final var s = runsOf("sluice", "drain").stream().filter(x -> ((Number)x.get("round")).intValue() == round)
-                .findFirst();
-            final var k = runsOf("kafka-limit", "drain").stream()
-                .filter(x -> ((Number)x.get("round")).intValue() == round).findFirst();
-            final var c = runsOf("clickhouse-limit", "drain").stream()
-                .filter(x -> ((Number)x.get("round")).intValue() == round).findFirst();
-            if (s.isPresent() && k.isPresent() && c.isPresent())
-            {
-                xs.add(f.applyAsDouble(s.get()) / Math.min(f.applyAsDouble(k.get()), f.applyAsDouble(c.get())));
-            }
-        }
-        return median(xs);
+            lost == 0 && dup == 0 && bad == 0
+                ? "all right"
+                : String.format(Locale.ROOT, "LOST %,d, DUPLICATED %,d, WRONG %,d", lost, dup, bad),
+            Boolean.TRUE.equals(run.get("ok")) ? "" : " MISMATCH");
     }
 
     private Map<String, Object> report(final Map<String, Object> machine)
     {
-        final double bytesPerRecord = topicBytes > 0 ? (double)topicBytes / records : Double.NaN;
-        final List<Map<String, Object>> rows = new ArrayList<>();
-        final StringBuilder t = new StringBuilder();
-        t.append(String.format(Locale.ROOT,
-            "%n== results: median of %d round(s); %,d records of %.0f bytes on average (JSON values)%n%n",
-            rounds, records, bytesPerRecord));
-        final String head = String.format(Locale.ROOT,
-            "| %-16s | %10s | %6s | %9s | %8s | %8s | %4s | %8s | %9s | %7s | %7s | %7s |%n",
-            "contender", "records/s", "MB/s", "CPU s/M", "RSS MiB", "heap MiB", "GCs", "GC ms", "alloc B/r", "p50 ms",
-            "p99 ms", "p999 ms");
-        t.append(head);
-        t.append(head.replaceAll("[^|\n]", "-"));
-        for (final String c : List.of("kafka-limit", "clickhouse-limit", "baseline", "sluice"))
-        {
-            if (runsOf(c, "drain").isEmpty())
-            {
-                continue;
-            }
-            final Map<String, Object> row = new LinkedHashMap<>();
-            row.put("contender", c);
-            row.put("records_per_s", med(c, "drain", this::recordsPerSecond));
-            row.put("mb_per_s", med(c, "drain", r -> recordsPerSecond(r) * bytesPerRecord / 1e6));
-            row.put("cpu_s_per_m_records", med(c, "drain", r -> num(r, "window_cpu_s") / num(r, "records") * 1e6));
-            row.put("process_cpu_s_per_m_records",
-                med(c, "drain", r -> num(r, "process_cpu_s") / num(r, "records") * 1e6));
-            row.put("clickhouse_server_cpu_s_per_m_records",
-                med(c, "drain", r -> num(r, "clickhouse_server_cpu_s") / num(r, "records") * 1e6));
-            row.put("kafka_broker_cpu_s_per_m_records",
-                med(c, "drain", r -> num(r, "kafka_broker_cpu_s") / num(r, "records") * 1e6));
-            row.put("peak_rss_mib", med(c, "drain", r -> num(r, "peak_rss_bytes") / 1048576));
-            row.put("peak_heap_mib", med(c, "drain", r -> num(r, "peak_heap_bytes") / 1048576));
-            row.put("gc_count", med(c, "drain", r -> num(r, "gc_count")));
-            row.put("gc_pause_ms", med(c, "drain", r -> num(r, "gc_pause_ms")));
-            row.put("alloc_bytes_per_record", med(c, "drain", r -> num(r, "alloc_window_bytes") / num(r, "records")));
-            row.put("process_wall_s", med(c, "drain", r -> num(r, "process_wall_s")));
-            row.put("latency_p50_ms", med(c, "live", r -> num(r, "latency_p50_us") / 1e3));
-            row.put("latency_p99_ms", med(c, "live", r -> num(r, "latency_p99_us") / 1e3));
-            row.put("latency_p999_ms", med(c, "live", r -> num(r, "latency_p999_us") / 1e3));
-            rows.add(row);
-            final boolean limit = c.endsWith("limit");
-            t.append(String.format(Locale.ROOT,
-                "| %-16s | %10s | %6s | %9s | %8s | %8s | %4s | %8s | %9s | %7s | %7s | %7s |%n",
-                c, f0(row.get("records_per_s")), f1(row.get("mb_per_s")),
-                c.equals("clickhouse-limit") ? "-" : f2(row.get("cpu_s_per_m_records")),
-                limit ? "-" : f0(row.get("peak_rss_mib")), limit ? "-" : f0(row.get("peak_heap_mib")),
-                limit ? "-" : f0(row.get("gc_count")), limit ? "-" : f0(row.get("gc_pause_ms")),
-                c.equals("clickhouse-limit") ? "-" : f0(row.get("alloc_bytes_per_record")),
-                f0(row.get("latency_p50_ms")), f0(row.get("latency_p99_ms")), f0(row.get("latency_p999_ms"))));
-        }
-        t.append(String.format(Locale.ROOT, "%nCPU s per M records (medians): %-16s %12s %12s %12s%n", "", "contender",
-            "ClickHouse", "Kafka broker"));
-        for (final Map<String, Object> row : rows)
-        {
-            t.append(String.format(Locale.ROOT, "  %-16s %42s %12s %12s%n", row.get("contender"),
-                f2(row.get("cpu_s_per_m_records")), f2(row.get("clickhouse_server_cpu_s_per_m_records")),
-                f2(row.get("kafka_broker_cpu_s_per_m_records"))));
-        }
-        t.append("  (contender: its window; ClickHouse and Kafka: the server processes over the contender's whole\n"
-            + "   process lifetime, including JVM start and anything else using the servers meanwhile)\n");
-        final Map<String, Object> ratios = new LinkedHashMap<>();
-        ratios.put("sluice_over_baseline_records_per_s", ratio("sluice", "baseline", "drain", this::recordsPerSecond));
-        ratios.put("sluice_over_baseline_cpu_per_record", ratio("sluice", "baseline", "drain",
-            r -> num(r, "window_cpu_s") / num(r, "records")));
-        ratios.put("sluice_over_baseline_cpu_per_record_with_services", ratio("sluice", "baseline", "drain",
-            r -> (num(r, "window_cpu_s") + num(r, "clickhouse_server_cpu_s") + num(r, "kafka_broker_cpu_s"))
-                / num(r, "records")));
-        ratios.put("sluice_over_baseline_alloc_per_record", ratio("sluice", "baseline", "drain",
-            r -> num(r, "alloc_window_bytes") / num(r, "records")));
-        ratios.put("sluice_over_baseline_p99", ratio("sluice", "baseline", "live", r -> num(r, "latency_p99_us")));
-        ratios.put("sluice_over_min_limits_records_per_s", ratioToLimits(this::recordsPerSecond));
-        t.append(String.format(Locale.ROOT, "%nratios (per round, then the median):%n"));
-        t.append(String.format(Locale.ROOT, "  Sluice / baseline records/s        %6.2fx   (goal >= 3x)%n",
-            ratios.get("sluice_over_baseline_records_per_s")));
-        t.append(String.format(Locale.ROOT, "  Sluice / min(limits) records/s     %6.2f    (goal >= 0.80)%n",
-            ratios.get("sluice_over_min_limits_records_per_s")));
-        t.append(String.format(Locale.ROOT, "  Sluice / baseline CPU per record   %6.2f    (goal: a fraction)%n",
-            ratios.get("sluice_over_baseline_cpu_per_record")));
-        t.append(String.format(Locale.ROOT, "  ... with ClickHouse + Kafka CPU     %6.2f%n",
-            ratios.get("sluice_over_baseline_cpu_per_record_with_services")));
-        t.append(String.format(Locale.ROOT, "  Sluice / baseline alloc per record %6.3f%n",
-            ratios.get("sluice_over_baseline_alloc_per_record")));
-        t.append(String.format(Locale.ROOT,
-            "  Sluice / baseline p99 latency      %6.2f    (goal < 1; live phase at %,.0f records/s, %.0f s after %.0f s warm-up)%n",
-            ratios.get("sluice_over_baseline_p99"), liveRate, liveSeconds, liveWarmupSeconds));
-        t.append(String.format(Locale.ROOT, "%nmachine: %s%ndate: %s%ncommand: %s%n", machine.get("summary"),
-            ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME), command));
+        final BenchReport r = new BenchReport(new BenchReport.Settings(records, rounds,
+            topicBytes > 0 ? (double)topicBytes / records : Double.NaN, liveRate, liveSeconds, liveWarmupSeconds,
+            sampleMillis), runs, sweep);
+        r.build((String)machine.get("summary"), command);
+        final StringBuilder t = new StringBuilder(r.text());
+        final List<Map<String, Object>> rows = r.rows();
+        final Map<String, Object> ratios = r.ratios();
         System.out.print(t);
         final Map<String, Object> summary = new LinkedHashMap<>();
         summary.put("run_id", runId);
@@ -1061,14 +1527,21 @@ public final class BenchRun
         summary.put("partitions", partitions);
         summary.put("topic", topic);
         summary.put("topic_value_bytes", topicBytes);
+        summary.put("contenders", contenders);
         summary.put("live_rate", liveRate);
         summary.put("live_seconds", liveSeconds);
         summary.put("live_warmup_seconds", liveWarmupSeconds);
         summary.put("contender_jvm_options", contenderJvm);
+        summary.put("kafka_engine_block_size", kafkaEngineBlockSize);
+        summary.put("kafka_engine_consumers", kafkaEngineConsumers);
+        summary.put("sample_ms", sampleMillis);
+        summary.put("clickhouse_pid", clickhousePid);
+        summary.put("broker_pid", brokerPid);
         summary.put("table", rows);
         summary.put("ratios", ratios);
         summary.put("table_text", t.toString());
         summary.put("runs", runs);
+        summary.put("batch_sweep", sweep);
         try
         {
             Files.writeString(runDir.resolve("table.txt"), t.toString());
@@ -1079,24 +1552,6 @@ public final class BenchRun
             System.err.println("cannot write the table: " + e);
         }
         return summary;
-    }
-
-    private static String f0(final Object v)
-    {
-        final double d = ((Number)v).doubleValue();
-        return Double.isNaN(d) ? "-" : String.format(Locale.ROOT, "%,.0f", d);
-    }
-
-    private static String f1(final Object v)
-    {
-        final double d = ((Number)v).doubleValue();
-        return Double.isNaN(d) ? "-" : String.format(Locale.ROOT, "%.1f", d);
-    }
-
-    private static String f2(final Object v)
-    {
-        final double d = ((Number)v).doubleValue();
-        return Double.isNaN(d) ? "-" : String.format(Locale.ROOT, "%.2f", d);
     }
 
     private Map<String, Object> machine()
