@@ -1,7 +1,5 @@
 package io.sluice.core.stage;
 
-import java.util.concurrent.atomic.AtomicLong;
-
 import org.HdrHistogram.Histogram;
 
 /**
@@ -11,33 +9,33 @@ import org.HdrHistogram.Histogram;
 public final class PipelineStats
 {
     /** Records copied into the ingest ring (source thread). */
-    public final AtomicLong recordsIn = new AtomicLong();
+    public final PaddedAtomicLong recordsIn = new PaddedAtomicLong();
     /** Records routed to a branch (route thread). */
-    public final AtomicLong recordsRouted = new AtomicLong();
+    public final PaddedAtomicLong recordsRouted = new PaddedAtomicLong();
     /** Records dropped because no branch matched, under {@code unmatched = "skip"}. */
-    public final AtomicLong droppedUnrouted = new AtomicLong();
+    public final PaddedAtomicLong droppedUnrouted = new PaddedAtomicLong();
     /** Records dropped because they could not be written, under {@code on_error = "skip"}. */
-    public final AtomicLong droppedInvalid = new AtomicLong();
+    public final PaddedAtomicLong droppedInvalid = new PaddedAtomicLong();
     /** Rows durably written (insert workers). */
-    public final AtomicLong rowsWritten = new AtomicLong();
+    public final PaddedAtomicLong rowsWritten = new PaddedAtomicLong();
     /** Encoded bytes durably written (insert workers). */
-    public final AtomicLong bytesWritten = new AtomicLong();
+    public final PaddedAtomicLong bytesWritten = new PaddedAtomicLong();
     /** Successful inserts. */
-    public final AtomicLong inserts = new AtomicLong();
+    public final PaddedAtomicLong inserts = new PaddedAtomicLong();
     /** Failed insert attempts (each retry counts). */
-    public final AtomicLong insertFailures = new AtomicLong();
+    public final PaddedAtomicLong insertFailures = new PaddedAtomicLong();
     /** Batches sealed by reason. */
-    public final AtomicLong sealedByRows = new AtomicLong();
+    public final PaddedAtomicLong sealedByRows = new PaddedAtomicLong();
     /** Batches sealed because they reached max_bytes. */
-    public final AtomicLong sealedByBytes = new AtomicLong();
+    public final PaddedAtomicLong sealedByBytes = new PaddedAtomicLong();
     /** Batches sealed because linger expired. */
-    public final AtomicLong sealedByLinger = new AtomicLong();
+    public final PaddedAtomicLong sealedByLinger = new PaddedAtomicLong();
     /** Batches sealed by a flush (drain, rebalance, shutdown). */
-    public final AtomicLong sealedByFlush = new AtomicLong();
+    public final PaddedAtomicLong sealedByFlush = new PaddedAtomicLong();
     /** Batches sealed early because their branch's batch pool was exhausted. */
-    public final AtomicLong sealedByPool = new AtomicLong();
+    public final PaddedAtomicLong sealedByPool = new PaddedAtomicLong();
     /** Times the source paused its partitions because the ring, a window or the overflow pool was full. */
-    public final AtomicLong backpressurePauses = new AtomicLong();
+    public final PaddedAtomicLong backpressurePauses = new PaddedAtomicLong();
 
     /** Kafka record timestamp to durable acknowledgement, microseconds. */
     public final LatencyRecorder endToEndMicros = new LatencyRecorder(24L * 3600 * 1_000_000);
