@@ -2,6 +2,9 @@ package io.sluice.core.scatter;
 
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.HdrHistogram.Histogram;
+
+import io.sluice.core.stage.LatencyRecorder;
 import io.sluice.core.stage.PaddedAtomicLong;
 
 /**
@@ -30,6 +33,33 @@ public final class ScatterStats
     public final PaddedAtomicLong topicsCreated = new PaddedAtomicLong();
     /** Topics that needed creation beyond max_new_topics_per_minute (route stage). */
     public final PaddedAtomicLong rateLimited = new PaddedAtomicLong();
+
+    /** Handed to the producer to acknowledged by the broker, nanoseconds (producer I/O thread). */
+    public final LatencyRecorder produceLatencyNanos = new LatencyRecorder(600L * 1_000_000_000);
+    /** Source publish to route stage, nanoseconds (ring hop; one record in eight). */
+    public final LatencyRecorder ringHopNanos = new LatencyRecorder(3600L * 1_000_000_000);
+
+    private Histogram produceLatencyTotal;
+    private Histogram ringHopTotal;
+
+    /**
+     * Folds the interval histograms into the run totals and returns copies (any thread; synchronised).
+     *
+     * @return {produce latency ns, ring hop ns} since start
+     */
+    public synchronized Histogram[] totals()
+    {
+        produceLatencyTotal = fold(produceLatencyTotal, produceLatencyNanos);
+        ringHopTotal = fold(ringHopTotal, ringHopNanos);
+        return new Histogram[]{produceLatencyTotal.copy(), ringHopTotal.copy()};
+    }
+
+    private static Histogram fold(final Histogram total, final LatencyRecorder recorder)
+    {
+        final Histogram t = total == null ? new Histogram(recorder.highest(), 3) : total;
+        t.add(recorder.interval());
+        return t;
+    }
 
     /**
      * Adds one to a counter that only the calling thread writes (a plain read and an ordered write, no CAS).

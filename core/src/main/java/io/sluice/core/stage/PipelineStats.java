@@ -1,10 +1,18 @@
 package io.sluice.core.stage;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLongArray;
+
 import org.HdrHistogram.Histogram;
 
 /**
  * Counters and latency recorders of one pipeline. Counters are updated by their owning thread (or atomically once
  * per batch) and read by the status line and the metrics endpoint; recording never allocates ({@link LatencyRecorder}).
+ * Per-record latencies are HdrHistogram recorders (wait-free, allocation-free); per-batch measurements of each table
+ * are fixed-bucket histograms per table ({@link #table(Object)}). Consumer lag and the
+ * assignment are sampled by the source thread every commit interval.
  */
 public final class PipelineStats
 {
@@ -36,6 +44,15 @@ public final class PipelineStats
     public final PaddedAtomicLong sealedByPool = new PaddedAtomicLong();
     /** Times the source paused its partitions because the ring, a window or the overflow pool was full. */
     public final PaddedAtomicLong backpressurePauses = new PaddedAtomicLong();
+
+    /** Completed rebalances that gave this pipeline's consumer its assignment (possibly empty; source thread). */
+    public final PaddedAtomicLong assignments = new PaddedAtomicLong();
+    /** What the Kafka client learnt about authentication ({@code /ready} is 503 while it reports a failure). */
+    public final ClientHealth kafka = new ClientHealth();
+
+    private final ConcurrentHashMap<Object, TableStats> tables = new ConcurrentHashMap<>();
+    private volatile AtomicLongArray consumerLag = new AtomicLongArray(0);
+    private volatile int assignedPartitions;
 
     /** Kafka record timestamp to durable acknowledgement, microseconds. */
     public final LatencyRecorder endToEndMicros = new LatencyRecorder(24L * 3600 * 1_000_000);
@@ -71,5 +88,74 @@ public final class PipelineStats
         final Histogram t = total == null ? new Histogram(recorder.highest(), 3) : total;
         t.add(interval);
         return t;
+    }
+
+    /**
+     * The measurements of a destination table, created on the first call for it (off the record path: once per
+     * table) and then found without allocating.
+     *
+     * @param destination the destination: identity is the key, and its {@code toString()} ({@code database.table})
+     *                    the label value
+     * @return its measurements
+     */
+    public TableStats table(final Object destination)
+    {
+        final TableStats t = tables.get(destination);
+        return t != null ? t : tables.computeIfAbsent(destination, d -> new TableStats(d.toString()));
+    }
+
+    /** @return the tables measured so far (a copy; any thread) */
+    public List<TableStats> tables()
+    {
+        return new ArrayList<>(tables.values());
+    }
+
+    /**
+     * Records a partition's consumer lag (source thread, every commit interval).
+     *
+     * @param trackerId the partition's tracker id
+     * @param records   log-end offset minus the consumer's position, or -1 when the client does not know it yet
+     */
+    public void consumerLag(final int trackerId, final long records)
+    {
+        AtomicLongArray a = consumerLag;
+        if (trackerId >= a.length())
+        {
+            final AtomicLongArray grown = new AtomicLongArray(Math.max(16, trackerId * 2));
+            for (int i = 0; i < grown.length(); i++)
+            {
+                grown.set(i, i < a.length() ? a.get(i) : -1);
+            }
+            consumerLag = grown;
+            a = grown;
+        }
+        a.lazySet(trackerId, records);
+    }
+
+    /**
+     * @param trackerId a partition's tracker id
+     * @return its consumer lag as last sampled, or -1 when unknown
+     */
+    public long consumerLag(final int trackerId)
+    {
+        final AtomicLongArray a = consumerLag;
+        return trackerId < a.length() ? a.get(trackerId) : -1;
+    }
+
+    /**
+     * Records a completed rebalance (source thread, from the consumer's rebalance listener).
+     *
+     * @param partitions partitions assigned to this consumer after it
+     */
+    public void onAssigned(final int partitions)
+    {
+        assignedPartitions = partitions;
+        assignments.incrementAndGet();
+    }
+
+    /** @return partitions assigned after the last rebalance */
+    public int assignedPartitions()
+    {
+        return assignedPartitions;
     }
 }
