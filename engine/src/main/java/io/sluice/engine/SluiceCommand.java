@@ -14,6 +14,7 @@ import picocli.CommandLine.TypeConversionException;
  */
 @Command(name = "engine.jar", mixinStandardHelpOptions = true, versionProvider = Version.class, description = "Sluice: routes JSON records between Kafka and ClickHouse, per record, at-least-once.", subcommands = {
     RunCommand.class, CheckCommand.class, ProduceCommand.class, RouteCommand.class, DestinationCommand.class,
+    ExplainCommand.class,
     BenchCommand.class}, footer = {"", "Exit codes: 0 ok, 1 runtime failure, 2 bad configuration or usage."})
 public final class SluiceCommand implements Callable<Integer>
 {
