@@ -259,7 +259,7 @@ final class RowBinaryText
         }
     }
 
-    /** Shortest round-trip digits, as ClickHouse prints floats: plain from 1e-7 to below 1e21, else exponent. */
+    /** Shortest round-trip digits, as ClickHouse prints floats: plain from 1e-6 to below 1e21, else exponent. */
     static String floatText(final double v)
     {
         if (Double.isNaN(v))
@@ -276,7 +276,7 @@ final class RowBinaryText
         }
         final BigDecimal d = new BigDecimal(Double.toString(v)).stripTrailingZeros();
         final double abs = Math.abs(v);
-        if (abs >= 1e21 || abs < 1e-7)
+        if (abs >= 1e21 || abs < 1e-6)
         {
             final String digits = d.unscaledValue().abs().toString();
             final int exponent = digits.length() - 1 - d.scale();
