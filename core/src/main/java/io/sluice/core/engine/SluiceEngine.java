@@ -583,12 +583,20 @@ public final class SluiceEngine
         @Override
         public Health ready()
         {
+            final List<String> reasons = new ArrayList<>();
             if (finished)
             {
-                return new Health(false, "stopping", List.of("the run has ended"
-                    + (failure == null ? "" : ": " + failure)));
+                reasons.add("the run has ended" + (failure == null ? "" : ": " + failure));
+                for (final GatherPipeline<?> p : pipelines)
+                {
+                    authentication("sink " + p.name(), p.stats(), reasons);
+                }
+                for (final ScatterPipeline p : scatters)
+                {
+                    authentication("source " + p.name(), p.sourceStats(), reasons);
+                }
+                return new Health(false, "stopping", reasons);
             }
-            final List<String> reasons = new ArrayList<>();
             if (!started)
             {
                 reasons.add("starting: " + startPhase);
@@ -642,6 +650,15 @@ public final class SluiceEngine
             return new Health(ok, ok ? "ready" : started ? "not ready" : "starting", reasons);
         }
 
+        private void authentication(final String what, final PipelineStats stats, final List<String> reasons)
+        {
+            final String auth = stats.kafka.authenticationFailure();
+            if (auth != null)
+            {
+                reasons.add(what + ": Kafka authentication failed: " + auth);
+            }
+        }
+
         private void common(final String what, final PipelineControl control, final PipelineStats stats,
             final boolean consumes, final List<String> reasons)
         {
@@ -649,11 +666,7 @@ public final class SluiceEngine
             {
                 reasons.add(what + " failed: " + control.failureReason());
             }
-            final String auth = stats.kafka.authenticationFailure();
-            if (auth != null)
-            {
-                reasons.add(what + ": Kafka authentication failed: " + auth);
-            }
+            authentication(what, stats, reasons);
             if (consumes && stats.assignments.get() == 0)
             {
                 reasons.add(what + ": waiting for its partition assignment (joining the consumer group)");
