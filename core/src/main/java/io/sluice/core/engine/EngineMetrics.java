@@ -25,6 +25,7 @@ import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
+import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.gather.GatherPipeline;
 import io.sluice.core.gather.InsertWorker;
 import io.sluice.core.gather.batch.BatchBuffer;
@@ -92,8 +93,9 @@ final class EngineMetrics implements MultiCollector
             gauge(out, "sluice_ready", "1 while /ready answers 200, else 0", List.of(
                 new GaugeDataPointSnapshot(readiness.get().ok() ? 1 : 0, Labels.EMPTY, null)));
         }
-        gather(out, pipelines.get());
-        scatter(out, scatters.get());
+        final List<ScatterPipeline> sc = scatters.get();
+        gather(out, pipelines.get(), sc);
+        scatter(out, sc);
         return new MetricSnapshots(out);
     }
 
@@ -121,7 +123,8 @@ final class EngineMetrics implements MultiCollector
         return v == null || v.isEmpty() || v.startsWith("${") ? "unknown" : v;
     }
 
-    private static void gather(final List<MetricSnapshot> out, final List<GatherPipeline<?>> ps)
+    private static void gather(final List<MetricSnapshot> out, final List<GatherPipeline<?>> ps,
+        final List<ScatterPipeline> scatters)
     {
         final Family in = new Family();
         final Family routed = new Family();
@@ -185,7 +188,17 @@ final class EngineMetrics implements MultiCollector
                         t.label()));
                 }
             }
-            partitions(p, s, now, consumerLag, checkpointLag, checkpointLagSeconds, holder);
+            partitions(p.name(), p.trackers(), s, now, consumerLag, checkpointLag, checkpointLagSeconds);
+            for (int i = 0; i < p.trackers().size(); i++)
+            {
+                final String h = p.watermarkHolder(i);
+                if (h != null)
+                {
+                    final AckTracker tr = p.trackers().get(i);
+                    holder.add(1, Labels.of("holder", h, "partition", Integer.toString(tr.partition()), "pipeline",
+                        p.name(), "topic", tr.topic()));
+                }
+            }
             tables(p, now, tableLag, tableLagSeconds);
             for (final InsertWorker w : p.workers())
             {
@@ -197,6 +210,15 @@ final class EngineMetrics implements MultiCollector
             endToEnd.add(hdr(h[0], 1e-6, END_TO_END_BUCKETS, pl));
             ringHop.add(hdr(h[1], 1e-9, RING_HOP_BUCKETS, Labels.of("pipeline", name, "stage", "route")));
             queueWait.add(hdr(h[3], 1e-6, WAIT_BUCKETS, Labels.of("pipeline", name, "stage", "insert")));
+        }
+        for (final ScatterPipeline p : scatters)
+        {
+            if (!SluiceConfig.Source.KAFKA.equals(p.source().kind()))
+            {
+                continue; // a file or stdin source has lines, not partitions
+            }
+            // a scatter source that reads Kafka has partitions too: the same series, labelled by its pipeline
+            partitions(p.name(), p.trackers(), p.sourceStats(), now, consumerLag, checkpointLag, checkpointLagSeconds);
         }
         in.counter(out, "sluice_records_in", "Records copied into the ingest ring (re-reads count again)");
         routed.counter(out, "sluice_records_routed", "Records routed to a branch and encoded");
@@ -235,14 +257,13 @@ final class EngineMetrics implements MultiCollector
         histogram(out, "sluice_batch_bytes", "Encoded bytes per inserted batch, per table", batchBytes);
     }
 
-    private static void partitions(final GatherPipeline<?> p, final PipelineStats s, final long now,
-        final Family consumerLag, final Family checkpointLag, final Family checkpointLagSeconds, final Family holder)
+    private static void partitions(final String pipeline, final PartitionTrackers t, final PipelineStats s,
+        final long now, final Family consumerLag, final Family checkpointLag, final Family checkpointLagSeconds)
     {
-        final PartitionTrackers t = p.trackers();
         for (int i = 0; i < t.size(); i++)
         {
             final AckTracker tr = t.get(i);
-            final Labels l = Labels.of("partition", Integer.toString(tr.partition()), "pipeline", p.name(), "topic",
+            final Labels l = Labels.of("partition", Integer.toString(tr.partition()), "pipeline", pipeline, "topic",
                 tr.topic());
             final long lag = s.consumerLag(i);
             if (lag >= 0)
@@ -251,11 +272,6 @@ final class EngineMetrics implements MultiCollector
             }
             checkpointLag.add(Math.max(0, tr.inFlight()), l);
             checkpointLagSeconds.add(tr.stalledNanos(now) / 1e9, l);
-            final String h = p.watermarkHolder(i);
-            if (h != null)
-            {
-                holder.add(1, l.merge(Labels.of("holder", h)));
-            }
         }
     }
 

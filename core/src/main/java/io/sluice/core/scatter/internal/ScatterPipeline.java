@@ -412,6 +412,12 @@ public final class ScatterPipeline
         return table;
     }
 
+    /** @return the source's partition trackers (a Kafka source's partitions; the metrics read their lag) */
+    public PartitionTrackers trackers()
+    {
+        return trackers;
+    }
+
     /** @return admin round trips made for new topics so far */
     public long adminRoundTrips()
     {
