@@ -12,6 +12,8 @@ if ! scripts/services.sh status >/dev/null 2>&1; then
   started=1
 fi
 scripts/services.sh start
+# Prometheus' own text parser for the metrics tests (unpacked from Debian's package, nothing installed)
+scripts/lib/promtool.sh
 cleanup() {
   if [ "$started" = 1 ] && [ -z "${SLUICE_KEEP_SERVICES:-}" ]; then
     scripts/services.sh stop || true

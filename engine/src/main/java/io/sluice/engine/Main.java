@@ -1,5 +1,8 @@
 package io.sluice.engine;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import picocli.CommandLine;
 
 /**
@@ -40,6 +43,16 @@ public final class Main
         return cl;
     }
 
+    private static List<CommandLine.ParseResult> parsedChain(final CommandLine.ParseResult parsed)
+    {
+        final List<CommandLine.ParseResult> chain = new ArrayList<>();
+        for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand())
+        {
+            chain.add(p);
+        }
+        return chain;
+    }
+
     /**
      * Runs the last subcommand, as picocli does, after refusing top-level options given with a subcommand: they
      * belong to running a configuration, and a subcommand would silently ignore them ({@code --config a.toml check
@@ -57,6 +70,14 @@ public final class Main
                         option + " before the subcommand " + parsed.subcommand().commandSpec().name()
                             + " belongs to running a configuration; give the subcommand's own options after it");
                 }
+            }
+        }
+        for (final CommandLine.ParseResult p : parsedChain(parsed))
+        {
+            final LogFormat format = p.matchedOptionValue("--log-format", null);
+            if (format != null)
+            {
+                format.apply();
             }
         }
         return new CommandLine.RunLast().execute(parsed);

@@ -8,9 +8,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
  * {@code java -jar engine.jar} as users run it, against the real services: exit codes and the messages a user acts
@@ -122,6 +126,63 @@ class EngineCommandLineIT
         }
         assertEquals(Map.of(new TopicPartition(topic, 0), 3L), TestServices.committed(skipGroup));
         assertEquals("a\nc\n", TestServices.sql("SELECT DISTINCT s FROM " + db + ".t ORDER BY s"));
+    }
+
+    @Test
+    void shouldLogOneJsonObjectPerLineWithStructuredFieldsAndTextWithAnIsoDate() throws Exception
+    {
+        final String topic = unique("cli-json-");
+        final String db = unique("cli_db_");
+        TestServices.sql("CREATE DATABASE " + db);
+        TestServices.sql("CREATE TABLE " + db + ".t (n UInt8, s String) ENGINE = MergeTree() ORDER BY n");
+        TestServices.createTopic(topic, 1);
+        TestServices.produce(topic,
+            List.of(bytes("{\"n\":1,\"s\":\"a\"}"), bytes("{\"n\":300,\"s\":\"b\"}"), bytes("{\"n\":2,\"s\":\"c\"}")));
+        final Pattern iso = Pattern.compile("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}(Z|[+-]\\d{2}:\\d{2})");
+        final String toml = config(topic, unique("g"), db, "t", "on_error = \"skip\"\n")
+            .replace("[checkpoint]", "[engine]\nstatus_interval_ms = 100\n[checkpoint]");
+        final ObjectMapper json = new ObjectMapper();
+        try (EngineProcess p = EngineProcess.start("--log-format", "json", "--config",
+            EngineProcess.writeConfig(toml).toString(), "--until-caught-up"))
+        {
+            assertEquals(0, p.waitFor(120), p.output());
+            int lines = 0;
+            boolean status = false;
+            boolean coordinates = false;
+            for (final String line : p.output().split("\n"))
+            {
+                if (line.isEmpty())
+                {
+                    continue;
+                }
+                final JsonNode n = json.readTree(line); // throws on a line that is not JSON
+                assertTrue(n.isObject(), line);
+                for (final String field : List.of("time", "level", "logger", "thread", "message"))
+                {
+                    assertTrue(n.hasNonNull(field), field + " missing: " + line);
+                }
+                assertTrue(iso.matcher(n.get("time").asText()).find(), line);
+                status |= "status".equals(n.path("event").asText()) && "t".equals(n.path("pipeline").asText())
+                    && n.has("records_in") && n.has("rows");
+                coordinates |= n.has("topic") && n.has("partition") && n.has("offset") && n.has("pipeline");
+                lines++;
+            }
+            assertTrue(lines > 5, p.output());
+            assertTrue(status, "no structured status event: " + p.output());
+            assertTrue(coordinates, "no event with pipeline, topic, partition, offset: " + p.output());
+        }
+        try (EngineProcess p = EngineProcess.start("--config", EngineProcess.writeConfig(
+            toml.replace("group_id = \"", "group_id = \"text-")).toString(), "--until-caught-up"))
+        {
+            assertEquals(0, p.waitFor(120), p.output());
+            for (final String line : p.output().split("\n"))
+            {
+                if (!line.isEmpty() && !line.startsWith("\t") && !line.startsWith("  "))
+                {
+                    assertTrue(iso.matcher(line).find(), "no ISO-8601 date and zone: " + line);
+                }
+            }
+        }
     }
 
     @Test

@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.apache.kafka.common.TopicPartition;
@@ -67,13 +68,21 @@ class GithubEventsEndToEndIT
 
     private static SluiceConfig config() throws Exception
     {
+        return config(0);
+    }
+
+    /** @param metricsPort the metrics listener's port, 0 for none */
+    private static SluiceConfig config(final int metricsPort) throws Exception
+    {
         final String toml = Files.readString(TestServices.projectRoot().resolve("examples/github-events.toml"))
             .replace("127.0.0.1:19092", TestServices.bootstrap())
             .replace("http://127.0.0.1:18123", TestServices.clickhouse())
             .replace("database = \"github\"", "database = \"" + database + "\"")
             .replace("pattern = 'github\\.events'", "pattern = '" + topic.replace(".", "\\.") + "'")
             .replace("group_id = \"sluice-github\"", "group_id = \"" + group + "\"")
-            .replace("[checkpoint]", "[engine]\nstatus_interval_ms = 2000\n\n[checkpoint]");
+            .replace("[checkpoint]", "[engine]\nstatus_interval_ms = 2000\n\n"
+                + (metricsPort > 0 ? "[metrics]\nlisten = \"127.0.0.1:" + metricsPort + "\"\n\n" : "")
+                + "[checkpoint]");
         return ConfigLoader.parse(toml);
     }
 
@@ -85,7 +94,40 @@ class GithubEventsEndToEndIT
     @Test
     void shouldLandEverySampleEventOnceInTheTableOfItsTypeAndCommitToTheEnd() throws Exception
     {
-        assertEquals(SluiceEngine.EXIT_OK, runUntilCaughtUp());
+        // scraped every 100 ms while it runs: each scrape must parse with Prometheus' own parser, and together they
+        // must show every gather and process series of docs/metrics.md with its documented labels
+        final int port = TestServices.freePort();
+        final List<String> scrapes = new CopyOnWriteArrayList<>();
+        final SluiceEngine engine = new SluiceEngine(config(port), s -> new ClickHouseDriver(),
+            new GatherPipeline.RunOptions(true));
+        final Thread scraper = new Thread(() ->
+        {
+            while (!engine.finished())
+            {
+                final String body = MetricsContract.scrape(port);
+                if (body != null && body.contains("sluice_records_in_total"))
+                {
+                    scrapes.add(body);
+                }
+                try
+                {
+                    Thread.sleep(100);
+                }
+                catch (final InterruptedException e)
+                {
+                    return;
+                }
+            }
+        }, "scraper");
+        scraper.start();
+        assertEquals(SluiceEngine.EXIT_OK, engine.run());
+        scraper.join(10_000);
+        assertTrue(scrapes.size() >= 2, "scrapes during the run: " + scrapes.size());
+        for (final String scrape : scrapes)
+        {
+            MetricsContract.assertParses(scrape);
+        }
+        MetricsContract.assertDocumentedSeries(scrapes, "Gather", "Process");
 
         final Map<String, Long> expected = expectedRowsPerTable();
         final Map<String, Long> actual = new TreeMap<>();

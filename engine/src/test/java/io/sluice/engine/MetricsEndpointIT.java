@@ -79,7 +79,7 @@ class MetricsEndpointIT
                 // end-to-end latency is recorded when the offsets commit, a little after the rows are counted
                 if (body.contains("sluice_rows_written_total{pipeline=\"m\",table=\"" + db + ".b\"} 100.0")
                     && body.contains("sluice_rows_written_total{pipeline=\"m\",table=\"" + db + ".a\"} 100.0")
-                    && body.contains("sluice_end_to_end_latency_ms{pipeline=\"m\",quantile=\"0.99\"}"))
+                    && body.contains("sluice_end_to_end_latency_seconds_count{pipeline=\"m\"} 200"))
                 {
                     break;
                 }
@@ -89,10 +89,10 @@ class MetricsEndpointIT
             assertTrue(body.contains("sluice_records_in_total{pipeline=\"m\"} 300.0"), body);
             assertTrue(body.contains("sluice_inserts_total{pipeline=\"m\",table=\"" + db + ".b\"}"), body);
             assertTrue(
-                body.contains("sluice_checkpoint_lag_offsets{partition=\"1\",pipeline=\"m\",topic=\"" + topic + "\"}"),
+                body.contains("sluice_checkpoint_lag_records{partition=\"1\",pipeline=\"m\",topic=\"" + topic + "\"}"),
                 body);
-            assertTrue(body.contains("sluice_breaker_state{pipeline=\"m\",worker="), body);
-            assertTrue(body.contains("sluice_end_to_end_latency_ms{pipeline=\"m\",quantile=\"0.99\"}"), body);
+            assertTrue(body.contains("sluice_breaker_state{pipeline=\"m\",shard=\"0\",worker=\"0\"} 0"), body);
+            assertTrue(body.contains("sluice_end_to_end_latency_seconds_count{pipeline=\"m\"} 200"), body);
             assertEquals(100, TestServices.sqlLong("SELECT count() FROM " + db + ".a"));
         }
         finally

@@ -35,6 +35,7 @@ import ch.qos.logback.core.read.ListAppender;
 
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.engine.MetricsEndpoint;
 import io.sluice.core.engine.SluiceEngine;
 import io.sluice.core.gather.GatherPipeline;
 import io.sluice.core.scatter.internal.ScatterPipeline;
@@ -121,6 +122,14 @@ class ScatterEndToEndIT
             "create_topics = true\npartitions = 1\nmax_new_topics_per_minute = 5000"), pipelines);
         final long runMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         assertEquals(SluiceEngine.EXIT_OK, code);
+        // a Kafka scatter source reports its partitions' lag with the gather side's series and labels
+        final String metrics = MetricsEndpoint.scrape(List::of, () -> pipelines);
+        for (int p = 0; p < 4; p++)
+        {
+            final String labels = "{partition=\"" + p + "\",pipeline=\"firehose\",topic=\"" + input + "\"} 0.0";
+            assertTrue(metrics.contains("sluice_checkpoint_lag_records" + labels), metrics);
+            assertTrue(metrics.contains("sluice_consumer_lag_records" + labels), metrics);
+        }
 
         final Set<String> topics = new TreeSet<>();
         try (Admin admin = TestServices.admin())

@@ -129,10 +129,10 @@ class ScatterExampleIT
         ScatterEndToEndIT.deleteTopics(topics);
     }
 
-    /** @return the value of {@code name{source="..."}} in Prometheus text, as a whole number; fails when absent */
+    /** @return the value of {@code name{pipeline="..."}} in Prometheus text, as a whole number; fails when absent */
     private static long metric(final String text, final String name, final String source)
     {
-        final String prefix = name + "{source=\"" + source + "\"} ";
+        final String prefix = name + "{pipeline=\"" + source + "\"} ";
         for (final String line : text.split("\n"))
         {
             if (line.startsWith(prefix))

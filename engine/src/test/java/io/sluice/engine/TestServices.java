@@ -1,6 +1,7 @@
 package io.sluice.engine;
 
 import java.io.IOException;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -53,6 +54,19 @@ public final class TestServices
     public static String clickhouse()
     {
         return System.getProperty("sluice.clickhouse.url", "http://127.0.0.1:18123");
+    }
+
+    /** @return a port no one listens on right now (for a metrics listener) */
+    static int freePort()
+    {
+        try (ServerSocket s = new ServerSocket(0))
+        {
+            return s.getLocalPort();
+        }
+        catch (final IOException e)
+        {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** @return the checkout: {@code -Dsluice.project.root}, else the first folder above holding scripts/services.sh */

@@ -227,7 +227,8 @@ public final class ConfigLoader
         final SluiceConfig.Tuning tuning = new SluiceConfig.Tuning(cpus, wait, layout, Map.copyOf(stages));
 
         final TableReader me = sub(top, METRICS, problems);
-        final SluiceConfig.Metrics metrics = new SluiceConfig.Metrics(me.string(METRICS_LISTEN));
+        final SluiceConfig.Metrics metrics = new SluiceConfig.Metrics(me.string(METRICS_LISTEN),
+            me.intValue(METRICS_READY_STALLED_PERCENT));
         if (!metrics.valid())
         {
             me.problem(METRICS_LISTEN.name(), "expected host:port with a port 0..65535, e.g. \"127.0.0.1:9464\" or "

@@ -118,6 +118,10 @@ public final class ConfigSchema
     public static final ConfigKey METRICS_LISTEN = ConfigKey.in("metrics", "listen", STRING).defaultValue("")
         .doc("host:port of the Prometheus scrape endpoint (path /metrics), or [ipv6]:port; empty turns it off. An "
             + "empty host (\":9464\") listens on every interface; port 0 takes a free port, which the engine logs.");
+    public static final ConfigKey METRICS_READY_STALLED_PERCENT = ConfigKey
+        .in("metrics", "ready_stalled_percent", INT).defaultValue("50").unit("%").range(1, 100)
+        .doc("/ready answers 503 while a partition's watermark has not moved for this share of "
+            + "checkpoint.stalled_fail_after_ms with records in flight: a warning before the stall ends the run.");
 
     // ------------------------------------------------------------------------------------------------ [[sinks]]
     public static final ConfigKey SINK_NAME = ConfigKey.in("sinks[]", "name", STRING).required()

@@ -105,9 +105,23 @@ public record SluiceConfig(
     /**
      * [metrics]: Prometheus endpoint ({@code host:port}, {@code [ipv6]:port}, empty = off). An empty host listens on
      * every interface; port 0 takes a free port (the engine logs the one it got).
+     *
+     * @param listen              {@code metrics.listen}
+     * @param readyStalledPercent {@code metrics.ready_stalled_percent}: {@code /ready} is 503 while a partition has
+     *                            been stalled for this share of {@code checkpoint.stalled_fail_after_ms}
      */
-    public record Metrics(String listen)
+    public record Metrics(String listen, int readyStalledPercent)
     {
+        /**
+         * The endpoint with the default readiness threshold.
+         *
+         * @param listen {@code host:port}, {@code [ipv6]:port} or empty
+         */
+        public Metrics(final String listen)
+        {
+            this(listen, 50);
+        }
+
         private static final java.util.regex.Pattern LISTEN = java.util.regex.Pattern
             .compile("(\\[[0-9A-Fa-f:.%a-zA-Z]+\\]|[^:\\[\\]/\\s]*):(\\d{1,5})");
 

@@ -16,15 +16,20 @@ import org.slf4j.LoggerFactory;
 import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.gather.CircuitBreaker;
 import io.sluice.core.gather.GatherPipeline;
+import io.sluice.core.gather.InsertWorker;
 import io.sluice.core.gather.SinkDriver;
 import io.sluice.core.gather.batch.Destination;
 import io.sluice.core.gather.json.TomlGather;
 import io.sluice.core.gather.sink.SinkException;
 import io.sluice.core.scatter.ScatterDriver;
 import io.sluice.core.scatter.ScatterException;
+import io.sluice.core.scatter.ScatterStats;
 import io.sluice.core.scatter.internal.ScatterPipeline;
 import io.sluice.core.source.KafkaChecks;
+import io.sluice.core.stage.ClientHealth;
+import io.sluice.core.stage.PipelineControl;
 import io.sluice.core.stage.PipelineStats;
 
 /**
@@ -54,7 +59,12 @@ public final class SluiceEngine
     private final List<SinkDriver> openDrivers = new ArrayList<>();
     private final Function<SluiceConfig.Source, ScatterDriver> scatterDrivers;
     private final List<ScatterPipeline> scatters = new CopyOnWriteArrayList<>();
+    private final ClientHealth kafkaHealth = new ClientHealth();
+    private final Health.Probes probes = new Probes();
     private volatile boolean shutdownRequested;
+    private volatile boolean started;
+    private volatile String startPhase = "not started";
+    private volatile long heartbeatNanos = System.nanoTime();
     private volatile boolean finished;
     private volatile String failure;
     private long startNanos;
@@ -96,27 +106,16 @@ public final class SluiceEngine
     public int run()
     {
         startNanos = System.nanoTime();
-        // consumers retry an unreachable broker silently forever: ask once, up front, and name the address
-        final boolean consumes = !config.sinks().isEmpty()
-            || config.sources().stream().anyMatch(s -> SluiceConfig.Source.KAFKA.equals(s.kind()));
-        final String kafkaProblem = consumes
-            ? KafkaChecks.unreachable(config.kafka().bootstrapServers(), config.kafka().admin(), 10_000)
-            : null;
-        if (kafkaProblem != null)
-        {
-            failure = kafkaProblem;
-            LOG.error("{}", failure);
-            finished = true;
-            return EXIT_FAILURE;
-        }
+        // the listener opens first: a probe during the Kafka check and the group join gets 503, never a refused
+        // connection
         MetricsEndpoint metrics = null;
         if (!config.metrics().listen().isEmpty())
         {
             try
             {
-                metrics = MetricsEndpoint.start(config.metrics().listen(), this::pipelines, this::scatters);
+                metrics = MetricsEndpoint.start(config.metrics().listen(), this::pipelines, this::scatters, probes);
                 final String host = config.metrics().host();
-                LOG.info("metrics: http://{}:{}/metrics", host.isEmpty()
+                LOG.info("metrics: http://{}:{}/metrics (probes: /live, /ready)", host.isEmpty()
                     ? "0.0.0.0"
                     : host.contains(":")
                         ? "[" + host + "]"
@@ -132,10 +131,29 @@ public final class SluiceEngine
                 return EXIT_FAILURE;
             }
         }
+        startPhase = "checking Kafka at " + config.kafka().bootstrapServers();
+        // consumers retry an unreachable broker silently forever: ask once, up front, and name the address
+        final boolean consumes = !config.sinks().isEmpty()
+            || config.sources().stream().anyMatch(s -> SluiceConfig.Source.KAFKA.equals(s.kind()));
+        final String kafkaProblem = consumes
+            ? KafkaChecks.unreachable(config.kafka().bootstrapServers(), config.kafka().admin(), 10_000)
+            : null;
+        if (kafkaProblem != null)
+        {
+            failure = kafkaProblem;
+            LOG.error("{}", failure);
+            finished = true;
+            if (metrics != null)
+            {
+                metrics.close();
+            }
+            return EXIT_FAILURE;
+        }
         try
         {
             for (final SluiceConfig.Sink sink : config.sinks())
             {
+                startPhase = "starting sink " + sink.name() + " (checking its ClickHouse endpoints and tables)";
                 final SinkDriver driver = drivers.apply(sink);
                 openDrivers.add(driver);
                 final GatherPipeline<?> p;
@@ -186,6 +204,8 @@ public final class SluiceEngine
                 }
                 scatters.add(p);
             }
+            started = true;
+            startPhase = "started";
             if (pipelines.isEmpty() && scatters.isEmpty())
             {
                 failure = "nothing to run: every source is embedded and there are no sinks";
@@ -272,6 +292,7 @@ public final class SluiceEngine
                 break;
             }
             final long now = System.nanoTime();
+            heartbeatNanos = now;
             if (statusNanos > 0 && now - nextStatus >= 0)
             {
                 long rows = 0;
@@ -282,11 +303,20 @@ public final class SluiceEngine
                 final double rate = (rows - lastRows) * 1e9 / Math.max(1, now - lastNanos);
                 for (final GatherPipeline<?> p : pipelines)
                 {
-                    LOG.info("{}", statusLine(p, rate));
+                    statusEvent(p, rate);
                 }
                 for (final ScatterPipeline p : scatters)
                 {
-                    LOG.info("{}", p.statusLine());
+                    final ScatterStats st = p.stats();
+                    // the status line, also as a structured event (--log-format json: one field per counter)
+                    LOG.atInfo().setMessage(p.statusLine()).addKeyValue("event", "status")
+                        .addKeyValue("pipeline", p.name())
+                        .addKeyValue("records_in", p.sourceStats().recordsIn.get())
+                        .addKeyValue("routed", st.routed.get()).addKeyValue("fallback", st.fallbacks.get())
+                        .addKeyValue("failed", st.failed.get()).addKeyValue("sent", st.sent.get())
+                        .addKeyValue("produced", st.produced.get()).addKeyValue("produce_errors",
+                            st.produceErrors.get())
+                        .addKeyValue("in_flight", p.inFlight()).addKeyValue("topics", p.topics().size()).log();
                 }
                 lastRows = rows;
                 lastNanos = now;
@@ -364,6 +394,22 @@ public final class SluiceEngine
         }
     }
 
+    /**
+     * @return what the engine's Kafka clients learnt about authentication outside a pipeline (start-up checks, admin
+     *         clients); {@code /ready} is 503 while it, or any pipeline's {@code PipelineStats.kafka}, reports a
+     *         failure
+     */
+    public ClientHealth kafkaHealth()
+    {
+        return kafkaHealth;
+    }
+
+    /** @return what answers {@code /live} and {@code /ready} (also without a metrics listener); thread-safe */
+    public Health.Probes probes()
+    {
+        return probes;
+    }
+
     /** @return the scatter pipelines (for tests and tools) */
     public List<ScatterPipeline> scatterPipelines()
     {
@@ -392,6 +438,27 @@ public final class SluiceEngine
     public List<ScatterPipeline> scatters()
     {
         return List.copyOf(scatters);
+    }
+
+    /** The status line of a gather pipeline, also as a structured event: one key-value pair per number. */
+    private static void statusEvent(final GatherPipeline<?> p, final double rowsPerSecond)
+    {
+        final PipelineStats s = p.stats();
+        final PartitionTrackers t = p.trackers();
+        long lag = 0;
+        for (int i = 0; i < t.size(); i++)
+        {
+            lag += Math.max(0, t.get(i).inFlight());
+        }
+        LOG.atInfo().setMessage(statusLine(p, rowsPerSecond)).addKeyValue("event", "status")
+            .addKeyValue("pipeline", p.name()).addKeyValue("records_in", s.recordsIn.get())
+            .addKeyValue("routed", s.recordsRouted.get()).addKeyValue("rows", s.rowsWritten.get())
+            .addKeyValue("rows_per_second", Math.round(rowsPerSecond)).addKeyValue("inserts", s.inserts.get())
+            .addKeyValue("failed_inserts", s.insertFailures.get())
+            .addKeyValue("dropped_unrouted", s.droppedUnrouted.get())
+            .addKeyValue("dropped_invalid", s.droppedInvalid.get()).addKeyValue("checkpoint_lag_records", lag)
+            .addKeyValue("partitions", t.size()).addKeyValue("backpressure_pauses", s.backpressurePauses.get())
+            .log();
     }
 
     private static String statusLine(final GatherPipeline<?> p, final double rowsPerSecond)
@@ -476,5 +543,134 @@ public final class SluiceEngine
             return "n/a";
         }
         return String.format("%.1f ms", micros.getValueAtPercentile(percentile) / 1000.0);
+    }
+
+    /**
+     * {@code /live}: the engine's control loop runs (it wakes every 50 ms) and no source ended on its own.
+     * {@code /ready}: every pipeline has started (its sinks answered at start), has its partition assignment, and has
+     * no partition stalled beyond {@code metrics.ready_stalled_percent} of {@code checkpoint.stalled_fail_after_ms},
+     * no open circuit breaker, no Kafka authentication failure and no failure.
+     */
+    private final class Probes implements Health.Probes
+    {
+        private static final long LOOP_SILENCE_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+        @Override
+        public Health live()
+        {
+            if (finished)
+            {
+                return new Health(false, "not live", List.of("the run has ended"
+                    + (failure == null ? "" : ": " + failure)));
+            }
+            final List<String> reasons = new ArrayList<>();
+            final long silent = System.nanoTime() - heartbeatNanos;
+            if (started && silent > LOOP_SILENCE_NANOS)
+            {
+                reasons.add("the engine's control loop has not run for " + TimeUnit.NANOSECONDS.toSeconds(silent)
+                    + " s");
+            }
+            for (final GatherPipeline<?> p : pipelines)
+            {
+                if (p.sourceFinished() && !p.control().stopRequested())
+                {
+                    reasons.add("sink " + p.name() + ": its source thread ended");
+                }
+            }
+            return new Health(reasons.isEmpty(), reasons.isEmpty() ? "live" : "not live", reasons);
+        }
+
+        @Override
+        public Health ready()
+        {
+            final List<String> reasons = new ArrayList<>();
+            if (finished)
+            {
+                reasons.add("the run has ended" + (failure == null ? "" : ": " + failure));
+                for (final GatherPipeline<?> p : pipelines)
+                {
+                    authentication("sink " + p.name(), p.stats(), reasons);
+                }
+                for (final ScatterPipeline p : scatters)
+                {
+                    authentication("source " + p.name(), p.sourceStats(), reasons);
+                }
+                return new Health(false, "stopping", reasons);
+            }
+            if (!started)
+            {
+                reasons.add("starting: " + startPhase);
+            }
+            if (shutdownRequested)
+            {
+                reasons.add("stopping: draining and committing");
+            }
+            final String auth = kafkaHealth.authenticationFailure();
+            if (auth != null)
+            {
+                reasons.add("Kafka authentication failed: " + auth);
+            }
+            final long now = System.nanoTime();
+            final int percent = config.metrics().readyStalledPercent();
+            final long stallLimitMs = config.checkpoint().stalledFailAfterMs() * percent / 100;
+            for (final GatherPipeline<?> p : pipelines)
+            {
+                final String what = "sink " + p.name();
+                common(what, p.control(), p.stats(), true, reasons);
+                final PartitionTrackers t = p.trackers();
+                for (int i = 0; i < t.size(); i++)
+                {
+                    final AckTracker tr = t.get(i);
+                    final long stalledMs = TimeUnit.NANOSECONDS.toMillis(tr.stalledNanos(now));
+                    if (stalledMs > stallLimitMs)
+                    {
+                        final String holder = p.watermarkHolder(i);
+                        reasons.add(what + ": partition " + tr.topic() + "-" + tr.partition() + " stalled for "
+                            + stalledMs + " ms at offset " + tr.watermark() + " (more than " + percent
+                            + "% of checkpoint.stalled_fail_after_ms = " + config.checkpoint().stalledFailAfterMs()
+                            + " ms)" + (holder == null ? "" : ", held by " + holder));
+                    }
+                }
+                for (final InsertWorker w : p.workers())
+                {
+                    if (w.breaker().state() == CircuitBreaker.OPEN)
+                    {
+                        final String err = w.lastError();
+                        reasons.add(what + ": the circuit breaker of insert worker " + w.name() + " is open"
+                            + (err == null ? "" : " (last error: " + err + ")"));
+                    }
+                }
+            }
+            for (final ScatterPipeline p : scatters)
+            {
+                common("source " + p.name(), p.control(), p.sourceStats(),
+                    SluiceConfig.Source.KAFKA.equals(p.source().kind()), reasons);
+            }
+            final boolean ok = reasons.isEmpty();
+            return new Health(ok, ok ? "ready" : started ? "not ready" : "starting", reasons);
+        }
+
+        private void authentication(final String what, final PipelineStats stats, final List<String> reasons)
+        {
+            final String auth = stats.kafka.authenticationFailure();
+            if (auth != null)
+            {
+                reasons.add(what + ": Kafka authentication failed: " + auth);
+            }
+        }
+
+        private void common(final String what, final PipelineControl control, final PipelineStats stats,
+            final boolean consumes, final List<String> reasons)
+        {
+            if (control.failed())
+            {
+                reasons.add(what + " failed: " + control.failureReason());
+            }
+            authentication(what, stats, reasons);
+            if (consumes && stats.assignments.get() == 0)
+            {
+                reasons.add(what + ": waiting for its partition assignment (joining the consumer group)");
+            }
+        }
     }
 }

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 
 import com.lmax.disruptor.BatchEventProcessor;
 import com.lmax.disruptor.BatchEventProcessorBuilder;
@@ -262,7 +263,13 @@ public final class GatherPipeline<T>
     private Thread startThread(final String name, final int cpu, final Runnable r)
     {
         final ThreadFactory f = CpuAffinity.threadFactory(name.replace('/', '-'), cpu);
-        final Thread t = f.newThread(r);
+        final String pipeline = spec.name();
+        // every log event of the pipeline's threads carries its name (the pipeline field of --log-format json)
+        final Thread t = f.newThread(() ->
+        {
+            MDC.put("pipeline", pipeline);
+            r.run();
+        });
         threads.add(t);
         t.start();
         return t;
@@ -338,6 +345,12 @@ public final class GatherPipeline<T>
     public List<Destination> destinations()
     {
         return resolver.destinations();
+    }
+
+    /** @return the batch pools, one per branch (the metrics read their buffers in use; diagnostic) */
+    public List<BatchPool> batchPools()
+    {
+        return List.copyOf(pools);
     }
 
     /** @return the partition trackers */

@@ -14,6 +14,7 @@ import io.sluice.core.ack.PartitionTrackers;
 import io.sluice.core.gather.batch.BatchBuffer;
 import io.sluice.core.gather.sink.SinkException;
 import io.sluice.core.stage.PipelineStats;
+import io.sluice.core.stage.TableStats;
 
 /**
  * The insert worker of one shard: takes sealed batches from its queue in order, inserts each through its
@@ -228,12 +229,16 @@ public final class InsertWorker implements Runnable
             catch (final SinkException e)
             {
                 stats.insertFailures.incrementAndGet();
+                stats.table(batch.destination()).onInsertFailed(e.retriable()
+                    ? TableStats.RETRIABLE
+                    : TableStats.PERMANENT);
                 final String reason = "insert of " + batch.rowCount() + " rows into " + batch.destination().sqlTable()
                     + " via " + writer.describe() + " failed: " + e.getMessage();
                 lastError = reason;
                 if (!e.retriable())
                 {
-                    LOG.error("{}: {} (not retriable; the partitions of these records stop here)", name, reason);
+                    LOG.atError().addKeyValue("table", batch.destination().toString())
+                        .log("{}: {} (not retriable; the partitions of these records stop here)", name, reason);
                     failRows(batch, e.code(), reason);
                     batch.release();
                     return;
@@ -241,8 +246,9 @@ public final class InsertWorker implements Runnable
                 final boolean opened = breaker.onFailure(System.nanoTime());
                 if (attempt == 1 || opened || attempt % 20 == 0)
                 {
-                    LOG.warn("{}: {} (retriable, attempt {}, retrying in {} ms{})", name, reason, attempt,
-                        TimeUnit.NANOSECONDS.toMillis(wait), opened ? "; circuit breaker open" : "");
+                    LOG.atWarn().addKeyValue("table", batch.destination().toString())
+                        .log("{}: {} (retriable, attempt {}, retrying in {} ms{})", name, reason, attempt,
+                            TimeUnit.NANOSECONDS.toMillis(wait), opened ? "; circuit breaker open" : "");
                 }
                 LockSupport.parkNanos(wait);
                 wait = Math.min(wait * 2, backoffMaxNanos);
@@ -250,6 +256,7 @@ public final class InsertWorker implements Runnable
             catch (final RuntimeException e)
             {
                 stats.insertFailures.incrementAndGet();
+                stats.table(batch.destination()).onInsertFailed(TableStats.UNEXPECTED);
                 final String reason = "insert into " + batch.destination().sqlTable() + " failed unexpectedly: " + e;
                 lastError = reason;
                 LOG.error("{}: {}", name, reason, e);
@@ -279,6 +286,7 @@ public final class InsertWorker implements Runnable
         stats.bytesWritten.addAndGet(batch.byteCount());
         stats.inserts.incrementAndGet();
         stats.insertMicros.record((endNanos - startNanos) / 1000);
+        stats.table(batch.destination()).onInserted(rows, batch.byteCount(), endNanos - startNanos);
         batch.release();
     }
 

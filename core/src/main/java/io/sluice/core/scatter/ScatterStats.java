@@ -2,6 +2,11 @@ package io.sluice.core.scatter;
 
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.HdrHistogram.Histogram;
+
+import io.sluice.core.stage.LatencyRecorder;
+import io.sluice.core.stage.PaddedAtomicLong;
+
 /**
  * Counters of one scatter pipeline (records in and back-pressure pauses are counted by the source in the pipeline's
  * {@code PipelineStats}). Each counter has one writing thread (named below) except where it says otherwise; readers
@@ -10,24 +15,51 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class ScatterStats
 {
     /** Records given a topic, by their rule or its fallback (route stage). */
-    public final AtomicLong routed = new AtomicLong();
+    public final PaddedAtomicLong routed = new PaddedAtomicLong();
     /** Records that went to the fallback topic (route stage); they are counted in {@link #routed} too. */
-    public final AtomicLong fallbacks = new AtomicLong();
+    public final PaddedAtomicLong fallbacks = new PaddedAtomicLong();
     /** Records that failed before reaching the producer: missing value without fallback, topic absent or not
      * created, rate limit without fallback, too large (route and produce stages). */
-    public final AtomicLong failed = new AtomicLong();
+    public final PaddedAtomicLong failed = new PaddedAtomicLong();
     /** Records not produced because their partition was failed or re-read meanwhile (route stage). */
-    public final AtomicLong skipped = new AtomicLong();
+    public final PaddedAtomicLong skipped = new PaddedAtomicLong();
     /** Records sent to the producer (produce stage). */
-    public final AtomicLong sent = new AtomicLong();
+    public final PaddedAtomicLong sent = new PaddedAtomicLong();
     /** Records the broker acknowledged (producer I/O thread). */
-    public final AtomicLong produced = new AtomicLong();
+    public final PaddedAtomicLong produced = new PaddedAtomicLong();
     /** Sends that failed (producer I/O thread, or the produce stage; atomic). */
-    public final AtomicLong produceErrors = new AtomicLong();
+    public final PaddedAtomicLong produceErrors = new PaddedAtomicLong();
     /** Topics created by this pipeline (admin thread). */
-    public final AtomicLong topicsCreated = new AtomicLong();
+    public final PaddedAtomicLong topicsCreated = new PaddedAtomicLong();
     /** Topics that needed creation beyond max_new_topics_per_minute (route stage). */
-    public final AtomicLong rateLimited = new AtomicLong();
+    public final PaddedAtomicLong rateLimited = new PaddedAtomicLong();
+
+    /** Handed to the producer to acknowledged by the broker, nanoseconds (producer I/O thread). */
+    public final LatencyRecorder produceLatencyNanos = new LatencyRecorder(600L * 1_000_000_000);
+    /** Source publish to route stage, nanoseconds (ring hop; one record in eight). */
+    public final LatencyRecorder ringHopNanos = new LatencyRecorder(3600L * 1_000_000_000);
+
+    private Histogram produceLatencyTotal;
+    private Histogram ringHopTotal;
+
+    /**
+     * Folds the interval histograms into the run totals and returns copies (any thread; synchronised).
+     *
+     * @return {produce latency ns, ring hop ns} since start
+     */
+    public synchronized Histogram[] totals()
+    {
+        produceLatencyTotal = fold(produceLatencyTotal, produceLatencyNanos);
+        ringHopTotal = fold(ringHopTotal, ringHopNanos);
+        return new Histogram[]{produceLatencyTotal.copy(), ringHopTotal.copy()};
+    }
+
+    private static Histogram fold(final Histogram total, final LatencyRecorder recorder)
+    {
+        final Histogram t = total == null ? new Histogram(recorder.highest(), 3) : total;
+        t.add(recorder.interval());
+        return t;
+    }
 
     /**
      * Adds one to a counter that only the calling thread writes (a plain read and an ordered write, no CAS).

@@ -7,6 +7,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -22,6 +23,7 @@ import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteBufferDeserializer;
 import org.slf4j.Logger;
@@ -255,6 +257,10 @@ public final class KafkaSource implements Runnable
         }
         catch (final RuntimeException e)
         {
+            if (e instanceof AuthenticationException)
+            {
+                stats.kafka.onAuthenticationFailure(e.getMessage());
+            }
             control.fail("source of " + settings.name() + " failed: " + e);
             LOG.error("{}: source failed", settings.name(), e);
         }
@@ -340,6 +346,7 @@ public final class KafkaSource implements Runnable
             nextCommitNanos = now + TimeUnit.MILLISECONDS.toNanos(settings.commitIntervalMs());
             commit(false);
             checkStalls(now);
+            sampleLag();
         }
         if (settings.untilCaughtUp() && !blocked && now - nextCaughtUpCheckNanos >= 0)
         {
@@ -536,6 +543,16 @@ public final class KafkaSource implements Runnable
         }
     }
 
+    /** Consumer lag per partition for the metrics: the client's cached log-end offset minus its position. */
+    private void sampleLag()
+    {
+        for (final PartitionState ps : partitionArray)
+        {
+            final OptionalLong lag = consumer.currentLag(ps.tp);
+            stats.consumerLag(ps.trackerId, lag.isPresent() ? lag.getAsLong() : -1);
+        }
+    }
+
     private void checkCaughtUp()
     {
         if (assigned.isEmpty())
@@ -632,17 +649,22 @@ public final class KafkaSource implements Runnable
         }
         if (again)
         {
-            LOG.info("{}: {} still failing at offset {} after {} re-read(s); re-reading in {} ms (failing for {} ms of "
-                + "checkpoint.stalled_fail_after_ms = {})", settings.name(), ps.tp, failed, ps.rereads,
-                TimeUnit.NANOSECONDS.toMillis(ps.backoffNanos), TimeUnit.NANOSECONDS.toMillis(now - ps.failSinceNanos),
-                settings.stalledFailAfterMs());
+            LOG.atInfo().addKeyValue("topic", ps.tp.topic()).addKeyValue("partition", ps.tp.partition())
+                .addKeyValue("offset", failed)
+                .log("{}: {} still failing at offset {} after {} re-read(s); re-reading in {} ms (failing for {} ms of "
+                    + "checkpoint.stalled_fail_after_ms = {})", settings.name(), ps.tp, failed, ps.rereads,
+                    TimeUnit.NANOSECONDS.toMillis(ps.backoffNanos),
+                    TimeUnit.NANOSECONDS.toMillis(now - ps.failSinceNanos),
+                    settings.stalledFailAfterMs());
             return;
         }
-        LOG.warn("{}: {} nacked at offset {}: {}; nothing past offset {} is committed; re-reading in {} ms once its "
-            + "records in flight have settled (the run ends if it still fails after checkpoint.stalled_fail_after_ms = {})",
-            settings.name(), ps.tp, failed, ps.failReason, t.watermark(),
-            TimeUnit.NANOSECONDS.toMillis(ps.backoffNanos),
-            settings.stalledFailAfterMs());
+        LOG.atWarn().addKeyValue("topic", ps.tp.topic()).addKeyValue("partition", ps.tp.partition())
+            .addKeyValue("offset", failed)
+            .log("{}: {} nacked at offset {}: {}; nothing past offset {} is committed; re-reading in {} ms once its "
+                + "records in flight have settled (the run ends if it still fails after checkpoint.stalled_fail_after_ms = {})",
+                settings.name(), ps.tp, failed, ps.failReason, t.watermark(),
+                TimeUnit.NANOSECONDS.toMillis(ps.backoffNanos),
+                settings.stalledFailAfterMs());
     }
 
     private void resumeAssigned()
@@ -787,6 +809,7 @@ public final class KafkaSource implements Runnable
         {
             if (partitions.isEmpty())
             {
+                stats.onAssigned(assigned.size());
                 return;
             }
             final Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(Set.copyOf(partitions),
@@ -803,15 +826,18 @@ public final class KafkaSource implements Runnable
                     assigned.put(tp, ps);
                     partitionArray = assigned.values().toArray(new PartitionState[0]);
                 }
-                LOG.info("{}: assigned {} at offset {}{}", settings.name(), tp, position, c == null
-                    ? " (no commit: "
-                        + settings.autoOffsetReset() + ")"
-                    : "");
+                LOG.atInfo().addKeyValue("topic", tp.topic()).addKeyValue("partition", tp.partition())
+                    .addKeyValue("offset", position)
+                    .log("{}: assigned {} at offset {}{}", settings.name(), tp, position, c == null
+                        ? " (no commit: "
+                            + settings.autoOffsetReset() + ")"
+                        : "");
             }
             if (paused)
             {
                 consumer.pause(partitions);
             }
+            stats.onAssigned(assigned.size());
         }
 
         private void remove(final Collection<TopicPartition> partitions)

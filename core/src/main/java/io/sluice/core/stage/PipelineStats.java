@@ -1,43 +1,58 @@
 package io.sluice.core.stage;
 
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 import org.HdrHistogram.Histogram;
 
 /**
  * Counters and latency recorders of one pipeline. Counters are updated by their owning thread (or atomically once
  * per batch) and read by the status line and the metrics endpoint; recording never allocates ({@link LatencyRecorder}).
+ * Per-record latencies are HdrHistogram recorders (wait-free, allocation-free); per-batch measurements of each table
+ * are fixed-bucket histograms per table ({@link #table(Object)}). Consumer lag and the
+ * assignment are sampled by the source thread every commit interval.
  */
 public final class PipelineStats
 {
     /** Records copied into the ingest ring (source thread). */
-    public final AtomicLong recordsIn = new AtomicLong();
+    public final PaddedAtomicLong recordsIn = new PaddedAtomicLong();
     /** Records routed to a branch (route thread). */
-    public final AtomicLong recordsRouted = new AtomicLong();
+    public final PaddedAtomicLong recordsRouted = new PaddedAtomicLong();
     /** Records dropped because no branch matched, under {@code unmatched = "skip"}. */
-    public final AtomicLong droppedUnrouted = new AtomicLong();
+    public final PaddedAtomicLong droppedUnrouted = new PaddedAtomicLong();
     /** Records dropped because they could not be written, under {@code on_error = "skip"}. */
-    public final AtomicLong droppedInvalid = new AtomicLong();
+    public final PaddedAtomicLong droppedInvalid = new PaddedAtomicLong();
     /** Rows durably written (insert workers). */
-    public final AtomicLong rowsWritten = new AtomicLong();
+    public final PaddedAtomicLong rowsWritten = new PaddedAtomicLong();
     /** Encoded bytes durably written (insert workers). */
-    public final AtomicLong bytesWritten = new AtomicLong();
+    public final PaddedAtomicLong bytesWritten = new PaddedAtomicLong();
     /** Successful inserts. */
-    public final AtomicLong inserts = new AtomicLong();
+    public final PaddedAtomicLong inserts = new PaddedAtomicLong();
     /** Failed insert attempts (each retry counts). */
-    public final AtomicLong insertFailures = new AtomicLong();
+    public final PaddedAtomicLong insertFailures = new PaddedAtomicLong();
     /** Batches sealed by reason. */
-    public final AtomicLong sealedByRows = new AtomicLong();
+    public final PaddedAtomicLong sealedByRows = new PaddedAtomicLong();
     /** Batches sealed because they reached max_bytes. */
-    public final AtomicLong sealedByBytes = new AtomicLong();
+    public final PaddedAtomicLong sealedByBytes = new PaddedAtomicLong();
     /** Batches sealed because linger expired. */
-    public final AtomicLong sealedByLinger = new AtomicLong();
+    public final PaddedAtomicLong sealedByLinger = new PaddedAtomicLong();
     /** Batches sealed by a flush (drain, rebalance, shutdown). */
-    public final AtomicLong sealedByFlush = new AtomicLong();
+    public final PaddedAtomicLong sealedByFlush = new PaddedAtomicLong();
     /** Batches sealed early because their branch's batch pool was exhausted. */
-    public final AtomicLong sealedByPool = new AtomicLong();
+    public final PaddedAtomicLong sealedByPool = new PaddedAtomicLong();
     /** Times the source paused its partitions because the ring, a window or the overflow pool was full. */
-    public final AtomicLong backpressurePauses = new AtomicLong();
+    public final PaddedAtomicLong backpressurePauses = new PaddedAtomicLong();
+
+    /** Completed rebalances that gave this pipeline's consumer its assignment (possibly empty; source thread). */
+    public final PaddedAtomicLong assignments = new PaddedAtomicLong();
+    /** What the Kafka client learnt about authentication ({@code /ready} is 503 while it reports a failure). */
+    public final ClientHealth kafka = new ClientHealth();
+
+    private final ConcurrentHashMap<Object, TableStats> tables = new ConcurrentHashMap<>();
+    private volatile AtomicLongArray consumerLag = new AtomicLongArray(0);
+    private volatile int assignedPartitions;
 
     /** Kafka record timestamp to durable acknowledgement, microseconds. */
     public final LatencyRecorder endToEndMicros = new LatencyRecorder(24L * 3600 * 1_000_000);
@@ -73,5 +88,74 @@ public final class PipelineStats
         final Histogram t = total == null ? new Histogram(recorder.highest(), 3) : total;
         t.add(interval);
         return t;
+    }
+
+    /**
+     * The measurements of a destination table, created on the first call for it (off the record path: once per
+     * table) and then found without allocating.
+     *
+     * @param destination the destination: identity is the key, and its {@code toString()} ({@code database.table})
+     *                    the label value
+     * @return its measurements
+     */
+    public TableStats table(final Object destination)
+    {
+        final TableStats t = tables.get(destination);
+        return t != null ? t : tables.computeIfAbsent(destination, d -> new TableStats(d.toString()));
+    }
+
+    /** @return the tables measured so far (a copy; any thread) */
+    public List<TableStats> tables()
+    {
+        return new ArrayList<>(tables.values());
+    }
+
+    /**
+     * Records a partition's consumer lag (source thread, every commit interval).
+     *
+     * @param trackerId the partition's tracker id
+     * @param records   log-end offset minus the consumer's position, or -1 when the client does not know it yet
+     */
+    public void consumerLag(final int trackerId, final long records)
+    {
+        AtomicLongArray a = consumerLag;
+        if (trackerId >= a.length())
+        {
+            final AtomicLongArray grown = new AtomicLongArray(Math.max(16, trackerId * 2));
+            for (int i = 0; i < grown.length(); i++)
+            {
+                grown.set(i, i < a.length() ? a.get(i) : -1);
+            }
+            consumerLag = grown;
+            a = grown;
+        }
+        a.lazySet(trackerId, records);
+    }
+
+    /**
+     * @param trackerId a partition's tracker id
+     * @return its consumer lag as last sampled, or -1 when unknown
+     */
+    public long consumerLag(final int trackerId)
+    {
+        final AtomicLongArray a = consumerLag;
+        return trackerId < a.length() ? a.get(trackerId) : -1;
+    }
+
+    /**
+     * Records a completed rebalance (source thread, from the consumer's rebalance listener).
+     *
+     * @param partitions partitions assigned to this consumer after it
+     */
+    public void onAssigned(final int partitions)
+    {
+        assignedPartitions = partitions;
+        assignments.incrementAndGet();
+    }
+
+    /** @return partitions assigned after the last rebalance */
+    public int assignedPartitions()
+    {
+        return assignedPartitions;
     }
 }

@@ -12,15 +12,15 @@ import java.util.regex.Pattern;
 
 /**
  * Samples a running engine's Prometheus endpoint ({@code [metrics] listen}) for checkpoint lag:
- * {@code sluice_checkpoint_lag_offsets} (offsets registered but not yet committable) and
- * {@code sluice_checkpoint_lag_ms} (how long the watermark has not moved while records are in flight), one sample
+ * {@code sluice_checkpoint_lag_records} (records registered but not yet committable) and
+ * {@code sluice_checkpoint_lag_seconds} (how long the watermark has not moved while records are in flight), one sample
  * per partition per scrape, counting only scrapes while records are in flight (an idle engine is not under load).
  * The port can change between scrapes (a restarted engine).
  */
 final class LagSampler implements AutoCloseable
 {
     private static final Pattern LINE = Pattern.compile(
-        "^(sluice_checkpoint_lag_(?:offsets|ms))\\{[^}]*\\} ([0-9.eE+-]+)$",
+        "^(sluice_checkpoint_lag_(?:records|seconds))\\{[^}]*\\} ([0-9.eE+-]+)$",
         Pattern.MULTILINE);
 
     private final Thread thread;
@@ -87,8 +87,15 @@ final class LagSampler implements AutoCloseable
         final List<Long> ms = new ArrayList<>();
         while (m.find())
         {
-            final long v = (long)Double.parseDouble(m.group(2));
-            (m.group(1).endsWith("offsets") ? o : ms).add(v);
+            final double v = Double.parseDouble(m.group(2));
+            if (m.group(1).endsWith("records"))
+            {
+                o.add((long)v);
+            }
+            else
+            {
+                ms.add(Math.round(v * 1000));
+            }
         }
         if (o.stream().mapToLong(Long::longValue).sum() == 0)
         {

@@ -169,6 +169,31 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
             failOnUnknownFields ? new KnownFields(topLevel) : null);
     }
 
+    /**
+     * The columns a bound encoder of this class writes, with the path each is read from and whether it has a default
+     * the engine writes itself: what {@code engine.jar explain} reports as each column's source.
+     *
+     * @param bound an encoder returned by {@link #bind}
+     * @return its columns in insert order, or an empty list when {@code bound} is not a {@code JsonRowEncoder}'s
+     */
+    public static List<BoundColumn> columnsOf(final Bound<?> bound)
+    {
+        return bound instanceof BoundJson b ? List.of(b.columns) : List.of();
+    }
+
+    /**
+     * Whether a bound column's DEFAULT is a time function ({@code now()}, {@code today()}, ...) written from this
+     * machine's clock when the value is missing.
+     *
+     * @param bound an encoder returned by {@link #bind}
+     * @param index the column's index in {@link #columnsOf}
+     * @return true for a clock default
+     */
+    public static boolean hasClockDefault(final Bound<?> bound, final int index)
+    {
+        return bound instanceof BoundJson b && b.timeDefaults[index] != null;
+    }
+
     /** A column name used as a JSON path: dots and backslashes in the name are escaped (JsonPath syntax). */
     static String escapeName(final String name)
     {

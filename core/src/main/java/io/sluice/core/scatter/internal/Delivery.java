@@ -57,6 +57,8 @@ public final class Delivery implements Callback
     long offset;
     int topicId;
     long correlationId;
+    /** {@link System#nanoTime()} when the record was handed to the producer (produce latency). */
+    long sentNanos;
     DeliveryListener listener;
 
     Delivery(final DeliveryPool pool)
@@ -77,6 +79,7 @@ public final class Delivery implements Callback
         this.topicId = topicId;
         this.listener = listener;
         this.correlationId = correlationId;
+        this.sentNanos = System.nanoTime();
         IN_FLIGHT_SEQUENCE.setRelease(this, sequence);
     }
 

@@ -150,6 +150,8 @@ public final class ProduceStage implements EventHandler<RecordEvent>, Delivery.C
         if (error == null)
         {
             ScatterStats.increment(stats.produced);
+            stats.produceLatencyNanos.record(System.nanoTime() - d.sentNanos);
+            ScatterStats.increment(table.entry(d.topicId).produced);
             if (d.listener != null)
             {
                 try

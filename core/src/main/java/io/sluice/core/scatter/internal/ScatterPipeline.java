@@ -14,6 +14,7 @@ import java.util.regex.Pattern;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 
 import com.lmax.disruptor.BatchEventProcessor;
 import com.lmax.disruptor.BatchEventProcessorBuilder;
@@ -282,7 +283,13 @@ public final class ScatterPipeline
     private Thread startThread(final String name, final int cpu, final Runnable r)
     {
         final ThreadFactory f = CpuAffinity.threadFactory(name, cpu);
-        final Thread t = f.newThread(r);
+        final String pipeline = source.name();
+        // every log event of the pipeline's threads carries its name (the pipeline field of --log-format json)
+        final Thread t = f.newThread(() ->
+        {
+            MDC.put("pipeline", pipeline);
+            r.run();
+        });
         threads.add(t);
         t.start();
         return t;
@@ -403,6 +410,12 @@ public final class ScatterPipeline
     public TopicTable topics()
     {
         return table;
+    }
+
+    /** @return the source's partition trackers (a Kafka source's partitions; the metrics read their lag) */
+    public PartitionTrackers trackers()
+    {
+        return trackers;
     }
 
     /** @return admin round trips made for new topics so far */

@@ -90,6 +90,11 @@ public final class ScatterRouteStage implements EventHandler<RecordEvent>
     public void onEvent(final RecordEvent event, final long sequence, final boolean endOfBatch)
     {
         final int slot = (int)sequence & slots.mask;
+        if ((event.offset() & 7) == 0 && event.kind() == RecordEvent.KIND_RECORD)
+        {
+            // one record in eight, as the gather route stage samples it
+            stats.ringHopNanos.record(System.nanoTime() - event.publishNanos());
+        }
         slots.topicIds[slot] = event.kind() == RecordEvent.KIND_RECORD ? route(event, slot) : ScatterSlots.CONTROL;
     }
 

@@ -3,6 +3,8 @@ package io.sluice.core.scatter.internal;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
+import io.sluice.core.stage.PaddedAtomicLong;
+
 /**
  * One routed topic name and what is known about it on the broker. Created once per distinct name by
  * {@link TopicTable#intern}; the name never changes, the state moves as the admin thread learns about the topic:
@@ -53,6 +55,8 @@ public final class TopicEntry
     private final byte[] bytes;
     private final int hash;
     private volatile Status status = new Status(UNKNOWN, null, 0L);
+    /** Records the broker acknowledged for this topic (producer I/O thread; a separate, padded object). */
+    public final PaddedAtomicLong produced = new PaddedAtomicLong();
 
     TopicEntry(final int id, final String name, final byte[] bytes, final int hash)
     {

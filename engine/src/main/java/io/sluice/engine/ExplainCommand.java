@@ -1,0 +1,623 @@
+package io.sluice.engine;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.agrona.concurrent.UnsafeBuffer;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+
+import net.openhft.chronicle.bytes.Bytes;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import io.sluice.codecs.json.JsonKind;
+import io.sluice.codecs.json.JsonPathSet;
+import io.sluice.codecs.json.JsonScanner;
+import io.sluice.codecs.json.JsonValueView;
+import io.sluice.codecs.rowbinary.ClickHouseType;
+import io.sluice.core.config.ConfigException;
+import io.sluice.core.config.ErrorPolicy;
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.engine.SluiceEngine;
+import io.sluice.core.gather.DestinationResolver;
+import io.sluice.core.gather.batch.BoundColumn;
+import io.sluice.core.gather.batch.Destination;
+import io.sluice.core.gather.json.JsonRecord;
+import io.sluice.core.gather.json.JsonRowEncoder;
+import io.sluice.core.gather.json.TomlGather;
+import io.sluice.core.gather.sink.ColumnSpec;
+import io.sluice.core.gather.sink.DestinationCatalog;
+import io.sluice.core.gather.sink.SinkException;
+import io.sluice.core.gather.sink.SinkSpec;
+import io.sluice.core.gather.sink.TableSchema;
+import io.sluice.core.gather.split.BranchHandle;
+import io.sluice.core.gather.split.Emitter;
+import io.sluice.core.gather.split.GatherSpec;
+import io.sluice.core.gather.split.RowEncoder;
+import io.sluice.core.gather.split.Split;
+import io.sluice.ringbuffers.RecordEvent;
+import io.sluice.sinks.clickhouse.ClickHouseDriver;
+
+/**
+ * {@code engine.jar explain --config F --sink NAME [--topic T] [--envelope] (--schema FILE | --connect)}: a dry run
+ * of a gather sink, record by record. Reads JSON lines on stdin (or, with {@code --envelope}, objects
+ * {@code {"key": ..., "headers": {...}, "timestamp": ms, "value": <record>}}) and prints one JSON object per line:
+ * <ul>
+ *   <li>{@code branch}, {@code database}, {@code table}, {@code shard}, and {@code columns}: per column its
+ *       {@code name}, {@code type}, {@code source} ({@code path}: read from the record at {@code path};
+ *       {@code default}: the column's DEFAULT, the value missing or a null where NULL cannot be stored;
+ *       {@code null}: NULL, the value missing or null) and {@code value} as ClickHouse prints it in TabSeparated;</li>
+ *   <li>or {@code error} with the {@code column} and {@code path} that could not be converted, and the
+ *       {@code outcome} under {@code on_error};</li>
+ *   <li>or {@code "branch": null} with {@code unmatched} (the policy) and its {@code outcome}.</li>
+ * </ul>
+ * It runs the engine's own decoder, classifier, destination resolver, shard router and bound encoders (the same
+ * objects {@code GatherPipeline} builds), and the values shown are the RowBinary bytes the encoder wrote, read back
+ * ({@link RowBinaryText}): explain cannot disagree with a run. Table schemas come from {@code --schema FILE}
+ * (CREATE TABLE statements, no connection; DateTime in {@code --time-zone}, default UTC) or from the sink's
+ * ClickHouse with {@code --connect} (DESCRIBE, defaults and time zone as a run reads them). Nothing is written.
+ * Exit 0 after the last line, 2 on a bad configuration, an unknown sink or an unreadable schema file.
+ */
+@Command(name = "explain", mixinStandardHelpOptions = true, description = {
+    "Dry run of a gather sink: reads JSON lines on stdin, prints per record its branch, table, shard and columns.",
+    "Uses the engine's own classifier and encoders; writes nothing. Exit 0 after the last line, 2 on bad input."})
+public final class ExplainCommand implements Callable<Integer>
+{
+    private static final Pattern CONVERSION = Pattern.compile("^column (.+?) \\((.+?)\\) from path (.+?): .*$",
+        Pattern.DOTALL);
+    private static final JsonFactory JSON = new JsonFactory();
+
+    @Option(names = "--config", required = true, paramLabel = "FILE", description = "Pipeline configuration (TOML).")
+    Path config;
+
+    @Option(names = "--sink", required = true, paramLabel = "NAME", description = "The [[sinks]] to explain.")
+    String sink;
+
+    @Option(names = "--topic", paramLabel = "T", description = "Topic the records come from (destination templates use it; default: the sink's first topic).")
+    String topic;
+
+    @Option(names = "--envelope", description = "Each line is {\"key\": ..., \"headers\": {...}, \"timestamp\": ms, \"value\": <record>}.")
+    boolean envelope;
+
+    @ArgGroup(exclusive = true, multiplicity = "1")
+    Schemas schemas;
+
+    @Option(names = "--time-zone", paramLabel = "ZONE", description = "With --schema: the server time zone DateTime columns are printed in (default UTC).")
+    String timeZone = "UTC";
+
+    /** Where table schemas come from. */
+    static final class Schemas
+    {
+        @Option(names = "--schema", paramLabel = "FILE", description = "CREATE TABLE statements to read the destination tables from (no connection).")
+        Path schema;
+
+        @Option(names = "--connect", description = "Read the destination tables from the sink's ClickHouse (DESCRIBE).")
+        boolean connect;
+    }
+
+    @Override
+    public Integer call() throws IOException
+    {
+        final PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), false);
+        final PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
+        final int code = run(config, sink, topic, envelope, schemas.schema, schemas.connect, timeZone, System.in, out,
+            err);
+        out.flush();
+        return code;
+    }
+
+    /**
+     * Runs the dry run.
+     *
+     * @param file     the configuration
+     * @param sinkName the sink
+     * @param topic    the records' topic, or null for the sink's first
+     * @param envelope whether lines are envelopes
+     * @param schema   CREATE TABLE statements, or null with {@code connect}
+     * @param connect  read schemas from the sink's ClickHouse
+     * @param zone     the time zone assumed with {@code schema}
+     * @param in       the lines
+     * @param out      one JSON object per line
+     * @param err      problems with the configuration or the schema
+     * @return 0, or 2 on a bad configuration, sink or schema
+     * @throws IOException when reading fails
+     */
+    static int run(final Path file, final String sinkName, final String topic, final boolean envelope,
+        final Path schema, final boolean connect, final String zone, final InputStream in, final PrintWriter out,
+        final PrintWriter err) throws IOException
+    {
+        final SluiceConfig c;
+        try
+        {
+            c = ConfigChecks.load(file);
+        }
+        catch (final ConfigException e)
+        {
+            return ConfigChecks.report(file, e, err);
+        }
+        final SluiceConfig.Sink sink = c.sinks().stream().filter(s -> s.name().equals(sinkName)).findFirst()
+            .orElse(null);
+        if (sink == null)
+        {
+            err.println("error: " + file + " has no [[sinks]] named " + sinkName + " (its sinks: "
+                + c.sinks().stream().map(SluiceConfig.Sink::name).toList() + ")");
+            return SluiceEngine.EXIT_CONFIG;
+        }
+        final String recordTopic = topic != null ? topic : sink.topics().isEmpty() ? "" : sink.topics().get(0);
+        if (recordTopic.isEmpty())
+        {
+            err.println(
+                "error: sink " + sinkName + " follows a pattern: give --topic T (destination templates use it)");
+            return SluiceEngine.EXIT_CONFIG;
+        }
+        final ClickHouseDriver driver = connect ? new ClickHouseDriver() : null;
+        try
+        {
+            final DestinationCatalogs catalogs;
+            try
+            {
+                catalogs = connect ? driver::catalog : fileCatalog(SchemaFile.load(schema, zone));
+            }
+            catch (final IllegalArgumentException | IOException e)
+            {
+                err.println("error: --schema " + schema + ": " + e.getMessage());
+                return SluiceEngine.EXIT_CONFIG;
+            }
+            final Explainer x = new Explainer(TomlGather.build(sink), sink, recordTopic, catalogs, envelope,
+                c.engine().maxRecordBytes());
+            final RouteCommand.LineReader lines = new RouteCommand.LineReader(in, 6 * c.engine().maxRecordBytes()
+                + (1 << 20));
+            long line = 0;
+            while (lines.next())
+            {
+                line++;
+                out.println(x.explain(line, lines.bytes(), lines.length()));
+                out.flush();
+            }
+            return SluiceEngine.EXIT_OK;
+        }
+        finally
+        {
+            if (driver != null)
+            {
+                driver.close();
+            }
+        }
+    }
+
+    private static DestinationCatalogs fileCatalog(final SchemaFile f)
+    {
+        return spec -> f;
+    }
+
+    /** The catalog of a sink. */
+    @FunctionalInterface
+    interface DestinationCatalogs
+    {
+        DestinationCatalog catalog(SinkSpec spec);
+    }
+
+    /** Explains one record at a time. Not thread-safe. */
+    static final class Explainer implements Emitter
+    {
+        private final GatherSpec<JsonRecord> spec;
+        private final SluiceConfig.Sink sink;
+        private final String topic;
+        private final boolean envelope;
+        private final int maxRecordBytes;
+        private final Map<String, DestinationResolver.SinkTarget> targets = new HashMap<>();
+        private final Map<String, SinkSpec> sinkSpecs = new HashMap<>();
+        private final Map<String, DestinationCatalog> catalogsByName = new HashMap<>();
+        private final DestinationResolver resolver = new DestinationResolver();
+        private final Map<String, ZoneId> zones = new HashMap<>();
+        private RecordEvent event = new RecordEvent(new UnsafeBuffer(new byte[1 << 16]));
+        private BranchHandle<?> handle;
+        private Object row;
+        private int emitted;
+
+        Explainer(final GatherSpec<JsonRecord> spec, final SluiceConfig.Sink sink, final String topic,
+            final DestinationCatalogs catalogs, final boolean envelope, final int maxRecordBytes)
+        {
+            this.spec = spec;
+            this.sink = sink;
+            this.topic = topic;
+            this.envelope = envelope;
+            this.maxRecordBytes = maxRecordBytes;
+            for (final SinkSpec s : spec.sinks().values())
+            {
+                final DestinationCatalog catalog = catalogs.catalog(s);
+                targets.put(s.name(), new DestinationResolver.SinkTarget(s, catalog));
+                sinkSpecs.put(s.name(), s);
+                catalogsByName.put(s.name(), catalog);
+            }
+        }
+
+        @Override
+        public <R> void emit(final BranchHandle<R> h, final R r)
+        {
+            emitted++;
+            if (emitted == 1)
+            {
+                handle = h;
+                row = r;
+            }
+        }
+
+        String explain(final long line, final byte[] bytes, final int length)
+        {
+            final Out o = new Out();
+            o.field("line", line);
+            final String problem = fill(bytes, length);
+            if (problem != null)
+            {
+                return o.error(problem, null, null, spec.onError()).end();
+            }
+            if (event.valueLength() < 0)
+            {
+                return o.error("record value is null (a tombstone); there is nothing to write", null, null,
+                    spec.onError()).end();
+            }
+            final JsonRecord view = spec.decoder().decode(event);
+            if (view == null)
+            {
+                return o.error(spec.decoder().error(), null, null, spec.onError()).end();
+            }
+            handle = null;
+            row = null;
+            emitted = 0;
+            spec.split().classifier().route(view, this);
+            if (handle == null)
+            {
+                final ErrorPolicy p = spec.split().unmatched();
+                o.nullField("branch");
+                o.field("unmatched", p.name().toLowerCase(Locale.ROOT));
+                o.field("outcome", p == ErrorPolicy.SKIP
+                    ? "dropped: counted in sluice_records_dropped_total{reason=\"unrouted\"}; its offset is committed"
+                    : "the pipeline stops (exit 1): nothing from this record on is committed in its partition");
+                return o.end();
+            }
+            return explainRow(o, spec.split().branches().get(handle.index()));
+        }
+
+        @SuppressWarnings("unchecked")
+        private <R> String explainRow(final Out o, final Split.Branch<R> branch)
+        {
+            o.field("branch", branch.name());
+            final DestinationResolver.SinkTarget target = targets.get(branch.sink());
+            final DestinationResolver.Result r = resolver.resolve(branch.index(), branch.name(), branch.encoder(),
+                target, topic);
+            if (r.destination() == null)
+            {
+                return o.error(r.error(), null, null, spec.onError()).end();
+            }
+            final Destination d = r.destination();
+            o.field("database", d.database());
+            o.field("table", d.table());
+            final int shards = sinkSpecs.get(branch.sink()).shards().size();
+            final DestinationCatalog catalog = catalogsByName.get(branch.sink());
+            o.field("shard", shards == 1 ? 0 : branch.router().shard((R)row, shards));
+            final RowEncoder.Bound<R> encoder = (RowEncoder.Bound<R>)d.encoder();
+            final Bytes<?> rowBytes = Bytes.allocateElasticOnHeap(256);
+            final String error = encoder.encode((R)row, rowBytes);
+            if (error != null)
+            {
+                final Matcher m = CONVERSION.matcher(error);
+                return o.error(error + " (table " + d + ")", m.matches() ? m.group(1) : null,
+                    m.matches() ? m.group(3) : null, spec.onError()).end();
+            }
+            final byte[] written = rowBytes.toByteArray();
+            final TableSchema schema;
+            try
+            {
+                schema = catalog.describe(d.database(), d.table());
+            }
+            catch (final SinkException e)
+            {
+                return o.error("cannot read the schema of " + d + ": " + e.getMessage(), null, null, spec.onError())
+                    .end();
+            }
+            final Map<String, ColumnSpec> byName = new HashMap<>();
+            for (final ColumnSpec c : schema.columns())
+            {
+                byName.put(c.name(), c);
+            }
+            final List<BoundColumn> bound = JsonRowEncoder.columnsOf(encoder);
+            final List<String> paths = new ArrayList<>();
+            final int[] pathOf = new int[bound.size()];
+            for (int i = 0; i < bound.size(); i++)
+            {
+                final int at = paths.indexOf(bound.get(i).path());
+                pathOf[i] = at >= 0 ? at : paths.size();
+                if (at < 0)
+                {
+                    paths.add(bound.get(i).path());
+                }
+            }
+            final JsonValueView value = new JsonValueView();
+            final JsonScanner scanner = paths.isEmpty() ? null : new JsonScanner(JsonPathSet.compile(paths), 512);
+            if (scanner != null)
+            {
+                scanner.validate(event.value(), 0, event.valueLength());
+            }
+            final RowBinaryText text = new RowBinaryText(written, zone(branch.sink(), catalog));
+            o.startColumns();
+            final List<String> names = encoder.columns();
+            for (int i = 0; i < names.size(); i++)
+            {
+                final ColumnSpec c = byName.get(names.get(i));
+                final ClickHouseType type = ClickHouseType.parse(c.type());
+                final String v = text.next(type);
+                final BoundColumn b = i < bound.size() ? bound.get(i) : null;
+                String source = "path";
+                if (b != null && scanner != null)
+                {
+                    scanner.value(pathOf[i], value);
+                    final int kind = value.kind();
+                    final boolean hasDefault = b.defaultValue() != null
+                        || JsonRowEncoder.hasClockDefault(encoder, i);
+                    final boolean nullable = type.isNullable();
+                    if (hasDefault && (kind == JsonKind.MISSING
+                        || kind == JsonKind.NULL && sink.plugin().nullAsDefault() && !nullable))
+                    {
+                        source = "default";
+                    }
+                    else if (kind == JsonKind.MISSING || kind == JsonKind.NULL)
+                    {
+                        source = "null";
+                    }
+                }
+                o.column(names.get(i), c.type(), source, b == null ? null : b.path(), v);
+            }
+            o.endColumns();
+            if (text.remaining() != 0)
+            {
+                o.field("warning", text.remaining() + " bytes of the row were not read back: explain's reader and "
+                    + "the encoder disagree on a type's layout");
+            }
+            return o.end();
+        }
+
+        private ZoneId zone(final String sinkName, final DestinationCatalog catalog)
+        {
+            return zones.computeIfAbsent(sinkName, n ->
+            {
+                try
+                {
+                    return ZoneId.of(catalog.serverTimeZone());
+                }
+                catch (final SinkException | RuntimeException e)
+                {
+                    return ZoneId.of("UTC");
+                }
+            });
+        }
+
+        /** @return null when the event holds the line's record, else why not */
+        private String fill(final byte[] line, final int length)
+        {
+            if (length == 0 || new String(line, 0, length, StandardCharsets.UTF_8).isBlank())
+            {
+                return "blank line (file and stdin sources skip blank lines)";
+            }
+            byte[] key = null;
+            long timestamp = System.currentTimeMillis();
+            final List<String> headerNames = new ArrayList<>();
+            final List<byte[]> headerValues = new ArrayList<>();
+            int valueOffset = 0;
+            int valueLength = length;
+            if (envelope)
+            {
+                try (JsonParser p = JSON.createParser(line, 0, length))
+                {
+                    if (p.nextToken() != JsonToken.START_OBJECT)
+                    {
+                        return "not an envelope: expected {\"key\": ..., \"headers\": {...}, \"timestamp\": ms, "
+                            + "\"value\": ...}";
+                    }
+                    valueLength = -1;
+                    int known = 0;
+                    while (p.nextToken() == JsonToken.FIELD_NAME)
+                    {
+                        final String field = p.currentName();
+                        known += "key".equals(field) || "headers".equals(field) || "timestamp".equals(field)
+                            || "value".equals(field) ? 1 : 0;
+                        final JsonToken t = p.nextToken();
+                        switch (field)
+                        {
+                            case "key" -> key = t == JsonToken.VALUE_NULL
+                                ? null
+                                : p.getText().getBytes(StandardCharsets.UTF_8);
+                            case "timestamp" -> timestamp = p.getLongValue();
+                            case "headers" -> {
+                                if (t == JsonToken.START_OBJECT)
+                                {
+                                    while (p.nextToken() == JsonToken.FIELD_NAME)
+                                    {
+                                        headerNames.add(p.currentName());
+                                        headerValues.add(p.nextToken() == JsonToken.VALUE_NULL
+                                            ? null
+                                            : p.getText().getBytes(StandardCharsets.UTF_8));
+                                    }
+                                }
+                            }
+                            case "value" -> {
+                                if (t != JsonToken.VALUE_NULL)
+                                {
+                                    valueOffset = (int)p.currentTokenLocation().getByteOffset();
+                                    p.skipChildren();
+                                    valueLength = (int)p.currentLocation().getByteOffset() - valueOffset;
+                                }
+                            }
+                            default -> p.skipChildren();
+                        }
+                    }
+                    if (known == 0)
+                    {
+                        return "not an envelope: the object has none of \"key\", \"headers\", \"timestamp\", "
+                            + "\"value\" (without --envelope each line is the record itself)";
+                    }
+                }
+                catch (final IOException | RuntimeException e)
+                {
+                    return "not an envelope: " + e.getMessage();
+                }
+            }
+            int headerBytes = 0;
+            for (int i = 0; i < headerNames.size(); i++)
+            {
+                headerBytes += RecordEvent.headerBytesBound(headerNames.get(i).length(),
+                    headerValues.get(i) == null ? -1 : headerValues.get(i).length);
+            }
+            final int need = RecordEvent.requiredBytes(key == null ? -1 : key.length, Math.max(0, valueLength),
+                headerBytes);
+            if (need > maxRecordBytes)
+            {
+                return "record of " + need + " bytes exceeds engine.max_record_bytes (" + maxRecordBytes + ")";
+            }
+            if (event.slotCapacity() < need)
+            {
+                event = new RecordEvent(new UnsafeBuffer(new byte[Math.max(need, 2 * event.slotCapacity())]));
+            }
+            event.beginRecord(null, need, 0, 0, 0L, timestamp, 0, 1);
+            if (valueLength < 0)
+            {
+                event.putValue((byte[])null);
+            }
+            else
+            {
+                event.putValue(new UnsafeBuffer(line, 0, length), valueOffset, valueLength);
+            }
+            event.putKey(key);
+            for (int i = 0; i < headerNames.size(); i++)
+            {
+                event.putHeader(headerNames.get(i), headerValues.get(i));
+            }
+            return null;
+        }
+    }
+
+    /** One output object, written with Jackson's generator. */
+    private static final class Out
+    {
+        private final java.io.StringWriter text = new java.io.StringWriter();
+        private final JsonGenerator g;
+
+        Out()
+        {
+            try
+            {
+                g = JSON.createGenerator(text);
+                g.writeStartObject();
+            }
+            catch (final IOException e)
+            {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        void field(final String name, final String value)
+        {
+            io(() -> g.writeStringField(name, value));
+        }
+
+        void field(final String name, final long value)
+        {
+            io(() -> g.writeNumberField(name, value));
+        }
+
+        void nullField(final String name)
+        {
+            io(() -> g.writeNullField(name));
+        }
+
+        Out error(final String message, final String column, final String path, final ErrorPolicy onError)
+        {
+            io(() ->
+            {
+                g.writeStringField("error", message);
+                if (column != null)
+                {
+                    g.writeStringField("column", column);
+                    g.writeStringField("path", path);
+                }
+                g.writeStringField("outcome", onError == ErrorPolicy.SKIP
+                    ? "dropped (on_error = \"skip\"): counted in sluice_records_dropped_total{reason=\"invalid\"}"
+                    : "the record is failed (on_error = \"fail\"): the pipeline stops (exit 1), nothing from this "
+                        + "record on is committed in its partition");
+            });
+            return this;
+        }
+
+        void startColumns()
+        {
+            io(() -> g.writeArrayFieldStart("columns"));
+        }
+
+        void column(final String name, final String type, final String source, final String path, final String v)
+        {
+            io(() ->
+            {
+                g.writeStartObject();
+                g.writeStringField("name", name);
+                g.writeStringField("type", type);
+                g.writeStringField("source", source);
+                if (path != null)
+                {
+                    g.writeStringField("path", path);
+                }
+                g.writeStringField("value", v);
+                g.writeEndObject();
+            });
+        }
+
+        void endColumns()
+        {
+            io(g::writeEndArray);
+        }
+
+        String end()
+        {
+            io(() ->
+            {
+                g.writeEndObject();
+                g.close();
+            });
+            return text.toString();
+        }
+
+        private interface IoAction
+        {
+            void run() throws IOException;
+        }
+
+        private static void io(final IoAction a)
+        {
+            try
+            {
+                a.run();
+            }
+            catch (final IOException e)
+            {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+}
