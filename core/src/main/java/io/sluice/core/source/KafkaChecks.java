@@ -15,6 +15,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.errors.SslAuthenticationException;
 
@@ -170,7 +171,14 @@ public final class KafkaChecks
             }
         }
         String hint = "";
-        if (find(failure, SslAuthenticationException.class) || find(failure, SSLException.class))
+        final String all = sb.toString();
+        if (all.contains("fatal alert: bad_certificate") || all.contains("fatal alert: certificate_required")
+            || all.contains("fatal alert: unknown_ca") || all.contains("fatal alert: certificate_unknown"))
+        {
+            hint = " (TLS: the broker refused this client's certificate: is ssl_certificate_file or ssl_keystore_file "
+                + "given, and signed by a CA the broker trusts?)";
+        }
+        else if (find(failure, SslAuthenticationException.class) || find(failure, SSLException.class))
         {
             hint = " (TLS: does ssl_ca_file or ssl_truststore_file hold the CA that signed the broker's certificate, "
                 + "and does the certificate name the host in bootstrap_servers?)";
@@ -178,6 +186,11 @@ public final class KafkaChecks
         else if (find(failure, SaslAuthenticationException.class))
         {
             hint = " (SASL: check sasl_mechanism, sasl_username and sasl_password against the user the broker has)";
+        }
+        else if (find(failure, ClusterAuthorizationException.class))
+        {
+            hint = " (an idempotent producer, as Sluice's, needs the WRITE ACL on its topics or IDEMPOTENT_WRITE on the "
+                + "cluster; creating topics needs CREATE)";
         }
         else if (find(failure, AuthorizationException.class))
         {

@@ -71,8 +71,14 @@ public final class ClickHouseDriver implements SinkDriver
             }
             if (!ok)
             {
-                throw new SinkException("no ClickHouse endpoint of shard " + shard + " answers: "
-                    + (last == null ? "no endpoints" : last.getMessage()), true, last == null ? 0 : last.code(), last);
+                // a refusal (credentials, rights, TLS) is not "no answer": say which
+                final boolean refused = last != null && (ClickHouseErrors.REFUSED.containsKey(last.code())
+                    || last.getMessage().contains("TLS handshake failed"));
+                throw new SinkException((refused
+                    ? "ClickHouse refused sink " + sink.name() + " (shard " + shard + "): "
+                    : "no ClickHouse endpoint of shard " + shard + " answers: ")
+                    + (last == null ? "no endpoints" : last.getMessage()), !refused,
+                    last == null ? 0 : last.code(), last);
             }
         }
     }
