@@ -119,6 +119,25 @@ public final class ClickHouseErrors
         return new SinkException(what + ": " + firstLine(String.valueOf(failure)), false, 0, failure);
     }
 
+    /**
+     * @param failure a classified failure
+     * @return whether the server closed the connection (broken pipe, reset) or alerted during or right after the TLS
+     *         handshake: with TLS 1.3 a server that refuses the client's certificate does so after the client
+     *         finished its side of the handshake, so the client sees its first write fail
+     */
+    public static boolean closedAfterTls(final Throwable failure)
+    {
+        for (Throwable c = failure; c != null; c = c.getCause() == c ? null : c.getCause())
+        {
+            if (c instanceof SSLException || c instanceof SocketException && String.valueOf(c.getMessage())
+                .matches("(?i).*(broken pipe|connection reset).*"))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static Throwable ioCause(final Throwable t)
     {
         for (Throwable c = t; c != null; c = c.getCause())
