@@ -56,7 +56,7 @@ import io.sluice.core.source.KafkaChecks;
 @Command(name = "produce", mixinStandardHelpOptions = true, description = "Produce a JSON-lines file (.gz allowed) into a topic, one record per line.")
 public final class ProduceCommand implements Callable<Integer>
 {
-    @Option(names = "--bootstrap-servers", defaultValue = "127.0.0.1:19092", description = "Kafka brokers (default ${DEFAULT-VALUE}).")
+    @Option(names = "--bootstrap-servers", defaultValue = "127.0.0.1:${env:SLUICE_KAFKA_PORT:-19092}", description = "Kafka brokers (default 127.0.0.1:$SLUICE_KAFKA_PORT, else ${DEFAULT-VALUE}).")
     String bootstrap;
 
     @Option(names = "--topic", required = true, description = "Topic to produce into.")
