@@ -4,7 +4,7 @@
 #   SECRETS_ENV  the file scripts/services.sh wrote ($SLUICE_HOME/secure/secrets.env); every *PASSWORD* value in it
 #                is searched for (the values go to grep through a file, never through the command line)
 # Searched: the extra files (scripts/test.sh passes the tee'd output of mvn), every module's surefire and failsafe
-# reports, the engine processes' outputs the ITs keep (engine/target/it-logs), the dist IT's unpacked run, and the
+# reports, the engine and release processes. outputs the ITs keep (*/target/it-logs), and the
 # services' own logs under $SLUICE_HOME. Prints the files that hold one (never the line) and exits 1, else exits 0.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -22,7 +22,7 @@ grep -E '^[A-Z_]*PASSWORD[A-Z_]*=' "$secrets" | cut -d= -f2- | grep -v '^$' >"$p
 count=$(wc -l <"$patterns")
 [ "$count" -gt 0 ] || { echo "[secret-scan] no passwords in $secrets" >&2; exit 1; }
 targets=("$@")
-for d in "$ROOT"/*/target/surefire-reports "$ROOT"/*/target/failsafe-reports "$ROOT"/engine/target/it-logs \
+for d in "$ROOT"/*/target/surefire-reports "$ROOT"/*/target/failsafe-reports "$ROOT"/*/target/it-logs \
          "$SLUICE_HOME"/kafka "$SLUICE_HOME"/clickhouse/log; do
   [ -e "$d" ] && targets+=("$d")
 done
