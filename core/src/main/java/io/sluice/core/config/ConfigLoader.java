@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
@@ -141,20 +142,82 @@ public final class ConfigLoader
         final List<ConfigProblem> problems = new ArrayList<>();
         if (result.hasErrors())
         {
+            final String[] lines = toml.split("\n", -1);
             for (final TomlParseError e : result.errors())
             {
-                problems
-                    .add(new ConfigProblem("(syntax)", e.position() == null ? 0 : e.position().line(), e.getMessage()));
+                final int line = e.position() == null ? 0 : e.position().line();
+                problems.add(new ConfigProblem("(syntax)", line, syntaxMessage(e.getMessage(),
+                    line > 0 && line <= lines.length ? lines[line - 1] : "")));
             }
             throw new ConfigException(problems);
         }
         EnvInterpolation.interpolateAll(result, env, problems);
+        final int unresolved = problems.size();
         final SluiceConfig config = read(result, problems);
         if (!problems.isEmpty())
         {
-            throw new ConfigException(problems);
+            throw new ConfigException(withoutFollowUps(problems, unresolved));
         }
         return config;
+    }
+
+    /**
+     * A value whose reference could not be resolved is read as written ({@code ${NAME}}), which fails its own checks
+     * too (not a URL, no such file): only the reference's problem is reported for that key.
+     *
+     * @param problems   every problem, the first {@code unresolved} of them the interpolation's
+     * @param unresolved how many
+     * @return the problems without the follow-ups
+     */
+    private static List<ConfigProblem> withoutFollowUps(final List<ConfigProblem> problems, final int unresolved)
+    {
+        final Set<String> keys = new HashSet<>();
+        for (int i = 0; i < unresolved; i++)
+        {
+            keys.add(problems.get(i).key().replaceAll("\\[\\d+\\]$", ""));
+        }
+        final List<ConfigProblem> out = new ArrayList<>(problems.subList(0, unresolved));
+        for (int i = unresolved; i < problems.size(); i++)
+        {
+            if (!keys.contains(problems.get(i).key()))
+            {
+                out.add(problems.get(i));
+            }
+        }
+        return out;
+    }
+
+    /** A key whose value is a secret: a secret key of the schema, or a Kafka property of type PASSWORD. */
+    private static final Pattern SECRET_LINE = Pattern.compile("^\\s*[\"']?([A-Za-z0-9_.\\-]+)[\"']?\\s*=.*");
+
+    /**
+     * The parser's message for a syntax error, without what it quotes of the line when the line sets a secret: a
+     * broken password line must not print part of the password (tomlj quotes the token it did not expect).
+     */
+    static String syntaxMessage(final String message, final String line)
+    {
+        final Matcher m = SECRET_LINE.matcher(line);
+        if (m.matches() && secretKey(m.group(1)))
+        {
+            return message.replaceAll("'[^']*'", "'" + Secrets.MASK + "'").replaceAll("\"[^\"]+\"",
+                "\"" + Secrets.MASK + "\"") + " (in the value of the secret " + m.group(1) + ")";
+        }
+        return message;
+    }
+
+    private static boolean secretKey(final String key)
+    {
+        for (final String section : ConfigSchema.sections())
+        {
+            for (final ConfigKey k : ConfigSchema.keys(section))
+            {
+                if (k.secret() && k.name().equals(key))
+                {
+                    return true;
+                }
+            }
+        }
+        return Secrets.isSecretKafkaProperty(key);
     }
 
     private static SluiceConfig read(final TomlTable root, final List<ConfigProblem> problems)

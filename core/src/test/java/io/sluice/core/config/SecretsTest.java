@@ -79,6 +79,25 @@ class SecretsTest
         assertEquals("null", Printable.escape(null));
     }
 
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "sasl_password = \"pa\"ss-w0rd\" | sasl_password",
+        "sasl_password = 'hunter2 secret' junk | sasl_password",
+        "  password = unquoted-s3cret | password",
+        "\"ssl.key.password\" = \"a\"b-s3cret\" | ssl.key.password"})
+    void shouldNotQuoteASecretLineInASyntaxError(final String line, final String key)
+    {
+        final ConfigException e = assertThrows(ConfigException.class,
+            () -> ConfigLoader.parse("[kafka]\nbootstrap_servers = \"k:1\"\n" + line + "\n"));
+        assertEquals(1, e.problems().size(), e.getMessage());
+        final String m = e.problems().get(0).message();
+        assertTrue(m.contains("(in the value of the secret " + key + ")"), m);
+        for (final String part : List.of("ss-w0rd", "junk", "secret'", "unquoted", "b-s3cret", "s3cret"))
+        {
+            assertFalse(m.contains(part), m);
+        }
+    }
+
     @Test
     void shouldTakeCredentialsOffClickHouseEndpoints()
     {
