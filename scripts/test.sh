@@ -36,6 +36,15 @@ mvn -B verify -Pfaults \
   "$@" 2>&1 | tee "$RUN_LOG"
 rc=${PIPESTATUS[0]}
 set -e
-# done when: no test password appears in any log or output of the run (docs/security.md)
+# done when: no test password appears in any log or output of the run (docs/security.md); first, the scan must find
+# a password planted for it, or it proves nothing
+planted=$(mktemp -d)
+echo "SELFTEST_PASSWORD=planted-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')" >"$planted/secrets.env"
+echo "a log line that leaks $(cut -d= -f2 "$planted/secrets.env")" >"$planted/leak.log"
+if scripts/lib/secret-scan.sh "$planted/secrets.env" "$planted/leak.log" 2>/dev/null; then
+  echo "[secret-scan] self-test FAILED: a planted password was not found" >&2
+  rc=1
+fi
+rm -rf "$planted"
 scripts/lib/secret-scan.sh "$SLUICE_SECURE_DIR/secrets.env" "$RUN_LOG" || rc=1
 exit "$rc"

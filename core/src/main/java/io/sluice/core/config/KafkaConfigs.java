@@ -19,6 +19,9 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.SaslConfigs;
+import org.apache.kafka.common.config.types.Password;
+import org.apache.kafka.common.security.JaasContext;
 
 /**
  * Reads a {@code [kafka]} table (or a source's or sink's {@code kafka} override on top of it): bootstrap servers,
@@ -204,6 +207,19 @@ final class KafkaConfigs
             return;
         }
         final boolean jaas = s.saslJaasConfig() != null;
+        if (jaas)
+        {
+            try
+            {
+                // Kafka's own parser, as every client will run it
+                JaasContext.loadClientContext(Map.of(SaslConfigs.SASL_JAAS_CONFIG, new Password(s.saslJaasConfig())));
+            }
+            catch (final IllegalArgumentException e)
+            {
+                r.problem(KAFKA_SASL_JAAS_CONFIG.name(), "is not a JAAS configuration Kafka reads: "
+                    + Secrets.redact(e.getMessage()) + " (the form is: LoginModuleClass required key=\"value\" ...;)");
+            }
+        }
         final boolean user = s.saslUsername() != null;
         final boolean pass = s.saslPassword() != null;
         if (jaas && (user || pass))

@@ -228,6 +228,11 @@ class KafkaSecurityConfigTest
         assertEquals("kafka.sasl_jaas_config", only("security_protocol = \"SASL_SSL\"\nsasl_mechanism = \"GSSAPI\"\n")
             .key());
         assertEquals("kafka.security_protocol", only("security_protocol = \"TLS\"\n").key());
+        final ConfigProblem jaas = only("security_protocol = \"SASL_SSL\"\nsasl_mechanism = \"SCRAM-SHA-256\"\n"
+            + "sasl_jaas_config = 'x.Module required password=\"jaas-pw-never-printed\"'\n");
+        assertEquals("kafka.sasl_jaas_config", jaas.key());
+        assertTrue(jaas.message().contains("not terminated by semi-colon"), jaas.message());
+        assertFalse(jaas.message().contains("jaas-pw-never-printed"), jaas.message());
     }
 
     @Test
