@@ -8,8 +8,14 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-KAFKA="127.0.0.1:${SLUICE_KAFKA_PORT:-19092}"
-CH="http://127.0.0.1:${SLUICE_CLICKHOUSE_HTTP_PORT:-18123}"
+# the services, the produce command and examples/github-events.toml (through ${SLUICE_KAFKA_PORT:-19092} and
+# ${SLUICE_CLICKHOUSE_HTTP_PORT:-18123}) all take the ports from these, so a quickstart on other ports touches nothing
+# that listens on the default ones
+export SLUICE_KAFKA_PORT=${SLUICE_KAFKA_PORT:-19092}
+export SLUICE_CLICKHOUSE_HTTP_PORT=${SLUICE_CLICKHOUSE_HTTP_PORT:-18123}
+export SLUICE_CLICKHOUSE_TCP_PORT=${SLUICE_CLICKHOUSE_TCP_PORT:-19000}
+KAFKA="127.0.0.1:$SLUICE_KAFKA_PORT"
+CH="http://127.0.0.1:$SLUICE_CLICKHOUSE_HTTP_PORT"
 SAMPLE=examples/data/github-events.jsonl.gz
 CONFIG=examples/github-events.toml
 JAR=engine/target/engine.jar

@@ -21,8 +21,32 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# the ITs talk to the services on the ports services.sh used (SLUICE_KAFKA_PORT, SLUICE_CLICKHOUSE_HTTP_PORT)
+# the ITs talk to the services on the ports services.sh used (SLUICE_KAFKA_PORT, SLUICE_CLICKHOUSE_HTTP_PORT, and the
+# secured listeners' SLUICE_KAFKA_SASL_SSL_PORT, SLUICE_KAFKA_MTLS_PORT, SLUICE_CLICKHOUSE_HTTPS_PORT), with the certificates and passwords it
+# made (secure dir)
+eval "$(scripts/services.sh env)"
+mkdir -p "${SLUICE_HOME:-$ROOT/.sluice}"
+RUN_LOG=${SLUICE_HOME:-$ROOT/.sluice}/test-run.log
+set +e
 mvn -B verify -Pfaults \
-  -Dsluice.kafka.bootstrap="127.0.0.1:${SLUICE_KAFKA_PORT:-19092}" \
-  -Dsluice.clickhouse.url="http://127.0.0.1:${SLUICE_CLICKHOUSE_HTTP_PORT:-18123}" \
-  "$@"
+  -Dsluice.kafka.bootstrap="$SLUICE_KAFKA_BOOTSTRAP" \
+  -Dsluice.clickhouse.url="$SLUICE_CLICKHOUSE_URL" \
+  -Dsluice.kafka.sasl.bootstrap="$SLUICE_KAFKA_SASL_SSL_BOOTSTRAP" \
+  -Dsluice.kafka.mtls.bootstrap="$SLUICE_KAFKA_MTLS_BOOTSTRAP" \
+  -Dsluice.clickhouse.https.url="$SLUICE_CLICKHOUSE_HTTPS_URL" \
+  -Dsluice.secure.dir="$SLUICE_SECURE_DIR" \
+  "$@" 2>&1 | tee "$RUN_LOG"
+rc=${PIPESTATUS[0]}
+set -e
+# done when: no test password appears in any log or output of the run (docs/security.md); first, the scan must find
+# a password planted for it, or it proves nothing
+planted=$(mktemp -d)
+echo "SELFTEST_PASSWORD=planted-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')" >"$planted/secrets.env"
+echo "a log line that leaks $(cut -d= -f2 "$planted/secrets.env")" >"$planted/leak.log"
+if scripts/lib/secret-scan.sh "$planted/secrets.env" "$planted/leak.log" 2>/dev/null; then
+  echo "[secret-scan] self-test FAILED: a planted password was not found" >&2
+  rc=1
+fi
+rm -rf "$planted"
+scripts/lib/secret-scan.sh "$SLUICE_SECURE_DIR/secrets.env" "$RUN_LOG" || rc=1
+exit "$rc"

@@ -14,7 +14,6 @@ import java.util.concurrent.TimeoutException;
 
 import org.HdrHistogram.Histogram;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 
 import picocli.CommandLine.Command;
@@ -27,6 +26,7 @@ import io.sluice.core.engine.SluiceEngine;
 import io.sluice.core.gather.GatherPipeline;
 import io.sluice.core.stage.PipelineStats;
 import io.sluice.sinks.clickhouse.ClickHouseDriver;
+import io.sluice.sinks.kafka.KafkaTopicAdmin;
 
 /**
  * {@code engine.jar bench --config F}: runs the pipelines of F over what is in their topics (as
@@ -138,8 +138,7 @@ public final class BenchCommand implements Callable<Integer>
 
     private static void deleteGroups(final SluiceConfig c) throws InterruptedException
     {
-        try (Admin admin = Admin
-            .create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, c.kafka().bootstrapServers())))
+        try (Admin admin = Admin.create(KafkaTopicAdmin.properties(c.kafka(), "sluice-bench-admin")))
         {
             for (final SluiceConfig.Sink s : c.sinks())
             {

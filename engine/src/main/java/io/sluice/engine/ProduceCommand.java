@@ -36,12 +36,18 @@ import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import io.sluice.codecs.json.JsonError;
 import io.sluice.codecs.json.JsonKind;
 import io.sluice.codecs.json.JsonPathSet;
 import io.sluice.codecs.json.JsonScanner;
+import io.sluice.core.config.ConfigException;
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.engine.SluiceEngine;
+import io.sluice.core.source.KafkaChecks;
 
 /**
  * {@code engine.jar produce}: loads a JSON-lines file (plain or gzip) into a Kafka topic, creating the topic with
@@ -50,7 +56,7 @@ import io.sluice.codecs.json.JsonScanner;
 @Command(name = "produce", mixinStandardHelpOptions = true, description = "Produce a JSON-lines file (.gz allowed) into a topic, one record per line.")
 public final class ProduceCommand implements Callable<Integer>
 {
-    @Option(names = "--bootstrap-servers", defaultValue = "127.0.0.1:19092", description = "Kafka brokers (default ${DEFAULT-VALUE}).")
+    @Option(names = "--bootstrap-servers", defaultValue = "127.0.0.1:${env:SLUICE_KAFKA_PORT:-19092}", description = "Kafka brokers (default 127.0.0.1:$SLUICE_KAFKA_PORT, else ${DEFAULT-VALUE}).")
     String bootstrap;
 
     @Option(names = "--topic", required = true, description = "Topic to produce into.")
@@ -78,12 +84,45 @@ public final class ProduceCommand implements Callable<Integer>
     @Option(names = "--delete-group", paramLabel = "GROUP", description = "Delete this consumer group first (its committed offsets), e.g. to replay from the start.")
     List<String> deleteGroups = new ArrayList<>();
 
+    @Option(names = "--config", paramLabel = "FILE", description = "Take bootstrap servers and the security settings (TLS, SASL, [kafka.producer], [kafka.admin]) from this pipeline configuration's [kafka]; --bootstrap-servers given as well overrides its servers.")
+    Path config;
+
+    @Option(names = "--pipeline", paramLabel = "NAME", description = "With --config: use the Kafka connection of this sink or source (its own kafka table) instead of [kafka].")
+    String pipeline;
+
+    @Spec
+    CommandSpec spec;
+
+    /** The connection: from --config (and --pipeline), else --bootstrap-servers without security settings. */
+    private SluiceConfig.Kafka kafka = null;
+
     @Override
     public Integer call() throws Exception
     {
+        try
+        {
+            kafka = connection();
+        }
+        catch (final ConfigException e)
+        {
+            if (config == null)
+            {
+                spec.commandLine().getErr().println("error: " + e.problems().get(0).message());
+                spec.commandLine().getErr().flush();
+                return SluiceEngine.EXIT_CONFIG;
+            }
+            return ConfigChecks.report(config, e, spec.commandLine().getErr());
+        }
+        bootstrap = kafka.bootstrapServers();
+        final String refused = KafkaChecks.unreachable(kafka, 10_000);
+        if (refused != null)
+        {
+            System.err.println("error: " + refused);
+            return 1;
+        }
         final List<byte[]> lines = readLines(file);
         createTopic();
-        final Properties p = producerProperties(bootstrap);
+        final Properties p = producerProperties(kafka);
         final JsonScanner scanner = new JsonScanner(JsonPathSet.compile(List.of("id")), 128);
         long sent = 0;
         final Failures failures = new Failures();
@@ -126,8 +165,21 @@ public final class ProduceCommand implements Callable<Integer>
      */
     public static Properties producerProperties(final String bootstrapServers)
     {
+        return producerProperties(SluiceConfig.Kafka.of(bootstrapServers));
+    }
+
+    /**
+     * The producer settings of {@code produce} on a connection: its security block and [kafka.producer], then
+     * produce's own settings (which the user's table may not change: acks, idempotence, ordering).
+     *
+     * @param kafka the connection
+     * @return new properties, the caller's to change
+     */
+    public static Properties producerProperties(final SluiceConfig.Kafka kafka)
+    {
         final Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        p.putAll(kafka.producerProperties());
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
         // one request in flight keeps each partition's batches in order when a new topic's first batch is retried
@@ -241,7 +293,9 @@ public final class ProduceCommand implements Callable<Integer>
 
     private void createTopic() throws InterruptedException
     {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap)))
+        final Map<String, Object> adminProperties = new HashMap<>(kafka.adminProperties());
+        adminProperties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        try (Admin admin = Admin.create(adminProperties))
         {
             for (final String group : deleteGroups)
             {
@@ -296,9 +350,36 @@ public final class ProduceCommand implements Callable<Integer>
         {
             if (!(e.getCause() instanceof TopicExistsException))
             {
-                throw new IllegalStateException(
-                    "cannot create topic " + topic + " at " + bootstrap + ": " + e.getCause(), e.getCause());
+                throw new IllegalStateException("cannot create topic " + topic + " at " + bootstrap + ": "
+                    + KafkaChecks.describe(e.getCause()), e.getCause());
             }
         }
+    }
+
+    private SluiceConfig.Kafka connection()
+    {
+        final boolean servers = spec != null && spec.commandLine().getParseResult() != null
+            && spec.commandLine().getParseResult().hasMatchedOption("--bootstrap-servers");
+        if (config == null)
+        {
+            if (pipeline != null)
+            {
+                throw new ConfigException("--pipeline", "--pipeline names a sink or source of --config; give --config");
+            }
+            return SluiceConfig.Kafka.of(bootstrap);
+        }
+        final SluiceConfig c = ConfigChecks.load(config);
+        SluiceConfig.Kafka k = c.kafka();
+        if (pipeline != null)
+        {
+            final boolean sink = c.sinks().stream().anyMatch(s -> s.name().equals(pipeline));
+            final boolean source = c.sources().stream().anyMatch(s -> s.name().equals(pipeline));
+            if (!sink && !source)
+            {
+                throw new ConfigException("--pipeline", "no sink or source named \"" + pipeline + "\"");
+            }
+            k = sink ? c.kafkaForSink(pipeline) : c.kafkaForSource(pipeline);
+        }
+        return servers ? new SluiceConfig.Kafka(bootstrap, k.security(), k.consumer(), k.producer(), k.admin()) : k;
     }
 }

@@ -13,6 +13,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import io.sluice.core.config.ConfigException;
+import io.sluice.core.config.Printable;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.engine.SluiceEngine;
 import io.sluice.core.gather.GatherPipeline;
@@ -81,8 +82,9 @@ public final class RunCommand implements Callable<Integer>
         {
             return ConfigChecks.report(file, e, new PrintWriter(System.err, true));
         }
-        LOG.info("Sluice starting with {} ({} sink(s), {} source(s)); Kafka at {}", file, config.sinks().size(),
-            config.sources().size(), config.kafka().bootstrapServers());
+        LOG.info("Sluice starting with {} ({} sink(s), {} source(s)); Kafka at {}", Printable.escape(file.toString()),
+            config.sinks().size(), config.sources().size(), String.join("; ", config.kafkaConnections().stream()
+                .map(SluiceConfig.Kafka::describe).toList()));
         final SluiceEngine engine = new SluiceEngine(config, sink -> new ClickHouseDriver(),
             source -> new KafkaScatterDriver(),
             new GatherPipeline.RunOptions(untilCaughtUp));

@@ -198,8 +198,8 @@ class EngineCommandLineIT
         TestServices.createTopic(topic, 4);
         final String group = unique("g");
         final String toml = Files.readString(root.resolve("examples/github-events.toml"))
-            .replace("127.0.0.1:19092", TestServices.bootstrap())
-            .replace("http://127.0.0.1:18123", TestServices.clickhouse())
+            .replace("127.0.0.1:${SLUICE_KAFKA_PORT:-19092}", TestServices.bootstrap())
+            .replace("http://127.0.0.1:${SLUICE_CLICKHOUSE_HTTP_PORT:-18123}", TestServices.clickhouse())
             .replace("database = \"github\"", "database = \"" + db + "\"")
             .replace("pattern = 'github\\.events'", "pattern = '" + topic + "'")
             .replace("group_id = \"sluice-github\"", "group_id = \"" + group + "\"")

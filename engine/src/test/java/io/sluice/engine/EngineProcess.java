@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -25,6 +26,18 @@ final class EngineProcess implements AutoCloseable
 
     static EngineProcess start(final String... args) throws IOException
     {
+        return start(Map.of(), args);
+    }
+
+    /**
+     * Starts the engine with extra environment variables (secrets a configuration reads through ${NAME}).
+     *
+     * @param env  variables added to this JVM's environment
+     * @param args the engine's arguments
+     * @return the running process; its output is kept under target/it-logs, where scripts/lib/secret-scan.sh looks
+     */
+    static EngineProcess start(final Map<String, String> env, final String... args) throws IOException
+    {
         final Path jar = TestServices.projectRoot().resolve("engine/target/engine.jar");
         if (!Files.exists(jar))
         {
@@ -35,9 +48,11 @@ final class EngineProcess implements AutoCloseable
             List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx512m", "-jar", jar.toString()));
         cmd.addAll(List.of(args));
-        final Path out = Files.createTempFile("sluice-engine-", ".log");
-        final Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
-        return new EngineProcess(p, out);
+        final Path logs = Files.createDirectories(Path.of("target", "it-logs").toAbsolutePath());
+        final Path out = Files.createTempFile(logs, "engine-", ".log");
+        final ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile());
+        pb.environment().putAll(env);
+        return new EngineProcess(pb.start(), out);
     }
 
     /** Runs to completion and returns the exit code. */
@@ -76,7 +91,7 @@ final class EngineProcess implements AutoCloseable
         {
             process.destroyForcibly();
         }
-        Files.deleteIfExists(output);
+        // the output stays in target/it-logs: the run's secret scan reads it
     }
 
     static Path writeConfig(final String toml) throws IOException

@@ -75,8 +75,8 @@ class GithubEventsEndToEndIT
     private static SluiceConfig config(final int metricsPort) throws Exception
     {
         final String toml = Files.readString(TestServices.projectRoot().resolve("examples/github-events.toml"))
-            .replace("127.0.0.1:19092", TestServices.bootstrap())
-            .replace("http://127.0.0.1:18123", TestServices.clickhouse())
+            .replace("127.0.0.1:${SLUICE_KAFKA_PORT:-19092}", TestServices.bootstrap())
+            .replace("http://127.0.0.1:${SLUICE_CLICKHOUSE_HTTP_PORT:-18123}", TestServices.clickhouse())
             .replace("database = \"github\"", "database = \"" + database + "\"")
             .replace("pattern = 'github\\.events'", "pattern = '" + topic.replace(".", "\\.") + "'")
             .replace("group_id = \"sluice-github\"", "group_id = \"" + group + "\"")

@@ -41,7 +41,7 @@ class ScatterExampleIT
     {
         final String s = "scatter-it-" + Long.toString(System.nanoTime(), 36);
         final String toml = Files.readString(TestServices.projectRoot().resolve("examples/scatter-users.toml"))
-            .replace("127.0.0.1:19092", TestServices.bootstrap())
+            .replace("127.0.0.1:${SLUICE_KAFKA_PORT:-19092}", TestServices.bootstrap())
             .replace("path = \"examples/data/", "path = \"" + TestServices.projectRoot().resolve("examples/data") + "/")
             .replace("template = \"github.", "template = \"" + s + ".github.")
             .replace("fallback = \"github.", "fallback = \"" + s + ".github.");

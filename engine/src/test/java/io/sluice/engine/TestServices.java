@@ -69,6 +69,70 @@ public final class TestServices
         }
     }
 
+    /** @return the broker's SASL_SSL listener: {@code -Dsluice.kafka.sasl.bootstrap}, else the services' default */
+    public static String saslBootstrap()
+    {
+        return System.getProperty("sluice.kafka.sasl.bootstrap", "127.0.0.1:19094");
+    }
+
+    /**
+     * @return the broker's SASL_SSL listener that requires a client certificate: {@code -Dsluice.kafka.mtls.bootstrap},
+     *         else the services' default
+     */
+    public static String mtlsBootstrap()
+    {
+        return System.getProperty("sluice.kafka.mtls.bootstrap", "127.0.0.1:19095");
+    }
+
+    /** @return ClickHouse's HTTPS endpoint: {@code -Dsluice.clickhouse.https.url}, else the services' default */
+    public static String clickhouseHttps()
+    {
+        return System.getProperty("sluice.clickhouse.https.url", "https://127.0.0.1:18124");
+    }
+
+    /**
+     * @return where scripts/services.sh keeps the test CA, certificates and passwords: {@code -Dsluice.secure.dir},
+     *         else .sluice/secure of the checkout
+     */
+    public static Path secureDir()
+    {
+        final String d = System.getProperty("sluice.secure.dir");
+        return d != null ? Path.of(d) : projectRoot().resolve(".sluice/secure");
+    }
+
+    /**
+     * The passwords and user names scripts/services.sh made for the secured services (secure/secrets.env).
+     *
+     * @return name to value
+     * @throws IllegalStateException when the services were started without them (SLUICE_SECURE=0)
+     */
+    public static Map<String, String> secrets()
+    {
+        final Path f = secureDir().resolve("secrets.env");
+        if (!Files.isRegularFile(f))
+        {
+            throw new IllegalStateException(f + " is missing: start the services with scripts/services.sh start "
+                + "(SLUICE_SECURE=1, the default) to get the secured listeners");
+        }
+        final Map<String, String> out = new HashMap<>();
+        try
+        {
+            for (final String line : Files.readAllLines(f))
+            {
+                final int eq = line.indexOf('=');
+                if (!line.startsWith("#") && eq > 0)
+                {
+                    out.put(line.substring(0, eq), line.substring(eq + 1));
+                }
+            }
+        }
+        catch (final IOException e)
+        {
+            throw new IllegalStateException("cannot read " + f + ": " + e, e);
+        }
+        return Map.copyOf(out);
+    }
+
     /** @return the checkout: {@code -Dsluice.project.root}, else the first folder above holding scripts/services.sh */
     public static Path projectRoot()
     {

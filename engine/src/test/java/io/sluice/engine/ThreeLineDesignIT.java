@@ -64,8 +64,8 @@ class ThreeLineDesignIT
         TestServices.createTopic(input, 2);
         final String example = Files.readString(TestServices.projectRoot().resolve("examples/users-three-lines.toml"));
         final String toml = replaceAll(example, Map.of(
-            "\"127.0.0.1:19092\"", "\"" + TestServices.bootstrap() + "\"",
-            "\"http://127.0.0.1:18123\"", "\"" + TestServices.clickhouse() + "\"",
+            "\"127.0.0.1:${SLUICE_KAFKA_PORT:-19092}\"", "\"" + TestServices.bootstrap() + "\"",
+            "\"http://127.0.0.1:${SLUICE_CLICKHOUSE_HTTP_PORT:-18123}\"", "\"" + TestServices.clickhouse() + "\"",
             "input_topics = [\"signups\"]", "input_topics = [\"" + input + "\"]",
             "group_id = \"sluice-signups\"", "group_id = \"" + sourceGroup + "\"",
             "group_id = \"sluice-users\"", "group_id = \"" + sinkGroup + "\"",

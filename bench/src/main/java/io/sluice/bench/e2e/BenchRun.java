@@ -852,8 +852,8 @@ public final class BenchRun
         final Map<String, String> replace, final String append) throws IOException
     {
         String toml = Files.readString(root.resolve("examples/github-events.toml"))
-            .replace("127.0.0.1:19092", bootstrap)
-            .replace("http://127.0.0.1:18123", clickhouse)
+            .replace("127.0.0.1:${SLUICE_KAFKA_PORT:-19092}", bootstrap)
+            .replace("http://127.0.0.1:${SLUICE_CLICKHOUSE_HTTP_PORT:-18123}", clickhouse)
             .replace("database = \"github\"", "database = \"" + database + "\"")
             .replace("pattern = 'github\\.events'", "topics = [\"" + topicName + "\"]")
             .replace("group_id = \"sluice-github\"", "group_id = \"" + group + "\"");

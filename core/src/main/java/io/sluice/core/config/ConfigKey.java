@@ -17,6 +17,8 @@ import java.util.List;
  * @param min          smallest allowed number (inclusive), for INT/LONG
  * @param max          largest allowed number (inclusive), for INT/LONG
  * @param doc          one or two sentences for users
+ * @param secret       whether the value is a secret (a password, a JAAS configuration, a key password): it is
+ *                     registered with {@link Secrets} when loaded and prints as {@value Secrets#MASK}
  */
 public record ConfigKey(
     String section,
@@ -28,7 +30,8 @@ public record ConfigKey(
     List<String> allowed,
     long min,
     long max,
-    String doc)
+    String doc,
+    boolean secret)
 {
 
     /** TOML types a key can take. */
@@ -82,6 +85,7 @@ public record ConfigKey(
         private List<String> allowed = List.of();
         private long min = Long.MIN_VALUE;
         private long max = Long.MAX_VALUE;
+        private boolean secret;
 
         Builder(final String section, final String name, final Type type)
         {
@@ -107,6 +111,12 @@ public record ConfigKey(
             return this;
         }
 
+        Builder secret()
+        {
+            this.secret = true;
+            return this;
+        }
+
         Builder unit(final String unit)
         {
             this.unit = unit;
@@ -128,7 +138,7 @@ public record ConfigKey(
 
         ConfigKey doc(final String doc)
         {
-            return new ConfigKey(section, name, type, defaultValue, required, unit, allowed, min, max, doc);
+            return new ConfigKey(section, name, type, defaultValue, required, unit, allowed, min, max, doc, secret);
         }
     }
 }

@@ -3,7 +3,6 @@ package io.sluice.core.config;
 import static io.sluice.core.config.ConfigSchema.*;
 
 import java.io.IOException;
-import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharsetDecoder;
@@ -20,6 +19,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
@@ -126,36 +127,104 @@ public final class ConfigLoader
      */
     public static SluiceConfig parse(final String toml)
     {
+        return parse(toml, System::getenv);
+    }
+
+    /**
+     * @param toml TOML text
+     * @param env  the environment that {@code ${NAME}} references read (name to value, null when unset)
+     * @return the validated configuration
+     * @throws ConfigException with every problem found
+     */
+    public static SluiceConfig parse(final String toml, final Function<String, String> env)
+    {
         final TomlParseResult result = Toml.parse(toml);
         final List<ConfigProblem> problems = new ArrayList<>();
         if (result.hasErrors())
         {
+            final String[] lines = toml.split("\n", -1);
             for (final TomlParseError e : result.errors())
             {
-                problems
-                    .add(new ConfigProblem("(syntax)", e.position() == null ? 0 : e.position().line(), e.getMessage()));
+                final int line = e.position() == null ? 0 : e.position().line();
+                problems.add(new ConfigProblem("(syntax)", line, syntaxMessage(e.getMessage(),
+                    line > 0 && line <= lines.length ? lines[line - 1] : "")));
             }
             throw new ConfigException(problems);
         }
+        EnvInterpolation.interpolateAll(result, env, problems);
+        final int unresolved = problems.size();
         final SluiceConfig config = read(result, problems);
         if (!problems.isEmpty())
         {
-            throw new ConfigException(problems);
+            throw new ConfigException(withoutFollowUps(problems, unresolved));
         }
         return config;
+    }
+
+    /**
+     * A value whose reference could not be resolved is read as written ({@code ${NAME}}), which fails its own checks
+     * too (not a URL, no such file): only the reference's problem is reported for that key.
+     *
+     * @param problems   every problem, the first {@code unresolved} of them the interpolation's
+     * @param unresolved how many
+     * @return the problems without the follow-ups
+     */
+    private static List<ConfigProblem> withoutFollowUps(final List<ConfigProblem> problems, final int unresolved)
+    {
+        final Set<String> keys = new HashSet<>();
+        for (int i = 0; i < unresolved; i++)
+        {
+            keys.add(problems.get(i).key().replaceAll("\\[\\d+\\]$", ""));
+        }
+        final List<ConfigProblem> out = new ArrayList<>(problems.subList(0, unresolved));
+        for (int i = unresolved; i < problems.size(); i++)
+        {
+            if (!keys.contains(problems.get(i).key()))
+            {
+                out.add(problems.get(i));
+            }
+        }
+        return out;
+    }
+
+    /** A key whose value is a secret: a secret key of the schema, or a Kafka property of type PASSWORD. */
+    private static final Pattern SECRET_LINE = Pattern.compile("^\\s*[\"']?([A-Za-z0-9_.\\-]+)[\"']?\\s*=.*");
+
+    /**
+     * The parser's message for a syntax error, without what it quotes of the line when the line sets a secret: a
+     * broken password line must not print part of the password (tomlj quotes the token it did not expect).
+     */
+    static String syntaxMessage(final String message, final String line)
+    {
+        final Matcher m = SECRET_LINE.matcher(line);
+        if (m.matches() && secretKey(m.group(1)))
+        {
+            return message.replaceAll("'[^']*'", "'" + Secrets.MASK + "'").replaceAll("\"[^\"]+\"",
+                "\"" + Secrets.MASK + "\"") + " (in the value of the secret " + m.group(1) + ")";
+        }
+        return message;
+    }
+
+    private static boolean secretKey(final String key)
+    {
+        for (final String section : ConfigSchema.sections())
+        {
+            for (final ConfigKey k : ConfigSchema.keys(section))
+            {
+                if (k.secret() && k.name().equals(key))
+                {
+                    return true;
+                }
+            }
+        }
+        return Secrets.isSecretKafkaProperty(key);
     }
 
     private static SluiceConfig read(final TomlTable root, final List<ConfigProblem> problems)
     {
         final TableReader top = new TableReader(root, "", "", problems, 0);
 
-        final TableReader kafka = sub(top, KAFKA, problems);
-        final SluiceConfig.Kafka kafkaConfig = new SluiceConfig.Kafka(
-            kafka.string(KAFKA_BOOTSTRAP_SERVERS),
-            kafka.stringMap(KAFKA_CONSUMER),
-            kafka.stringMap(KAFKA_PRODUCER),
-            kafka.stringMap(KAFKA_ADMIN));
-        kafka.finish();
+        final SluiceConfig.Kafka kafkaConfig = KafkaConfigs.read(sub(top, KAFKA, problems), null);
 
         final TableReader cp = sub(top, CHECKPOINT, problems);
         final SluiceConfig.Checkpoint checkpoint = new SluiceConfig.Checkpoint(
@@ -241,7 +310,7 @@ public final class ConfigLoader
         final Set<String> sinkNames = new HashSet<>();
         for (int i = 0; i < sinkTables.size(); i++)
         {
-            final SluiceConfig.Sink sink = readSink(sinkTables.get(i), "sinks[" + i + "]", problems);
+            final SluiceConfig.Sink sink = readSink(sinkTables.get(i), "sinks[" + i + "]", problems, kafkaConfig);
             if (sink != null && !sinkNames.add(sink.name()))
             {
                 problems.add(new ConfigProblem("sinks[" + i + "].name", TableReader.line(sinkTables.get(i), "name"),
@@ -253,7 +322,7 @@ public final class ConfigLoader
             }
         }
         final List<SluiceConfig.Source> sources = new ArrayList<>();
-        final int sourceTables = SourceConfigs.read(top, problems, sources);
+        final int sourceTables = SourceConfigs.read(top, problems, sources, kafkaConfig);
         if (sinkTables.isEmpty() && sourceTables == 0)
         {
             problems.add(new ConfigProblem("sinks", 0, "no [[sources]] or [[sinks]] defined: nothing to run"));
@@ -263,7 +332,8 @@ public final class ConfigLoader
             List.copyOf(sources));
     }
 
-    private static SluiceConfig.Sink readSink(final TomlTable t, final String path, final List<ConfigProblem> problems)
+    private static SluiceConfig.Sink readSink(final TomlTable t, final String path, final List<ConfigProblem> problems,
+        final SluiceConfig.Kafka kafka)
     {
         final int firstLine = TableReader.firstLine(t);
         final TableReader r = new TableReader(t, path, "sinks[]", problems, firstLine);
@@ -295,6 +365,8 @@ public final class ConfigLoader
         final String reset = r.string(SINK_AUTO_OFFSET_RESET);
         final long refresh = r.longValue(SINK_TOPIC_REFRESH_MS);
 
+        final SluiceConfig.Kafka ownKafka = kafkaOverride(r, SINK_KAFKA, kafka, problems);
+
         final TableReader pc = new TableReader(r.table(SINK_PLUGIN_CONFIG), path + ".plugin_config",
             "sinks[].plugin_config",
             problems, r.line(SINK_PLUGIN_CONFIG.name()));
@@ -306,32 +378,22 @@ public final class ConfigLoader
                 ? "missing: give endpoint (one shard) or shards"
                 : "give either endpoint or shards, not both");
         }
-        final List<List<String>> shards = configuredShards.isEmpty()
-            ? (endpoints.isEmpty() ? List.of() : List.of(endpoints))
-            : configuredShards;
-        for (final String e : shards.stream().flatMap(List::stream).toList())
-        {
-            try
-            {
-                final URI u = URI.create(e);
-                if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null)
-                {
-                    pc.problem(PC_ENDPOINT.name(), "\"" + e + "\" is not an http(s)://host:port URL");
-                }
-            }
-            catch (final IllegalArgumentException ex)
-            {
-                pc.problem(PC_ENDPOINT.name(), "\"" + e + "\" is not a URL: " + ex.getMessage());
-            }
-        }
+        final ClickHouseEndpoints.Parsed parsed = ClickHouseEndpoints.parse(pc,
+            endpoints.isEmpty() ? PC_SHARDS : PC_ENDPOINT,
+            configuredShards.isEmpty()
+                ? (endpoints.isEmpty() ? List.of() : List.of(endpoints))
+                : configuredShards);
+        final List<List<String>> shards = parsed.shards();
+        final String username = parsed.username() != null ? parsed.username() : pc.string(PC_USERNAME);
+        final String password = parsed.password() != null ? parsed.password() : pc.string(PC_PASSWORD);
         final SluiceConfig.ClickHouse plugin = new SluiceConfig.ClickHouse(
-            endpoints.isEmpty() && !shards.isEmpty() ? shards.get(0) : endpoints,
+            shards.isEmpty() ? List.of() : shards.get(0),
             shards,
             pc.intValue(PC_INSERT_WORKERS),
             pc.string(PC_DATABASE),
             pc.string(PC_TARGET_TABLE),
-            pc.string(PC_USERNAME),
-            pc.string(PC_PASSWORD),
+            username,
+            password,
             pc.intValue(PC_MAX_ROWS),
             pc.longValue(PC_MAX_BYTES),
             pc.longValue(PC_LINGER_MS),
@@ -345,7 +407,13 @@ public final class ConfigLoader
             pc.longValue(PC_RETRY_BACKOFF_MAX_MS),
             pc.intValue(PC_BREAKER_FAILURES),
             pc.longValue(PC_BREAKER_OPEN_MS),
-            pc.string(PC_UNKNOWN_FIELDS));
+            pc.string(PC_UNKNOWN_FIELDS),
+            pc.string(PC_SSL_CA_FILE),
+            pc.string(PC_SSL_CERTIFICATE_FILE),
+            pc.string(PC_SSL_KEY_FILE),
+            pc.bool(PC_SSL_VERIFY_HOSTNAME),
+            pc.string(PC_COMPRESSION));
+        ClickHouseEndpoints.checkTls(pc, plugin);
         if (plugin.createTable() && plugin.createTableDdl() == null && plugin.createTableLike() == null)
         {
             pc.problem(PC_CREATE_TABLE.name(), "create_table = true needs create_table_ddl or create_table_like");
@@ -415,7 +483,24 @@ public final class ConfigLoader
             return null;
         }
         return new SluiceConfig.Sink(name, kind, pattern, topics, groupId, unmatched, onError, reset, refresh, plugin,
-            List.copyOf(branches));
+            List.copyOf(branches), ownKafka);
+    }
+
+    /**
+     * Reads a pipeline's own {@code kafka} table on top of [kafka].
+     *
+     * @return the effective connection, or null when the pipeline has no such table
+     */
+    static SluiceConfig.Kafka kafkaOverride(final TableReader r, final ConfigKey key, final SluiceConfig.Kafka base,
+        final List<ConfigProblem> problems)
+    {
+        if (!r.has(key))
+        {
+            r.table(key);
+            return null;
+        }
+        return KafkaConfigs.read(new TableReader(r.table(key), r.keyPath(key.name()), "kafka", problems,
+            r.line(key.name())), base);
     }
 
     private static Condition readCondition(final TableReader br)

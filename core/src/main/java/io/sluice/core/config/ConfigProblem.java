@@ -11,6 +11,21 @@ package io.sluice.core.config;
  */
 public record ConfigProblem(String key, int line, String message)
 {
+    /**
+     * Every problem is printed (check output, logs, exception messages): the message is stripped of credentials in
+     * URLs and of registered secrets ({@link Secrets#redact}) and its control characters are escaped
+     * ({@link Printable#escape}), whatever value from the file or the environment it quotes.
+     *
+     * @param key     dotted key path
+     * @param line    line, or 0
+     * @param message what is wrong
+     */
+    public ConfigProblem
+    {
+        key = Printable.escape(key);
+        message = Printable.escape(Secrets.redact(message));
+    }
+
     @Override
     public String toString()
     {

@@ -30,6 +30,9 @@ public final class ConfigSchema
     {
     }
 
+    /** The default of plugin_config.compression, chosen from the benchmark in docs/benchmarks.md. */
+    static final String DEFAULT_CLICKHOUSE_COMPRESSION = "lz4";
+
     // ------------------------------------------------------------------------------------------------ root tables
     public static final ConfigKey KAFKA = ConfigKey.in("", "kafka", TABLE).required()
         .doc("Connection to the Kafka cluster shared by every source and sink.");
@@ -51,13 +54,74 @@ public final class ConfigSchema
     public static final ConfigKey KAFKA_BOOTSTRAP_SERVERS = ConfigKey.in("kafka", "bootstrap_servers", STRING)
         .required()
         .doc("Comma-separated host:port list of brokers, as Kafka's bootstrap.servers.");
+    public static final ConfigKey KAFKA_SECURITY_PROTOCOL = ConfigKey.in("kafka", "security_protocol", STRING)
+        .defaultValue("PLAINTEXT").allowed("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+        .doc("How every Kafka client Sluice makes (consumers, producers, admin clients, the produce command) talks "
+            + "to the brokers, as Kafka's security.protocol: SSL and SASL_SSL encrypt (ssl_* keys), SASL_PLAINTEXT "
+            + "and SASL_SSL authenticate (sasl_* keys). See docs/security.md.");
+    public static final ConfigKey KAFKA_SASL_MECHANISM = ConfigKey.in("kafka", "sasl_mechanism", STRING)
+        .allowed("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "GSSAPI")
+        .doc("SASL mechanism (required with SASL_PLAINTEXT and SASL_SSL), as Kafka's sasl.mechanism. PLAIN and "
+            + "SCRAM-* take sasl_username and sasl_password; OAUTHBEARER takes them as client id and secret with "
+            + "sasl_oauthbearer_token_endpoint_url; GSSAPI (Kerberos) takes sasl_jaas_config.");
+    public static final ConfigKey KAFKA_SASL_USERNAME = ConfigKey.in("kafka", "sasl_username", STRING)
+        .doc("SASL user name (OAUTHBEARER: the client id). Give it with sasl_password, or give sasl_jaas_config.");
+    public static final ConfigKey KAFKA_SASL_PASSWORD = ConfigKey.in("kafka", "sasl_password", STRING).secret()
+        .doc("SASL password (OAUTHBEARER: the client secret); a secret: write \"${KAFKA_PASSWORD}\" to read it from "
+            + "the environment. Sluice writes the JAAS configuration of the mechanism from user name and password.");
+    public static final ConfigKey KAFKA_SASL_JAAS_CONFIG = ConfigKey.in("kafka", "sasl_jaas_config", STRING).secret()
+        .doc("A complete JAAS login configuration, as Kafka's sasl.jaas.config, instead of sasl_username and "
+            + "sasl_password (for login modules Sluice does not write itself, e.g. Kerberos or a cloud's IAM module).");
+    public static final ConfigKey KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL = ConfigKey
+        .in("kafka", "sasl_oauthbearer_token_endpoint_url", STRING)
+        .doc("OAUTHBEARER: the OAuth token endpoint (client credentials grant), as Kafka's "
+            + "sasl.oauthbearer.token.endpoint.url. Sluice adds it to the JVM's list of allowed URLs "
+            + "(org.apache.kafka.sasl.oauthbearer.allowed.urls), which Kafka 4 requires.");
+    public static final ConfigKey KAFKA_SASL_OAUTHBEARER_SCOPE = ConfigKey
+        .in("kafka", "sasl_oauthbearer_scope", STRING)
+        .doc("OAUTHBEARER: the scope requested with the token (optional).");
+    public static final ConfigKey KAFKA_SSL_CA_FILE = ConfigKey.in("kafka", "ssl_ca_file", STRING)
+        .doc("SSL, SASL_SSL: PEM file of the certificate authorities that sign the brokers' certificates (one or more "
+            + "BEGIN CERTIFICATE blocks). Or give ssl_truststore_file; with neither the JVM's default CAs are used.");
+    public static final ConfigKey KAFKA_SSL_TRUSTSTORE_FILE = ConfigKey.in("kafka", "ssl_truststore_file", STRING)
+        .doc("SSL, SASL_SSL: trust store file (JKS, PKCS12 or PEM, see ssl_truststore_type), instead of ssl_ca_file.");
+    public static final ConfigKey KAFKA_SSL_TRUSTSTORE_TYPE = ConfigKey.in("kafka", "ssl_truststore_type", STRING)
+        .allowed("JKS", "PKCS12", "PEM")
+        .doc("Type of ssl_truststore_file; default: PKCS12 for a .p12/.pfx file, PEM for .pem/.crt, else JKS.");
+    public static final ConfigKey KAFKA_SSL_TRUSTSTORE_PASSWORD = ConfigKey
+        .in("kafka", "ssl_truststore_password", STRING).secret()
+        .doc("Password of ssl_truststore_file (JKS and PKCS12; optional for reading certificates).");
+    public static final ConfigKey KAFKA_SSL_CERTIFICATE_FILE = ConfigKey.in("kafka", "ssl_certificate_file", STRING)
+        .doc("SSL, SASL_SSL: this client's certificate chain as a PEM file, for brokers that require client "
+            + "certificates (ssl.client.auth); give it with ssl_key_file. Or give ssl_keystore_file.");
+    public static final ConfigKey KAFKA_SSL_KEY_FILE = ConfigKey.in("kafka", "ssl_key_file", STRING)
+        .doc("The private key of ssl_certificate_file: a PEM file in PKCS#8 (BEGIN PRIVATE KEY, or BEGIN ENCRYPTED "
+            + "PRIVATE KEY with ssl_key_password), the form Kafka reads; openssl pkcs8 -topk8 converts other forms.");
+    public static final ConfigKey KAFKA_SSL_KEY_PASSWORD = ConfigKey.in("kafka", "ssl_key_password", STRING).secret()
+        .doc("Password of an encrypted ssl_key_file, or of the key inside ssl_keystore_file.");
+    public static final ConfigKey KAFKA_SSL_KEYSTORE_FILE = ConfigKey.in("kafka", "ssl_keystore_file", STRING)
+        .doc("SSL, SASL_SSL: key store (JKS, PKCS12 or PEM) with this client's key and certificate, instead of "
+            + "ssl_certificate_file and ssl_key_file.");
+    public static final ConfigKey KAFKA_SSL_KEYSTORE_TYPE = ConfigKey.in("kafka", "ssl_keystore_type", STRING)
+        .allowed("JKS", "PKCS12", "PEM")
+        .doc("Type of ssl_keystore_file; default: PKCS12 for a .p12/.pfx file, PEM for .pem, else JKS.");
+    public static final ConfigKey KAFKA_SSL_KEYSTORE_PASSWORD = ConfigKey
+        .in("kafka", "ssl_keystore_password", STRING).secret()
+        .doc("Password of ssl_keystore_file.");
+    public static final ConfigKey KAFKA_SSL_ENDPOINT_IDENTIFICATION = ConfigKey
+        .in("kafka", "ssl_endpoint_identification", BOOLEAN).defaultValue("true")
+        .doc("SSL, SASL_SSL: check that each broker's certificate names the host it was reached at (HTTPS rules). "
+            + "false accepts any certificate the CAs signed, as Kafka's ssl.endpoint.identification.algorithm = \"\".");
     public static final ConfigKey KAFKA_CONSUMER = ConfigKey.in("kafka", "consumer", STRING_MAP)
         .doc("Extra KafkaConsumer properties passed through verbatim (e.g. \"fetch.max.bytes\" = \"52428800\"). "
-            + "Sluice owns group.id, enable.auto.commit, key/value deserializers and auto.offset.reset.");
+            + "Every key must be one kafka-clients' ConsumerConfig defines, with a value of its type (check names "
+            + "the key otherwise). Sluice owns group.id, enable.auto.commit, key/value deserializers, "
+            + "auto.offset.reset and bootstrap.servers, and the security keys when the security block sets them.");
     public static final ConfigKey KAFKA_PRODUCER = ConfigKey.in("kafka", "producer", STRING_MAP)
-        .doc("Extra KafkaProducer properties passed through verbatim.");
+        .doc("Extra KafkaProducer properties passed through verbatim, checked against ProducerConfig. Sluice owns "
+            + "acks, enable.idempotence, key/value serializers and bootstrap.servers.");
     public static final ConfigKey KAFKA_ADMIN = ConfigKey.in("kafka", "admin", STRING_MAP)
-        .doc("Extra Admin client properties passed through verbatim.");
+        .doc("Extra Admin client properties passed through verbatim, checked against AdminClientConfig.");
 
     // ------------------------------------------------------------------------------------------------ [checkpoint]
     public static final ConfigKey CHECKPOINT_COMMIT_INTERVAL_MS = ConfigKey.in("checkpoint", "commit_interval_ms", LONG)
@@ -154,6 +218,10 @@ public final class ConfigSchema
             + "offset with auto_offset_reset = earliest): the consumer re-reads the broker's topic list every half of it "
             + "(Kafka's metadata.max.age.ms), the other half is left for the rebalance that adds the topic. See "
             + "docs/destinations.md for measured pick-up times.");
+    public static final ConfigKey SINK_KAFKA = ConfigKey.in("sinks[]", "kafka", TABLE)
+        .doc("This sink's own Kafka connection, when it reads another cluster or with other credentials: any key of "
+            + "[kafka]. A key not given here is [kafka]'s; the consumer, producer and admin tables are merged key by "
+            + "key.");
     public static final ConfigKey SINK_PLUGIN_CONFIG = ConfigKey.in("sinks[]", "plugin_config", TABLE).required()
         .doc("Settings of the destination and its batching.");
     public static final ConfigKey SINK_BRANCHES = ConfigKey.in("sinks[]", "branches", TABLE)
@@ -176,9 +244,29 @@ public final class ConfigSchema
         .doc("Table for branches that name none (and for a sink without branches); a literal or a template over "
             + "the topic: {topic}, {topic_segment[n]}, {topic_segment[-n]}.");
     public static final ConfigKey PC_USERNAME = ConfigKey.in("sinks[].plugin_config", "username", STRING)
-        .defaultValue("default").doc("ClickHouse user.");
-    public static final ConfigKey PC_PASSWORD = ConfigKey.in("sinks[].plugin_config", "password", STRING)
-        .defaultValue("").doc("ClickHouse password.");
+        .defaultValue("default")
+        .doc("ClickHouse user. An endpoint may carry it instead (http://user:password@host:8123); the endpoints' user "
+            + "info is then taken off the URL and never printed.");
+    public static final ConfigKey PC_PASSWORD = ConfigKey.in("sinks[].plugin_config", "password", STRING).secret()
+        .defaultValue("")
+        .doc("ClickHouse password; a secret: write \"${CLICKHOUSE_PASSWORD}\" to read it from the environment.");
+    public static final ConfigKey PC_SSL_CA_FILE = ConfigKey.in("sinks[].plugin_config", "ssl_ca_file", STRING)
+        .doc("https:// endpoints: PEM file of the certificate authorities that sign the server's certificate; without "
+            + "it the JVM's default CAs are used.");
+    public static final ConfigKey PC_SSL_CERTIFICATE_FILE = ConfigKey
+        .in("sinks[].plugin_config", "ssl_certificate_file", STRING)
+        .doc("https:// endpoints: this client's certificate (PEM), for servers that verify clients; give it with "
+            + "ssl_key_file.");
+    public static final ConfigKey PC_SSL_KEY_FILE = ConfigKey.in("sinks[].plugin_config", "ssl_key_file", STRING)
+        .doc("The private key of ssl_certificate_file (PEM, unencrypted PKCS#8 or RSA).");
+    public static final ConfigKey PC_SSL_VERIFY_HOSTNAME = ConfigKey
+        .in("sinks[].plugin_config", "ssl_verify_hostname", BOOLEAN).defaultValue("true")
+        .doc("https:// endpoints: check that the server's certificate names the endpoint's host. false checks only "
+            + "that a trusted CA signed it.");
+    public static final ConfigKey PC_COMPRESSION = ConfigKey.in("sinks[].plugin_config", "compression", STRING)
+        .defaultValue(ConfigSchema.DEFAULT_CLICKHOUSE_COMPRESSION).allowed("none", "lz4", "gzip")
+        .doc("Compression of INSERT bodies: lz4 is ClickHouse's own block format (decompress=1), gzip is HTTP "
+            + "Content-Encoding; every server version takes both. See docs/benchmarks.md for what each costs per MB.");
     public static final ConfigKey PC_MAX_ROWS = ConfigKey.in("sinks[].plugin_config", "max_rows", INT)
         .defaultValue("100000").unit("rows").range(1, 100_000_000)
         .doc("A batch is sealed and inserted when it holds this many rows.");
@@ -316,6 +404,10 @@ public final class ConfigSchema
             + "of the input's first 64 KiB, and a run refuses (exit 1) an input that does not match it or has fewer "
             + "lines, rather than skip the wrong lines. Lines appended to the file since are read. Delete the file to "
             + "start over. Unset: every run reads from line 1 (at-least-once: a restart produces the lines again).");
+    public static final ConfigKey SRC_KAFKA = ConfigKey.in("sources[]", "kafka", TABLE)
+        .doc("This source's own Kafka connection (for its consumer, producer and admin client), when it talks to "
+            + "another cluster or with other credentials: any key of [kafka]. A key not given here is [kafka]'s; the "
+            + "consumer, producer and admin tables are merged key by key.");
     public static final ConfigKey SRC_TOPICS = ConfigKey.in("sources[]", "topics", TABLE).required()
         .doc("The routing block: exactly one [[sources.topics]] with topic = \"literal\" or a rule.");
 
@@ -448,8 +540,9 @@ public final class ConfigSchema
             case TABLE -> "table";
             case RULE -> "inline table";
         };
+        final String type = k.secret() ? base + " (secret)" : base;
         return k.allowed().isEmpty()
-            ? base
-            : base + ": " + String.join(" \\| ", k.allowed().stream().map(a -> "`" + a + "`").toList());
+            ? type
+            : type + ": " + String.join(" \\| ", k.allowed().stream().map(a -> "`" + a + "`").toList());
     }
 }

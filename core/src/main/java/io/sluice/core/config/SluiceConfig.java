@@ -41,6 +41,66 @@ public record SluiceConfig(
     }
 
     /**
+     * @param sink a sink of this configuration
+     * @return the Kafka connection it uses: its own override, else [kafka]
+     */
+    public Kafka kafkaFor(final Sink sink)
+    {
+        return sink.kafka() != null ? sink.kafka() : kafka;
+    }
+
+    /**
+     * @param source a source of this configuration
+     * @return the Kafka connection it uses: its own override, else [kafka]
+     */
+    public Kafka kafkaFor(final Source source)
+    {
+        return source.kafka() != null ? source.kafka() : kafka;
+    }
+
+    /**
+     * @param name a sink name (of a TOML sink, or of an embedded gather pipeline)
+     * @return the Kafka connection of the sink with that name, else [kafka]
+     */
+    public Kafka kafkaForSink(final String name)
+    {
+        for (final Sink s : sinks)
+        {
+            if (s.name().equals(name))
+            {
+                return kafkaFor(s);
+            }
+        }
+        return kafka;
+    }
+
+    /**
+     * @param name a source name
+     * @return the Kafka connection of the source with that name, else [kafka]
+     */
+    public Kafka kafkaForSource(final String name)
+    {
+        for (final Source s : sources)
+        {
+            if (s.name().equals(name))
+            {
+                return kafkaFor(s);
+            }
+        }
+        return kafka;
+    }
+
+    /** @return every distinct Kafka connection of the pipelines, [kafka] first */
+    public List<Kafka> kafkaConnections()
+    {
+        final java.util.LinkedHashSet<Kafka> out = new java.util.LinkedHashSet<>();
+        out.add(kafka);
+        sinks.forEach(s -> out.add(kafkaFor(s)));
+        sources.forEach(s -> out.add(kafkaFor(s)));
+        return List.copyOf(out);
+    }
+
+    /**
      * @param name a source name
      * @return the source with that name
      * @throws ConfigException when there is none
@@ -76,10 +136,84 @@ public record SluiceConfig(
             + String.join(", ", sinks.stream().map(Sink::name).toList()) + ")");
     }
 
-    /** [kafka]: the cluster connection. Client property maps are passed to Kafka's clients verbatim. */
-    public record Kafka(String bootstrapServers, Map<String, String> consumer, Map<String, String> producer,
-        Map<String, String> admin)
+    /**
+     * The Kafka connection of {@code [kafka]} of a pipeline: bootstrap servers, the security block and the raw pass-through tables. Every
+     * client Sluice makes takes its properties from {@link #consumerProperties()}, {@link #producerProperties()} or
+     * {@link #adminProperties()}, so consumer, producer, admin client and the produce command all carry the same
+     * security settings. {@link #toString()} masks secrets.
+     *
+     * @param bootstrapServers host:port list
+     * @param security         the security block ({@link KafkaSecurity#NONE} when absent)
+     * @param consumer         [kafka.consumer], passed through verbatim
+     * @param producer         [kafka.producer], passed through verbatim
+     * @param admin            [kafka.admin], passed through verbatim
+     */
+    public record Kafka(String bootstrapServers, KafkaSecurity security, Map<String, String> consumer,
+        Map<String, String> producer, Map<String, String> admin)
     {
+        /**
+         * A connection without a security block.
+         *
+         * @param bootstrapServers host:port list
+         * @param consumer         [kafka.consumer]
+         * @param producer         [kafka.producer]
+         * @param admin            [kafka.admin]
+         */
+        public Kafka(final String bootstrapServers, final Map<String, String> consumer,
+            final Map<String, String> producer, final Map<String, String> admin)
+        {
+            this(bootstrapServers, KafkaSecurity.NONE, consumer, producer, admin);
+        }
+
+        /**
+         * A connection to a cluster with Sluice's defaults: no security, no extra properties.
+         *
+         * @param bootstrapServers host:port list
+         * @return the connection
+         */
+        public static Kafka of(final String bootstrapServers)
+        {
+            return new Kafka(bootstrapServers, Map.of(), Map.of(), Map.of());
+        }
+
+        /** @return the security properties followed by [kafka.consumer] (without bootstrap.servers) */
+        public Map<String, String> consumerProperties()
+        {
+            return merge(consumer);
+        }
+
+        /** @return the security properties followed by [kafka.producer] (without bootstrap.servers) */
+        public Map<String, String> producerProperties()
+        {
+            return merge(producer);
+        }
+
+        /** @return the security properties followed by [kafka.admin] (without bootstrap.servers) */
+        public Map<String, String> adminProperties()
+        {
+            return merge(admin);
+        }
+
+        private Map<String, String> merge(final Map<String, String> raw)
+        {
+            final Map<String, String> p = new java.util.LinkedHashMap<>(security.properties());
+            p.putAll(raw);
+            return p;
+        }
+
+        /** @return a one-line description for logs (servers, protocol, mechanism, user), never a secret */
+        public String describe()
+        {
+            return Printable.escape(bootstrapServers) + " (" + security.describe() + ")";
+        }
+
+        @Override
+        public String toString()
+        {
+            return "Kafka[bootstrapServers=" + Printable.escape(bootstrapServers) + ", security=" + security
+                + ", consumer=" + Secrets.redactProperties(consumer) + ", producer="
+                + Secrets.redactProperties(producer) + ", admin=" + Secrets.redactProperties(admin) + "]";
+        }
     }
 
     /** [checkpoint]: commit cadence and stall limit, in milliseconds. */
@@ -160,7 +294,7 @@ public record SluiceConfig(
         }
     }
 
-    /** One [[sinks]] gather pipeline. */
+    /** One [[sinks]] gather pipeline; {@code kafka} is its effective connection with its own override, or null. */
     public record Sink(
         String name,
         String kind,
@@ -172,8 +306,31 @@ public record SluiceConfig(
         String autoOffsetReset,
         long topicRefreshMs,
         ClickHouse plugin,
-        List<Branch> branches)
+        List<Branch> branches,
+        Kafka kafka)
     {
+        /**
+         * A sink on the configuration's [kafka] connection.
+         *
+         * @param name            sink name
+         * @param kind            destination kind
+         * @param pattern         topic pattern, or null
+         * @param topics          literal topics
+         * @param groupId         consumer group
+         * @param unmatched       unmatched policy
+         * @param onError         record error policy
+         * @param autoOffsetReset earliest or latest
+         * @param topicRefreshMs  pattern refresh, ms
+         * @param plugin          plugin_config
+         * @param branches        the branches
+         */
+        public Sink(final String name, final String kind, final String pattern, final List<String> topics,
+            final String groupId, final ErrorPolicy unmatched, final ErrorPolicy onError, final String autoOffsetReset,
+            final long topicRefreshMs, final ClickHouse plugin, final List<Branch> branches)
+        {
+            this(name, kind, pattern, topics, groupId, unmatched, onError, autoOffsetReset, topicRefreshMs, plugin,
+                branches, null);
+        }
     }
 
     /**
@@ -201,8 +358,20 @@ public record SluiceConfig(
         long retryBackoffMaxMs,
         int breakerFailures,
         long breakerOpenMs,
-        String unknownFields)
+        String unknownFields,
+        String sslCaFile,
+        String sslCertificateFile,
+        String sslKeyFile,
+        boolean sslVerifyHostname,
+        String compression)
     {
+        /** {@code compression = "none"}: INSERT bodies travel as they are. */
+        public static final String COMPRESSION_NONE = "none";
+        /** {@code compression = "lz4"}: ClickHouse's LZ4 block format, {@code decompress=1}. */
+        public static final String COMPRESSION_LZ4 = "lz4";
+        /** {@code compression = "gzip"}: HTTP {@code Content-Encoding: gzip}. */
+        public static final String COMPRESSION_GZIP = "gzip";
+
         /** {@code unknown_fields = "ignore"}: a JSON field no column reads is skipped (the default). */
         public static final String UNKNOWN_FIELDS_IGNORE = "ignore";
         /** {@code unknown_fields = "fail"}: a top-level JSON field no column reads fails the record. */
@@ -245,7 +414,18 @@ public record SluiceConfig(
                 lingerMs,
                 identifier, createTable, createTableDdl, createTableLike, nullAsDefault, insertTimeoutMs,
                 retryBackoffMs,
-                retryBackoffMaxMs, breakerFailures, breakerOpenMs, UNKNOWN_FIELDS_IGNORE);
+                retryBackoffMaxMs, breakerFailures, breakerOpenMs, UNKNOWN_FIELDS_IGNORE, null, null, null, true,
+                COMPRESSION_NONE);
+        }
+
+        /** @return a description without the password (which prints as {@value Secrets#MASK}) */
+        @Override
+        public String toString()
+        {
+            return "ClickHouse[shards=" + Secrets.redact(String.valueOf(shards)) + ", database=" + database
+                + ", targetTable=" + targetTable + ", username=" + username + ", password="
+                + (password == null || password.isEmpty() ? "" : Secrets.MASK) + ", ssl_ca_file=" + sslCaFile
+                + ", ssl_certificate_file=" + sslCertificateFile + ", compression=" + compression + "]";
         }
 
         /** @return whether a top-level JSON field that no column reads fails its record */
@@ -312,7 +492,10 @@ public record SluiceConfig(
      * @param retryBackoffMs        first wait before a nacked batch is re-read, ms
      * @param retryBackoffMaxMs     longest wait between re-reads, ms
      * @param replayBufferBytes     file, stdin: bytes of unacknowledged lines kept for replay
+     * @param checkpointFile        file: where the position is kept between runs, or null
      * @param rule                  the routing rule of the source's [[sources.topics]] block
+     * @param kafka                 its effective Kafka connection with its own [sources.kafka] override, or null
+     *                              for the configuration's [kafka]
      */
     public record Source(
         String name,
@@ -331,8 +514,41 @@ public record SluiceConfig(
         long retryBackoffMaxMs,
         long replayBufferBytes,
         String checkpointFile,
-        TopicRule rule)
+        TopicRule rule,
+        Kafka kafka)
     {
+        /**
+         * A source on the configuration's [kafka] connection (see the record's components).
+         *
+         * @param name                  unique source name
+         * @param kind                  kind
+         * @param inputTopics           kafka: topics
+         * @param pattern               kafka: pattern, or null
+         * @param groupId               kafka: group, or null
+         * @param autoOffsetReset       kafka: earliest or latest
+         * @param topicRefreshMs        kafka: refresh, ms
+         * @param path                  file: path, or null
+         * @param createTopics          whether topics are created
+         * @param partitions            partitions of created topics
+         * @param replicationFactor     replicas of created topics
+         * @param maxNewTopicsPerMinute topic creation limit
+         * @param retryBackoffMs        first re-read wait, ms
+         * @param retryBackoffMaxMs     longest re-read wait, ms
+         * @param replayBufferBytes     replay buffer, bytes
+         * @param checkpointFile        file: checkpoint file, or null
+         * @param rule                  the routing rule
+         */
+        public Source(final String name, final String kind, final List<String> inputTopics, final String pattern,
+            final String groupId, final String autoOffsetReset, final long topicRefreshMs, final String path,
+            final boolean createTopics, final int partitions, final int replicationFactor,
+            final int maxNewTopicsPerMinute, final long retryBackoffMs, final long retryBackoffMaxMs,
+            final long replayBufferBytes, final String checkpointFile, final TopicRule rule)
+        {
+            this(name, kind, inputTopics, pattern, groupId, autoOffsetReset, topicRefreshMs, path, createTopics,
+                partitions, replicationFactor, maxNewTopicsPerMinute, retryBackoffMs, retryBackoffMaxMs,
+                replayBufferBytes, checkpointFile, rule, null);
+        }
+
         /** Consumes Kafka topics in a consumer group and re-routes their records. */
         public static final String KAFKA = "kafka";
         /** Reads JSON lines from a file (plain or gzip). */

@@ -45,16 +45,18 @@ final class SourceConfigs
      * @param top      reader of the root table
      * @param problems where problems go
      * @param out      receives the valid sources, in file order
+     * @param kafka    [kafka], which a source's own kafka table overrides
      * @return the number of {@code [[sources]]} tables in the file (valid or not)
      */
-    static int read(final TableReader top, final List<ConfigProblem> problems, final List<Source> out)
+    static int read(final TableReader top, final List<ConfigProblem> problems, final List<Source> out,
+        final SluiceConfig.Kafka kafka)
     {
         final List<TomlTable> tables = top.tables(SOURCES);
         final Set<String> names = new HashSet<>();
         for (int i = 0; i < tables.size(); i++)
         {
             final TomlTable t = tables.get(i);
-            final Source source = readSource(t, "sources[" + i + "]", problems);
+            final Source source = readSource(t, "sources[" + i + "]", problems, kafka);
             if (source == null)
             {
                 continue;
@@ -70,7 +72,8 @@ final class SourceConfigs
         return tables.size();
     }
 
-    private static Source readSource(final TomlTable t, final String path, final List<ConfigProblem> problems)
+    private static Source readSource(final TomlTable t, final String path, final List<ConfigProblem> problems,
+        final SluiceConfig.Kafka kafka)
     {
         final int before = problems.size();
         final TableReader r = new TableReader(t, path, SECTION, problems, TableReader.firstLine(t));
@@ -91,6 +94,7 @@ final class SourceConfigs
         final long backoffMax = r.longValue(SRC_RETRY_BACKOFF_MAX_MS);
         final long replay = r.longValue(SRC_REPLAY_BUFFER_BYTES);
         final String checkpointFile = r.string(SRC_CHECKPOINT_FILE);
+        final SluiceConfig.Kafka ownKafka = ConfigLoader.kafkaOverride(r, SRC_KAFKA, kafka, problems);
 
         if (partitions == 0)
         {
@@ -116,7 +120,7 @@ final class SourceConfigs
             return null;
         }
         return new Source(name, kind, inputTopics, pattern, groupId, reset, refresh, file, create, partitions,
-            replication, maxNew, backoff, backoffMax, replay, checkpointFile, rule);
+            replication, maxNew, backoff, backoffMax, replay, checkpointFile, rule, ownKafka);
     }
 
     private static void checkKind(final TableReader r, final String kind, final List<String> inputTopics,

@@ -91,8 +91,12 @@ final class TableReader
         }
         if (!(v instanceof String s))
         {
-            problem(key.name(), "expected a string, got " + describe(v));
+            problem(key.name(), "expected a string, got " + (key.secret() ? kind(v) : describe(v)));
             return key.defaultValue();
+        }
+        if (key.secret())
+        {
+            Secrets.register(s);
         }
         if (!key.allowed().isEmpty() && !key.allowed().contains(s))
         {
@@ -360,7 +364,7 @@ final class TableReader
         return best;
     }
 
-    private static int distance(final String a, final String b)
+    static int distance(final String a, final String b)
     {
         final int[] prev = new int[b.length() + 1];
         final int[] cur = new int[b.length() + 1];
@@ -408,6 +412,18 @@ final class TableReader
     static int line(final TomlTable t, final String key)
     {
         return t.contains(List.of(key)) ? t.inputPositionOf(List.of(key)).line() : 0;
+    }
+
+    /** @return what a value is, without the value (for secrets) */
+    static String kind(final Object v)
+    {
+        return v instanceof String
+            ? "a string"
+            : v instanceof Long
+                ? "an integer"
+                : v instanceof Double
+                    ? "a float"
+                    : v instanceof Boolean ? "a boolean" : describe(v);
     }
 
     static String describe(final Object v)

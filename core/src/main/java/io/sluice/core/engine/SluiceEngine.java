@@ -132,12 +132,9 @@ public final class SluiceEngine
             }
         }
         startPhase = "checking Kafka at " + config.kafka().bootstrapServers();
-        // consumers retry an unreachable broker silently forever: ask once, up front, and name the address
-        final boolean consumes = !config.sinks().isEmpty()
-            || config.sources().stream().anyMatch(s -> SluiceConfig.Source.KAFKA.equals(s.kind()));
-        final String kafkaProblem = consumes
-            ? KafkaChecks.unreachable(config.kafka().bootstrapServers(), config.kafka().admin(), 10_000)
-            : null;
+        // consumers retry an unreachable broker (or one that refuses their credentials) silently forever: ask each
+        // cluster once, up front, with the pipelines' own security settings, and name the address and the reason
+        final String kafkaProblem = KafkaChecks.unreachable(config, 10_000);
         if (kafkaProblem != null)
         {
             failure = kafkaProblem;

@@ -216,13 +216,13 @@ public final class GatherPipeline<T>
 
         source = new KafkaSource(new KafkaSource.Settings(
             spec.name(),
-            config.kafka().bootstrapServers(),
+            config.kafkaForSink(spec.name()).bootstrapServers(),
             spec.groupId(),
             spec.pattern(),
             spec.topics(),
             spec.autoOffsetReset(),
             spec.topicRefreshMs(),
-            config.kafka().consumer(),
+            config.kafkaForSink(spec.name()).consumerProperties(),
             config.checkpoint().commitIntervalMs(),
             config.checkpoint().stalledFailAfterMs(),
             config.checkpoint().drainTimeoutMs(),

@@ -411,8 +411,10 @@ final class Faults
         final long stalledFailAfterMs, final int metricsPort, final String clientId) throws IOException
     {
         String t = Files.readString(projectRoot().resolve("examples/github-events.toml"));
-        t = replaceOnce(t, "bootstrap_servers = \"127.0.0.1:19092\"", "bootstrap_servers = \"" + bootstrap() + "\"");
-        t = replaceOnce(t, "endpoint = \"http://127.0.0.1:18123\"", "endpoint = \"" + clickhouse + "\"");
+        t = replaceOnce(t, "bootstrap_servers = \"127.0.0.1:${SLUICE_KAFKA_PORT:-19092}\"",
+            "bootstrap_servers = \"" + bootstrap() + "\"");
+        t = replaceOnce(t, "endpoint = \"http://127.0.0.1:${SLUICE_CLICKHOUSE_HTTP_PORT:-18123}\"",
+            "endpoint = \"" + clickhouse + "\"");
         t = replaceOnce(t, "database = \"github\"", "database = \"" + database + "\"");
         t = replaceOnce(t, "pattern = 'github\\.events'", "pattern = '" + Pattern.quote(topic) + "'");
         t = replaceOnce(t, "group_id = \"sluice-github\"", "group_id = \"" + group + "\"");

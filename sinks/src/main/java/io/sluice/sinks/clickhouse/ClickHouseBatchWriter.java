@@ -26,7 +26,7 @@ final class ClickHouseBatchWriter implements BatchWriter
     private final List<String> endpoints;
     private final List<Client> clients = new ArrayList<>();
     private final long timeoutMs;
-    private final InsertSettings settings = new InsertSettings();
+    private final InsertSettings settings;
     private int current;
 
     ClickHouseBatchWriter(final List<String> endpoints, final SluiceConfig.ClickHouse config)
@@ -37,6 +37,7 @@ final class ClickHouseBatchWriter implements BatchWriter
             clients.add(ClickHouseConnections.client(e, config));
         }
         this.timeoutMs = config.insertTimeoutMs();
+        this.settings = ClickHouseConnections.insertSettings(config);
     }
 
     @Override

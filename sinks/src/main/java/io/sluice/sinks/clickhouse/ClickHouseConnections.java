@@ -7,6 +7,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import com.clickhouse.client.api.Client;
+import com.clickhouse.client.api.enums.SSLMode;
+import com.clickhouse.client.api.insert.InsertSettings;
 import com.clickhouse.client.api.query.QueryResponse;
 import com.clickhouse.client.api.query.QuerySettings;
 import com.clickhouse.data.ClickHouseFormat;
@@ -32,7 +34,7 @@ final class ClickHouseConnections
      */
     static Client client(final String endpoint, final SluiceConfig.ClickHouse config)
     {
-        return new Client.Builder()
+        final Client.Builder b = new Client.Builder()
             .addEndpoint(endpoint)
             .setUsername(config.username())
             .setPassword(config.password())
@@ -43,8 +45,46 @@ final class ClickHouseConnections
             // client-v2's default LZ4-framed response compression comes back empty from 18.16 servers; responses
             // here are small metadata, so they travel uncompressed
             .compressServerResponse(false)
-            .setClientName("sluice")
-            .build();
+            // request bodies are compressed per insert (insertSettings), never the SQL of a query
+            .compressClientRequest(false)
+            .setClientName("sluice");
+        if (endpoint.startsWith("https:"))
+        {
+            // STRICT: a trusted CA signed the certificate and it names the host; VERIFY_CA: only the former
+            b.setSSLMode(config.sslVerifyHostname() ? SSLMode.STRICT : SSLMode.VERIFY_CA);
+            if (config.sslCaFile() != null)
+            {
+                b.setRootCertificate(config.sslCaFile());
+            }
+            if (config.sslCertificateFile() != null)
+            {
+                b.setClientCertificate(config.sslCertificateFile());
+                b.setClientKey(config.sslKeyFile());
+            }
+        }
+        return b.build();
+    }
+
+    /**
+     * The settings of every INSERT of a sink: the request compression it configures ({@code lz4}: ClickHouse's LZ4
+     * block format with {@code decompress=1}, which client-v2 writes when asked to compress a request without HTTP
+     * compression; {@code gzip}: {@code Content-Encoding: gzip}, which client-v2 writes through commons-compress when
+     * the request carries that header; {@code none}: as it is). Both forms are older than ClickHouse 18.16.
+     *
+     * @param config the sink's plugin_config
+     * @return new settings, owned by the caller (one per writer: not thread-safe)
+     */
+    static InsertSettings insertSettings(final SluiceConfig.ClickHouse config)
+    {
+        final InsertSettings s = new InsertSettings();
+        switch (config.compression() == null ? SluiceConfig.ClickHouse.COMPRESSION_NONE : config.compression())
+        {
+            case SluiceConfig.ClickHouse.COMPRESSION_LZ4 -> s.compressClientRequest(true).useHttpCompression(false);
+            case SluiceConfig.ClickHouse.COMPRESSION_GZIP -> s.compressClientRequest(false)
+                .httpHeader("Content-Encoding", "gzip");
+            default -> s.compressClientRequest(false);
+        }
+        return s;
     }
 
     /** A client call that may throw anything; {@link #call} classifies what it throws. */

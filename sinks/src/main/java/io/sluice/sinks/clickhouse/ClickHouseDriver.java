@@ -71,8 +71,21 @@ public final class ClickHouseDriver implements SinkDriver
             }
             if (!ok)
             {
-                throw new SinkException("no ClickHouse endpoint of shard " + shard + " answers: "
-                    + (last == null ? "no endpoints" : last.getMessage()), true, last == null ? 0 : last.code(), last);
+                // a refusal (credentials, rights, TLS) is not "no answer": say which
+                final boolean certificate = last != null && last.code() == 0 && sink.connection()
+                    .sslCertificateFile() != null && ClickHouseErrors.closedAfterTls(last);
+                final boolean refused = last != null && (ClickHouseErrors.REFUSED.containsKey(last.code())
+                    || last.getMessage().contains("TLS handshake failed") || certificate);
+                throw new SinkException((refused
+                    ? "ClickHouse refused sink " + sink.name() + " (shard " + shard + "): "
+                    : "no ClickHouse endpoint of shard " + shard + " answers: ")
+                    + (last == null ? "no endpoints" : last.getMessage())
+                    + (certificate
+                        ? " (TLS handshake failed: the server closed the connection after it received "
+                            + "ssl_certificate_file, which is how a server refuses a client certificate that no CA it "
+                            + "trusts signed)"
+                        : ""),
+                    !refused, last == null ? 0 : last.code(), last);
             }
         }
     }

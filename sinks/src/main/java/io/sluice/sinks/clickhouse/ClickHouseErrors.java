@@ -11,9 +11,12 @@ import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import javax.net.ssl.SSLException;
+
 import com.clickhouse.client.api.ConnectionInitiationException;
 import com.clickhouse.client.api.ServerException;
 
+import io.sluice.core.config.Secrets;
 import io.sluice.core.gather.sink.SinkException;
 
 /**
@@ -45,6 +48,19 @@ public final class ClickHouseErrors
         Map.entry(425, "SYSTEM_ERROR"),
         Map.entry(999, "KEEPER_EXCEPTION"),
         Map.entry(1002, "UNKNOWN_EXCEPTION"));
+
+    /**
+     * Codes with which ClickHouse refuses a user: the credentials or the user's rights (permanent: the same request
+     * fails the same way until the configuration or the server's users change). Names as ClickHouse spells them.
+     */
+    public static final Map<Integer, String> REFUSED = Map.ofEntries(
+        Map.entry(192, "UNKNOWN_USER"),
+        Map.entry(193, "WRONG_PASSWORD"),
+        Map.entry(194, "REQUIRED_PASSWORD"),
+        Map.entry(195, "IP_ADDRESS_NOT_ALLOWED"),
+        Map.entry(291, "DATABASE_ACCESS_DENIED"),
+        Map.entry(497, "ACCESS_DENIED"),
+        Map.entry(516, "AUTHENTICATION_FAILED"));
 
     /** ClickHouse's UNKNOWN_TABLE. */
     public static final int UNKNOWN_TABLE = 60;
@@ -78,9 +94,17 @@ public final class ClickHouseErrors
         {
             final int code = server.getCode() > 0 ? server.getCode() : codeIn(server.getMessage());
             final boolean retry = retriable(code);
+            final String refused = REFUSED.get(code);
             return new SinkException(
                 what + ": ClickHouse error " + code + (retry ? " (" + RETRIABLE.get(code) + ")" : "")
-                    + ": " + serverText(server.getMessage()),
+                    + (refused != null ? " (" + refused + ")" : "")
+                    + ": " + Secrets.redact(serverText(server.getMessage()))
+                    + (refused == null
+                        ? ""
+                        : code == 291 || code == 497
+                            ? " (the user lacks the right: grant it, or give plugin_config.username of a user who "
+                                + "has it)"
+                            : " (check plugin_config.username and password)"),
                 retry, code, failure);
         }
         final Throwable io = ioCause(failure);
@@ -93,6 +117,25 @@ public final class ClickHouseErrors
             return new SinkException(what + ": " + firstLine(failure.getMessage()), true, 0, failure);
         }
         return new SinkException(what + ": " + firstLine(String.valueOf(failure)), false, 0, failure);
+    }
+
+    /**
+     * @param failure a classified failure
+     * @return whether the server closed the connection (broken pipe, reset) or alerted during or right after the TLS
+     *         handshake: with TLS 1.3 a server that refuses the client's certificate does so after the client
+     *         finished its side of the handshake, so the client sees its first write fail
+     */
+    public static boolean closedAfterTls(final Throwable failure)
+    {
+        for (Throwable c = failure; c != null; c = c.getCause() == c ? null : c.getCause())
+        {
+            if (c instanceof SSLException || c instanceof SocketException && String.valueOf(c.getMessage())
+                .matches("(?i).*(broken pipe|connection reset).*"))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static Throwable ioCause(final Throwable t)
@@ -115,6 +158,12 @@ public final class ClickHouseErrors
 
     private static String describeIo(final Throwable io)
     {
+        if (io instanceof SSLException)
+        {
+            return "TLS handshake failed: " + Secrets.redact(io.getMessage()) + " (does plugin_config.ssl_ca_file hold "
+                + "the CA that signed the server's certificate, does the certificate name the endpoint's host, and "
+                + "does the server accept ssl_certificate_file?)";
+        }
         if (io instanceof ConnectException)
         {
             return "connection refused (" + io.getMessage() + "): is ClickHouse running there?";
@@ -127,7 +176,7 @@ public final class ClickHouseErrors
         {
             return "timed out (" + io.getMessage() + ")";
         }
-        return io.getClass().getSimpleName() + ": " + io.getMessage();
+        return io.getClass().getSimpleName() + ": " + Secrets.redact(io.getMessage());
     }
 
     private static <T extends Throwable> T find(final Throwable t, final Class<T> type)

@@ -23,6 +23,7 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.scatter.TopicAdmin;
+import io.sluice.core.source.KafkaChecks;
 
 /**
  * {@link TopicAdmin} over Kafka's {@link Admin} client. One request per call, whatever the number of topics: a burst
@@ -36,18 +37,31 @@ public final class KafkaTopicAdmin implements TopicAdmin
     private final Admin admin;
 
     /**
-     * @param kafka    [kafka]: bootstrap servers and extra admin properties
+     * @param kafka    the connection: bootstrap servers, the security block and [kafka.admin]
      * @param clientId the client id
      */
     public KafkaTopicAdmin(final SluiceConfig.Kafka kafka, final String clientId)
     {
+        this.admin = Admin.create(properties(kafka, clientId));
+    }
+
+    /**
+     * The admin client's properties: the security block and [kafka.admin], then Sluice's defaults where the user gave
+     * none.
+     *
+     * @param kafka    the connection
+     * @param clientId the client id (unless the user gave one)
+     * @return the properties
+     */
+    public static Properties properties(final SluiceConfig.Kafka kafka, final String clientId)
+    {
         final Properties p = new Properties();
-        p.putAll(kafka.admin());
+        p.putAll(kafka.adminProperties());
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
         p.putIfAbsent(AdminClientConfig.CLIENT_ID_CONFIG, clientId);
         p.putIfAbsent(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
         p.putIfAbsent(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "15000");
-        this.admin = Admin.create(p);
+        return p;
     }
 
     @Override
@@ -60,7 +74,7 @@ public final class KafkaTopicAdmin implements TopicAdmin
         }
         catch (final ExecutionException e)
         {
-            throw new IllegalStateException(String.valueOf(e.getCause()), e.getCause());
+            throw new IllegalStateException(KafkaChecks.describe(e.getCause()), e.getCause());
         }
         catch (final TimeoutException e)
         {
@@ -127,7 +141,7 @@ public final class KafkaTopicAdmin implements TopicAdmin
             {
                 return new Result(Outcome.ABSENT, null);
             }
-            return new Result(Outcome.FAILED, String.valueOf(cause));
+            return new Result(Outcome.FAILED, KafkaChecks.describe(cause));
         }
         catch (final TimeoutException e)
         {

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -15,12 +16,15 @@ import org.agrona.DirectBuffer;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerInterceptor;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.scatter.TopicProducer;
+import io.sluice.core.source.KafkaChecks;
 import io.sluice.ringbuffers.RecordEvent;
 
 /**
@@ -45,6 +49,11 @@ import io.sluice.ringbuffers.RecordEvent;
  * key is a consumer setting, and a producer's metadata request always allows creation; whether a broker creates
  * topics on metadata requests is its {@code auto.create.topics.enable}.)
  *
+ * <p>Refusals: when the broker refuses the producer (authentication, authorization: a missing ACL, the TLS
+ * handshake), the records in flight fail through their callbacks as any failure does, and the next {@link #send}
+ * throws, naming the broker's reason: the produce stage then ends the run, instead of re-reading and re-sending
+ * until {@code checkpoint.stalled_fail_after_ms}.
+ *
  * <p>Threads: one sending thread (the produce stage); {@code Callback.onCompletion} runs on the client's I/O thread.
  */
 public final class KafkaTopicProducer implements TopicProducer
@@ -52,12 +61,80 @@ public final class KafkaTopicProducer implements TopicProducer
     private static final int WARMERS = 32;
 
     private final KafkaProducer<byte[], byte[]> producer;
+    private final Refusals refusals = new Refusals();
     private ExecutorService warmers;
 
     /** @param properties producer properties, from {@link #properties} */
     public KafkaTopicProducer(final Properties properties)
     {
-        this.producer = new KafkaProducer<>(properties);
+        final Properties p = new Properties();
+        p.putAll(properties);
+        final Object own = p.get(ProducerConfig.INTERCEPTOR_CLASSES_CONFIG);
+        p.put(ProducerConfig.INTERCEPTOR_CLASSES_CONFIG, own == null || String.valueOf(own).isBlank()
+            ? RefusalInterceptor.class.getName()
+            : own + "," + RefusalInterceptor.class.getName());
+        p.put(RefusalInterceptor.REFUSALS, refusals);
+        this.producer = new KafkaProducer<>(p);
+    }
+
+    /**
+     * What the broker refused this producer (authentication, a missing ACL, a TLS failure), seen by
+     * {@link RefusalInterceptor} on the client's I/O thread. The first refusal is kept; the next {@link #send} throws
+     * it, which ends the run (retrying with the same credentials cannot succeed).
+     */
+    static final class Refusals
+    {
+        private volatile Exception first;
+
+        void offer(final Exception e)
+        {
+            if (first == null && KafkaChecks.refusal(e))
+            {
+                first = e;
+            }
+        }
+
+        Exception first()
+        {
+            return first;
+        }
+    }
+
+    /**
+     * Sees every acknowledgement the producer gets (Kafka calls interceptors for each record, on its I/O thread,
+     * without an allocation of ours) and keeps the first refusal. Public for Kafka's reflection only.
+     */
+    public static final class RefusalInterceptor implements ProducerInterceptor<byte[], byte[]>
+    {
+        static final String REFUSALS = "sluice.producer.refusals";
+
+        private Refusals refusals;
+
+        @Override
+        public void configure(final Map<String, ?> configs)
+        {
+            refusals = configs.get(REFUSALS) instanceof Refusals r ? r : new Refusals();
+        }
+
+        @Override
+        public ProducerRecord<byte[], byte[]> onSend(final ProducerRecord<byte[], byte[]> record)
+        {
+            return record;
+        }
+
+        @Override
+        public void onAcknowledgement(final RecordMetadata metadata, final Exception exception)
+        {
+            if (exception != null)
+            {
+                refusals.offer(exception);
+            }
+        }
+
+        @Override
+        public void close()
+        {
+        }
     }
 
     /**
@@ -70,6 +147,20 @@ public final class KafkaTopicProducer implements TopicProducer
      */
     public static Properties properties(final SluiceConfig.Kafka kafka, final String clientId)
     {
+        return properties(kafka.producerProperties(), kafka.bootstrapServers(), clientId);
+    }
+
+    /**
+     * The producer's properties from already merged client properties (security block and [kafka.producer]).
+     *
+     * @param clientProperties the security block's properties and [kafka.producer]
+     * @param bootstrapServers bootstrap servers
+     * @param clientId         the client id (unless the user gave one)
+     * @return the properties
+     */
+    public static Properties properties(final Map<String, String> clientProperties, final String bootstrapServers,
+        final String clientId)
+    {
         final Properties p = new Properties();
         p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
         p.put(ProducerConfig.BATCH_SIZE_CONFIG, String.valueOf(128 * 1024));
@@ -78,8 +169,8 @@ public final class KafkaTopicProducer implements TopicProducer
         p.put(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, "10");
         p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
         p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
-        p.putAll(kafka.producer());
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        p.putAll(clientProperties);
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
@@ -90,6 +181,11 @@ public final class KafkaTopicProducer implements TopicProducer
     @Override
     public void send(final String topic, final RecordEvent record, final Callback delivery)
     {
+        final Exception refused = refusals.first();
+        if (refused != null)
+        {
+            throw new IllegalStateException("Kafka refused this producer: " + KafkaChecks.describe(refused), refused);
+        }
         final byte[] value = copy(record.value(), record.valueLength());
         final byte[] key = copy(record.key(), record.keyLength());
         RecordHeaders headers = null;

@@ -149,8 +149,10 @@ public final class ScatterPipeline
         catch (final RuntimeException ex)
         {
             admin.close();
-            throw new ScatterException("cannot list the topics of the cluster at " + config.kafka().bootstrapServers()
-                + ": " + ex.getMessage(), ex);
+            throw new ScatterException(
+                "cannot list the topics of the cluster at " + config.kafkaFor(source).bootstrapServers()
+                    + ": " + ex.getMessage(),
+                ex);
         }
         final SluiceConfig.TopicRule rule = source.rule();
         if (!source.createTopics())
@@ -188,13 +190,13 @@ public final class ScatterPipeline
             case SluiceConfig.Source.KAFKA -> {
                 kafkaSource = new KafkaSource(new KafkaSource.Settings(
                     source.name(),
-                    config.kafka().bootstrapServers(),
+                    config.kafkaFor(source).bootstrapServers(),
                     source.groupId(),
                     source.pattern() == null ? null : Pattern.compile(source.pattern()),
                     source.inputTopics(),
                     source.autoOffsetReset(),
                     source.topicRefreshMs(),
-                    config.kafka().consumer(),
+                    config.kafkaFor(source).consumerProperties(),
                     config.checkpoint().commitIntervalMs(),
                     config.checkpoint().stalledFailAfterMs(),
                     config.checkpoint().drainTimeoutMs(),
