@@ -27,7 +27,7 @@ import io.sluice.core.stage.PipelineStats;
  *
  * <p>Threads: one thread runs {@link #run()}; the route stage offers batches through {@link #offer(BatchBuffer)}.
  */
-public final class InsertWorker implements Runnable
+public final class InsertWorker implements Runnable, SealedBatchQueue
 {
     private static final Logger LOG = LoggerFactory.getLogger(InsertWorker.class);
 
@@ -77,18 +77,20 @@ public final class InsertWorker implements Runnable
     }
 
     /**
-     * Hands a sealed batch to this worker (route stage).
+     * Hands a sealed batch to this worker (route stage; never waits).
      *
-     * @return false when the queue is full (back-pressure: the caller waits and retries)
+     * @return {@link #OFFERED}; {@link #FULL} when the queue is full (back-pressure: the caller retries later);
+     *         {@link #CLOSED} when the queue is full and the worker has stopped
      */
-    public boolean offer(final BatchBuffer batch)
+    @Override
+    public int offer(final BatchBuffer batch)
     {
         if (queue.offer(batch))
         {
             offered.lazySet(offered.get() + 1);
-            return true;
+            return OFFERED;
         }
-        return false;
+        return finished ? CLOSED : FULL;
     }
 
     /** @return true when every batch offered so far has been written, failed or abandoned */
