@@ -13,7 +13,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Pattern;
 
-import org.agrona.ExpandableDirectByteBuffer;
+import org.agrona.concurrent.SystemNanoClock;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -23,6 +24,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteBufferDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,7 +64,6 @@ import io.sluice.ringbuffers.RecordEvent;
 public final class KafkaSource implements Runnable
 {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaSource.class);
-    private static final long NO_FAILURE = Long.MIN_VALUE;
 
     /** Settings of the source, from the sink's configuration. */
     public record Settings(
@@ -85,8 +86,9 @@ public final class KafkaSource implements Runnable
     }
 
     private final Settings settings;
-    private final RingBuffer<RecordEvent> ring;
-    private final OverflowPool overflow;
+    private final RingPublisher publisher;
+    private final RecordClaim claim = new RecordClaim();
+    private final StallWatch stallWatch;
     private final PartitionTrackers trackers;
     private final TopicRegistry topics;
     private final PipelineControl control;
@@ -102,15 +104,14 @@ public final class KafkaSource implements Runnable
     private List<ConsumerRecord<ByteBuffer, ByteBuffer>> pendingList;
     private PartitionState pendingState;
     private int pendingRecordIndex;
-    private final int slotCapacity;
     private boolean paused;
     private long nextCommitNanos;
     private long nextCaughtUpCheckNanos;
     private long flushToken;
     private volatile boolean finished;
     private volatile boolean caughtUp;
-    private long rereadBackoffNanos;
-    private long rereadBackoffMaxNanos;
+    private long rereadBackoffMs;
+    private long rereadBackoffMaxMs;
     private PartitionState[] partitionArray = new PartitionState[0];
     private int holdingCount;
 
@@ -121,27 +122,32 @@ public final class KafkaSource implements Runnable
         final int topicId;
         final int trackerId;
         final AckTracker tracker;
+        /** When to read it again after a failure; null when the source does not re-read. */
+        final RereadSchedule reread;
         long committed;
         /** Ring sequence of the last record published from this partition. */
         long lastSequence = -1;
-        /** Re-read: paused after a failure, waiting for its records to settle and the backoff to pass. */
-        boolean holding;
-        /** When a failure at {@link #failOffset} was first seen ({@code NO_FAILURE}: none); survives re-reads. */
-        long failSinceNanos = NO_FAILURE;
-        long failOffset = -1;
-        String failReason;
-        long backoffNanos;
-        long rereadAtNanos;
-        int rereads;
 
         PartitionState(final TopicPartition tp, final int topicId, final int trackerId, final AckTracker tracker,
-            final long committed)
+            final long committed, final RereadSchedule reread)
         {
             this.tp = tp;
             this.topicId = topicId;
             this.trackerId = trackerId;
             this.tracker = tracker;
             this.committed = committed;
+            this.reread = reread;
+        }
+
+        /** @return whether it failed and waits to be read again */
+        boolean holding()
+        {
+            return reread != null && reread.holding();
+        }
+
+        long failSinceNanos()
+        {
+            return reread == null ? RereadSchedule.NO_FAILURE : reread.failSinceNanos();
         }
     }
 
@@ -160,14 +166,13 @@ public final class KafkaSource implements Runnable
         final PipelineStats stats, final Downstream downstream)
     {
         this.settings = settings;
-        this.ring = ring;
-        this.overflow = overflow;
+        this.publisher = new RingPublisher(ring, false, overflow, settings.maxRecordBytes(), SystemNanoClock.INSTANCE);
+        this.stallWatch = new StallWatch(settings.stalledFailAfterMs(), RereadSchedule.Words.OFFSETS);
         this.trackers = trackers;
         this.topics = topics;
         this.control = control;
         this.stats = stats;
         this.downstream = downstream;
-        this.slotCapacity = ring.get(0).slotCapacity();
     }
 
     /**
@@ -180,8 +185,8 @@ public final class KafkaSource implements Runnable
      */
     public KafkaSource rereadOnFailure(final long backoffMs, final long backoffMaxMs)
     {
-        this.rereadBackoffNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(1, backoffMs));
-        this.rereadBackoffMaxNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(backoffMs, backoffMaxMs));
+        this.rereadBackoffMs = Math.max(1, backoffMs);
+        this.rereadBackoffMaxMs = Math.max(backoffMs, backoffMaxMs);
         return this;
     }
 
@@ -321,7 +326,7 @@ public final class KafkaSource implements Runnable
     private void housekeeping(final boolean blocked)
     {
         final long now = System.nanoTime();
-        if (rereadBackoffNanos > 0)
+        if (rereadBackoffMs > 0)
         {
             rereadFailed(now);
         }
@@ -371,7 +376,7 @@ public final class KafkaSource implements Runnable
             int i = pendingRecordIndex;
             // a partition revoked while its records were kept: the new owner re-reads them from the last commit;
             // a partition waiting to be re-read reads them again after its seek
-            if (ps != null && !ps.holding)
+            if (ps != null && !ps.holding())
             {
                 while (i < n)
                 {
@@ -393,11 +398,12 @@ public final class KafkaSource implements Runnable
     {
         // ByteBufferDeserializer hands over the fetched bytes without copying them into a byte[] first
         final ByteBuffer value = r.value();
-        final ByteBuffer key = settings.copyKeyAndHeaders() ? r.key() : null;
+        final boolean withKey = settings.copyKeyAndHeaders();
+        final ByteBuffer key = withKey ? r.key() : null;
         int headerBytes = 0;
-        if (settings.copyKeyAndHeaders())
+        if (withKey)
         {
-            for (final org.apache.kafka.common.header.Header h : r.headers())
+            for (final Header h : r.headers())
             {
                 headerBytes += RecordEvent.headerBytesBound(h.key().length(),
                     h.value() == null ? -1 : h.value().length);
@@ -405,53 +411,46 @@ public final class KafkaSource implements Runnable
         }
         final int need = RecordEvent.requiredBytes(key == null ? -1 : key.remaining(),
             value == null ? -1 : value.remaining(), headerBytes);
-        if (!ring.hasAvailableCapacity(1))
-        {
-            return false;
-        }
-        final boolean tooLarge = need > settings.maxRecordBytes();
-        ExpandableDirectByteBuffer overflowBuffer = null;
-        final long sequence;
-        final RecordEvent event;
-        if (!tooLarge && need > slotCapacity)
-        {
-            overflowBuffer = overflow.tryAcquire();
-            if (overflowBuffer == null)
-            {
-                return false;
-            }
-        }
-        if (ps.tracker.tryRegister(r.offset()) != AckTracker.REGISTERED)
-        {
-            overflow.release(overflowBuffer);
-            return false;
-        }
-        sequence = ring.next();
-        ps.lastSequence = sequence;
-        event = ring.get(sequence);
+        final RecordClaim c = claim;
+        int rc = publisher.tryClaim(need, ps.tracker, r.offset(), c);
+        final boolean tooLarge = rc == RingPublisher.TOO_LARGE;
         if (tooLarge)
         {
             // the route stage applies on_error to it: the value is not copied
-            event.beginRecord(null, 0, ps.topicId, r.partition(), r.offset(), r.timestamp(), ps.trackerId,
-                ps.tracker.generation());
-            event.markTooLarge(need);
+            rc = publisher.tryClaim(0, ps.tracker, r.offset(), c);
         }
-        else
+        if (rc != RingPublisher.OFFERED)
         {
-            event.beginRecord(overflowBuffer, need, ps.topicId, r.partition(), r.offset(), r.timestamp(), ps.trackerId,
+            return false;
+        }
+        ps.lastSequence = c.sequence();
+        try
+        {
+            final RecordEvent event = c.record(ps.topicId, r.partition(), r.offset(), r.timestamp(), ps.trackerId,
                 ps.tracker.generation());
-            event.putValue(value);
-            if (settings.copyKeyAndHeaders())
+            if (tooLarge)
             {
-                event.putKey(key);
-                for (final org.apache.kafka.common.header.Header h : r.headers())
+                event.markTooLarge(need);
+            }
+            else
+            {
+                event.putValue(value);
+                if (withKey)
                 {
-                    event.putHeader(h.key(), h.value());
+                    event.putKey(key);
+                    for (final Header h : r.headers())
+                    {
+                        event.putHeader(h.key(), h.value());
+                    }
                 }
             }
         }
-        event.publishNanos(System.nanoTime());
-        ring.publish(sequence);
+        catch (final RuntimeException | Error e)
+        {
+            c.abort();
+            throw e;
+        }
+        c.commit();
         stats.recordsIn.lazySet(stats.recordsIn.get() + 1);
         return true;
     }
@@ -514,23 +513,12 @@ public final class KafkaSource implements Runnable
 
     private void checkStalls(final long now)
     {
-        final long limit = TimeUnit.MILLISECONDS.toNanos(settings.stalledFailAfterMs());
         for (final PartitionState ps : assigned.values())
         {
-            final AckTracker t = ps.tracker;
-            final long wm = t.watermark();
-            // a re-read restarts the tracker's clock, so a failure keeps its own
-            final boolean failedTooLong = ps.failSinceNanos != NO_FAILURE && now - ps.failSinceNanos > limit;
-            if (failedTooLong || t.registeredEnd() > wm && now - t.lastProgressNanos() > limit)
+            if (stallWatch.stalled(now, ps.tracker, ps.failSinceNanos()))
             {
-                final String why = t.failed()
-                    ? t.failureReason()
-                    : ps.failReason != null
-                        ? ps.failReason
-                        : downstream.describeStall();
-                control.fail("partition " + ps.tp + " made no progress for " + settings.stalledFailAfterMs()
-                    + " ms (checkpoint.stalled_fail_after_ms) at offset " + wm + ": "
-                    + (why == null || why.isEmpty() ? "records are still in flight" : why));
+                control.fail(stallWatch.message(ps.tp, ps.tracker, ps.reread == null ? null : ps.reread.failReason(),
+                    downstream));
                 return;
             }
         }
@@ -559,7 +547,8 @@ public final class KafkaSource implements Runnable
 
     /**
      * Re-reading: holds a partition whose tracker failed, then seeks it back to its watermark once what it published
-     * has settled and the backoff has passed. Source thread; allocates only when a partition fails or is re-read.
+     * has settled and the backoff has passed ({@link RereadSchedule}). Source thread; allocates only when a partition
+     * fails or is re-read.
      */
     private void rereadFailed(final long now)
     {
@@ -567,82 +556,33 @@ public final class KafkaSource implements Runnable
         for (final PartitionState ps : states)
         {
             final AckTracker t = ps.tracker;
-            if (!ps.holding)
+            switch (ps.reread.poll(now, t, downstream, ps.lastSequence))
             {
-                if (!t.failed())
-                {
-                    if (ps.failSinceNanos != NO_FAILURE && t.watermark() > ps.failOffset)
+                case RereadSchedule.HOLD -> {
+                    holdingCount++;
+                    consumer.pause(List.of(ps.tp));
+                    if (pendingState == ps)
                     {
-                        LOG.info("{}: {} moved past offset {} after {} re-read(s)", settings.name(), ps.tp,
-                            ps.failOffset,
-                            ps.rereads);
-                        ps.failSinceNanos = NO_FAILURE;
-                        ps.failReason = null;
-                        ps.backoffNanos = 0;
-                        ps.rereads = 0;
+                        pendingList = null;
+                        pendingState = null;
                     }
-                    continue;
                 }
-                hold(ps, t, now);
-            }
-            else if (now - ps.rereadAtNanos >= 0 && downstream.settledThrough(ps.lastSequence))
-            {
-                final long wm = t.watermark();
-                consumer.seek(ps.tp, wm);
-                t.reset(wm);
-                ps.holding = false;
-                holdingCount--;
-                ps.rereads++;
-                if (!paused)
-                {
-                    consumer.resume(List.of(ps.tp));
+                case RereadSchedule.REREAD -> {
+                    final long wm = t.watermark();
+                    consumer.seek(ps.tp, wm);
+                    t.reset(wm);
+                    ps.reread.rereading(wm);
+                    holdingCount--;
+                    if (!paused)
+                    {
+                        consumer.resume(List.of(ps.tp));
+                    }
                 }
-                LOG.debug("{}: {} re-reading from offset {} (re-read {})", settings.name(), ps.tp, wm, ps.rereads);
+                default -> {
+                    // running, or still holding
+                }
             }
         }
-    }
-
-    private void hold(final PartitionState ps, final AckTracker t, final long now)
-    {
-        final long failed = t.failedOffset();
-        ps.holding = true;
-        holdingCount++;
-        final boolean again = ps.failSinceNanos != NO_FAILURE && failed == ps.failOffset;
-        if (ps.failSinceNanos == NO_FAILURE)
-        {
-            ps.failSinceNanos = now;
-        }
-        ps.failOffset = failed;
-        ps.failReason = t.failureReason();
-        ps.backoffNanos = ps.backoffNanos == 0
-            ? rereadBackoffNanos
-            : Math.min(ps.backoffNanos * 2, rereadBackoffMaxNanos);
-        ps.rereadAtNanos = now + ps.backoffNanos;
-        consumer.pause(List.of(ps.tp));
-        if (pendingState == ps)
-        {
-            pendingList = null;
-            pendingState = null;
-        }
-        if (control.failed())
-        {
-            LOG.debug("{}: {} nacked at offset {} while the pipeline stops: {}", settings.name(), ps.tp, failed,
-                ps.failReason);
-            return;
-        }
-        if (again)
-        {
-            LOG.info("{}: {} still failing at offset {} after {} re-read(s); re-reading in {} ms (failing for {} ms of "
-                + "checkpoint.stalled_fail_after_ms = {})", settings.name(), ps.tp, failed, ps.rereads,
-                TimeUnit.NANOSECONDS.toMillis(ps.backoffNanos), TimeUnit.NANOSECONDS.toMillis(now - ps.failSinceNanos),
-                settings.stalledFailAfterMs());
-            return;
-        }
-        LOG.warn("{}: {} nacked at offset {}: {}; nothing past offset {} is committed; re-reading in {} ms once its "
-            + "records in flight have settled (the run ends if it still fails after checkpoint.stalled_fail_after_ms = {})",
-            settings.name(), ps.tp, failed, ps.failReason, t.watermark(),
-            TimeUnit.NANOSECONDS.toMillis(ps.backoffNanos),
-            settings.stalledFailAfterMs());
     }
 
     private void resumeAssigned()
@@ -655,7 +595,7 @@ public final class KafkaSource implements Runnable
         final List<TopicPartition> resume = new ArrayList<>();
         for (final PartitionState ps : partitionArray)
         {
-            if (!ps.holding)
+            if (!ps.holding())
             {
                 resume.add(ps.tp);
             }
@@ -696,9 +636,7 @@ public final class KafkaSource implements Runnable
 
     private void flush()
     {
-        final long sequence = ring.next();
-        ring.get(sequence).beginControl(RecordEvent.KIND_FLUSH, ++flushToken);
-        ring.publish(sequence);
+        publisher.publishControl(RecordEvent.KIND_FLUSH, ++flushToken);
     }
 
     private void shutdown()
@@ -734,7 +672,7 @@ public final class KafkaSource implements Runnable
         {
             try
             {
-                consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(10)));
+                consumer.close(CloseOptions.timeout(Duration.ofSeconds(10)));
             }
             catch (final RuntimeException e)
             {
@@ -797,7 +735,10 @@ public final class KafkaSource implements Runnable
                 final OffsetAndMetadata c = committed.get(tp);
                 final AckTracker tracker = trackers.trackerFor(tp, position);
                 final PartitionState ps = new PartitionState(tp, topics.idOf(tp.topic()), trackers.idOf(tp), tracker,
-                    c == null ? position : c.offset());
+                    c == null ? position : c.offset(), rereadBackoffMs == 0
+                        ? null
+                        : new RereadSchedule(settings.name(), tp, RereadSchedule.Words.OFFSETS, rereadBackoffMs,
+                            rereadBackoffMaxMs, settings.stalledFailAfterMs(), control));
                 synchronized (KafkaSource.this)
                 {
                     assigned.put(tp, ps);
@@ -825,7 +766,7 @@ public final class KafkaSource implements Runnable
                     {
                         pendingState = null;
                     }
-                    if (ps != null && ps.holding)
+                    if (ps != null && ps.holding())
                     {
                         holdingCount--;
                     }

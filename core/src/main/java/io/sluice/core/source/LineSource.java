@@ -9,7 +9,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.zip.GZIPInputStream;
 
 import org.agrona.ExpandableArrayBuffer;
-import org.agrona.ExpandableDirectByteBuffer;
+import org.agrona.concurrent.SystemNanoClock;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,7 +52,6 @@ import io.sluice.ringbuffers.RecordEvent;
 public final class LineSource implements Runnable
 {
     private static final Logger LOG = LoggerFactory.getLogger(LineSource.class);
-    private static final long NO_FAILURE = Long.MIN_VALUE;
 
     /** Opens the input (called once, on the source thread). */
     public interface Input
@@ -88,15 +87,16 @@ public final class LineSource implements Runnable
 
     private final Settings settings;
     private final Input input;
-    private final RingBuffer<RecordEvent> ring;
-    private final OverflowPool overflow;
+    private final RingPublisher publisher;
+    private final RecordClaim claim = new RecordClaim();
+    private final RereadSchedule reread;
+    private final StallWatch stallWatch;
     private final PipelineControl control;
     private final PipelineStats stats;
     private final Downstream downstream;
     private final AckTracker tracker;
     private final int trackerId;
     private final ReplayLog replay;
-    private final int slotCapacity;
     private final byte[] chunk = new byte[1 << 16];
     private final ExpandableArrayBuffer line = new ExpandableArrayBuffer(1 << 12);
 
@@ -110,13 +110,6 @@ public final class LineSource implements Runnable
     private boolean lineStaged;
     private long cursor;
     private long lastSequence = -1;
-    private boolean holding;
-    private long failSinceNanos = NO_FAILURE;
-    private long failOffset = -1;
-    private String failReason;
-    private long backoffNanos;
-    private long replayAtNanos;
-    private int replays;
     private long nextCheckNanos;
     private long flushToken;
     private volatile boolean finished;
@@ -140,8 +133,10 @@ public final class LineSource implements Runnable
     {
         this.settings = settings;
         this.input = input;
-        this.ring = ring;
-        this.overflow = overflow;
+        this.publisher = new RingPublisher(ring, false, overflow, Integer.MAX_VALUE, SystemNanoClock.INSTANCE);
+        this.reread = new RereadSchedule(settings.name(), settings.displayName(), RereadSchedule.Words.LINES,
+            settings.backoffMs(), settings.backoffMaxMs(), settings.stalledFailAfterMs(), control);
+        this.stallWatch = new StallWatch(settings.stalledFailAfterMs(), RereadSchedule.Words.LINES);
         this.control = control;
         this.stats = stats;
         this.downstream = downstream;
@@ -149,7 +144,6 @@ public final class LineSource implements Runnable
         this.tracker = trackers.trackerFor(tp, 0);
         this.trackerId = trackers.idOf(tp);
         this.replay = new ReplayLog(settings.replayBytes());
-        this.slotCapacity = ring.get(0).slotCapacity();
     }
 
     /** @return the id of this source's tracker in the pipeline's {@link PartitionTrackers} */
@@ -466,40 +460,32 @@ public final class LineSource implements Runnable
         final long index = replay.line(position);
         final int length = replay.length(position);
         final int tooLarge = replay.tooLargeBytes(position);
-        if (!ring.hasAvailableCapacity(1))
+        final RecordClaim c = claim;
+        // a line above max_record_bytes was not kept: a slot of its own carries its size to the route stage
+        if (publisher.tryClaim(tooLarge > 0 ? 0 : length, tracker, index, c) != RingPublisher.OFFERED)
         {
             return false;
         }
-        ExpandableDirectByteBuffer overflowBuffer = null;
-        if (tooLarge == 0 && length > slotCapacity)
+        lastSequence = c.sequence();
+        try
         {
-            overflowBuffer = overflow.tryAcquire();
-            if (overflowBuffer == null)
+            final RecordEvent event = c.record(0, 0, index, 0L, trackerId, tracker.generation());
+            if (tooLarge > 0)
             {
-                return false;
+                event.markTooLarge(tooLarge);
+            }
+            else
+            {
+                event.putValue(replay.buffer(), replay.bytesIndex(position), length);
+                event.putKey((byte[])null);
             }
         }
-        if (tracker.tryRegister(index) != AckTracker.REGISTERED)
+        catch (final RuntimeException | Error e)
         {
-            overflow.release(overflowBuffer);
-            return false;
+            c.abort();
+            throw e;
         }
-        final long sequence = ring.next();
-        lastSequence = sequence;
-        final RecordEvent event = ring.get(sequence);
-        if (tooLarge > 0)
-        {
-            event.beginRecord(null, 0, 0, 0, index, 0L, trackerId, tracker.generation());
-            event.markTooLarge(tooLarge);
-        }
-        else
-        {
-            event.beginRecord(overflowBuffer, length, 0, 0, index, 0L, trackerId, tracker.generation());
-            event.putValue(replay.buffer(), replay.bytesIndex(position), length);
-            event.putKey((byte[])null);
-        }
-        event.publishNanos(System.nanoTime());
-        ring.publish(sequence);
+        c.commit();
         stats.recordsIn.lazySet(stats.recordsIn.get() + 1);
         return true;
     }
@@ -507,80 +493,27 @@ public final class LineSource implements Runnable
     /** @return true while a failed batch waits to be replayed */
     private boolean replayFailed(final long now)
     {
-        if (!holding)
+        switch (reread.poll(now, tracker, downstream, lastSequence))
         {
-            if (!tracker.failed())
-            {
-                if (failSinceNanos != NO_FAILURE && tracker.watermark() > failOffset)
-                {
-                    LOG.info("{}: {} moved past line {} after {} replay(s)", settings.name(), settings.displayName(),
-                        failOffset + 1, replays);
-                    failSinceNanos = NO_FAILURE;
-                    failReason = null;
-                    backoffNanos = 0;
-                    replays = 0;
-                }
+            case RereadSchedule.RUNNING :
                 return false;
-            }
-            holding = true;
-            final long failed = tracker.failedOffset();
-            final boolean again = failSinceNanos != NO_FAILURE && failed == failOffset;
-            if (failSinceNanos == NO_FAILURE)
-            {
-                failSinceNanos = now;
-            }
-            failOffset = failed;
-            failReason = tracker.failureReason();
-            backoffNanos = backoffNanos == 0
-                ? TimeUnit.MILLISECONDS.toNanos(settings.backoffMs())
-                : Math.min(backoffNanos * 2, TimeUnit.MILLISECONDS.toNanos(settings.backoffMaxMs()));
-            replayAtNanos = now + backoffNanos;
-            if (again)
-            {
-                LOG.info("{}: {} still failing at line {} after {} replay(s); replaying in {} ms (failing for {} ms of "
-                    + "checkpoint.stalled_fail_after_ms = {})", settings.name(), settings.displayName(), failed + 1,
-                    replays, TimeUnit.NANOSECONDS.toMillis(backoffNanos),
-                    TimeUnit.NANOSECONDS.toMillis(now - failSinceNanos),
-                    settings.stalledFailAfterMs());
+            case RereadSchedule.REREAD :
+                final long wm = tracker.watermark();
+                replay.trimBefore(wm);
+                tracker.reset(wm);
+                cursor = replay.first();
+                reread.rereading(wm);
+                return false;
+            default :
                 return true;
-            }
-            LOG.warn("{}: {} nacked at line {}: {}; the source does not advance: replaying from line {} in {} ms once "
-                + "its records in flight have settled (the run ends if it still fails after "
-                + "checkpoint.stalled_fail_after_ms = {})", settings.name(), settings.displayName(), failed + 1,
-                failReason, tracker.watermark() + 1, TimeUnit.NANOSECONDS.toMillis(backoffNanos),
-                settings.stalledFailAfterMs());
-            return true;
         }
-        if (now - replayAtNanos < 0 || !downstream.settledThrough(lastSequence))
-        {
-            return true;
-        }
-        final long wm = tracker.watermark();
-        replay.trimBefore(wm);
-        tracker.reset(wm);
-        cursor = replay.first();
-        holding = false;
-        replays++;
-        LOG.debug("{}: {} replaying from line {} (replay {})", settings.name(), settings.displayName(), wm + 1,
-            replays);
-        return false;
     }
 
     private void checkStall(final long now)
     {
-        final long limit = TimeUnit.MILLISECONDS.toNanos(settings.stalledFailAfterMs());
-        final long wm = tracker.watermark();
-        final boolean failedTooLong = failSinceNanos != NO_FAILURE && now - failSinceNanos > limit;
-        if (failedTooLong || tracker.registeredEnd() > wm && now - tracker.lastProgressNanos() > limit)
+        if (stallWatch.stalled(now, tracker, reread.failSinceNanos()))
         {
-            final String why = tracker.failed()
-                ? tracker.failureReason()
-                : failReason != null
-                    ? failReason
-                    : downstream.describeStall();
-            control.fail(settings.displayName() + " made no progress for " + settings.stalledFailAfterMs()
-                + " ms (checkpoint.stalled_fail_after_ms) at line " + (wm + 1) + ": "
-                + (why == null || why.isEmpty() ? "records are still in flight" : why));
+            control.fail(stallWatch.message(settings.displayName(), tracker, reread.failReason(), downstream));
         }
     }
 
@@ -588,9 +521,7 @@ public final class LineSource implements Runnable
     {
         try
         {
-            final long sequence = ring.next();
-            ring.get(sequence).beginControl(RecordEvent.KIND_FLUSH, ++flushToken);
-            ring.publish(sequence);
+            publisher.publishControl(RecordEvent.KIND_FLUSH, ++flushToken);
             final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.drainTimeoutMs());
             while (!downstream.idle() && System.nanoTime() - deadline < 0)
             {
