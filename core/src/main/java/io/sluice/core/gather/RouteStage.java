@@ -31,6 +31,7 @@ import io.sluice.core.gather.split.RowEncoder;
 import io.sluice.core.gather.split.ShardRouter;
 import io.sluice.core.gather.split.Split;
 import io.sluice.core.gather.split.SplitClassifier;
+import io.sluice.core.stage.Failpoints;
 import io.sluice.core.stage.PipelineControl;
 import io.sluice.core.stage.PipelineStats;
 import io.sluice.core.stage.TopicRegistry;
@@ -274,6 +275,10 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
 
     private void route(final RecordEvent event)
     {
+        if (Failpoints.ENABLED)
+        {
+            Failpoints.check(Failpoints.GATHER_ROUTE, event.offset());
+        }
         if (event.tooLargeBytes() > 0)
         {
             recordError(event, "record of " + event.tooLargeBytes() + " bytes exceeds engine.max_record_bytes", onError,

@@ -10,9 +10,10 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Pattern;
 
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.SystemNanoClock;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -34,8 +35,10 @@ import com.lmax.disruptor.RingBuffer;
 import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
 import io.sluice.core.stage.Downstream;
+import io.sluice.core.stage.Failpoints;
 import io.sluice.core.stage.PipelineControl;
 import io.sluice.core.stage.PipelineStats;
+import io.sluice.core.stage.StageAgents;
 import io.sluice.core.stage.TopicRegistry;
 import io.sluice.ringbuffers.OverflowPool;
 import io.sluice.ringbuffers.RecordEvent;
@@ -61,7 +64,7 @@ import io.sluice.ringbuffers.RecordEvent;
  * clock does not restart with a re-read: a partition whose watermark has not passed the failed offset for
  * {@code checkpoint.stalled_fail_after_ms} ends the run, naming the record and the reason.
  */
-public final class KafkaSource implements Runnable
+public final class KafkaSource implements Agent
 {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaSource.class);
 
@@ -94,6 +97,8 @@ public final class KafkaSource implements Runnable
     private final PipelineControl control;
     private final PipelineStats stats;
     private final Downstream downstream;
+    private final IdleStrategy idle;
+    private final Duration pollTimeout;
     private final Map<TopicPartition, PartitionState> assigned = new HashMap<>();
     private final Map<TopicPartition, OffsetAndMetadata> commitScratch = new HashMap<>();
 
@@ -160,10 +165,11 @@ public final class KafkaSource implements Runnable
      * @param control    the pipeline's run state
      * @param stats      the pipeline's counters
      * @param downstream the stages after the ring
+     * @param idle       the source stage's idle strategy: the agent's runner idles with it, and so does the drain
      */
     public KafkaSource(final Settings settings, final RingBuffer<RecordEvent> ring, final OverflowPool overflow,
         final PartitionTrackers trackers, final TopicRegistry topics, final PipelineControl control,
-        final PipelineStats stats, final Downstream downstream)
+        final PipelineStats stats, final Downstream downstream, final IdleStrategy idle)
     {
         this.settings = settings;
         this.publisher = new RingPublisher(ring, false, overflow, settings.maxRecordBytes(), SystemNanoClock.INSTANCE);
@@ -173,11 +179,19 @@ public final class KafkaSource implements Runnable
         this.control = control;
         this.stats = stats;
         this.downstream = downstream;
+        this.idle = idle;
+        this.pollTimeout = Duration.ofMillis(settings.pollTimeoutMs());
+    }
+
+    /** @return the idle strategy to run this agent with */
+    public IdleStrategy idleStrategy()
+    {
+        return idle;
     }
 
     /**
      * Re-reads a partition from its watermark when one of its records fails, instead of holding it until the stall
-     * limit (see the class comment). Call before {@link #run()}.
+     * limit (see the class comment). Call before the agent starts.
      *
      * @param backoffMs    first wait before a re-read, ms ({@code > 0})
      * @param backoffMaxMs longest wait, ms; the wait doubles per failure at the same watermark
@@ -225,7 +239,7 @@ public final class KafkaSource implements Runnable
         return p;
     }
 
-    /** @return true once {@link #run()} returned */
+    /** @return true once the agent has closed (drained, committed, consumer closed) */
     public boolean finished()
     {
         return finished;
@@ -238,57 +252,92 @@ public final class KafkaSource implements Runnable
     }
 
     @Override
-    public void run()
+    public String roleName()
     {
+        return settings.name() + "-source";
+    }
+
+    @Override
+    public void onStart()
+    {
+        consumer = new KafkaConsumer<>(consumerProperties(settings));
+        final Listener listener = new Listener();
+        if (settings.pattern() != null)
+        {
+            consumer.subscribe(settings.pattern(), listener);
+        }
+        else
+        {
+            consumer.subscribe(settings.topics(), listener);
+        }
+        nextCommitNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.commitIntervalMs());
+    }
+
+    /**
+     * One duty cycle: publish what the last poll left (running the fused stages meanwhile), or poll; then commit,
+     * re-read and watch for stalls when due.
+     *
+     * @return records published and polled; 0 when back-pressured or the poll found nothing (the runner idles)
+     * @throws org.agrona.concurrent.AgentTerminationException when the pipeline stops ({@link StageAgents#STOP})
+     */
+    @Override
+    public int doWork()
+    {
+        if (control.stopRequested())
+        {
+            throw StageAgents.STOP;
+        }
         try
         {
-            consumer = new KafkaConsumer<>(consumerProperties(settings));
-            final Listener listener = new Listener();
-            if (settings.pattern() != null)
-            {
-                consumer.subscribe(settings.pattern(), listener);
-            }
-            else
-            {
-                consumer.subscribe(settings.topics(), listener);
-            }
-            loop();
+            return dutyCycle();
         }
         catch (final WakeupException e)
         {
             LOG.debug("{}: consumer woken up", settings.name());
+            throw StageAgents.STOP;
         }
-        catch (final RuntimeException e)
+    }
+
+    /** Drains, commits and closes the consumer (also after a failure). */
+    @Override
+    public void onClose()
+    {
+        try
         {
-            control.fail("source of " + settings.name() + " failed: " + e);
-            LOG.error("{}: source failed", settings.name(), e);
+            shutdown();
         }
         finally
         {
-            shutdown();
             finished = true;
         }
     }
 
-    private void loop()
+    /** @return the record being published, for the error handler (allocates), or null */
+    public String describeWork()
     {
-        final long pollMs = settings.pollTimeoutMs();
-        nextCommitNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.commitIntervalMs());
-        while (!control.stopRequested())
+        final PartitionState ps = pendingState;
+        final List<ConsumerRecord<ByteBuffer, ByteBuffer>> list = pendingList;
+        if (ps == null || list == null || pendingRecordIndex >= list.size())
         {
-            if (pendingRecords != null)
+            return null;
+        }
+        return "record " + ps.tp + "@" + list.get(pendingRecordIndex).offset();
+    }
+
+    private int dutyCycle()
+    {
+        if (pendingRecords != null)
+        {
+            // keep publishing while the stages make room (always, when they run fused on this thread); pause the
+            // partitions only when nothing moves
+            long before;
+            do
             {
-                // keep publishing while the stages make room (always, when they run fused on this thread); pause the
-                // partitions only when nothing moves
-                long before;
-                do
-                {
-                    before = stats.recordsIn.get();
-                    publishPending();
-                    downstream.pump();
-                }
-                while (pendingRecords != null && stats.recordsIn.get() != before);
+                before = stats.recordsIn.get();
+                publishPending();
+                downstream.pump();
             }
+            while (pendingRecords != null && stats.recordsIn.get() != before);
             if (pendingRecords != null)
             {
                 if (!paused)
@@ -297,28 +346,29 @@ public final class KafkaSource implements Runnable
                     paused = true;
                     stats.backpressurePauses.incrementAndGet();
                 }
-                LockSupport.parkNanos(200_000);
                 housekeeping(true);
-                continue;
+                return 0;
             }
-            if (paused)
-            {
-                resumeAssigned();
-                paused = false;
-            }
-            final ConsumerRecords<ByteBuffer, ByteBuffer> records = consumer.poll(Duration.ofMillis(pollMs));
-            if (!records.isEmpty())
-            {
-                pendingRecords = records;
-                pendingPartitions.clear();
-                pendingPartitions.addAll(records.partitions());
-                pendingPartitionIndex = 0;
-                pendingList = null;
-                publishPending();
-            }
-            downstream.pump();
-            housekeeping(false);
         }
+        if (paused)
+        {
+            resumeAssigned();
+            paused = false;
+        }
+        final ConsumerRecords<ByteBuffer, ByteBuffer> records = consumer.poll(pollTimeout);
+        final int polled = records.count();
+        if (polled > 0)
+        {
+            pendingRecords = records;
+            pendingPartitions.clear();
+            pendingPartitions.addAll(records.partitions());
+            pendingPartitionIndex = 0;
+            pendingList = null;
+            publishPending();
+        }
+        downstream.pump();
+        housekeeping(false);
+        return polled;
     }
 
     private long lastHeartbeatPollNanos;
@@ -378,14 +428,22 @@ public final class KafkaSource implements Runnable
             // a partition waiting to be re-read reads them again after its seek
             if (ps != null && !ps.holding())
             {
-                while (i < n)
+                try
                 {
-                    if (!tryPublish(ps, list.get(i)))
+                    while (i < n)
                     {
-                        pendingRecordIndex = i;
-                        return;
+                        if (!tryPublish(ps, list.get(i)))
+                        {
+                            pendingRecordIndex = i;
+                            return;
+                        }
+                        i++;
                     }
-                    i++;
+                }
+                catch (final RuntimeException | Error e)
+                {
+                    pendingRecordIndex = i;
+                    throw e;
                 }
             }
             pendingList = null;
@@ -428,6 +486,10 @@ public final class KafkaSource implements Runnable
         {
             final RecordEvent event = c.record(ps.topicId, r.partition(), r.offset(), r.timestamp(), ps.trackerId,
                 ps.tracker.generation());
+            if (Failpoints.ENABLED)
+            {
+                Failpoints.check(Failpoints.SOURCE, r.offset());
+            }
             if (tooLarge)
             {
                 event.markTooLarge(need);
@@ -607,6 +669,7 @@ public final class KafkaSource implements Runnable
     private boolean drain(final String why)
     {
         flush();
+        idle.reset();
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.drainTimeoutMs());
         long nextLog = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (true)
@@ -629,7 +692,7 @@ public final class KafkaSource implements Runnable
                 LOG.info("{}: {}: waiting for in-flight batches: {}", settings.name(), why, downstream.describeStall());
                 nextLog = now + TimeUnit.SECONDS.toNanos(5);
             }
-            LockSupport.parkNanos(1_000_000);
+            idle.idle();
         }
         return true;
     }

@@ -3,12 +3,14 @@ package io.sluice.core.source;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.zip.GZIPInputStream;
 
 import org.agrona.ExpandableArrayBuffer;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.SystemNanoClock;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
@@ -20,8 +22,10 @@ import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
 import io.sluice.core.naming.TopicNameSanitizer;
 import io.sluice.core.stage.Downstream;
+import io.sluice.core.stage.Failpoints;
 import io.sluice.core.stage.PipelineControl;
 import io.sluice.core.stage.PipelineStats;
+import io.sluice.core.stage.StageAgents;
 import io.sluice.ringbuffers.OverflowPool;
 import io.sluice.ringbuffers.RecordEvent;
 
@@ -47,9 +51,10 @@ import io.sluice.ringbuffers.RecordEvent;
  * <p>End: once the input is exhausted and every line is acknowledged, the source asks its pipeline to stop (exit 0).
  * A line longer than {@code engine.max_record_bytes} is not kept: it fails with its size.
  *
- * <p>Threads: {@link #run()} on its own thread (the only producer of the ring); the getters from any thread.
+ * <p>Threads: an Agrona {@link Agent} on its own thread (the only producer of the ring), run with the source stage's
+ * idle strategy; the getters from any thread.
  */
-public final class LineSource implements Runnable
+public final class LineSource implements Agent
 {
     private static final Logger LOG = LoggerFactory.getLogger(LineSource.class);
 
@@ -94,6 +99,7 @@ public final class LineSource implements Runnable
     private final PipelineControl control;
     private final PipelineStats stats;
     private final Downstream downstream;
+    private final IdleStrategy idle;
     private final AckTracker tracker;
     private final int trackerId;
     private final ReplayLog replay;
@@ -110,6 +116,7 @@ public final class LineSource implements Runnable
     private boolean lineStaged;
     private long cursor;
     private long lastSequence = -1;
+    private long currentLine;
     private long nextCheckNanos;
     private long flushToken;
     private volatile boolean finished;
@@ -126,10 +133,11 @@ public final class LineSource implements Runnable
      * @param control    the pipeline's run state
      * @param stats      the pipeline's counters (records in, back-pressure pauses)
      * @param downstream the stages after the ring
+     * @param idle       the source stage's idle strategy: the agent's runner idles with it, and so does the drain
      */
     public LineSource(final Settings settings, final Input input, final RingBuffer<RecordEvent> ring,
         final OverflowPool overflow, final PartitionTrackers trackers, final PipelineControl control,
-        final PipelineStats stats, final Downstream downstream)
+        final PipelineStats stats, final Downstream downstream, final IdleStrategy idle)
     {
         this.settings = settings;
         this.input = input;
@@ -140,6 +148,7 @@ public final class LineSource implements Runnable
         this.control = control;
         this.stats = stats;
         this.downstream = downstream;
+        this.idle = idle;
         final TopicPartition tp = new TopicPartition(settings.displayName(), 0);
         this.tracker = trackers.trackerFor(tp, 0);
         this.trackerId = trackers.idOf(tp);
@@ -152,7 +161,7 @@ public final class LineSource implements Runnable
         return trackerId;
     }
 
-    /** @return true once {@link #run()} returned */
+    /** @return true once the agent has closed (drained, checkpoint saved, input closed) */
     public boolean finished()
     {
         return finished;
@@ -165,26 +174,112 @@ public final class LineSource implements Runnable
     }
 
     @Override
-    public void run()
+    public String roleName()
+    {
+        return settings.name() + "-source";
+    }
+
+    /** Opens the input and, with a {@code checkpoint_file}, resumes where the last run stopped. */
+    @Override
+    public void onStart()
     {
         try
         {
             in = openInput();
-            if (settings.checkpointFile() == null || resume())
+            if (settings.checkpointFile() != null && !resume())
             {
-                loop();
+                return; // the pipeline has been failed with the reason: the first duty cycle stops
             }
         }
-        catch (final IOException | RuntimeException e)
+        catch (final IOException e)
         {
-            control.fail("source " + settings.name() + " (" + settings.displayName() + ") failed: " + e);
-            LOG.error("{}: source failed", settings.name(), e);
+            throw new UncheckedIOException("cannot open " + settings.displayName() + ": " + e.getMessage(), e);
+        }
+        nextCheckNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.statusIntervalMs());
+    }
+
+    /**
+     * One duty cycle: watch for stalls and save the checkpoint when due, wait while a failed batch waits to be
+     * replayed, else publish the next line kept in the replay log, or read the next line into it.
+     *
+     * @return 1 when a line was published or read; 0 when back-pressured or waiting (the runner idles)
+     * @throws IOException when the input cannot be read
+     */
+    @Override
+    public int doWork() throws IOException
+    {
+        if (control.stopRequested())
+        {
+            throw StageAgents.STOP;
+        }
+        final long now = System.nanoTime();
+        replay.trimBefore(tracker.watermark());
+        if (cursor < replay.first())
+        {
+            cursor = replay.first();
+        }
+        if (now - nextCheckNanos >= 0)
+        {
+            nextCheckNanos = now + TimeUnit.MILLISECONDS.toNanos(settings.statusIntervalMs());
+            checkStall(now);
+            saveCheckpoint();
+        }
+        if (replayFailed(now))
+        {
+            return 0;
+        }
+        if (cursor < replay.tail())
+        {
+            // the cursor may sit where the tail was when it caught up; the record appended since may have
+            // started after padding at the end of the buffer
+            cursor = replay.recordAt(cursor);
+            if (publish(cursor))
+            {
+                cursor = replay.next(cursor);
+                return 1;
+            }
+            stats.backpressurePauses.lazySet(stats.backpressurePauses.get() + 1);
+            return 0;
+        }
+        if (!eof || lineStaged)
+        {
+            // false: the replay log is full; acknowledgements trim it
+            return readLine() ? 1 : 0;
+        }
+        if (tracker.watermark() == tracker.registeredEnd() && !tracker.failed())
+        {
+            completed = true;
+            LOG.info("{}: {}: all {} lines read and in Kafka", settings.name(), settings.displayName(), nextLine);
+            control.requestStop();
+            throw StageAgents.STOP;
+        }
+        return 0;
+    }
+
+    /** Drains, saves the checkpoint and closes the input (also after a failure). */
+    @Override
+    public void onClose()
+    {
+        try
+        {
+            shutdown();
         }
         finally
         {
-            shutdown();
             finished = true;
         }
+    }
+
+    /** @return the line being read or published, for the error handler (allocates) */
+    public String describeWork()
+    {
+        return "line " + (currentLine + 1) + " of " + settings.displayName();
+    }
+
+    /** @return the idle strategy to run this agent with */
+    public IdleStrategy idleStrategy()
+    {
+        return idle;
     }
 
     private InputStream openInput() throws IOException
@@ -305,64 +400,6 @@ public final class LineSource implements Runnable
         }
     }
 
-    private void loop() throws IOException
-    {
-        nextCheckNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.statusIntervalMs());
-        while (!control.stopRequested())
-        {
-            final long now = System.nanoTime();
-            replay.trimBefore(tracker.watermark());
-            if (cursor < replay.first())
-            {
-                cursor = replay.first();
-            }
-            if (now - nextCheckNanos >= 0)
-            {
-                nextCheckNanos = now + TimeUnit.MILLISECONDS.toNanos(settings.statusIntervalMs());
-                checkStall(now);
-                saveCheckpoint();
-            }
-            if (replayFailed(now))
-            {
-                LockSupport.parkNanos(1_000_000);
-                continue;
-            }
-            if (cursor < replay.tail())
-            {
-                // the cursor may sit where the tail was when it caught up; the record appended since may have
-                // started after padding at the end of the buffer
-                cursor = replay.recordAt(cursor);
-                if (publish(cursor))
-                {
-                    cursor = replay.next(cursor);
-                }
-                else
-                {
-                    stats.backpressurePauses.lazySet(stats.backpressurePauses.get() + 1);
-                    LockSupport.parkNanos(100_000);
-                }
-                continue;
-            }
-            if (!eof || lineStaged)
-            {
-                if (!readLine())
-                {
-                    // the replay log is full: wait for acknowledgements to trim it
-                    LockSupport.parkNanos(100_000);
-                }
-                continue;
-            }
-            if (tracker.watermark() == tracker.registeredEnd() && !tracker.failed())
-            {
-                completed = true;
-                LOG.info("{}: {}: all {} lines read and in Kafka", settings.name(), settings.displayName(), nextLine);
-                control.requestStop();
-                break;
-            }
-            LockSupport.parkNanos(1_000_000);
-        }
-    }
-
     /** @return false when the replay log had no room (the line stays staged) */
     private boolean readLine() throws IOException
     {
@@ -375,6 +412,7 @@ public final class LineSource implements Runnable
             lineStaged = true;
         }
         final long index = nextLine;
+        currentLine = index;
         final boolean kept;
         if (lineBytes > settings.maxRecordBytes())
         {
@@ -458,6 +496,7 @@ public final class LineSource implements Runnable
     private boolean publish(final long position)
     {
         final long index = replay.line(position);
+        currentLine = index;
         final int length = replay.length(position);
         final int tooLarge = replay.tooLargeBytes(position);
         final RecordClaim c = claim;
@@ -470,6 +509,10 @@ public final class LineSource implements Runnable
         try
         {
             final RecordEvent event = c.record(0, 0, index, 0L, trackerId, tracker.generation());
+            if (Failpoints.ENABLED)
+            {
+                Failpoints.check(Failpoints.SOURCE, index);
+            }
             if (tooLarge > 0)
             {
                 event.markTooLarge(tooLarge);
@@ -523,9 +566,10 @@ public final class LineSource implements Runnable
         {
             publisher.publishControl(RecordEvent.KIND_FLUSH, ++flushToken);
             final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.drainTimeoutMs());
+            idle.reset();
             while (!downstream.idle() && System.nanoTime() - deadline < 0)
             {
-                LockSupport.parkNanos(1_000_000);
+                idle.idle();
             }
             if (!downstream.idle())
             {
