@@ -25,6 +25,12 @@ final class EngineProcess implements AutoCloseable
 
     static EngineProcess start(final String... args) throws IOException
     {
+        return start(List.of(), args);
+    }
+
+    /** Starts it with JVM options before {@code -jar} (for example {@code -Dsluice.failpoints=...}). */
+    static EngineProcess start(final List<String> jvmArgs, final String... args) throws IOException
+    {
         final Path jar = TestServices.projectRoot().resolve("engine/target/engine.jar");
         if (!Files.exists(jar))
         {
@@ -32,8 +38,9 @@ final class EngineProcess implements AutoCloseable
                 jar + " is missing: run mvn package (verify builds it before integration tests)");
         }
         final List<String> cmd = new ArrayList<>(
-            List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m", "-jar", jar.toString()));
+            List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m"));
+        cmd.addAll(jvmArgs);
+        cmd.addAll(List.of("-jar", jar.toString()));
         cmd.addAll(List.of(args));
         final Path out = Files.createTempFile("sluice-engine-", ".log");
         final Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();

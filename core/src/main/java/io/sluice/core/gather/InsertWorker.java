@@ -63,6 +63,8 @@ public final class InsertWorker implements Agent, SealedBatchQueue
     private int attempt;
     private long backoffWaitNanos;
     private long retryAtNanos;
+    /** The batch of the last unexpected failure, for the error handler that runs after it (agent thread only). */
+    private String failedWork;
 
     /**
      * @param name          thread/log name, e.g. {@code github/shard-0}
@@ -199,6 +201,7 @@ public final class InsertWorker implements Agent, SealedBatchQueue
             inFlightSinceNanos = taken;
             stats.queueWaitMicros.record((taken - batch.sealedNanos()) / 1000);
             current = batch;
+            failedWork = null;
             attempt = 0;
             backoffWaitNanos = backoffNanos;
             retryAtNanos = taken;
@@ -212,6 +215,7 @@ public final class InsertWorker implements Agent, SealedBatchQueue
             if (current != null)
             {
                 // the offsets stay below the watermark; the buffer is not recycled, the pipeline is failing
+                failedWork = describeWork();
                 failRows(current, -1, "insert into " + current.destination().sqlTable() + " failed unexpectedly: " + e);
                 done();
             }
@@ -232,13 +236,13 @@ public final class InsertWorker implements Agent, SealedBatchQueue
         }
     }
 
-    /** @return what the worker is inserting, for the error handler (allocates) */
+    /** @return what the worker is inserting (or was, when it failed), for the error handler (allocates) */
     public String describeWork()
     {
         final BatchBuffer b = current;
         if (b == null || b.rowCount() == 0)
         {
-            return null;
+            return failedWork;
         }
         final AckTracker t = trackers.get(b.trackerId(0));
         return "batch of " + b.rowCount() + " rows for " + b.destination() + " (first record " + t.topic() + "-"

@@ -51,6 +51,7 @@ public final class TopicProvisioner implements Agent
     private TopicProducer producer;
     private volatile boolean stopped;
     private volatile long roundTrips;
+    private String failedWork;
 
     /**
      * @param name              the source's name, for logs
@@ -166,9 +167,11 @@ public final class TopicProvisioner implements Agent
         }
         catch (final RuntimeException | Error e)
         {
+            failedWork = "topics " + names;
             failWaiting("the admin thread failed: " + e);
             throw e;
         }
+        failedWork = null;
         return n;
     }
 
@@ -179,10 +182,10 @@ public final class TopicProvisioner implements Agent
         failWaiting("the pipeline is stopping");
     }
 
-    /** @return the topics of the admin call in progress, for the error handler (allocates) */
+    /** @return the topics of the admin call that failed, for the error handler (allocates) */
     public String describeWork()
     {
-        return batch.isEmpty() ? null : "topics " + names;
+        return failedWork;
     }
 
     private void failWaiting(final String why)
@@ -196,14 +199,14 @@ public final class TopicProvisioner implements Agent
 
     private void process()
     {
-        if (Failpoints.ENABLED)
-        {
-            Failpoints.check(Failpoints.SCATTER_ADMIN, 0);
-        }
         names.clear();
         for (final TopicEntry e : batch)
         {
             names.add(e.name());
+        }
+        if (Failpoints.ENABLED)
+        {
+            Failpoints.check(Failpoints.SCATTER_ADMIN, 0);
         }
         Map<String, TopicAdmin.Result> results;
         String failure = null;
