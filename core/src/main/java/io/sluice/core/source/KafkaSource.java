@@ -18,14 +18,12 @@ import org.agrona.concurrent.SystemNanoClock;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteBufferDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,7 +33,6 @@ import com.lmax.disruptor.RingBuffer;
 import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
 import io.sluice.core.stage.Downstream;
-import io.sluice.core.stage.Failpoints;
 import io.sluice.core.stage.PipelineControl;
 import io.sluice.core.stage.PipelineStats;
 import io.sluice.core.stage.StageAgents;
@@ -90,7 +87,7 @@ public final class KafkaSource implements Agent
 
     private final Settings settings;
     private final RingPublisher publisher;
-    private final RecordClaim claim = new RecordClaim();
+    private final PolledRecords polled;
     private final StallWatch stallWatch;
     private final PartitionTrackers trackers;
     private final TopicRegistry topics;
@@ -99,16 +96,10 @@ public final class KafkaSource implements Agent
     private final Downstream downstream;
     private final IdleStrategy idle;
     private final Duration pollTimeout;
-    private final Map<TopicPartition, PartitionState> assigned = new HashMap<>();
+    private final Map<TopicPartition, KafkaPartition> assigned = new HashMap<>();
     private final Map<TopicPartition, OffsetAndMetadata> commitScratch = new HashMap<>();
 
     private KafkaConsumer<ByteBuffer, ByteBuffer> consumer;
-    private final List<TopicPartition> pendingPartitions = new ArrayList<>();
-    private ConsumerRecords<ByteBuffer, ByteBuffer> pendingRecords;
-    private int pendingPartitionIndex;
-    private List<ConsumerRecord<ByteBuffer, ByteBuffer>> pendingList;
-    private PartitionState pendingState;
-    private int pendingRecordIndex;
     private boolean paused;
     private long nextCommitNanos;
     private long nextCaughtUpCheckNanos;
@@ -117,44 +108,8 @@ public final class KafkaSource implements Agent
     private volatile boolean caughtUp;
     private long rereadBackoffMs;
     private long rereadBackoffMaxMs;
-    private PartitionState[] partitionArray = new PartitionState[0];
+    private KafkaPartition[] partitionArray = new KafkaPartition[0];
     private int holdingCount;
-
-    /** Per assigned partition, source thread only. */
-    private static final class PartitionState
-    {
-        final TopicPartition tp;
-        final int topicId;
-        final int trackerId;
-        final AckTracker tracker;
-        /** When to read it again after a failure; null when the source does not re-read. */
-        final RereadSchedule reread;
-        long committed;
-        /** Ring sequence of the last record published from this partition. */
-        long lastSequence = -1;
-
-        PartitionState(final TopicPartition tp, final int topicId, final int trackerId, final AckTracker tracker,
-            final long committed, final RereadSchedule reread)
-        {
-            this.tp = tp;
-            this.topicId = topicId;
-            this.trackerId = trackerId;
-            this.tracker = tracker;
-            this.committed = committed;
-            this.reread = reread;
-        }
-
-        /** @return whether it failed and waits to be read again */
-        boolean holding()
-        {
-            return reread != null && reread.holding();
-        }
-
-        long failSinceNanos()
-        {
-            return reread == null ? RereadSchedule.NO_FAILURE : reread.failSinceNanos();
-        }
-    }
 
     /**
      * @param settings   the source's settings
@@ -173,6 +128,7 @@ public final class KafkaSource implements Agent
     {
         this.settings = settings;
         this.publisher = new RingPublisher(ring, false, overflow, settings.maxRecordBytes(), SystemNanoClock.INSTANCE);
+        this.polled = new PolledRecords(publisher, settings.copyKeyAndHeaders(), stats);
         this.stallWatch = new StallWatch(settings.stalledFailAfterMs(), RereadSchedule.Words.OFFSETS);
         this.trackers = trackers;
         this.topics = topics;
@@ -315,18 +271,12 @@ public final class KafkaSource implements Agent
     /** @return the record being published, for the error handler (allocates), or null */
     public String describeWork()
     {
-        final PartitionState ps = pendingState;
-        final List<ConsumerRecord<ByteBuffer, ByteBuffer>> list = pendingList;
-        if (ps == null || list == null || pendingRecordIndex >= list.size())
-        {
-            return null;
-        }
-        return "record " + ps.tp + "@" + list.get(pendingRecordIndex).offset();
+        return polled.describe();
     }
 
     private int dutyCycle()
     {
-        if (pendingRecords != null)
+        if (polled.pending())
         {
             // keep publishing while the stages make room (always, when they run fused on this thread); pause the
             // partitions only when nothing moves
@@ -334,11 +284,11 @@ public final class KafkaSource implements Agent
             do
             {
                 before = stats.recordsIn.get();
-                publishPending();
+                polled.publish(assigned);
                 downstream.pump();
             }
-            while (pendingRecords != null && stats.recordsIn.get() != before);
-            if (pendingRecords != null)
+            while (polled.pending() && stats.recordsIn.get() != before);
+            if (polled.pending())
             {
                 if (!paused)
                 {
@@ -356,19 +306,15 @@ public final class KafkaSource implements Agent
             paused = false;
         }
         final ConsumerRecords<ByteBuffer, ByteBuffer> records = consumer.poll(pollTimeout);
-        final int polled = records.count();
-        if (polled > 0)
+        final int count = records.count();
+        if (count > 0)
         {
-            pendingRecords = records;
-            pendingPartitions.clear();
-            pendingPartitions.addAll(records.partitions());
-            pendingPartitionIndex = 0;
-            pendingList = null;
-            publishPending();
+            polled.take(records);
+            polled.publish(assigned);
         }
         downstream.pump();
         housekeeping(false);
-        return polled;
+        return count;
     }
 
     private long lastHeartbeatPollNanos;
@@ -403,124 +349,10 @@ public final class KafkaSource implements Agent
         }
     }
 
-    private void publishPending()
-    {
-        while (true)
-        {
-            if (pendingList == null)
-            {
-                if (pendingPartitionIndex == pendingPartitions.size())
-                {
-                    pendingRecords = null;
-                    pendingPartitions.clear();
-                    return;
-                }
-                final TopicPartition tp = pendingPartitions.get(pendingPartitionIndex++);
-                pendingList = pendingRecords.records(tp);
-                pendingState = assigned.get(tp);
-                pendingRecordIndex = 0;
-            }
-            final PartitionState ps = pendingState;
-            final List<ConsumerRecord<ByteBuffer, ByteBuffer>> list = pendingList;
-            final int n = list.size();
-            int i = pendingRecordIndex;
-            // a partition revoked while its records were kept: the new owner re-reads them from the last commit;
-            // a partition waiting to be re-read reads them again after its seek
-            if (ps != null && !ps.holding())
-            {
-                try
-                {
-                    while (i < n)
-                    {
-                        if (!tryPublish(ps, list.get(i)))
-                        {
-                            pendingRecordIndex = i;
-                            return;
-                        }
-                        i++;
-                    }
-                }
-                catch (final RuntimeException | Error e)
-                {
-                    pendingRecordIndex = i;
-                    throw e;
-                }
-            }
-            pendingList = null;
-            pendingState = null;
-        }
-    }
-
-    /** @return false when back-pressured (nothing was registered or published) */
-    private boolean tryPublish(final PartitionState ps, final ConsumerRecord<ByteBuffer, ByteBuffer> r)
-    {
-        // ByteBufferDeserializer hands over the fetched bytes without copying them into a byte[] first
-        final ByteBuffer value = r.value();
-        final boolean withKey = settings.copyKeyAndHeaders();
-        final ByteBuffer key = withKey ? r.key() : null;
-        int headerBytes = 0;
-        if (withKey)
-        {
-            for (final Header h : r.headers())
-            {
-                headerBytes += RecordEvent.headerBytesBound(h.key().length(),
-                    h.value() == null ? -1 : h.value().length);
-            }
-        }
-        final int need = RecordEvent.requiredBytes(key == null ? -1 : key.remaining(),
-            value == null ? -1 : value.remaining(), headerBytes);
-        final RecordClaim c = claim;
-        int rc = publisher.tryClaim(need, ps.tracker, r.offset(), c);
-        final boolean tooLarge = rc == RingPublisher.TOO_LARGE;
-        if (tooLarge)
-        {
-            // the route stage applies on_error to it: the value is not copied
-            rc = publisher.tryClaim(0, ps.tracker, r.offset(), c);
-        }
-        if (rc != RingPublisher.OFFERED)
-        {
-            return false;
-        }
-        ps.lastSequence = c.sequence();
-        try
-        {
-            final RecordEvent event = c.record(ps.topicId, r.partition(), r.offset(), r.timestamp(), ps.trackerId,
-                ps.tracker.generation());
-            if (Failpoints.ENABLED)
-            {
-                Failpoints.check(Failpoints.SOURCE, r.offset());
-            }
-            if (tooLarge)
-            {
-                event.markTooLarge(need);
-            }
-            else
-            {
-                event.putValue(value);
-                if (withKey)
-                {
-                    event.putKey(key);
-                    for (final Header h : r.headers())
-                    {
-                        event.putHeader(h.key(), h.value());
-                    }
-                }
-            }
-        }
-        catch (final RuntimeException | Error e)
-        {
-            c.abort();
-            throw e;
-        }
-        c.commit();
-        stats.recordsIn.lazySet(stats.recordsIn.get() + 1);
-        return true;
-    }
-
     private void commit(final boolean sync)
     {
         commitScratch.clear();
-        for (final PartitionState ps : assigned.values())
+        for (final KafkaPartition ps : assigned.values())
         {
             final long wm = ps.tracker.watermark();
             if (wm > ps.committed)
@@ -565,7 +397,7 @@ public final class KafkaSource implements Agent
     {
         for (final Map.Entry<TopicPartition, OffsetAndMetadata> e : offsets.entrySet())
         {
-            final PartitionState ps = assigned.get(e.getKey());
+            final KafkaPartition ps = assigned.get(e.getKey());
             if (ps != null && e.getValue().offset() > ps.committed)
             {
                 ps.committed = e.getValue().offset();
@@ -575,7 +407,7 @@ public final class KafkaSource implements Agent
 
     private void checkStalls(final long now)
     {
-        for (final PartitionState ps : assigned.values())
+        for (final KafkaPartition ps : assigned.values())
         {
             if (stallWatch.stalled(now, ps.tracker, ps.failSinceNanos()))
             {
@@ -593,7 +425,7 @@ public final class KafkaSource implements Agent
             return;
         }
         final Map<TopicPartition, Long> ends = consumer.endOffsets(assigned.keySet(), Duration.ofSeconds(10));
-        for (final PartitionState ps : assigned.values())
+        for (final KafkaPartition ps : assigned.values())
         {
             final Long end = ends.get(ps.tp);
             if (end == null || ps.committed < end)
@@ -614,8 +446,8 @@ public final class KafkaSource implements Agent
      */
     private void rereadFailed(final long now)
     {
-        final PartitionState[] states = partitionArray;
-        for (final PartitionState ps : states)
+        final KafkaPartition[] states = partitionArray;
+        for (final KafkaPartition ps : states)
         {
             final AckTracker t = ps.tracker;
             switch (ps.reread.poll(now, t, downstream, ps.lastSequence))
@@ -623,11 +455,7 @@ public final class KafkaSource implements Agent
                 case RereadSchedule.HOLD -> {
                     holdingCount++;
                     consumer.pause(List.of(ps.tp));
-                    if (pendingState == ps)
-                    {
-                        pendingList = null;
-                        pendingState = null;
-                    }
+                    polled.drop(ps);
                 }
                 case RereadSchedule.REREAD -> {
                     final long wm = t.watermark();
@@ -655,7 +483,7 @@ public final class KafkaSource implements Agent
             return;
         }
         final List<TopicPartition> resume = new ArrayList<>();
-        for (final PartitionState ps : partitionArray)
+        for (final KafkaPartition ps : partitionArray)
         {
             if (!ps.holding())
             {
@@ -710,16 +538,14 @@ public final class KafkaSource implements Agent
         }
         try
         {
-            pendingRecords = null;
-            pendingList = null;
-            pendingState = null;
+            polled.clear();
             final boolean idle = drain(control.failed() ? "stopping after failure" : "stopping");
             if (!idle)
             {
                 downstream.abandon();
             }
             commit(true);
-            for (final PartitionState ps : assigned.values())
+            for (final KafkaPartition ps : assigned.values())
             {
                 LOG.info("{}: {} committed offset {}{}", settings.name(), ps.tp, ps.committed,
                     ps.tracker.failed()
@@ -748,12 +574,12 @@ public final class KafkaSource implements Agent
     public String describePartitions()
     {
         final StringBuilder sb = new StringBuilder();
-        final List<PartitionState> states;
+        final List<KafkaPartition> states;
         synchronized (this)
         {
             states = new ArrayList<>(assigned.values());
         }
-        for (final PartitionState ps : states)
+        for (final KafkaPartition ps : states)
         {
             sb.append(ps.tp).append(" committed=").append(ps.committed).append(' ');
         }
@@ -797,7 +623,7 @@ public final class KafkaSource implements Agent
                 final long position = consumer.position(tp, Duration.ofSeconds(30));
                 final OffsetAndMetadata c = committed.get(tp);
                 final AckTracker tracker = trackers.trackerFor(tp, position);
-                final PartitionState ps = new PartitionState(tp, topics.idOf(tp.topic()), trackers.idOf(tp), tracker,
+                final KafkaPartition ps = new KafkaPartition(tp, topics.idOf(tp.topic()), trackers.idOf(tp), tracker,
                     c == null ? position : c.offset(), rereadBackoffMs == 0
                         ? null
                         : new RereadSchedule(settings.name(), tp, RereadSchedule.Words.OFFSETS, rereadBackoffMs,
@@ -805,7 +631,7 @@ public final class KafkaSource implements Agent
                 synchronized (KafkaSource.this)
                 {
                     assigned.put(tp, ps);
-                    partitionArray = assigned.values().toArray(new PartitionState[0]);
+                    partitionArray = assigned.values().toArray(new KafkaPartition[0]);
                 }
                 LOG.info("{}: assigned {} at offset {}{}", settings.name(), tp, position, c == null
                     ? " (no commit: "
@@ -824,17 +650,17 @@ public final class KafkaSource implements Agent
             {
                 for (final TopicPartition tp : partitions)
                 {
-                    final PartitionState ps = assigned.remove(tp);
-                    if (ps != null && ps == pendingState)
+                    final KafkaPartition ps = assigned.remove(tp);
+                    if (ps != null)
                     {
-                        pendingState = null;
+                        polled.drop(ps);
                     }
                     if (ps != null && ps.holding())
                     {
                         holdingCount--;
                     }
                 }
-                partitionArray = assigned.values().toArray(new PartitionState[0]);
+                partitionArray = assigned.values().toArray(new KafkaPartition[0]);
             }
         }
     }
