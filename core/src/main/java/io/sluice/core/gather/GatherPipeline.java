@@ -49,7 +49,10 @@ import io.sluice.tuning.WaitStrategies;
 /**
  * One gather pipeline: Kafka source thread → ingest ring → route stage thread (decode, classify, encode, seal) →
  * per-shard insert worker threads → ack trackers → the source commits watermarks. Built from a {@link GatherSpec}
- * (a {@code [[sinks]]} table, or an embedding application's split).
+ * (a {@code [[sinks]]} table, or an embedding application's split). In the fused layout the route stage runs on the
+ * source thread through an {@code EventPoller}; in the split layout on its own {@code BatchEventProcessor}. The
+ * source and the insert workers are agents ({@link StageAgents}) with their stages' idle strategies; every stage
+ * reports unexpected exceptions to its {@link StageErrorHandler}, which fails the pipeline at once in both layouts.
  *
  * <p>Lifecycle: {@link #start()} checks every sink is reachable, resolves literal destinations (so a missing table
  * is reported before anything is consumed), then starts the threads; {@link #requestStop()} drains and commits;

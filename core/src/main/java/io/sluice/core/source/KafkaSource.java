@@ -41,25 +41,28 @@ import io.sluice.ringbuffers.OverflowPool;
 import io.sluice.ringbuffers.RecordEvent;
 
 /**
- * The source stage: owns the {@link KafkaConsumer} (which is not thread-safe) and runs on its own thread. It polls,
- * copies each record once into a pooled off-heap ring slot, registers the offset with the partition's
- * {@link AckTracker}, publishes the slot, and periodically commits each partition's watermark (the next offset not
- * yet durably written everywhere).
+ * The source stage: owns the {@link KafkaConsumer} (which is not thread-safe) and runs on its own thread, an Agrona
+ * {@link Agent} whose runner idles with the source stage's idle strategy when a duty cycle did nothing. It polls,
+ * copies each record once into a pooled off-heap ring slot ({@link PolledRecords} through the {@link RingPublisher}),
+ * registers the offset with the partition's {@link AckTracker}, publishes the slot, and periodically commits each
+ * partition's watermark (the next offset not yet durably written everywhere). In the fused layout the stages after
+ * the ring run on this thread too, through {@link Downstream#pump()}.
  *
  * <p>Back-pressure, not buffering: when the ring, a partition's ack window or the overflow pool is full, the source
  * keeps the rest of the poll, pauses every assigned partition, and resumes once everything kept has been published.
  *
- * <p>Stopping: on {@link PipelineControl#requestStop()} (or a failure) the source stops publishing, asks the
- * downstream stages to flush, waits until they are idle (bounded by {@code drain_timeout_ms}), commits what is
- * acknowledged and closes the consumer. A rebalance does the same for the revoked partitions before giving them up.
+ * <p>Stopping: on {@link PipelineControl#requestStop()} (or a failure) the duty cycle ends the agent; its
+ * {@link #onClose()} stops publishing, asks the downstream stages to flush, waits until they are idle (bounded by
+ * {@code drain_timeout_ms}), commits what is acknowledged and closes the consumer. A rebalance does the same for the revoked partitions before giving them up.
  *
  * <p>Re-reading ({@link #rereadOnFailure}, off by default): when a record of a partition fails (its tracker is
  * failed), the source pauses that partition and drops what it kept of it, waits until every record it published of
  * that partition has settled downstream ({@link Downstream#settledThrough}) and a backoff has passed, then seeks the
  * partition back to its watermark and resets its tracker (a new generation: late acknowledgements of the old one
- * are ignored) so the nacked batch is read again. The backoff doubles per failure at the same watermark. The stall
- * clock does not restart with a re-read: a partition whose watermark has not passed the failed offset for
- * {@code checkpoint.stalled_fail_after_ms} ends the run, naming the record and the reason.
+ * are ignored) so the nacked batch is read again ({@link RereadSchedule}). The backoff doubles per failure at the
+ * same watermark. The stall clock does not restart with a re-read: a partition whose watermark has not passed the
+ * failed offset for {@code checkpoint.stalled_fail_after_ms} ends the run, naming the record and the reason
+ * ({@link StallWatch}).
  */
 public final class KafkaSource implements Agent
 {
