@@ -26,7 +26,7 @@ final class EngineProcess implements AutoCloseable
 
     static EngineProcess start(final String... args) throws IOException
     {
-        return start(Map.of(), args);
+        return start(List.of(), Map.of(), args);
     }
 
     /**
@@ -38,6 +38,24 @@ final class EngineProcess implements AutoCloseable
      */
     static EngineProcess start(final Map<String, String> env, final String... args) throws IOException
     {
+        return start(List.of(), env, args);
+    }
+
+    /** Starts it with JVM options before {@code -jar} (for example {@code -Dsluice.failpoints=...}). */
+    static EngineProcess start(final List<String> jvmArgs, final String... args) throws IOException
+    {
+        return start(jvmArgs, Map.of(), args);
+    }
+
+    /**
+     * @param jvmArgs JVM options before {@code -jar}
+     * @param env     variables added to this JVM's environment
+     * @param args    the engine's arguments
+     * @return the running process; its output is kept under target/it-logs
+     */
+    static EngineProcess start(final List<String> jvmArgs, final Map<String, String> env, final String... args)
+        throws IOException
+    {
         final Path jar = TestServices.projectRoot().resolve("engine/target/engine.jar");
         if (!Files.exists(jar))
         {
@@ -45,8 +63,9 @@ final class EngineProcess implements AutoCloseable
                 jar + " is missing: run mvn package (verify builds it before integration tests)");
         }
         final List<String> cmd = new ArrayList<>(
-            List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m", "-jar", jar.toString()));
+            List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m"));
+        cmd.addAll(jvmArgs);
+        cmd.addAll(List.of("-jar", jar.toString()));
         cmd.addAll(List.of(args));
         final Path logs = Files.createDirectories(Path.of("target", "it-logs").toAbsolutePath());
         final Path out = Files.createTempFile(logs, "engine-", ".log");

@@ -18,6 +18,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.GZIPInputStream;
 
+import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.apache.kafka.common.TopicPartition;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -253,7 +254,8 @@ public class SealerBenchmark
             final int cap = (values[i].length + 63) & ~63;
             events[i] = new RecordEvent(new UnsafeBuffer(ByteBuffer.allocateDirect(cap)));
         }
-        workerThread = new Thread(worker, "bench-insert-0");
+        workerThread = new Thread(new AgentRunner(worker.idleStrategy(), Throwable::printStackTrace, null, worker),
+            "bench-insert-0");
         workerThread.setDaemon(true);
         workerThread.start();
     }

@@ -126,6 +126,21 @@ final class EngineMetrics implements MultiCollector
     private static void gather(final List<MetricSnapshot> out, final List<GatherPipeline<?>> ps,
         final List<ScatterPipeline> scatters)
     {
+        final GatherSeries g = new GatherSeries(System.nanoTime());
+        for (final GatherPipeline<?> p : ps)
+        {
+            g.add(p);
+        }
+        for (final ScatterPipeline p : scatters)
+        {
+            g.add(p);
+        }
+        g.emit(out);
+    }
+
+    /** The gather side's series of one scrape, collected pipeline by pipeline. */
+    private static final class GatherSeries
+    {
         final Family in = new Family();
         final Family routed = new Family();
         final Family dropped = new Family();
@@ -151,8 +166,14 @@ final class EngineMetrics implements MultiCollector
         final List<HistogramDataPointSnapshot> insertSeconds = new ArrayList<>();
         final List<HistogramDataPointSnapshot> batchRows = new ArrayList<>();
         final List<HistogramDataPointSnapshot> batchBytes = new ArrayList<>();
-        final long now = System.nanoTime();
-        for (final GatherPipeline<?> p : ps)
+        private final long now;
+
+        GatherSeries(final long now)
+        {
+            this.now = now;
+        }
+
+        void add(final GatherPipeline<?> p)
         {
             final String name = p.name();
             final PipelineStats s = p.stats();
@@ -211,50 +232,58 @@ final class EngineMetrics implements MultiCollector
             ringHop.add(hdr(h[1], 1e-9, RING_HOP_BUCKETS, Labels.of("pipeline", name, "stage", "route")));
             queueWait.add(hdr(h[3], 1e-6, WAIT_BUCKETS, Labels.of("pipeline", name, "stage", "insert")));
         }
-        for (final ScatterPipeline p : scatters)
+
+        void add(final ScatterPipeline p)
         {
             if (!SluiceConfig.Source.KAFKA.equals(p.source().kind()))
             {
-                continue; // a file or stdin source has lines, not partitions
+                return; // a file or stdin source has lines, not partitions
             }
             // a scatter source that reads Kafka has partitions too: the same series, labelled by its pipeline
             partitions(p.name(), p.trackers(), p.sourceStats(), now, consumerLag, checkpointLag, checkpointLagSeconds);
         }
-        in.counter(out, "sluice_records_in", "Records copied into the ingest ring (re-reads count again)");
-        routed.counter(out, "sluice_records_routed", "Records routed to a branch and encoded");
-        dropped.counter(out, "sluice_records_dropped", "Records dropped under a skip policy, by reason");
-        pauses.counter(out, "sluice_backpressure_pauses",
-            "Times the source paused its partitions because the ring, an ack window or the overflow pool was full");
-        sealed.counter(out, "sluice_batches_sealed", "Batches sealed, by the rule that sealed them");
-        rebalances.counter(out, "sluice_rebalances", "Completed rebalances that gave the consumer its assignment");
-        assigned.gauge(out, "sluice_assigned_partitions", "Partitions assigned to this consumer");
-        rows.counter(out, "sluice_rows_written", "Rows durably written, per table");
-        bytes.counter(out, "sluice_written_bytes", "Encoded RowBinary bytes durably written, per table");
-        inserts.counter(out, "sluice_inserts", "Successful inserts, per table");
-        failures.counter(out, "sluice_insert_failures",
-            "Failed insert attempts (each retry counts), per table and error class");
-        consumerLag.gauge(out, "sluice_consumer_lag_records",
-            "Log-end offset minus the consumer's position: records not yet read");
-        checkpointLag.gauge(out, "sluice_checkpoint_lag_records",
-            "Records read but not yet committable (registered, not durably written everywhere)");
-        checkpointLagSeconds.gauge(out, "sluice_checkpoint_lag_seconds",
-            "How long the watermark has not moved while records are in flight");
-        tableLag.gauge(out, "sluice_table_checkpoint_lag_records",
-            "Rows routed to a table and not yet written (open, queued and in-flight batches)");
-        tableLagSeconds.gauge(out, "sluice_table_checkpoint_lag_seconds",
-            "Age of the table's oldest unwritten batch (since its first row)");
-        holder.gauge(out, "sluice_watermark_holder", "What holds a partition's watermark back (1 = this holder)");
-        breaker.gauge(out, "sluice_breaker_state", "Circuit breaker per insert worker: 0 closed, 1 open, 2 half-open");
-        queued.gauge(out, "sluice_insert_queue_batches", "Sealed batches waiting in an insert worker's queue");
-        histogram(out, "sluice_end_to_end_latency_seconds",
-            "Kafka record timestamp to ClickHouse acknowledgement, per row", endToEnd);
-        histogram(out, "sluice_ring_hop_seconds", "Source publish to the stage after the ring (one record in eight)",
-            ringHop);
-        histogram(out, "sluice_queue_wait_seconds", "Sealed batch waiting in its worker's queue until its insert",
-            queueWait);
-        histogram(out, "sluice_insert_duration_seconds", "Duration of successful inserts, per table", insertSeconds);
-        histogram(out, "sluice_batch_rows", "Rows per inserted batch, per table", batchRows);
-        histogram(out, "sluice_batch_bytes", "Encoded bytes per inserted batch, per table", batchBytes);
+
+        void emit(final List<MetricSnapshot> out)
+        {
+            in.counter(out, "sluice_records_in", "Records copied into the ingest ring (re-reads count again)");
+            routed.counter(out, "sluice_records_routed", "Records routed to a branch and encoded");
+            dropped.counter(out, "sluice_records_dropped", "Records dropped under a skip policy, by reason");
+            pauses.counter(out, "sluice_backpressure_pauses",
+                "Times the source paused its partitions because the ring, an ack window or the overflow pool was full");
+            sealed.counter(out, "sluice_batches_sealed", "Batches sealed, by the rule that sealed them");
+            rebalances.counter(out, "sluice_rebalances", "Completed rebalances that gave the consumer its assignment");
+            assigned.gauge(out, "sluice_assigned_partitions", "Partitions assigned to this consumer");
+            rows.counter(out, "sluice_rows_written", "Rows durably written, per table");
+            bytes.counter(out, "sluice_written_bytes", "Encoded RowBinary bytes durably written, per table");
+            inserts.counter(out, "sluice_inserts", "Successful inserts, per table");
+            failures.counter(out, "sluice_insert_failures",
+                "Failed insert attempts (each retry counts), per table and error class");
+            consumerLag.gauge(out, "sluice_consumer_lag_records",
+                "Log-end offset minus the consumer's position: records not yet read");
+            checkpointLag.gauge(out, "sluice_checkpoint_lag_records",
+                "Records read but not yet committable (registered, not durably written everywhere)");
+            checkpointLagSeconds.gauge(out, "sluice_checkpoint_lag_seconds",
+                "How long the watermark has not moved while records are in flight");
+            tableLag.gauge(out, "sluice_table_checkpoint_lag_records",
+                "Rows routed to a table and not yet written (open, queued and in-flight batches)");
+            tableLagSeconds.gauge(out, "sluice_table_checkpoint_lag_seconds",
+                "Age of the table's oldest unwritten batch (since its first row)");
+            holder.gauge(out, "sluice_watermark_holder", "What holds a partition's watermark back (1 = this holder)");
+            breaker.gauge(out, "sluice_breaker_state",
+                "Circuit breaker per insert worker: 0 closed, 1 open, 2 half-open");
+            queued.gauge(out, "sluice_insert_queue_batches", "Sealed batches waiting in an insert worker's queue");
+            histogram(out, "sluice_end_to_end_latency_seconds",
+                "Kafka record timestamp to ClickHouse acknowledgement, per row", endToEnd);
+            histogram(out, "sluice_ring_hop_seconds",
+                "Source publish to the stage after the ring (one record in eight)",
+                ringHop);
+            histogram(out, "sluice_queue_wait_seconds", "Sealed batch waiting in its worker's queue until its insert",
+                queueWait);
+            histogram(out, "sluice_insert_duration_seconds", "Duration of successful inserts, per table",
+                insertSeconds);
+            histogram(out, "sluice_batch_rows", "Rows per inserted batch, per table", batchRows);
+            histogram(out, "sluice_batch_bytes", "Encoded bytes per inserted batch, per table", batchBytes);
+        }
     }
 
     private static void partitions(final String pipeline, final PartitionTrackers t, final PipelineStats s,

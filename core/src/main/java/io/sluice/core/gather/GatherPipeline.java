@@ -6,19 +6,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 
+import org.agrona.concurrent.IdleStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.slf4j.MDC;
 
 import com.lmax.disruptor.BatchEventProcessor;
 import com.lmax.disruptor.BatchEventProcessorBuilder;
 import com.lmax.disruptor.EventPoller;
 import com.lmax.disruptor.RingBuffer;
 import com.lmax.disruptor.Sequence;
-import com.lmax.disruptor.WaitStrategy;
 
 import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
@@ -34,12 +32,13 @@ import io.sluice.core.source.KafkaSource;
 import io.sluice.core.stage.Downstream;
 import io.sluice.core.stage.PipelineControl;
 import io.sluice.core.stage.PipelineStats;
+import io.sluice.core.stage.StageAgents;
+import io.sluice.core.stage.StageErrorHandler;
 import io.sluice.core.stage.StageLayouts;
 import io.sluice.core.stage.TopicRegistry;
 import io.sluice.ringbuffers.OverflowPool;
 import io.sluice.ringbuffers.RecordEvent;
 import io.sluice.ringbuffers.RecordRing;
-import io.sluice.tuning.CpuAffinity;
 import io.sluice.tuning.Layout;
 import io.sluice.tuning.StagePlan;
 import io.sluice.tuning.StageThread;
@@ -49,7 +48,10 @@ import io.sluice.tuning.WaitStrategies;
 /**
  * One gather pipeline: Kafka source thread → ingest ring → route stage thread (decode, classify, encode, seal) →
  * per-shard insert worker threads → ack trackers → the source commits watermarks. Built from a {@link GatherSpec}
- * (a {@code [[sinks]]} table, or an embedding application's split).
+ * (a {@code [[sinks]]} table, or an embedding application's split). In the fused layout the route stage runs on the
+ * source thread through an {@code EventPoller}; in the split layout on its own {@code BatchEventProcessor}. The
+ * source and the insert workers are agents ({@link StageAgents}) with their stages' idle strategies; every stage
+ * reports unexpected exceptions to its {@link StageErrorHandler}, which fails the pipeline at once in both layouts.
  *
  * <p>Lifecycle: {@link #start()} checks every sink is reachable, resolves literal destinations (so a missing table
  * is reported before anything is consumed), then starts the threads; {@link #requestStop()} drains and commits;
@@ -81,7 +83,9 @@ public final class GatherPipeline<T>
 
     private RecordRing ring;
     private Layout layout;
+    private int shards;
     private RouteStage<T> route;
+    private StageErrorHandler routeErrors;
     private BatchEventProcessor<RecordEvent> routeProcessor;
     private EventPoller<RecordEvent> poller;
     private EventPoller.Handler<RecordEvent> pollHandler;
@@ -125,12 +129,72 @@ public final class GatherPipeline<T>
         final StageThread sourceThreadPlan = plan.threadOf(StagePlan.SOURCE);
         final StageThread routeThreadPlan = layout == Layout.FUSED ? sourceThreadPlan : plan.threadOf(StagePlan.ROUTE);
         final StageThread sinkThreadPlan = plan.threadOf(StagePlan.SINK);
-        final WaitKind routeWait = routeThreadPlan.waitKind();
-        final WaitKind sinkWait = sinkThreadPlan.waitKind();
 
-        // sinks: reachability, catalogs, and insert workers per distinct shard (shared by sinks with the same endpoints)
-        final Set<List<List<String>>> checked = new HashSet<>();
         final Map<String, DestinationResolver.SinkTarget> targets = new LinkedHashMap<>();
+        final Map<String, InsertWorker[][]> workersBySink = buildWorkers(e, sinkThreadPlan.waitKind(), targets);
+        final List<Split.Branch<?>> branches = spec.split().branches();
+        final List<DestinationResolver.SinkTarget> branchSinks = new ArrayList<>();
+        final List<InsertWorker[][]> branchWorkers = new ArrayList<>();
+        long minLingerMs = Long.MAX_VALUE;
+        for (final Split.Branch<?> b : branches)
+        {
+            branchSinks.add(targets.get(b.sink()));
+            final InsertWorker[][] w = workersBySink.get(b.sink());
+            branchWorkers.add(w);
+            int perBranchWorkers = 0;
+            for (final InsertWorker[] shard : w)
+            {
+                perBranchWorkers += shard.length;
+            }
+            pools.add(new BatchPool(perBranchWorkers * (e.queueDepth() + 1) + w.length + 4,
+                Math.min(b.chunk().maxBytes() + 4096, 1 << 20), Math.min(b.chunk().maxRows(), 1024)));
+            minLingerMs = Math.min(minLingerMs, b.chunk().lingerMs());
+        }
+
+        final long timeoutNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(1, Math.min(100, minLingerMs / 4)));
+        ring = new RecordRing(e.ringSize(), e.slotBytes(), WaitStrategies.forStage(routeThreadPlan.waitKind(),
+            timeoutNanos));
+        final OverflowPool overflow = new OverflowPool(e.overflowBuffers(),
+            Math.min(e.maxRecordBytes(), e.slotBytes() * 4),
+            e.maxRecordBytes());
+        route = new RouteStage<>(spec.name(), spec.decoder(), spec.split(), spec.onError(), branchSinks,
+            branchWorkers, pools, resolver, trackers, topics, overflow, control, stats);
+        final String problem = route.resolveLiteralDestinations();
+        if (problem != null)
+        {
+            throw new SinkException(problem, false, 0, null);
+        }
+        wireRouteStage();
+        source = buildSource(e, overflow, minLingerMs, WaitStrategies.idleStrategy(sourceThreadPlan.waitKind()));
+        logBounds(e, branches, plan);
+
+        startNanos = System.nanoTime();
+        for (final InsertWorker w : workers)
+        {
+            threads.add(StageAgents.start(w, w.idleStrategy(),
+                StageErrorHandler.forAgent(spec.name(), "insert worker " + w.name(), control, w::describeWork),
+                w.name(), sinkThreadPlan.cpu()));
+        }
+        if (routeProcessor != null)
+        {
+            threads.add(StageAgents.thread(spec.name(), spec.name() + "-route", routeThreadPlan.cpu(), routeProcessor));
+        }
+        sourceThread = StageAgents.start(source, source.idleStrategy(),
+            StageErrorHandler.forAgent(spec.name(), "source", control, source::describeWork), spec.name() + "-source",
+            sourceThreadPlan.cpu());
+        threads.add(sourceThread);
+    }
+
+    /**
+     * Checks every sink is reachable, reads its catalog, and builds the insert workers of each distinct shard (shared
+     * by sinks with the same endpoints).
+     *
+     * @return per sink, its workers by shard
+     */
+    private Map<String, InsertWorker[][]> buildWorkers(final SluiceConfig.Engine e, final WaitKind sinkWait,
+        final Map<String, DestinationResolver.SinkTarget> targets) throws SinkException
+    {
+        final Set<List<List<String>>> checked = new HashSet<>();
         final Map<List<String>, InsertWorker[]> workersByShard = new LinkedHashMap<>();
         final Map<String, InsertWorker[][]> workersBySink = new LinkedHashMap<>();
         for (final SinkSpec s : spec.sinks().values())
@@ -163,44 +227,21 @@ public final class GatherPipeline<T>
             }
             workersBySink.put(s.name(), byShard);
         }
+        shards = workersByShard.size();
+        return workersBySink;
+    }
 
-        final SinkSpec firstSink = spec.sinks().values().iterator().next();
-        final List<Split.Branch<?>> branches = spec.split().branches();
-        final List<DestinationResolver.SinkTarget> branchSinks = new ArrayList<>();
-        final List<InsertWorker[][]> branchWorkers = new ArrayList<>();
-        long minLingerMs = Long.MAX_VALUE;
-        for (final Split.Branch<?> b : branches)
-        {
-            branchSinks.add(targets.get(b.sink()));
-            final InsertWorker[][] w = workersBySink.get(b.sink());
-            branchWorkers.add(w);
-            int perBranchWorkers = 0;
-            for (final InsertWorker[] shard : w)
-            {
-                perBranchWorkers += shard.length;
-            }
-            pools.add(new BatchPool(perBranchWorkers * (e.queueDepth() + 1) + w.length + 4,
-                Math.min(b.chunk().maxBytes() + 4096, 1 << 20), Math.min(b.chunk().maxRows(), 1024)));
-            minLingerMs = Math.min(minLingerMs, b.chunk().lingerMs());
-        }
-
-        final long timeoutNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(1, Math.min(100, minLingerMs / 4)));
-        final WaitStrategy waitStrategy = WaitStrategies.forStage(routeWait, timeoutNanos);
-        ring = new RecordRing(e.ringSize(), e.slotBytes(), waitStrategy);
-        final OverflowPool overflow = new OverflowPool(e.overflowBuffers(),
-            Math.min(e.maxRecordBytes(), e.slotBytes() * 4),
-            e.maxRecordBytes());
-        final RouteStage<T> route = new RouteStage<>(spec.name(), spec.decoder(), spec.split(), spec.onError(),
-            branchSinks,
-            branchWorkers, pools, resolver, trackers, topics, overflow, control, stats);
-        final String problem = route.resolveLiteralDestinations();
-        if (problem != null)
-        {
-            throw new SinkException(problem, false, 0, null);
-        }
-
+    /**
+     * Connects the route stage to the ring: its own {@code BatchEventProcessor} (split layout) or an
+     * {@code EventPoller} the source thread drives (fused layout), each with the stage's error handler.
+     */
+    private void wireRouteStage()
+    {
         final RingBuffer<RecordEvent> rb = ring.ringBuffer();
-        this.route = route;
+        routeErrors = StageErrorHandler.forRing(spec.name(), "route", control,
+            event -> "record " + topics.name(event.topicId()) + "-" + event.partition() + "@" + event.offset(),
+            (event, sequence, reason) -> trackers.get(event.trackerId()).fail(event.offset(),
+                event.trackerGeneration(), -1, reason));
         if (layout == Layout.FUSED)
         {
             poller = rb.newPoller();
@@ -210,11 +251,17 @@ public final class GatherPipeline<T>
         else
         {
             routeProcessor = new BatchEventProcessorBuilder().build(rb, rb.newBarrier(), route);
+            routeProcessor.setExceptionHandler(routeErrors);
             rb.addGatingSequences(routeProcessor.getSequence());
             routeSequence = routeProcessor.getSequence();
         }
+    }
 
-        source = new KafkaSource(new KafkaSource.Settings(
+    private KafkaSource buildSource(final SluiceConfig.Engine e, final OverflowPool overflow, final long minLingerMs,
+        final IdleStrategy idle)
+    {
+        final SinkSpec firstSink = spec.sinks().values().iterator().next();
+        return new KafkaSource(new KafkaSource.Settings(
             spec.name(),
             config.kafkaForSink(spec.name()).bootstrapServers(),
             spec.groupId(),
@@ -229,12 +276,15 @@ public final class GatherPipeline<T>
             e.maxRecordBytes(),
             false,
             options.untilCaughtUp(),
-            Math.max(5, Math.min(100, minLingerMs / 2))), rb, overflow, trackers, topics, control, stats,
-            new GatherDownstream())
+            Math.max(5, Math.min(100, minLingerMs / 2))), ring.ringBuffer(), overflow, trackers, topics, control, stats,
+            new GatherDownstream(), idle)
             // a batch that failed for good (a dropped table, a server-side type error) is read again from the watermark,
             // with backoff, until it is written or checkpoint.stalled_fail_after_ms ends the run
             .rereadOnFailure(firstSink.connection().retryBackoffMs(), firstSink.connection().retryBackoffMaxMs());
+    }
 
+    private void logBounds(final SluiceConfig.Engine e, final List<Split.Branch<?>> branches, final StagePlan plan)
+    {
         long poolBytes = 0;
         for (final Split.Branch<?> b : branches)
         {
@@ -243,36 +293,10 @@ public final class GatherPipeline<T>
         LOG.info("{}: {} branches, {} insert workers over {} shard(s); memory bound: ring {} slots x {} B = {} MiB "
             + "off-heap, overflow up to {} x {} B, ack window {} offsets ({} KiB per partition), batch buffers up to "
             + "{} MiB; layout {}: {}",
-            spec.name(), branches.size(), workers.size(), workersByShard.size(), e.ringSize(), e.slotBytes(),
+            spec.name(), branches.size(), workers.size(), shards, e.ringSize(), e.slotBytes(),
             ring.capacityBytes() >> 20, e.overflowBuffers(), e.maxRecordBytes(), e.ackWindow(),
             e.ackWindow() / 8 / 1024,
             poolBytes >> 20, layout.configName(), plan.describe());
-
-        startNanos = System.nanoTime();
-        for (final InsertWorker w : workers)
-        {
-            startThread(w.name(), sinkThreadPlan.cpu(), w);
-        }
-        if (routeProcessor != null)
-        {
-            startThread(spec.name() + "-route", routeThreadPlan.cpu(), routeProcessor);
-        }
-        sourceThread = startThread(spec.name() + "-source", sourceThreadPlan.cpu(), source);
-    }
-
-    private Thread startThread(final String name, final int cpu, final Runnable r)
-    {
-        final ThreadFactory f = CpuAffinity.threadFactory(name.replace('/', '-'), cpu);
-        final String pipeline = spec.name();
-        // every log event of the pipeline's threads carries its name (the pipeline field of --log-format json)
-        final Thread t = f.newThread(() ->
-        {
-            MDC.put("pipeline", pipeline);
-            r.run();
-        });
-        threads.add(t);
-        t.start();
-        return t;
     }
 
     /** Asks for a graceful stop: drain what is in flight, commit what is acknowledged. */
@@ -424,7 +448,15 @@ public final class GatherPipeline<T>
             {
                 pollHandler = (event, sequence, endOfBatch) ->
                 {
-                    route.onEvent(event, sequence, endOfBatch);
+                    try
+                    {
+                        route.onEvent(event, sequence, endOfBatch);
+                    }
+                    catch (final Throwable ex)
+                    {
+                        // as the split layout's BatchEventProcessor does: report, fail the record, go on
+                        routeErrors.handleEventException(ex, sequence, event);
+                    }
                     return true;
                 };
             }
@@ -436,13 +468,9 @@ public final class GatherPipeline<T>
                     route.onTimeout(-1);
                 }
             }
-            catch (final RuntimeException ex)
-            {
-                throw ex;
-            }
             catch (final Exception ex)
             {
-                throw new IllegalStateException("route stage failed", ex);
+                routeErrors.handleEventException(ex, routeSequence.get(), null);
             }
         }
 

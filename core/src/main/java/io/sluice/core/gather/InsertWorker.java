@@ -2,8 +2,8 @@ package io.sluice.core.gather;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
+import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.OneToOneConcurrentArrayQueue;
 import org.slf4j.Logger;
@@ -13,7 +13,9 @@ import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
 import io.sluice.core.gather.batch.BatchBuffer;
 import io.sluice.core.gather.sink.SinkException;
+import io.sluice.core.stage.Failpoints;
 import io.sluice.core.stage.PipelineStats;
+import io.sluice.core.stage.StageAgents;
 import io.sluice.core.stage.TableStats;
 
 /**
@@ -24,11 +26,19 @@ import io.sluice.core.stage.TableStats;
  * to {@code retry_backoff_max_ms}) behind the shard's {@link CircuitBreaker}, for as long as the pipeline runs: the
  * offsets stay unacknowledged, so their partitions' watermarks stall (and {@code checkpoint.stalled_fail_after_ms}
  * ends the run if it lasts). A non-retriable failure fails the batch's offsets in their trackers (worst-status
- * merge) with the reason, naming the table; nothing is committed past them.
+ * merge) with the reason, naming the table; nothing is committed past them. Any other exception from the writer is
+ * unexpected: the batch's offsets are failed the same way and the exception goes to the agent's error handler,
+ * which fails the pipeline at once.
  *
- * <p>Threads: one thread runs {@link #run()}; the route stage offers batches through {@link #offer(BatchBuffer)}.
+ * <p>An Agrona {@link Agent}: each {@link #doWork()} takes the next batch or makes one insert attempt, and returns 0
+ * while there is nothing to do or a retry's backoff (or the open breaker) has not passed, so the runner's idle
+ * strategy (the sink stage's {@code WaitKind}, {@link #idleStrategy()}) does all the waiting. {@link #stop()} ends it
+ * once the queue is empty; {@link #abandon()} ends it at the next duty cycle, leaving what is queued unacknowledged.
+ *
+ * <p>Threads: one thread runs the agent; the route stage offers batches through {@link #offer(BatchBuffer)}; the
+ * getters from any thread.
  */
-public final class InsertWorker implements Runnable
+public final class InsertWorker implements Agent, SealedBatchQueue
 {
     private static final Logger LOG = LoggerFactory.getLogger(InsertWorker.class);
 
@@ -46,9 +56,16 @@ public final class InsertWorker implements Runnable
     private volatile boolean finished;
     private volatile String lastError;
     private volatile long inFlightSinceNanos;
-    private volatile Thread thread;
     private final AtomicLong offered = new AtomicLong();
     private final AtomicLong completed = new AtomicLong();
+
+    /** The batch being inserted (agent thread only); null when idle. */
+    private BatchBuffer current;
+    private int attempt;
+    private long backoffWaitNanos;
+    private long retryAtNanos;
+    /** The batch of the last unexpected failure, for the error handler that runs after it (agent thread only). */
+    private String failedWork;
 
     /**
      * @param name          thread/log name, e.g. {@code github/shard-0}
@@ -57,7 +74,7 @@ public final class InsertWorker implements Runnable
      * @param trackers      the pipeline's ack trackers
      * @param stats         the pipeline's counters
      * @param breaker       the shard's breaker
-     * @param idle          how to wait for work
+     * @param idle          how to wait for work and between retries (the agent's idle strategy)
      * @param backoffMs     first retry wait, ms
      * @param backoffMaxMs  longest retry wait, ms
      */
@@ -78,18 +95,20 @@ public final class InsertWorker implements Runnable
     }
 
     /**
-     * Hands a sealed batch to this worker (route stage).
+     * Hands a sealed batch to this worker (route stage; never waits).
      *
-     * @return false when the queue is full (back-pressure: the caller waits and retries)
+     * @return {@link #OFFERED}; {@link #FULL} when the queue is full (back-pressure: the caller retries later);
+     *         {@link #CLOSED} when the queue is full and the worker has stopped
      */
-    public boolean offer(final BatchBuffer batch)
+    @Override
+    public int offer(final BatchBuffer batch)
     {
         if (queue.offer(batch))
         {
             offered.lazySet(offered.get() + 1);
-            return true;
+            return OFFERED;
         }
-        return false;
+        return finished ? CLOSED : FULL;
     }
 
     /** @return true when every batch offered so far has been written, failed or abandoned */
@@ -115,14 +134,15 @@ public final class InsertWorker implements Runnable
     {
         abandon = true;
         stopping = true;
-        final Thread t = thread;
-        if (t != null)
-        {
-            LockSupport.unpark(t);
-        }
     }
 
-    /** @return true once {@link #run()} has returned */
+    /** @return the idle strategy to run this agent with */
+    public IdleStrategy idleStrategy()
+    {
+        return idle;
+    }
+
+    /** @return true once the agent has closed */
     public boolean finished()
     {
         return finished;
@@ -159,112 +179,168 @@ public final class InsertWorker implements Runnable
     }
 
     @Override
-    public void run()
+    public String roleName()
     {
-        thread = Thread.currentThread();
+        return name;
+    }
+
+    @Override
+    public int doWork()
+    {
+        if (current == null)
+        {
+            final BatchBuffer batch = queue.poll();
+            if (batch == null)
+            {
+                if (stopping)
+                {
+                    throw StageAgents.STOP;
+                }
+                return 0;
+            }
+            final long taken = System.nanoTime();
+            inFlightSinceNanos = taken;
+            stats.queueWaitMicros.record((taken - batch.sealedNanos()) / 1000);
+            current = batch;
+            failedWork = null;
+            attempt = 0;
+            backoffWaitNanos = backoffNanos;
+            retryAtNanos = taken;
+        }
         try
         {
-            while (true)
+            return attempt(current);
+        }
+        catch (final RuntimeException | Error e)
+        {
+            if (current != null)
             {
-                final BatchBuffer batch = queue.poll();
-                if (batch == null)
-                {
-                    if (stopping)
-                    {
-                        break;
-                    }
-                    idle.idle(0);
-                    continue;
-                }
-                idle.reset();
-                final long taken = System.nanoTime();
-                inFlightSinceNanos = taken;
-                stats.queueWaitMicros.record((taken - batch.sealedNanos()) / 1000);
-                insert(batch);
-                inFlightSinceNanos = 0;
-                completed.lazySet(completed.get() + 1);
+                // the offsets stay below the watermark; the buffer is not recycled, the pipeline is failing
+                failedWork = describeWork();
+                failRows(current, -1, "insert into " + current.destination().sqlTable() + " failed unexpectedly: " + e);
+                done();
             }
+            throw e;
+        }
+    }
+
+    @Override
+    public void onClose()
+    {
+        try
+        {
+            writer.close();
         }
         finally
         {
-            writer.close();
             finished = true;
         }
     }
 
-    private void insert(final BatchBuffer batch)
+    /** @return what the worker is inserting (or was, when it failed), for the error handler (allocates) */
+    public String describeWork()
     {
-        long wait = backoffNanos;
-        int attempt = 0;
-        while (true)
+        final BatchBuffer b = current;
+        if (b == null || b.rowCount() == 0)
         {
-            if (abandon)
-            {
-                LOG.warn("{}: abandoning batch of {} rows for {} on shutdown (not acknowledged; it will be re-read)",
-                    name, batch.rowCount(), batch.destination());
-                batch.release();
-                return;
-            }
-            final long holdOff = breaker.allowAfter(System.nanoTime());
-            if (holdOff > 0)
-            {
-                LockSupport.parkNanos(Math.min(holdOff, TimeUnit.MILLISECONDS.toNanos(100)));
-                continue;
-            }
-            final long start = System.nanoTime();
-            try
-            {
-                attempt++;
-                writer.write(batch);
-                final long end = System.nanoTime();
-                breaker.onSuccess();
-                if (attempt > 1)
-                {
-                    LOG.info("{}: insert into {} succeeded after {} attempts", name, batch.destination(), attempt);
-                }
-                lastError = null;
-                onWritten(batch, start, end);
-                return;
-            }
-            catch (final SinkException e)
-            {
-                stats.insertFailures.incrementAndGet();
-                stats.table(batch.destination()).onInsertFailed(e.retriable()
-                    ? TableStats.RETRIABLE
-                    : TableStats.PERMANENT);
-                final String reason = "insert of " + batch.rowCount() + " rows into " + batch.destination().sqlTable()
-                    + " via " + writer.describe() + " failed: " + e.getMessage();
-                lastError = reason;
-                if (!e.retriable())
-                {
-                    LOG.atError().addKeyValue("table", batch.destination().toString())
-                        .log("{}: {} (not retriable; the partitions of these records stop here)", name, reason);
-                    failRows(batch, e.code(), reason);
-                    batch.release();
-                    return;
-                }
-                final boolean opened = breaker.onFailure(System.nanoTime());
-                if (attempt == 1 || opened || attempt % 20 == 0)
-                {
-                    LOG.atWarn().addKeyValue("table", batch.destination().toString())
-                        .log("{}: {} (retriable, attempt {}, retrying in {} ms{})", name, reason, attempt,
-                            TimeUnit.NANOSECONDS.toMillis(wait), opened ? "; circuit breaker open" : "");
-                }
-                LockSupport.parkNanos(wait);
-                wait = Math.min(wait * 2, backoffMaxNanos);
-            }
-            catch (final RuntimeException e)
-            {
-                stats.insertFailures.incrementAndGet();
-                stats.table(batch.destination()).onInsertFailed(TableStats.UNEXPECTED);
-                final String reason = "insert into " + batch.destination().sqlTable() + " failed unexpectedly: " + e;
-                lastError = reason;
-                LOG.error("{}: {}", name, reason, e);
-                failRows(batch, -1, reason);
-                batch.release();
-                return;
-            }
+            return failedWork;
         }
+        final AckTracker t = trackers.get(b.trackerId(0));
+        return "batch of " + b.rowCount() + " rows for " + b.destination() + " (first record " + t.topic() + "-"
+            + t.partition() + "@" + b.offset(0) + ")";
+    }
+
+    private void done()
+    {
+        current = null;
+        inFlightSinceNanos = 0;
+        completed.lazySet(completed.get() + 1);
+    }
+
+    /** One insert attempt of the batch in flight, once its backoff and the breaker allow it. */
+    private int attempt(final BatchBuffer batch)
+    {
+        if (abandon)
+        {
+            LOG.warn("{}: abandoning batch of {} rows for {} on shutdown (not acknowledged; it will be re-read)",
+                name, batch.rowCount(), batch.destination());
+            batch.release();
+            done();
+            return 1;
+        }
+        final long now = System.nanoTime();
+        if (now - retryAtNanos < 0)
+        {
+            return 0;
+        }
+        final long holdOff = breaker.allowAfter(now);
+        if (holdOff > 0)
+        {
+            retryAtNanos = now + Math.min(holdOff, TimeUnit.MILLISECONDS.toNanos(100));
+            return 0;
+        }
+        final long start = System.nanoTime();
+        try
+        {
+            attempt++;
+            if (Failpoints.ENABLED)
+            {
+                Failpoints.check(Failpoints.GATHER_INSERT, batch.offset(batch.rowCount() - 1));
+            }
+            writer.write(batch);
+        }
+        catch (final SinkException e)
+        {
+            onFailure(batch, e);
+            return 1;
+        }
+        catch (final RuntimeException e)
+        {
+            stats.insertFailures.incrementAndGet();
+            stats.table(batch.destination()).onInsertFailed(TableStats.UNEXPECTED);
+            lastError = "insert into " + batch.destination().sqlTable() + " failed unexpectedly: " + e;
+            throw e;
+        }
+        final long end = System.nanoTime();
+        breaker.onSuccess();
+        if (attempt > 1)
+        {
+            LOG.info("{}: insert into {} succeeded after {} attempts", name, batch.destination(), attempt);
+        }
+        lastError = null;
+        onWritten(batch, start, end);
+        done();
+        return 1;
+    }
+
+    private void onFailure(final BatchBuffer batch, final SinkException e)
+    {
+        stats.insertFailures.incrementAndGet();
+        stats.table(batch.destination()).onInsertFailed(e.retriable()
+            ? TableStats.RETRIABLE
+            : TableStats.PERMANENT);
+        final String reason = "insert of " + batch.rowCount() + " rows into " + batch.destination().sqlTable()
+            + " via " + writer.describe() + " failed: " + e.getMessage();
+        lastError = reason;
+        if (!e.retriable())
+        {
+            LOG.atError().addKeyValue("table", batch.destination().toString())
+                .log("{}: {} (not retriable; the partitions of these records stop here)", name, reason);
+            failRows(batch, e.code(), reason);
+            batch.release();
+            done();
+            return;
+        }
+        final long now = System.nanoTime();
+        final boolean opened = breaker.onFailure(now);
+        if (attempt == 1 || opened || attempt % 20 == 0)
+        {
+            LOG.atWarn().addKeyValue("table", batch.destination().toString())
+                .log("{}: {} (retriable, attempt {}, retrying in {} ms{})", name, reason, attempt,
+                    TimeUnit.NANOSECONDS.toMillis(backoffWaitNanos), opened ? "; circuit breaker open" : "");
+        }
+        retryAtNanos = now + backoffWaitNanos;
+        backoffWaitNanos = Math.min(backoffWaitNanos * 2, backoffMaxNanos);
     }
 
     private void onWritten(final BatchBuffer batch, final long startNanos, final long endNanos)

@@ -1,5 +1,6 @@
 package io.sluice.core.gather;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -7,6 +8,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,12 +24,14 @@ import io.sluice.core.gather.batch.BatchBuffer;
 import io.sluice.core.gather.batch.BatchPool;
 import io.sluice.core.gather.batch.Destination;
 import io.sluice.core.gather.split.BranchHandle;
+import io.sluice.core.gather.split.ChunkConfig;
 import io.sluice.core.gather.split.Emitter;
 import io.sluice.core.gather.split.RecordDecoder;
 import io.sluice.core.gather.split.RowEncoder;
 import io.sluice.core.gather.split.ShardRouter;
 import io.sluice.core.gather.split.Split;
 import io.sluice.core.gather.split.SplitClassifier;
+import io.sluice.core.stage.Failpoints;
 import io.sluice.core.stage.PipelineControl;
 import io.sluice.core.stage.PipelineStats;
 import io.sluice.core.stage.TopicRegistry;
@@ -38,7 +43,9 @@ import io.sluice.ringbuffers.RecordEvent;
  * builds the view once (for JSON: one pass of path extraction), the split's classifier emits it to one branch (or
  * none: the unmatched policy applies), the branch's destination is looked up by topic (resolved once per topic), the
  * shard router picks the shard, the row is encoded straight into the open batch of (destination, shard), and the
- * sealer hands a batch to its insert worker on {@code max_rows}, {@code max_bytes} or {@code linger_ms}.
+ * {@link Sealer} seals a batch on {@code max_rows}, {@code max_bytes}, {@code linger_ms}, pool exhaustion or a flush
+ * and hands it to the {@link SealedBatchQueue} of its shard's insert worker. When a queue is full (or the pool has no
+ * buffer) this stage waits here, which holds the ring and so, through it, the source (back-pressure).
  *
  * <p>Dispatch is O(1): the handle carries the branch index; destinations are cached in arrays indexed by topic id.
  * Nothing here allocates per record in steady state.
@@ -65,31 +72,20 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         final RowEncoder<?> encoder;
         final ShardRouter<Object> router;
         final DestinationResolver.SinkTarget sink;
-        final InsertWorker[][] workers;
         final int shards;
-        final int maxRows;
-        final long maxBytes;
-        final long lingerNanos;
-        final BatchPool pool;
         Destination[] byTopic = new Destination[16];
         String[] errorByTopic = new String[16];
         long[] errorUntilNanos = new long[16];
 
         @SuppressWarnings("unchecked")
-        Branch(final Split.Branch<?> b, final DestinationResolver.SinkTarget sink, final InsertWorker[][] workers,
-            final BatchPool pool)
+        Branch(final Split.Branch<?> b, final DestinationResolver.SinkTarget sink, final int shards)
         {
             this.index = b.index();
             this.name = b.name();
             this.encoder = b.encoder();
             this.router = (ShardRouter<Object>)b.router();
             this.sink = sink;
-            this.workers = workers;
-            this.shards = workers.length;
-            this.maxRows = b.chunk().maxRows();
-            this.maxBytes = b.chunk().maxBytes();
-            this.lingerNanos = TimeUnit.MILLISECONDS.toNanos(b.chunk().lingerMs());
-            this.pool = pool;
+            this.shards = shards;
         }
     }
 
@@ -106,44 +102,77 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
     private final ErrorPolicy unmatched;
     private final ErrorPolicy onError;
     private final RowEmitter emitter = new RowEmitter();
+    private final Sealer sealer;
+    private final NanoClock clock;
 
-    private BatchBuffer[][] open = new BatchBuffer[16][];
-    private long nextDeadlineNanos = Long.MAX_VALUE;
     private long nowNanos;
     private volatile long lastFlushToken;
     private long errorsLogged;
 
     /**
-     * @param pipeline   pipeline name
-     * @param decoder    record → view
-     * @param split      the split
-     * @param onError    record error policy
-     * @param sinks      per branch, the sink it writes to
-     * @param workers    per branch, its sink's insert workers by shard
-     * @param pools      per branch, its batch pool
-     * @param resolver   resolves destinations
-     * @param trackers   the pipeline's ack trackers
-     * @param topics     the pipeline's topic registry
-     * @param overflow   where overflow buffers go back
-     * @param control    the pipeline's run state
-     * @param stats      the pipeline's counters
+     * A route stage on the system clock.
+     *
+     * @param pipeline pipeline name
+     * @param decoder  record → view
+     * @param split    the split
+     * @param onError  record error policy
+     * @param sinks    per branch, the sink it writes to
+     * @param queues   per branch, the queues of its sink's insert workers, by shard then worker
+     * @param pools    per branch, its batch pool
+     * @param resolver resolves destinations
+     * @param trackers the pipeline's ack trackers
+     * @param topics   the pipeline's topic registry
+     * @param overflow where overflow buffers go back
+     * @param control  the pipeline's run state
+     * @param stats    the pipeline's counters
      */
     public RouteStage(final String pipeline, final RecordDecoder<T> decoder, final Split<T> split,
         final ErrorPolicy onError,
-        final List<DestinationResolver.SinkTarget> sinks, final List<InsertWorker[][]> workers,
+        final List<DestinationResolver.SinkTarget> sinks, final List<? extends SealedBatchQueue[][]> queues,
         final List<BatchPool> pools,
         final DestinationResolver resolver, final PartitionTrackers trackers, final TopicRegistry topics,
         final OverflowPool overflow, final PipelineControl control, final PipelineStats stats)
+    {
+        this(pipeline, decoder, split, onError, sinks, queues, pools, resolver, trackers, topics, overflow, control,
+            stats, SystemNanoClock.INSTANCE);
+    }
+
+    /**
+     * @param pipeline pipeline name
+     * @param decoder  record → view
+     * @param split    the split
+     * @param onError  record error policy
+     * @param sinks    per branch, the sink it writes to
+     * @param queues   per branch, the queues of its sink's insert workers, by shard then worker
+     * @param pools    per branch, its batch pool
+     * @param resolver resolves destinations
+     * @param trackers the pipeline's ack trackers
+     * @param topics   the pipeline's topic registry
+     * @param overflow where overflow buffers go back
+     * @param control  the pipeline's run state
+     * @param stats    the pipeline's counters
+     * @param clock    the time source of linger, ring-hop latency and retries, nanoseconds
+     */
+    public RouteStage(final String pipeline, final RecordDecoder<T> decoder, final Split<T> split,
+        final ErrorPolicy onError,
+        final List<DestinationResolver.SinkTarget> sinks, final List<? extends SealedBatchQueue[][]> queues,
+        final List<BatchPool> pools,
+        final DestinationResolver resolver, final PartitionTrackers trackers, final TopicRegistry topics,
+        final OverflowPool overflow, final PipelineControl control, final PipelineStats stats, final NanoClock clock)
     {
         this.pipeline = pipeline;
         this.decoder = decoder;
         this.classifier = split.classifier();
         final List<Split.Branch<?>> bs = split.branches();
         this.branches = new Branch[bs.size()];
+        final List<ChunkConfig> chunks = new ArrayList<>();
         for (int i = 0; i < branches.length; i++)
         {
-            branches[i] = new Branch(bs.get(i), sinks.get(i), workers.get(i), pools.get(i));
+            branches[i] = new Branch(bs.get(i), sinks.get(i), queues.get(i).length);
+            chunks.add(bs.get(i).chunk());
         }
+        this.sealer = new Sealer(chunks, pools, queues, clock, stats);
+        this.clock = clock;
         this.resolver = resolver;
         this.trackers = trackers;
         this.topics = topics;
@@ -182,10 +211,16 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         return lastFlushToken;
     }
 
+    /** @return the sealer of this stage's batches */
+    public Sealer sealer()
+    {
+        return sealer;
+    }
+
     @Override
     public void onBatchStart(final long batchSize, final long queueDepth)
     {
-        nowNanos = System.nanoTime();
+        nowNanos = clock.nanoTime();
     }
 
     @Override
@@ -209,31 +244,41 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
                 }
                 break;
             case RecordEvent.KIND_FLUSH :
-                sealAll(stats.sealedByFlush);
+                sealer.flush();
+                awaitHandOffs();
                 lastFlushToken = event.controlToken();
                 break;
             default :
                 break;
         }
-        if (endOfBatch && nowNanos - nextDeadlineNanos >= 0)
+        if (endOfBatch && nowNanos - sealer.nextDeadlineNanos() >= 0)
         {
-            sealExpired(System.nanoTime());
+            sealExpired();
         }
     }
 
     @Override
     public void onTimeout(final long sequence)
     {
-        final long now = System.nanoTime();
-        nowNanos = now;
-        if (now - nextDeadlineNanos >= 0)
+        nowNanos = clock.nanoTime();
+        if (nowNanos - sealer.nextDeadlineNanos() >= 0)
         {
-            sealExpired(now);
+            sealExpired();
         }
+    }
+
+    private void sealExpired()
+    {
+        sealer.sealExpired(clock.nanoTime());
+        awaitHandOffs();
     }
 
     private void route(final RecordEvent event)
     {
+        if (Failpoints.ENABLED)
+        {
+            Failpoints.check(Failpoints.GATHER_ROUTE, event.offset());
+        }
         if (event.tooLargeBytes() > 0)
         {
             recordError(event, "record of " + event.tooLargeBytes() + " bytes exceeds engine.max_record_bytes", onError,
@@ -306,31 +351,41 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
                 return;
             }
             final int shard = branch.shards == 1 ? 0 : branch.router.shard(row, branch.shards);
-            final BatchBuffer batch = openBatch(branch, dest, shard);
+            final Sealer s = sealer;
+            BatchBuffer batch = s.batchFor(branch.index, dest, shard);
+            if (batch == null)
+            {
+                batch = awaitBatch(branch.index, dest, shard);
+            }
             final Bytes<Void> rows = batch.rows();
             final long start = rows.writePosition();
             @SuppressWarnings("unchecked")
             final RowEncoder.Bound<R> encoder = (RowEncoder.Bound<R>)dest.encoder();
-            final String error = encoder.encode(row, rows);
+            final String error;
+            try
+            {
+                error = encoder.encode(row, rows);
+            }
+            catch (final RuntimeException | Error ex)
+            {
+                // a half-written row must never reach the table: the batch ends where the row began
+                rows.writePosition(start);
+                s.discardIfEmpty(batch);
+                throw ex;
+            }
             if (error != null)
             {
                 rows.writePosition(start);
                 recordError(ev, error + " (table " + dest + ")", onError, stats.droppedInvalid);
-                if (batch.rowCount() == 0)
-                {
-                    closeEmpty(batch);
-                }
+                s.discardIfEmpty(batch);
                 return;
             }
             batch.addRow(ev.trackerId(), ev.trackerGeneration(), ev.offset(), ev.timestampMs());
             stats.recordsRouted.lazySet(stats.recordsRouted.get() + 1);
-            if (batch.rowCount() >= branch.maxRows)
+            s.rowAppended(branch.index, batch);
+            if (s.handOffsPending() > 0)
             {
-                seal(batch, stats.sealedByRows);
-            }
-            else if (rows.writePosition() >= branch.maxBytes)
-            {
-                seal(batch, stats.sealedByBytes);
+                awaitHandOffs();
             }
         }
     }
@@ -381,10 +436,6 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
                             r.destination());
                         branch.errorByTopic[topicId] = null;
                     }
-                    if (r.destination().id() >= open.length)
-                    {
-                        open = Arrays.copyOf(open, Math.max(r.destination().id() + 1, open.length * 2));
-                    }
                     return r.destination();
                 }
                 if (!r.retriable() || control.stopRequested())
@@ -404,6 +455,7 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
                 LOG.warn("{}: cannot resolve the destination of topic {} yet: {} (retrying in {} ms)", pipeline,
                     topics.name(topicId), r.error(), waitMs);
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(waitMs));
+                nowNanos = clock.nanoTime();
                 waitMs = Math.min(waitMs * 2, 5000);
             }
         }
@@ -412,142 +464,34 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         return null;
     }
 
-    private BatchBuffer openBatch(final Branch branch, final Destination dest, final int shard)
+    /**
+     * Waits until the branch's pool has a buffer for (destination, shard), sealing its oldest open batch each time
+     * it has none (the buffers come back once their batches are written).
+     */
+    private BatchBuffer awaitBatch(final int branch, final Destination dest, final int shard)
     {
-        BatchBuffer[] perShard = open[dest.id()];
-        if (perShard == null)
+        BatchBuffer batch;
+        while ((batch = sealer.batchFor(branch, dest, shard)) == null)
         {
-            perShard = new BatchBuffer[branch.shards];
-            open[dest.id()] = perShard;
-        }
-        BatchBuffer batch = perShard[shard];
-        if (batch != null)
-        {
-            return batch;
-        }
-        while ((batch = branch.pool.tryAcquire()) == null)
-        {
-            // every buffer of this branch is open, queued or being inserted: seal the oldest open one (it comes back
-            // once written), then wait for a worker to give a buffer back
-            sealOldestOpen(branch);
+            awaitHandOffs();
             waitForWorker();
         }
-        batch.open(dest, shard, nowNanos);
-        perShard[shard] = batch;
-        final long deadline = nowNanos + branch.lingerNanos;
-        if (deadline - nextDeadlineNanos < 0)
-        {
-            nextDeadlineNanos = deadline;
-        }
         return batch;
+    }
+
+    /** Waits until every sealed batch has been taken by its insert worker's queue (back-pressure). */
+    private void awaitHandOffs()
+    {
+        while (sealer.retryHandOffs() > 0)
+        {
+            waitForWorker();
+        }
     }
 
     private void waitForWorker()
     {
         LockSupport.parkNanos(50_000);
-        nowNanos = System.nanoTime();
-    }
-
-    private void sealOldestOpen(final Branch branch)
-    {
-        BatchBuffer oldest = null;
-        for (final BatchBuffer[] perShard : open)
-        {
-            if (perShard == null)
-            {
-                continue;
-            }
-            for (final BatchBuffer b : perShard)
-            {
-                if (b != null && b.destination().branch() == branch.index && b.rowCount() > 0
-                    && (oldest == null || b.openedNanos() - oldest.openedNanos() < 0))
-                {
-                    oldest = b;
-                }
-            }
-        }
-        if (oldest != null)
-        {
-            seal(oldest, stats.sealedByPool);
-        }
-    }
-
-    private void closeEmpty(final BatchBuffer batch)
-    {
-        open[batch.destination().id()][batch.shard()] = null;
-        batch.release();
-    }
-
-    private void seal(final BatchBuffer batch, final AtomicLong reason)
-    {
-        open[batch.destination().id()][batch.shard()] = null;
-        if (batch.rowCount() == 0)
-        {
-            batch.release();
-            return;
-        }
-        final InsertWorker[] shardWorkers = branches[batch.destination().branch()].workers[batch.shard()];
-        final InsertWorker worker = shardWorkers[batch.destination().id() % shardWorkers.length];
-        batch.sealedNanos(System.nanoTime());
-        while (!worker.offer(batch))
-        {
-            if (worker.finished())
-            {
-                // the worker stopped (shutdown abandoned it): the rows stay unacknowledged and are re-read later
-                batch.release();
-                return;
-            }
-            waitForWorker();
-        }
-        reason.lazySet(reason.get() + 1);
-    }
-
-    private void sealAll(final AtomicLong reason)
-    {
-        for (final BatchBuffer[] perShard : open)
-        {
-            if (perShard == null)
-            {
-                continue;
-            }
-            for (final BatchBuffer b : perShard)
-            {
-                if (b != null)
-                {
-                    seal(b, reason);
-                }
-            }
-        }
-        nextDeadlineNanos = Long.MAX_VALUE;
-    }
-
-    private void sealExpired(final long now)
-    {
-        long next = Long.MAX_VALUE;
-        for (final BatchBuffer[] perShard : open)
-        {
-            if (perShard == null)
-            {
-                continue;
-            }
-            for (final BatchBuffer b : perShard)
-            {
-                if (b == null)
-                {
-                    continue;
-                }
-                final long deadline = b.openedNanos() + branches[b.destination().branch()].lingerNanos;
-                if (now - deadline >= 0)
-                {
-                    seal(b, stats.sealedByLinger);
-                }
-                else if (deadline - next < 0)
-                {
-                    next = deadline;
-                }
-            }
-        }
-        nextDeadlineNanos = next;
+        nowNanos = clock.nanoTime();
     }
 
     private String where(final RecordEvent event)

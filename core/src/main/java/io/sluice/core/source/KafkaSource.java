@@ -11,13 +11,14 @@ import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Pattern;
 
-import org.agrona.ExpandableDirectByteBuffer;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.SystemNanoClock;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -36,35 +37,38 @@ import io.sluice.core.ack.PartitionTrackers;
 import io.sluice.core.stage.Downstream;
 import io.sluice.core.stage.PipelineControl;
 import io.sluice.core.stage.PipelineStats;
+import io.sluice.core.stage.StageAgents;
 import io.sluice.core.stage.TopicRegistry;
 import io.sluice.ringbuffers.OverflowPool;
 import io.sluice.ringbuffers.RecordEvent;
 
 /**
- * The source stage: owns the {@link KafkaConsumer} (which is not thread-safe) and runs on its own thread. It polls,
- * copies each record once into a pooled off-heap ring slot, registers the offset with the partition's
- * {@link AckTracker}, publishes the slot, and periodically commits each partition's watermark (the next offset not
- * yet durably written everywhere).
+ * The source stage: owns the {@link KafkaConsumer} (which is not thread-safe) and runs on its own thread, an Agrona
+ * {@link Agent} whose runner idles with the source stage's idle strategy when a duty cycle did nothing. It polls,
+ * copies each record once into a pooled off-heap ring slot ({@link PolledRecords} through the {@link RingPublisher}),
+ * registers the offset with the partition's {@link AckTracker}, publishes the slot, and periodically commits each
+ * partition's watermark (the next offset not yet durably written everywhere). In the fused layout the stages after
+ * the ring run on this thread too, through {@link Downstream#pump()}.
  *
  * <p>Back-pressure, not buffering: when the ring, a partition's ack window or the overflow pool is full, the source
  * keeps the rest of the poll, pauses every assigned partition, and resumes once everything kept has been published.
  *
- * <p>Stopping: on {@link PipelineControl#requestStop()} (or a failure) the source stops publishing, asks the
- * downstream stages to flush, waits until they are idle (bounded by {@code drain_timeout_ms}), commits what is
- * acknowledged and closes the consumer. A rebalance does the same for the revoked partitions before giving them up.
+ * <p>Stopping: on {@link PipelineControl#requestStop()} (or a failure) the duty cycle ends the agent; its
+ * {@link #onClose()} stops publishing, asks the downstream stages to flush, waits until they are idle (bounded by
+ * {@code drain_timeout_ms}), commits what is acknowledged and closes the consumer. A rebalance does the same for the revoked partitions before giving them up.
  *
  * <p>Re-reading ({@link #rereadOnFailure}, off by default): when a record of a partition fails (its tracker is
  * failed), the source pauses that partition and drops what it kept of it, waits until every record it published of
  * that partition has settled downstream ({@link Downstream#settledThrough}) and a backoff has passed, then seeks the
  * partition back to its watermark and resets its tracker (a new generation: late acknowledgements of the old one
- * are ignored) so the nacked batch is read again. The backoff doubles per failure at the same watermark. The stall
- * clock does not restart with a re-read: a partition whose watermark has not passed the failed offset for
- * {@code checkpoint.stalled_fail_after_ms} ends the run, naming the record and the reason.
+ * are ignored) so the nacked batch is read again ({@link RereadSchedule}). The backoff doubles per failure at the
+ * same watermark. The stall clock does not restart with a re-read: a partition whose watermark has not passed the
+ * failed offset for {@code checkpoint.stalled_fail_after_ms} ends the run, naming the record and the reason
+ * ({@link StallWatch}).
  */
-public final class KafkaSource implements Runnable
+public final class KafkaSource implements Agent
 {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaSource.class);
-    private static final long NO_FAILURE = Long.MIN_VALUE;
 
     /** Settings of the source, from the sink's configuration. */
     public record Settings(
@@ -87,65 +91,30 @@ public final class KafkaSource implements Runnable
     }
 
     private final Settings settings;
-    private final RingBuffer<RecordEvent> ring;
-    private final OverflowPool overflow;
+    private final RingPublisher publisher;
+    private final PolledRecords polled;
+    private final StallWatch stallWatch;
     private final PartitionTrackers trackers;
     private final TopicRegistry topics;
     private final PipelineControl control;
     private final PipelineStats stats;
     private final Downstream downstream;
-    private final Map<TopicPartition, PartitionState> assigned = new HashMap<>();
+    private final IdleStrategy idle;
+    private final Duration pollTimeout;
+    private final Map<TopicPartition, KafkaPartition> assigned = new HashMap<>();
     private final Map<TopicPartition, OffsetAndMetadata> commitScratch = new HashMap<>();
 
     private KafkaConsumer<ByteBuffer, ByteBuffer> consumer;
-    private final List<TopicPartition> pendingPartitions = new ArrayList<>();
-    private ConsumerRecords<ByteBuffer, ByteBuffer> pendingRecords;
-    private int pendingPartitionIndex;
-    private List<ConsumerRecord<ByteBuffer, ByteBuffer>> pendingList;
-    private PartitionState pendingState;
-    private int pendingRecordIndex;
-    private final int slotCapacity;
     private boolean paused;
     private long nextCommitNanos;
     private long nextCaughtUpCheckNanos;
     private long flushToken;
     private volatile boolean finished;
     private volatile boolean caughtUp;
-    private long rereadBackoffNanos;
-    private long rereadBackoffMaxNanos;
-    private PartitionState[] partitionArray = new PartitionState[0];
+    private long rereadBackoffMs;
+    private long rereadBackoffMaxMs;
+    private KafkaPartition[] partitionArray = new KafkaPartition[0];
     private int holdingCount;
-
-    /** Per assigned partition, source thread only. */
-    private static final class PartitionState
-    {
-        final TopicPartition tp;
-        final int topicId;
-        final int trackerId;
-        final AckTracker tracker;
-        long committed;
-        /** Ring sequence of the last record published from this partition. */
-        long lastSequence = -1;
-        /** Re-read: paused after a failure, waiting for its records to settle and the backoff to pass. */
-        boolean holding;
-        /** When a failure at {@link #failOffset} was first seen ({@code NO_FAILURE}: none); survives re-reads. */
-        long failSinceNanos = NO_FAILURE;
-        long failOffset = -1;
-        String failReason;
-        long backoffNanos;
-        long rereadAtNanos;
-        int rereads;
-
-        PartitionState(final TopicPartition tp, final int topicId, final int trackerId, final AckTracker tracker,
-            final long committed)
-        {
-            this.tp = tp;
-            this.topicId = topicId;
-            this.trackerId = trackerId;
-            this.tracker = tracker;
-            this.committed = committed;
-        }
-    }
 
     /**
      * @param settings   the source's settings
@@ -156,25 +125,34 @@ public final class KafkaSource implements Runnable
      * @param control    the pipeline's run state
      * @param stats      the pipeline's counters
      * @param downstream the stages after the ring
+     * @param idle       the source stage's idle strategy: the agent's runner idles with it, and so does the drain
      */
     public KafkaSource(final Settings settings, final RingBuffer<RecordEvent> ring, final OverflowPool overflow,
         final PartitionTrackers trackers, final TopicRegistry topics, final PipelineControl control,
-        final PipelineStats stats, final Downstream downstream)
+        final PipelineStats stats, final Downstream downstream, final IdleStrategy idle)
     {
         this.settings = settings;
-        this.ring = ring;
-        this.overflow = overflow;
+        this.publisher = new RingPublisher(ring, false, overflow, settings.maxRecordBytes(), SystemNanoClock.INSTANCE);
+        this.polled = new PolledRecords(publisher, settings.copyKeyAndHeaders(), stats);
+        this.stallWatch = new StallWatch(settings.stalledFailAfterMs(), RereadSchedule.Words.OFFSETS);
         this.trackers = trackers;
         this.topics = topics;
         this.control = control;
         this.stats = stats;
         this.downstream = downstream;
-        this.slotCapacity = ring.get(0).slotCapacity();
+        this.idle = idle;
+        this.pollTimeout = Duration.ofMillis(settings.pollTimeoutMs());
+    }
+
+    /** @return the idle strategy to run this agent with */
+    public IdleStrategy idleStrategy()
+    {
+        return idle;
     }
 
     /**
      * Re-reads a partition from its watermark when one of its records fails, instead of holding it until the stall
-     * limit (see the class comment). Call before {@link #run()}.
+     * limit (see the class comment). Call before the agent starts.
      *
      * @param backoffMs    first wait before a re-read, ms ({@code > 0})
      * @param backoffMaxMs longest wait, ms; the wait doubles per failure at the same watermark
@@ -182,8 +160,8 @@ public final class KafkaSource implements Runnable
      */
     public KafkaSource rereadOnFailure(final long backoffMs, final long backoffMaxMs)
     {
-        this.rereadBackoffNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(1, backoffMs));
-        this.rereadBackoffMaxNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(backoffMs, backoffMaxMs));
+        this.rereadBackoffMs = Math.max(1, backoffMs);
+        this.rereadBackoffMaxMs = Math.max(backoffMs, backoffMaxMs);
         return this;
     }
 
@@ -222,7 +200,7 @@ public final class KafkaSource implements Runnable
         return p;
     }
 
-    /** @return true once {@link #run()} returned */
+    /** @return true once the agent has closed (drained, committed, consumer closed) */
     public boolean finished()
     {
         return finished;
@@ -235,62 +213,93 @@ public final class KafkaSource implements Runnable
     }
 
     @Override
-    public void run()
+    public String roleName()
     {
+        return settings.name() + "-source";
+    }
+
+    @Override
+    public void onStart()
+    {
+        consumer = new KafkaConsumer<>(consumerProperties(settings));
+        final Listener listener = new Listener();
+        if (settings.pattern() != null)
+        {
+            consumer.subscribe(settings.pattern(), listener);
+        }
+        else
+        {
+            consumer.subscribe(settings.topics(), listener);
+        }
+        nextCommitNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.commitIntervalMs());
+    }
+
+    /**
+     * One duty cycle: publish what the last poll left (running the fused stages meanwhile), or poll; then commit,
+     * re-read and watch for stalls when due.
+     *
+     * @return records published and polled; 0 when back-pressured or the poll found nothing (the runner idles)
+     * @throws org.agrona.concurrent.AgentTerminationException when the pipeline stops ({@link StageAgents#STOP})
+     */
+    @Override
+    public int doWork()
+    {
+        if (control.stopRequested())
+        {
+            throw StageAgents.STOP;
+        }
         try
         {
-            consumer = new KafkaConsumer<>(consumerProperties(settings));
-            final Listener listener = new Listener();
-            if (settings.pattern() != null)
-            {
-                consumer.subscribe(settings.pattern(), listener);
-            }
-            else
-            {
-                consumer.subscribe(settings.topics(), listener);
-            }
-            loop();
+            return dutyCycle();
         }
         catch (final WakeupException e)
         {
             LOG.debug("{}: consumer woken up", settings.name());
+            throw StageAgents.STOP;
         }
-        catch (final RuntimeException e)
+        catch (final AuthenticationException e)
         {
-            if (e instanceof AuthenticationException)
-            {
-                stats.kafka.onAuthenticationFailure(e.getMessage());
-            }
-            control.fail("source of " + settings.name() + " failed: " + e);
-            LOG.error("{}: source failed", settings.name(), e);
+            // /ready names it; the stage's error handler fails the pipeline with it
+            stats.kafka.onAuthenticationFailure(e.getMessage());
+            throw e;
+        }
+    }
+
+    /** Drains, commits and closes the consumer (also after a failure). */
+    @Override
+    public void onClose()
+    {
+        try
+        {
+            shutdown();
         }
         finally
         {
-            shutdown();
             finished = true;
         }
     }
 
-    private void loop()
+    /** @return the record being published, for the error handler (allocates), or null */
+    public String describeWork()
     {
-        final long pollMs = settings.pollTimeoutMs();
-        nextCommitNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.commitIntervalMs());
-        while (!control.stopRequested())
+        return polled.describe();
+    }
+
+    private int dutyCycle()
+    {
+        if (polled.pending())
         {
-            if (pendingRecords != null)
+            // keep publishing while the stages make room (always, when they run fused on this thread); pause the
+            // partitions only when nothing moves
+            long before;
+            do
             {
-                // keep publishing while the stages make room (always, when they run fused on this thread); pause the
-                // partitions only when nothing moves
-                long before;
-                do
-                {
-                    before = stats.recordsIn.get();
-                    publishPending();
-                    downstream.pump();
-                }
-                while (pendingRecords != null && stats.recordsIn.get() != before);
+                before = stats.recordsIn.get();
+                polled.publish(assigned);
+                downstream.pump();
             }
-            if (pendingRecords != null)
+            while (polled.pending() && stats.recordsIn.get() != before);
+            if (polled.pending())
             {
                 if (!paused)
                 {
@@ -298,28 +307,25 @@ public final class KafkaSource implements Runnable
                     paused = true;
                     stats.backpressurePauses.incrementAndGet();
                 }
-                LockSupport.parkNanos(200_000);
                 housekeeping(true);
-                continue;
+                return 0;
             }
-            if (paused)
-            {
-                resumeAssigned();
-                paused = false;
-            }
-            final ConsumerRecords<ByteBuffer, ByteBuffer> records = consumer.poll(Duration.ofMillis(pollMs));
-            if (!records.isEmpty())
-            {
-                pendingRecords = records;
-                pendingPartitions.clear();
-                pendingPartitions.addAll(records.partitions());
-                pendingPartitionIndex = 0;
-                pendingList = null;
-                publishPending();
-            }
-            downstream.pump();
-            housekeeping(false);
         }
+        if (paused)
+        {
+            resumeAssigned();
+            paused = false;
+        }
+        final ConsumerRecords<ByteBuffer, ByteBuffer> records = consumer.poll(pollTimeout);
+        final int count = records.count();
+        if (count > 0)
+        {
+            polled.take(records);
+            polled.publish(assigned);
+        }
+        downstream.pump();
+        housekeeping(false);
+        return count;
     }
 
     private long lastHeartbeatPollNanos;
@@ -327,7 +333,7 @@ public final class KafkaSource implements Runnable
     private void housekeeping(final boolean blocked)
     {
         final long now = System.nanoTime();
-        if (rereadBackoffNanos > 0)
+        if (rereadBackoffMs > 0)
         {
             rereadFailed(now);
         }
@@ -355,118 +361,10 @@ public final class KafkaSource implements Runnable
         }
     }
 
-    private void publishPending()
-    {
-        while (true)
-        {
-            if (pendingList == null)
-            {
-                if (pendingPartitionIndex == pendingPartitions.size())
-                {
-                    pendingRecords = null;
-                    pendingPartitions.clear();
-                    return;
-                }
-                final TopicPartition tp = pendingPartitions.get(pendingPartitionIndex++);
-                pendingList = pendingRecords.records(tp);
-                pendingState = assigned.get(tp);
-                pendingRecordIndex = 0;
-            }
-            final PartitionState ps = pendingState;
-            final List<ConsumerRecord<ByteBuffer, ByteBuffer>> list = pendingList;
-            final int n = list.size();
-            int i = pendingRecordIndex;
-            // a partition revoked while its records were kept: the new owner re-reads them from the last commit;
-            // a partition waiting to be re-read reads them again after its seek
-            if (ps != null && !ps.holding)
-            {
-                while (i < n)
-                {
-                    if (!tryPublish(ps, list.get(i)))
-                    {
-                        pendingRecordIndex = i;
-                        return;
-                    }
-                    i++;
-                }
-            }
-            pendingList = null;
-            pendingState = null;
-        }
-    }
-
-    /** @return false when back-pressured (nothing was registered or published) */
-    private boolean tryPublish(final PartitionState ps, final ConsumerRecord<ByteBuffer, ByteBuffer> r)
-    {
-        // ByteBufferDeserializer hands over the fetched bytes without copying them into a byte[] first
-        final ByteBuffer value = r.value();
-        final ByteBuffer key = settings.copyKeyAndHeaders() ? r.key() : null;
-        int headerBytes = 0;
-        if (settings.copyKeyAndHeaders())
-        {
-            for (final org.apache.kafka.common.header.Header h : r.headers())
-            {
-                headerBytes += RecordEvent.headerBytesBound(h.key().length(),
-                    h.value() == null ? -1 : h.value().length);
-            }
-        }
-        final int need = RecordEvent.requiredBytes(key == null ? -1 : key.remaining(),
-            value == null ? -1 : value.remaining(), headerBytes);
-        if (!ring.hasAvailableCapacity(1))
-        {
-            return false;
-        }
-        final boolean tooLarge = need > settings.maxRecordBytes();
-        ExpandableDirectByteBuffer overflowBuffer = null;
-        final long sequence;
-        final RecordEvent event;
-        if (!tooLarge && need > slotCapacity)
-        {
-            overflowBuffer = overflow.tryAcquire();
-            if (overflowBuffer == null)
-            {
-                return false;
-            }
-        }
-        if (ps.tracker.tryRegister(r.offset()) != AckTracker.REGISTERED)
-        {
-            overflow.release(overflowBuffer);
-            return false;
-        }
-        sequence = ring.next();
-        ps.lastSequence = sequence;
-        event = ring.get(sequence);
-        if (tooLarge)
-        {
-            // the route stage applies on_error to it: the value is not copied
-            event.beginRecord(null, 0, ps.topicId, r.partition(), r.offset(), r.timestamp(), ps.trackerId,
-                ps.tracker.generation());
-            event.markTooLarge(need);
-        }
-        else
-        {
-            event.beginRecord(overflowBuffer, need, ps.topicId, r.partition(), r.offset(), r.timestamp(), ps.trackerId,
-                ps.tracker.generation());
-            event.putValue(value);
-            if (settings.copyKeyAndHeaders())
-            {
-                event.putKey(key);
-                for (final org.apache.kafka.common.header.Header h : r.headers())
-                {
-                    event.putHeader(h.key(), h.value());
-                }
-            }
-        }
-        event.publishNanos(System.nanoTime());
-        ring.publish(sequence);
-        stats.recordsIn.lazySet(stats.recordsIn.get() + 1);
-        return true;
-    }
-
     private void commit(final boolean sync)
     {
         commitScratch.clear();
-        for (final PartitionState ps : assigned.values())
+        for (final KafkaPartition ps : assigned.values())
         {
             final long wm = ps.tracker.watermark();
             if (wm > ps.committed)
@@ -511,7 +409,7 @@ public final class KafkaSource implements Runnable
     {
         for (final Map.Entry<TopicPartition, OffsetAndMetadata> e : offsets.entrySet())
         {
-            final PartitionState ps = assigned.get(e.getKey());
+            final KafkaPartition ps = assigned.get(e.getKey());
             if (ps != null && e.getValue().offset() > ps.committed)
             {
                 ps.committed = e.getValue().offset();
@@ -521,23 +419,12 @@ public final class KafkaSource implements Runnable
 
     private void checkStalls(final long now)
     {
-        final long limit = TimeUnit.MILLISECONDS.toNanos(settings.stalledFailAfterMs());
-        for (final PartitionState ps : assigned.values())
+        for (final KafkaPartition ps : assigned.values())
         {
-            final AckTracker t = ps.tracker;
-            final long wm = t.watermark();
-            // a re-read restarts the tracker's clock, so a failure keeps its own
-            final boolean failedTooLong = ps.failSinceNanos != NO_FAILURE && now - ps.failSinceNanos > limit;
-            if (failedTooLong || t.registeredEnd() > wm && now - t.lastProgressNanos() > limit)
+            if (stallWatch.stalled(now, ps.tracker, ps.failSinceNanos()))
             {
-                final String why = t.failed()
-                    ? t.failureReason()
-                    : ps.failReason != null
-                        ? ps.failReason
-                        : downstream.describeStall();
-                control.fail("partition " + ps.tp + " made no progress for " + settings.stalledFailAfterMs()
-                    + " ms (checkpoint.stalled_fail_after_ms) at offset " + wm + ": "
-                    + (why == null || why.isEmpty() ? "records are still in flight" : why));
+                control.fail(stallWatch.message(ps.tp, ps.tracker, ps.reread == null ? null : ps.reread.failReason(),
+                    downstream));
                 return;
             }
         }
@@ -546,7 +433,7 @@ public final class KafkaSource implements Runnable
     /** Consumer lag per partition for the metrics: the client's cached log-end offset minus its position. */
     private void sampleLag()
     {
-        for (final PartitionState ps : partitionArray)
+        for (final KafkaPartition ps : partitionArray)
         {
             final OptionalLong lag = consumer.currentLag(ps.tp);
             stats.consumerLag(ps.trackerId, lag.isPresent() ? lag.getAsLong() : -1);
@@ -560,7 +447,7 @@ public final class KafkaSource implements Runnable
             return;
         }
         final Map<TopicPartition, Long> ends = consumer.endOffsets(assigned.keySet(), Duration.ofSeconds(10));
-        for (final PartitionState ps : assigned.values())
+        for (final KafkaPartition ps : assigned.values())
         {
             final Long end = ends.get(ps.tp);
             if (end == null || ps.committed < end)
@@ -576,95 +463,38 @@ public final class KafkaSource implements Runnable
 
     /**
      * Re-reading: holds a partition whose tracker failed, then seeks it back to its watermark once what it published
-     * has settled and the backoff has passed. Source thread; allocates only when a partition fails or is re-read.
+     * has settled and the backoff has passed ({@link RereadSchedule}). Source thread; allocates only when a partition
+     * fails or is re-read.
      */
     private void rereadFailed(final long now)
     {
-        final PartitionState[] states = partitionArray;
-        for (final PartitionState ps : states)
+        final KafkaPartition[] states = partitionArray;
+        for (final KafkaPartition ps : states)
         {
             final AckTracker t = ps.tracker;
-            if (!ps.holding)
+            switch (ps.reread.poll(now, t, downstream, ps.lastSequence))
             {
-                if (!t.failed())
-                {
-                    if (ps.failSinceNanos != NO_FAILURE && t.watermark() > ps.failOffset)
+                case RereadSchedule.HOLD -> {
+                    holdingCount++;
+                    consumer.pause(List.of(ps.tp));
+                    polled.drop(ps);
+                }
+                case RereadSchedule.REREAD -> {
+                    final long wm = t.watermark();
+                    consumer.seek(ps.tp, wm);
+                    t.reset(wm);
+                    ps.reread.rereading(wm);
+                    holdingCount--;
+                    if (!paused)
                     {
-                        LOG.info("{}: {} moved past offset {} after {} re-read(s)", settings.name(), ps.tp,
-                            ps.failOffset,
-                            ps.rereads);
-                        ps.failSinceNanos = NO_FAILURE;
-                        ps.failReason = null;
-                        ps.backoffNanos = 0;
-                        ps.rereads = 0;
+                        consumer.resume(List.of(ps.tp));
                     }
-                    continue;
                 }
-                hold(ps, t, now);
-            }
-            else if (now - ps.rereadAtNanos >= 0 && downstream.settledThrough(ps.lastSequence))
-            {
-                final long wm = t.watermark();
-                consumer.seek(ps.tp, wm);
-                t.reset(wm);
-                ps.holding = false;
-                holdingCount--;
-                ps.rereads++;
-                if (!paused)
-                {
-                    consumer.resume(List.of(ps.tp));
+                default -> {
+                    // running, or still holding
                 }
-                LOG.debug("{}: {} re-reading from offset {} (re-read {})", settings.name(), ps.tp, wm, ps.rereads);
             }
         }
-    }
-
-    private void hold(final PartitionState ps, final AckTracker t, final long now)
-    {
-        final long failed = t.failedOffset();
-        ps.holding = true;
-        holdingCount++;
-        final boolean again = ps.failSinceNanos != NO_FAILURE && failed == ps.failOffset;
-        if (ps.failSinceNanos == NO_FAILURE)
-        {
-            ps.failSinceNanos = now;
-        }
-        ps.failOffset = failed;
-        ps.failReason = t.failureReason();
-        ps.backoffNanos = ps.backoffNanos == 0
-            ? rereadBackoffNanos
-            : Math.min(ps.backoffNanos * 2, rereadBackoffMaxNanos);
-        ps.rereadAtNanos = now + ps.backoffNanos;
-        consumer.pause(List.of(ps.tp));
-        if (pendingState == ps)
-        {
-            pendingList = null;
-            pendingState = null;
-        }
-        if (control.failed())
-        {
-            LOG.debug("{}: {} nacked at offset {} while the pipeline stops: {}", settings.name(), ps.tp, failed,
-                ps.failReason);
-            return;
-        }
-        if (again)
-        {
-            LOG.atInfo().addKeyValue("topic", ps.tp.topic()).addKeyValue("partition", ps.tp.partition())
-                .addKeyValue("offset", failed)
-                .log("{}: {} still failing at offset {} after {} re-read(s); re-reading in {} ms (failing for {} ms of "
-                    + "checkpoint.stalled_fail_after_ms = {})", settings.name(), ps.tp, failed, ps.rereads,
-                    TimeUnit.NANOSECONDS.toMillis(ps.backoffNanos),
-                    TimeUnit.NANOSECONDS.toMillis(now - ps.failSinceNanos),
-                    settings.stalledFailAfterMs());
-            return;
-        }
-        LOG.atWarn().addKeyValue("topic", ps.tp.topic()).addKeyValue("partition", ps.tp.partition())
-            .addKeyValue("offset", failed)
-            .log("{}: {} nacked at offset {}: {}; nothing past offset {} is committed; re-reading in {} ms once its "
-                + "records in flight have settled (the run ends if it still fails after checkpoint.stalled_fail_after_ms = {})",
-                settings.name(), ps.tp, failed, ps.failReason, t.watermark(),
-                TimeUnit.NANOSECONDS.toMillis(ps.backoffNanos),
-                settings.stalledFailAfterMs());
     }
 
     private void resumeAssigned()
@@ -675,9 +505,9 @@ public final class KafkaSource implements Runnable
             return;
         }
         final List<TopicPartition> resume = new ArrayList<>();
-        for (final PartitionState ps : partitionArray)
+        for (final KafkaPartition ps : partitionArray)
         {
-            if (!ps.holding)
+            if (!ps.holding())
             {
                 resume.add(ps.tp);
             }
@@ -689,6 +519,7 @@ public final class KafkaSource implements Runnable
     private boolean drain(final String why)
     {
         flush();
+        idle.reset();
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.drainTimeoutMs());
         long nextLog = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (true)
@@ -711,16 +542,14 @@ public final class KafkaSource implements Runnable
                 LOG.info("{}: {}: waiting for in-flight batches: {}", settings.name(), why, downstream.describeStall());
                 nextLog = now + TimeUnit.SECONDS.toNanos(5);
             }
-            LockSupport.parkNanos(1_000_000);
+            idle.idle();
         }
         return true;
     }
 
     private void flush()
     {
-        final long sequence = ring.next();
-        ring.get(sequence).beginControl(RecordEvent.KIND_FLUSH, ++flushToken);
-        ring.publish(sequence);
+        publisher.publishControl(RecordEvent.KIND_FLUSH, ++flushToken);
     }
 
     private void shutdown()
@@ -731,16 +560,14 @@ public final class KafkaSource implements Runnable
         }
         try
         {
-            pendingRecords = null;
-            pendingList = null;
-            pendingState = null;
+            polled.clear();
             final boolean idle = drain(control.failed() ? "stopping after failure" : "stopping");
             if (!idle)
             {
                 downstream.abandon();
             }
             commit(true);
-            for (final PartitionState ps : assigned.values())
+            for (final KafkaPartition ps : assigned.values())
             {
                 LOG.info("{}: {} committed offset {}{}", settings.name(), ps.tp, ps.committed,
                     ps.tracker.failed()
@@ -756,7 +583,7 @@ public final class KafkaSource implements Runnable
         {
             try
             {
-                consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(10)));
+                consumer.close(CloseOptions.timeout(Duration.ofSeconds(10)));
             }
             catch (final RuntimeException e)
             {
@@ -769,12 +596,12 @@ public final class KafkaSource implements Runnable
     public String describePartitions()
     {
         final StringBuilder sb = new StringBuilder();
-        final List<PartitionState> states;
+        final List<KafkaPartition> states;
         synchronized (this)
         {
             states = new ArrayList<>(assigned.values());
         }
-        for (final PartitionState ps : states)
+        for (final KafkaPartition ps : states)
         {
             sb.append(ps.tp).append(" committed=").append(ps.committed).append(' ');
         }
@@ -819,12 +646,15 @@ public final class KafkaSource implements Runnable
                 final long position = consumer.position(tp, Duration.ofSeconds(30));
                 final OffsetAndMetadata c = committed.get(tp);
                 final AckTracker tracker = trackers.trackerFor(tp, position);
-                final PartitionState ps = new PartitionState(tp, topics.idOf(tp.topic()), trackers.idOf(tp), tracker,
-                    c == null ? position : c.offset());
+                final KafkaPartition ps = new KafkaPartition(tp, topics.idOf(tp.topic()), trackers.idOf(tp), tracker,
+                    c == null ? position : c.offset(), rereadBackoffMs == 0
+                        ? null
+                        : new RereadSchedule(settings.name(), tp, RereadSchedule.Words.OFFSETS, rereadBackoffMs,
+                            rereadBackoffMaxMs, settings.stalledFailAfterMs(), control));
                 synchronized (KafkaSource.this)
                 {
                     assigned.put(tp, ps);
-                    partitionArray = assigned.values().toArray(new PartitionState[0]);
+                    partitionArray = assigned.values().toArray(new KafkaPartition[0]);
                 }
                 LOG.atInfo().addKeyValue("topic", tp.topic()).addKeyValue("partition", tp.partition())
                     .addKeyValue("offset", position)
@@ -846,17 +676,17 @@ public final class KafkaSource implements Runnable
             {
                 for (final TopicPartition tp : partitions)
                 {
-                    final PartitionState ps = assigned.remove(tp);
-                    if (ps != null && ps == pendingState)
+                    final KafkaPartition ps = assigned.remove(tp);
+                    if (ps != null)
                     {
-                        pendingState = null;
+                        polled.drop(ps);
                     }
-                    if (ps != null && ps.holding)
+                    if (ps != null && ps.holding())
                     {
                         holdingCount--;
                     }
                 }
-                partitionArray = assigned.values().toArray(new PartitionState[0]);
+                partitionArray = assigned.values().toArray(new KafkaPartition[0]);
             }
         }
     }

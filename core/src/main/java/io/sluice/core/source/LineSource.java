@@ -3,13 +3,15 @@ package io.sluice.core.source;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.zip.GZIPInputStream;
 
 import org.agrona.ExpandableArrayBuffer;
-import org.agrona.ExpandableDirectByteBuffer;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.SystemNanoClock;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,8 +22,10 @@ import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
 import io.sluice.core.naming.TopicNameSanitizer;
 import io.sluice.core.stage.Downstream;
+import io.sluice.core.stage.Failpoints;
 import io.sluice.core.stage.PipelineControl;
 import io.sluice.core.stage.PipelineStats;
+import io.sluice.core.stage.StageAgents;
 import io.sluice.ringbuffers.OverflowPool;
 import io.sluice.ringbuffers.RecordEvent;
 
@@ -47,12 +51,12 @@ import io.sluice.ringbuffers.RecordEvent;
  * <p>End: once the input is exhausted and every line is acknowledged, the source asks its pipeline to stop (exit 0).
  * A line longer than {@code engine.max_record_bytes} is not kept: it fails with its size.
  *
- * <p>Threads: {@link #run()} on its own thread (the only producer of the ring); the getters from any thread.
+ * <p>Threads: an Agrona {@link Agent} on its own thread (the only producer of the ring), run with the source stage's
+ * idle strategy; the getters from any thread.
  */
-public final class LineSource implements Runnable
+public final class LineSource implements Agent
 {
     private static final Logger LOG = LoggerFactory.getLogger(LineSource.class);
-    private static final long NO_FAILURE = Long.MIN_VALUE;
 
     /** Opens the input (called once, on the source thread). */
     public interface Input
@@ -88,15 +92,17 @@ public final class LineSource implements Runnable
 
     private final Settings settings;
     private final Input input;
-    private final RingBuffer<RecordEvent> ring;
-    private final OverflowPool overflow;
+    private final RingPublisher publisher;
+    private final RecordClaim claim = new RecordClaim();
+    private final RereadSchedule reread;
+    private final StallWatch stallWatch;
     private final PipelineControl control;
     private final PipelineStats stats;
     private final Downstream downstream;
+    private final IdleStrategy idle;
     private final AckTracker tracker;
     private final int trackerId;
     private final ReplayLog replay;
-    private final int slotCapacity;
     private final byte[] chunk = new byte[1 << 16];
     private final ExpandableArrayBuffer line = new ExpandableArrayBuffer(1 << 12);
 
@@ -110,13 +116,7 @@ public final class LineSource implements Runnable
     private boolean lineStaged;
     private long cursor;
     private long lastSequence = -1;
-    private boolean holding;
-    private long failSinceNanos = NO_FAILURE;
-    private long failOffset = -1;
-    private String failReason;
-    private long backoffNanos;
-    private long replayAtNanos;
-    private int replays;
+    private long currentLine;
     private long nextCheckNanos;
     private long flushToken;
     private volatile boolean finished;
@@ -133,23 +133,26 @@ public final class LineSource implements Runnable
      * @param control    the pipeline's run state
      * @param stats      the pipeline's counters (records in, back-pressure pauses)
      * @param downstream the stages after the ring
+     * @param idle       the source stage's idle strategy: the agent's runner idles with it, and so does the drain
      */
     public LineSource(final Settings settings, final Input input, final RingBuffer<RecordEvent> ring,
         final OverflowPool overflow, final PartitionTrackers trackers, final PipelineControl control,
-        final PipelineStats stats, final Downstream downstream)
+        final PipelineStats stats, final Downstream downstream, final IdleStrategy idle)
     {
         this.settings = settings;
         this.input = input;
-        this.ring = ring;
-        this.overflow = overflow;
+        this.publisher = new RingPublisher(ring, false, overflow, Integer.MAX_VALUE, SystemNanoClock.INSTANCE);
+        this.reread = new RereadSchedule(settings.name(), settings.displayName(), RereadSchedule.Words.LINES,
+            settings.backoffMs(), settings.backoffMaxMs(), settings.stalledFailAfterMs(), control);
+        this.stallWatch = new StallWatch(settings.stalledFailAfterMs(), RereadSchedule.Words.LINES);
         this.control = control;
         this.stats = stats;
         this.downstream = downstream;
+        this.idle = idle;
         final TopicPartition tp = new TopicPartition(settings.displayName(), 0);
         this.tracker = trackers.trackerFor(tp, 0);
         this.trackerId = trackers.idOf(tp);
         this.replay = new ReplayLog(settings.replayBytes());
-        this.slotCapacity = ring.get(0).slotCapacity();
     }
 
     /** @return the id of this source's tracker in the pipeline's {@link PartitionTrackers} */
@@ -158,7 +161,7 @@ public final class LineSource implements Runnable
         return trackerId;
     }
 
-    /** @return true once {@link #run()} returned */
+    /** @return true once the agent has closed (drained, checkpoint saved, input closed) */
     public boolean finished()
     {
         return finished;
@@ -171,26 +174,112 @@ public final class LineSource implements Runnable
     }
 
     @Override
-    public void run()
+    public String roleName()
+    {
+        return settings.name() + "-source";
+    }
+
+    /** Opens the input and, with a {@code checkpoint_file}, resumes where the last run stopped. */
+    @Override
+    public void onStart()
     {
         try
         {
             in = openInput();
-            if (settings.checkpointFile() == null || resume())
+            if (settings.checkpointFile() != null && !resume())
             {
-                loop();
+                return; // the pipeline has been failed with the reason: the first duty cycle stops
             }
         }
-        catch (final IOException | RuntimeException e)
+        catch (final IOException e)
         {
-            control.fail("source " + settings.name() + " (" + settings.displayName() + ") failed: " + e);
-            LOG.error("{}: source failed", settings.name(), e);
+            throw new UncheckedIOException("cannot open " + settings.displayName() + ": " + e.getMessage(), e);
+        }
+        nextCheckNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.statusIntervalMs());
+    }
+
+    /**
+     * One duty cycle: watch for stalls and save the checkpoint when due, wait while a failed batch waits to be
+     * replayed, else publish the next line kept in the replay log, or read the next line into it.
+     *
+     * @return 1 when a line was published or read; 0 when back-pressured or waiting (the runner idles)
+     * @throws IOException when the input cannot be read
+     */
+    @Override
+    public int doWork() throws IOException
+    {
+        if (control.stopRequested())
+        {
+            throw StageAgents.STOP;
+        }
+        final long now = System.nanoTime();
+        replay.trimBefore(tracker.watermark());
+        if (cursor < replay.first())
+        {
+            cursor = replay.first();
+        }
+        if (now - nextCheckNanos >= 0)
+        {
+            nextCheckNanos = now + TimeUnit.MILLISECONDS.toNanos(settings.statusIntervalMs());
+            checkStall(now);
+            saveCheckpoint();
+        }
+        if (replayFailed(now))
+        {
+            return 0;
+        }
+        if (cursor < replay.tail())
+        {
+            // the cursor may sit where the tail was when it caught up; the record appended since may have
+            // started after padding at the end of the buffer
+            cursor = replay.recordAt(cursor);
+            if (publish(cursor))
+            {
+                cursor = replay.next(cursor);
+                return 1;
+            }
+            stats.backpressurePauses.lazySet(stats.backpressurePauses.get() + 1);
+            return 0;
+        }
+        if (!eof || lineStaged)
+        {
+            // false: the replay log is full; acknowledgements trim it
+            return readLine() ? 1 : 0;
+        }
+        if (tracker.watermark() == tracker.registeredEnd() && !tracker.failed())
+        {
+            completed = true;
+            LOG.info("{}: {}: all {} lines read and in Kafka", settings.name(), settings.displayName(), nextLine);
+            control.requestStop();
+            throw StageAgents.STOP;
+        }
+        return 0;
+    }
+
+    /** Drains, saves the checkpoint and closes the input (also after a failure). */
+    @Override
+    public void onClose()
+    {
+        try
+        {
+            shutdown();
         }
         finally
         {
-            shutdown();
             finished = true;
         }
+    }
+
+    /** @return the line being read or published, for the error handler (allocates) */
+    public String describeWork()
+    {
+        return "line " + (currentLine + 1) + " of " + settings.displayName();
+    }
+
+    /** @return the idle strategy to run this agent with */
+    public IdleStrategy idleStrategy()
+    {
+        return idle;
     }
 
     private InputStream openInput() throws IOException
@@ -311,64 +400,6 @@ public final class LineSource implements Runnable
         }
     }
 
-    private void loop() throws IOException
-    {
-        nextCheckNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.statusIntervalMs());
-        while (!control.stopRequested())
-        {
-            final long now = System.nanoTime();
-            replay.trimBefore(tracker.watermark());
-            if (cursor < replay.first())
-            {
-                cursor = replay.first();
-            }
-            if (now - nextCheckNanos >= 0)
-            {
-                nextCheckNanos = now + TimeUnit.MILLISECONDS.toNanos(settings.statusIntervalMs());
-                checkStall(now);
-                saveCheckpoint();
-            }
-            if (replayFailed(now))
-            {
-                LockSupport.parkNanos(1_000_000);
-                continue;
-            }
-            if (cursor < replay.tail())
-            {
-                // the cursor may sit where the tail was when it caught up; the record appended since may have
-                // started after padding at the end of the buffer
-                cursor = replay.recordAt(cursor);
-                if (publish(cursor))
-                {
-                    cursor = replay.next(cursor);
-                }
-                else
-                {
-                    stats.backpressurePauses.lazySet(stats.backpressurePauses.get() + 1);
-                    LockSupport.parkNanos(100_000);
-                }
-                continue;
-            }
-            if (!eof || lineStaged)
-            {
-                if (!readLine())
-                {
-                    // the replay log is full: wait for acknowledgements to trim it
-                    LockSupport.parkNanos(100_000);
-                }
-                continue;
-            }
-            if (tracker.watermark() == tracker.registeredEnd() && !tracker.failed())
-            {
-                completed = true;
-                LOG.info("{}: {}: all {} lines read and in Kafka", settings.name(), settings.displayName(), nextLine);
-                control.requestStop();
-                break;
-            }
-            LockSupport.parkNanos(1_000_000);
-        }
-    }
-
     /** @return false when the replay log had no room (the line stays staged) */
     private boolean readLine() throws IOException
     {
@@ -381,6 +412,7 @@ public final class LineSource implements Runnable
             lineStaged = true;
         }
         final long index = nextLine;
+        currentLine = index;
         final boolean kept;
         if (lineBytes > settings.maxRecordBytes())
         {
@@ -464,42 +496,39 @@ public final class LineSource implements Runnable
     private boolean publish(final long position)
     {
         final long index = replay.line(position);
+        currentLine = index;
         final int length = replay.length(position);
         final int tooLarge = replay.tooLargeBytes(position);
-        if (!ring.hasAvailableCapacity(1))
+        final RecordClaim c = claim;
+        // a line above max_record_bytes was not kept: a slot of its own carries its size to the route stage
+        if (publisher.tryClaim(tooLarge > 0 ? 0 : length, tracker, index, c) != RingPublisher.OFFERED)
         {
             return false;
         }
-        ExpandableDirectByteBuffer overflowBuffer = null;
-        if (tooLarge == 0 && length > slotCapacity)
+        lastSequence = c.sequence();
+        try
         {
-            overflowBuffer = overflow.tryAcquire();
-            if (overflowBuffer == null)
+            final RecordEvent event = c.record(0, 0, index, 0L, trackerId, tracker.generation());
+            if (Failpoints.ENABLED)
             {
-                return false;
+                Failpoints.check(Failpoints.SOURCE, index);
+            }
+            if (tooLarge > 0)
+            {
+                event.markTooLarge(tooLarge);
+            }
+            else
+            {
+                event.putValue(replay.buffer(), replay.bytesIndex(position), length);
+                event.putKey((byte[])null);
             }
         }
-        if (tracker.tryRegister(index) != AckTracker.REGISTERED)
+        catch (final RuntimeException | Error e)
         {
-            overflow.release(overflowBuffer);
-            return false;
+            c.abort();
+            throw e;
         }
-        final long sequence = ring.next();
-        lastSequence = sequence;
-        final RecordEvent event = ring.get(sequence);
-        if (tooLarge > 0)
-        {
-            event.beginRecord(null, 0, 0, 0, index, 0L, trackerId, tracker.generation());
-            event.markTooLarge(tooLarge);
-        }
-        else
-        {
-            event.beginRecord(overflowBuffer, length, 0, 0, index, 0L, trackerId, tracker.generation());
-            event.putValue(replay.buffer(), replay.bytesIndex(position), length);
-            event.putKey((byte[])null);
-        }
-        event.publishNanos(System.nanoTime());
-        ring.publish(sequence);
+        c.commit();
         stats.recordsIn.lazySet(stats.recordsIn.get() + 1);
         return true;
     }
@@ -507,80 +536,27 @@ public final class LineSource implements Runnable
     /** @return true while a failed batch waits to be replayed */
     private boolean replayFailed(final long now)
     {
-        if (!holding)
+        switch (reread.poll(now, tracker, downstream, lastSequence))
         {
-            if (!tracker.failed())
-            {
-                if (failSinceNanos != NO_FAILURE && tracker.watermark() > failOffset)
-                {
-                    LOG.info("{}: {} moved past line {} after {} replay(s)", settings.name(), settings.displayName(),
-                        failOffset + 1, replays);
-                    failSinceNanos = NO_FAILURE;
-                    failReason = null;
-                    backoffNanos = 0;
-                    replays = 0;
-                }
+            case RereadSchedule.RUNNING :
                 return false;
-            }
-            holding = true;
-            final long failed = tracker.failedOffset();
-            final boolean again = failSinceNanos != NO_FAILURE && failed == failOffset;
-            if (failSinceNanos == NO_FAILURE)
-            {
-                failSinceNanos = now;
-            }
-            failOffset = failed;
-            failReason = tracker.failureReason();
-            backoffNanos = backoffNanos == 0
-                ? TimeUnit.MILLISECONDS.toNanos(settings.backoffMs())
-                : Math.min(backoffNanos * 2, TimeUnit.MILLISECONDS.toNanos(settings.backoffMaxMs()));
-            replayAtNanos = now + backoffNanos;
-            if (again)
-            {
-                LOG.info("{}: {} still failing at line {} after {} replay(s); replaying in {} ms (failing for {} ms of "
-                    + "checkpoint.stalled_fail_after_ms = {})", settings.name(), settings.displayName(), failed + 1,
-                    replays, TimeUnit.NANOSECONDS.toMillis(backoffNanos),
-                    TimeUnit.NANOSECONDS.toMillis(now - failSinceNanos),
-                    settings.stalledFailAfterMs());
+            case RereadSchedule.REREAD :
+                final long wm = tracker.watermark();
+                replay.trimBefore(wm);
+                tracker.reset(wm);
+                cursor = replay.first();
+                reread.rereading(wm);
+                return false;
+            default :
                 return true;
-            }
-            LOG.warn("{}: {} nacked at line {}: {}; the source does not advance: replaying from line {} in {} ms once "
-                + "its records in flight have settled (the run ends if it still fails after "
-                + "checkpoint.stalled_fail_after_ms = {})", settings.name(), settings.displayName(), failed + 1,
-                failReason, tracker.watermark() + 1, TimeUnit.NANOSECONDS.toMillis(backoffNanos),
-                settings.stalledFailAfterMs());
-            return true;
         }
-        if (now - replayAtNanos < 0 || !downstream.settledThrough(lastSequence))
-        {
-            return true;
-        }
-        final long wm = tracker.watermark();
-        replay.trimBefore(wm);
-        tracker.reset(wm);
-        cursor = replay.first();
-        holding = false;
-        replays++;
-        LOG.debug("{}: {} replaying from line {} (replay {})", settings.name(), settings.displayName(), wm + 1,
-            replays);
-        return false;
     }
 
     private void checkStall(final long now)
     {
-        final long limit = TimeUnit.MILLISECONDS.toNanos(settings.stalledFailAfterMs());
-        final long wm = tracker.watermark();
-        final boolean failedTooLong = failSinceNanos != NO_FAILURE && now - failSinceNanos > limit;
-        if (failedTooLong || tracker.registeredEnd() > wm && now - tracker.lastProgressNanos() > limit)
+        if (stallWatch.stalled(now, tracker, reread.failSinceNanos()))
         {
-            final String why = tracker.failed()
-                ? tracker.failureReason()
-                : failReason != null
-                    ? failReason
-                    : downstream.describeStall();
-            control.fail(settings.displayName() + " made no progress for " + settings.stalledFailAfterMs()
-                + " ms (checkpoint.stalled_fail_after_ms) at line " + (wm + 1) + ": "
-                + (why == null || why.isEmpty() ? "records are still in flight" : why));
+            control.fail(stallWatch.message(settings.displayName(), tracker, reread.failReason(), downstream));
         }
     }
 
@@ -588,13 +564,12 @@ public final class LineSource implements Runnable
     {
         try
         {
-            final long sequence = ring.next();
-            ring.get(sequence).beginControl(RecordEvent.KIND_FLUSH, ++flushToken);
-            ring.publish(sequence);
+            publisher.publishControl(RecordEvent.KIND_FLUSH, ++flushToken);
             final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.drainTimeoutMs());
+            idle.reset();
             while (!downstream.idle() && System.nanoTime() - deadline < 0)
             {
-                LockSupport.parkNanos(1_000_000);
+                idle.idle();
             }
             if (!downstream.idle())
             {

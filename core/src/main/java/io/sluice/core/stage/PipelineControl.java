@@ -1,15 +1,18 @@
 package io.sluice.core.stage;
 
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The shared run state of one pipeline: whether it should stop, and why it failed. Any stage may fail the pipeline;
  * the source thread observes it, drains what is in flight, commits what is acknowledged and stops. The first
- * failure reason wins. Thread-safe.
+ * failure reason wins. It also counts the unexpected exceptions its stages' {@link StageErrorHandler}s saw.
+ * Thread-safe.
  */
 public final class PipelineControl
 {
     private final AtomicReference<String> failure = new AtomicReference<>();
+    private final AtomicLong stageErrors = new AtomicLong();
     private volatile boolean stopRequested;
 
     /**
@@ -45,5 +48,17 @@ public final class PipelineControl
     public String failureReason()
     {
         return failure.get();
+    }
+
+    /** Counts an unexpected exception in a stage (its {@link StageErrorHandler}; any thread). */
+    public void onStageError()
+    {
+        stageErrors.incrementAndGet();
+    }
+
+    /** @return unexpected exceptions the stages reported so far */
+    public long stageErrors()
+    {
+        return stageErrors.get();
     }
 }

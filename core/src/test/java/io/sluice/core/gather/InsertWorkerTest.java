@@ -8,6 +8,7 @@ import java.util.LinkedList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
@@ -79,9 +80,15 @@ class InsertWorkerTest
             new BusySpinIdleStrategy(), 1, 2);
     }
 
+    /** Runs the worker as the pipeline does: an agent with its idle strategy; an error fails the test's thread. */
+    private static AgentRunner agent(final InsertWorker w)
+    {
+        return new AgentRunner(w.idleStrategy(), e -> e.printStackTrace(), null, w);
+    }
+
     private static void runUntilIdle(final InsertWorker w) throws InterruptedException
     {
-        final Thread t = new Thread(w);
+        final Thread t = new Thread(agent(w));
         t.start();
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!w.idle() && System.nanoTime() < deadline)
@@ -163,7 +170,7 @@ class InsertWorkerTest
         }
         final InsertWorker w = worker(writer, new PipelineStats());
         w.offer(batch(10));
-        final Thread t = new Thread(w);
+        final Thread t = new Thread(agent(w));
         t.start();
         Thread.sleep(50);
         w.abandon();

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.zip.GZIPInputStream;
 
 import org.agrona.ExpandableDirectByteBuffer;
+import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
@@ -200,7 +201,8 @@ class RecordPathAllocationTest
         final RecordRing ring = new RecordRing(64, 8192, new BlockingWaitStrategy());
         final List<byte[]> lines = sample();
 
-        final Thread workerThread = new Thread(worker, "insert");
+        final Thread workerThread = new Thread(new AgentRunner(worker.idleStrategy(), e -> e.printStackTrace(), null,
+            worker), "insert");
         workerThread.start();
         long offset = 0;
         final int warmup = 200_000;

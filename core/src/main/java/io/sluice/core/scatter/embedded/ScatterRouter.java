@@ -1,23 +1,20 @@
 package io.sluice.core.scatter.embedded;
 
-import io.sluice.core.scatter.DeliveryListener;
-import io.sluice.core.scatter.ScatterDriver;
-import io.sluice.core.scatter.ScatterException;
 import java.util.concurrent.TimeUnit;
 
 import org.agrona.DirectBuffer;
-import org.agrona.ExpandableDirectByteBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
-
-import com.lmax.disruptor.InsufficientCapacityException;
-import com.lmax.disruptor.RingBuffer;
+import org.agrona.concurrent.SystemNanoClock;
 
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.scatter.DeliveryListener;
+import io.sluice.core.scatter.ScatterDriver;
+import io.sluice.core.scatter.ScatterException;
+import io.sluice.core.scatter.ScatterStats;
 import io.sluice.core.scatter.internal.ScatterPipeline;
 import io.sluice.core.scatter.internal.ScatterSlots;
-import io.sluice.core.scatter.ScatterStats;
-import io.sluice.ringbuffers.OverflowPool;
+import io.sluice.core.source.RecordClaim;
+import io.sluice.core.source.RingPublisher;
 import io.sluice.ringbuffers.RecordEvent;
 
 /**
@@ -33,8 +30,8 @@ import io.sluice.ringbuffers.RecordEvent;
  * }
  * }</pre>
  *
- * <p>Offering copies the record into a pre-allocated off-heap ring slot and returns at once: it never blocks and
- * allocates nothing. Expected outcomes are return codes: {@link #OFFERED}, {@link #BACK_PRESSURED} (the ring, or the
+ * <p>Offering copies the record into a pre-allocated off-heap ring slot ({@link RingPublisher}: claim, write, commit)
+ * and returns at once: it never blocks and allocates nothing (after a thread's first offer). Expected outcomes are return codes: {@link #OFFERED}, {@link #BACK_PRESSURED} (the ring, or the
  * overflow pool for large records, is full: try again later), {@link #TOO_LARGE} (above
  * {@code engine.max_record_bytes}), {@link #CLOSED}. Every {@link #OFFERED} record gets exactly one listener call.
  * A record whose value is missing and whose rule has no fallback fails with the rule's reason: the engine does not
@@ -55,21 +52,18 @@ public final class ScatterRouter implements AutoCloseable
     public static final int TOO_LARGE = -3;
 
     private final ScatterPipeline pipeline;
-    private final RingBuffer<RecordEvent> ring;
+    private final RingPublisher publisher;
     private final ScatterSlots slots;
-    private final OverflowPool overflow;
-    private final int slotCapacity;
-    private final int maxRecordBytes;
+    /** One claim per offering thread: created on a thread's first offer, reused for every later one. */
+    private final ThreadLocal<RecordClaim> claims = ThreadLocal.withInitial(RecordClaim::new);
     private volatile boolean closed;
 
     private ScatterRouter(final ScatterPipeline pipeline, final int maxRecordBytes)
     {
         this.pipeline = pipeline;
-        this.ring = pipeline.ring();
+        this.publisher = new RingPublisher(pipeline.ring(), true, pipeline.overflow(), maxRecordBytes,
+            SystemNanoClock.INSTANCE);
         this.slots = pipeline.slots();
-        this.overflow = pipeline.overflow();
-        this.slotCapacity = ring.get(0).slotCapacity();
-        this.maxRecordBytes = maxRecordBytes;
     }
 
     /**
@@ -107,7 +101,24 @@ public final class ScatterRouter implements AutoCloseable
      */
     public int offer(final byte[] value, final long correlationId, final DeliveryListener listener)
     {
-        return offer(new UnsafeBuffer(value), 0, value.length, null, 0, -1, null, null, 0, correlationId, listener);
+        final RecordClaim claim = claims.get();
+        final int rc = claim(RecordEvent.requiredBytes(-1, value.length, 0), claim);
+        if (rc != OFFERED)
+        {
+            return rc;
+        }
+        try
+        {
+            final RecordEvent event = claim.record(0, 0, correlationId, 0L, -1, 0);
+            event.putValue(value);
+            event.putKey((byte[])null);
+        }
+        catch (final RuntimeException | Error e)
+        {
+            claim.abort();
+            throw e;
+        }
+        return commit(claim, listener);
     }
 
     /**
@@ -130,66 +141,74 @@ public final class ScatterRouter implements AutoCloseable
         final int keyOffset, final int keyLength, final String[] headerNames, final byte[][] headerValues,
         final int headerCount, final long correlationId, final DeliveryListener listener)
     {
-        if (closed || pipeline.control().stopRequested())
-        {
-            return CLOSED;
-        }
         int headerBytes = 0;
         for (int i = 0; i < headerCount; i++)
         {
             headerBytes += RecordEvent.headerBytesBound(headerNames[i].length(),
                 headerValues[i] == null ? -1 : headerValues[i].length);
         }
-        final int need = RecordEvent.requiredBytes(key == null ? -1 : keyLength, value == null ? -1 : valueLength,
-            headerBytes);
-        if (need > maxRecordBytes)
+        final RecordClaim claim = claims.get();
+        final int rc = claim(RecordEvent.requiredBytes(key == null ? -1 : keyLength, value == null ? -1 : valueLength,
+            headerBytes), claim);
+        if (rc != OFFERED)
         {
-            return TOO_LARGE;
+            return rc;
         }
-        ExpandableDirectByteBuffer overflowBuffer = null;
-        if (need > slotCapacity)
-        {
-            overflowBuffer = overflow.tryAcquire();
-            if (overflowBuffer == null)
-            {
-                return BACK_PRESSURED;
-            }
-        }
-        final long sequence;
         try
         {
-            sequence = ring.tryNext();
+            final RecordEvent event = claim.record(0, 0, correlationId, 0L, -1, 0);
+            if (value == null)
+            {
+                event.putValue((byte[])null);
+            }
+            else
+            {
+                event.putValue(value, valueOffset, valueLength);
+            }
+            if (key == null || keyLength < 0)
+            {
+                event.putKey((byte[])null);
+            }
+            else
+            {
+                event.putKey(key, keyOffset, keyLength);
+            }
+            for (int i = 0; i < headerCount; i++)
+            {
+                event.putHeader(headerNames[i], headerValues[i]);
+            }
         }
-        catch (final InsufficientCapacityException e)
+        catch (final RuntimeException | Error e)
         {
-            overflow.release(overflowBuffer);
-            return BACK_PRESSURED;
+            claim.abort();
+            throw e;
         }
-        final RecordEvent event = ring.get(sequence);
-        event.beginRecord(overflowBuffer, need, 0, 0, correlationId, 0L, -1, 0);
-        if (value == null)
+        return commit(claim, listener);
+    }
+
+    private int claim(final int requiredBytes, final RecordClaim claim)
+    {
+        if (closed || pipeline.control().stopRequested())
         {
-            event.putValue((byte[])null);
+            return CLOSED;
         }
-        else
+        switch (publisher.tryClaim(requiredBytes, claim))
         {
-            event.putValue(value, valueOffset, valueLength);
+            case RingPublisher.OFFERED :
+                return OFFERED;
+            case RingPublisher.TOO_LARGE :
+                return TOO_LARGE;
+            case RingPublisher.CLOSED :
+                return CLOSED;
+            default :
+                return BACK_PRESSURED;
         }
-        if (key == null || keyLength < 0)
-        {
-            event.putKey((byte[])null);
-        }
-        else
-        {
-            event.putKey(key, keyOffset, keyLength);
-        }
-        for (int i = 0; i < headerCount; i++)
-        {
-            event.putHeader(headerNames[i], headerValues[i]);
-        }
-        event.publishNanos(System.nanoTime());
-        slots.listener(sequence, listener);
-        ring.publish(sequence);
+    }
+
+    private int commit(final RecordClaim claim, final DeliveryListener listener)
+    {
+        slots.listener(claim.sequence(), listener);
+        claim.commit();
         pipeline.sourceStats().recordsIn.incrementAndGet();
         return OFFERED;
     }
@@ -219,6 +238,7 @@ public final class ScatterRouter implements AutoCloseable
             return;
         }
         closed = true;
+        publisher.close();
         pipeline.drainEmbedded();
         pipeline.requestStop();
         try

@@ -12,6 +12,7 @@ import com.lmax.disruptor.EventHandler;
 import io.sluice.core.ack.PartitionTrackers;
 import io.sluice.core.scatter.DeliveryListener;
 import io.sluice.core.scatter.TopicProducer;
+import io.sluice.core.stage.Failpoints;
 import io.sluice.core.stage.PipelineControl;
 import io.sluice.ringbuffers.OverflowPool;
 import io.sluice.ringbuffers.RecordEvent;
@@ -49,6 +50,8 @@ public final class ProduceStage implements EventHandler<RecordEvent>, Delivery.C
     private volatile boolean abandoned;
     private volatile long lastFlushToken;
     private volatile String lastError;
+    /** The ring sequence of the last record whose outcome this stage settled (stage thread only). */
+    private long settledSequence = -1;
 
     ProduceStage(final String name, final TopicProducer producer, final TopicTable table,
         final TopicProvisioner provisioner,
@@ -73,16 +76,37 @@ public final class ProduceStage implements EventHandler<RecordEvent>, Delivery.C
     public void onEvent(final RecordEvent event, final long sequence, final boolean endOfBatch)
     {
         final int slot = (int)sequence & slots.mask;
+        if (event.kind() == RecordEvent.KIND_RECORD)
+        {
+            produce(event, sequence, slot);
+        }
+        else if (event.kind() == RecordEvent.KIND_FLUSH)
+        {
+            producer.flush();
+            lastFlushToken = event.controlToken();
+        }
+        overflow.release(event.takeOverflow());
+        slots.listeners[slot] = null;
+    }
+
+    /**
+     * The stage's {@code StageErrorHandler.FailedRecord}: the record whose sending threw is failed in its tracker or
+     * to its embedded caller, unless its outcome was settled before the exception (routed nowhere, failed already,
+     * or handed to the producer, whose completion reports it); then its slot is cleaned up as after a send.
+     *
+     * @param event    the record's event
+     * @param sequence its ring sequence
+     * @param reason   what failed
+     */
+    void failEvent(final RecordEvent event, final long sequence, final String reason)
+    {
+        final int slot = (int)sequence & slots.mask;
         try
         {
-            if (event.kind() == RecordEvent.KIND_RECORD)
+            if (settledSequence != sequence && slots.topicIds[slot] >= 0)
             {
-                produce(event, sequence, slot);
-            }
-            else if (event.kind() == RecordEvent.KIND_FLUSH)
-            {
-                producer.flush();
-                lastFlushToken = event.controlToken();
+                failures.fail(event.trackerId(), event.trackerGeneration(), event.offset(), slots.listeners[slot],
+                    RecordFailures.CODE_PRODUCE, reason);
             }
         }
         finally
@@ -94,6 +118,10 @@ public final class ProduceStage implements EventHandler<RecordEvent>, Delivery.C
 
     private void produce(final RecordEvent event, final long sequence, final int slot)
     {
+        if (Failpoints.ENABLED)
+        {
+            Failpoints.check(Failpoints.SCATTER_PRODUCE, event.offset());
+        }
         final int id = slots.topicIds[slot];
         if (id < 0)
         {
@@ -111,6 +139,7 @@ public final class ProduceStage implements EventHandler<RecordEvent>, Delivery.C
         {
             if (state != TopicEntry.PENDING)
             {
+                settledSequence = sequence;
                 failures.fail(event.trackerId(), event.trackerGeneration(), event.offset(), listener,
                     RecordFailures.CODE_PRODUCE, topic.error());
             }
@@ -131,11 +160,13 @@ public final class ProduceStage implements EventHandler<RecordEvent>, Delivery.C
         try
         {
             producer.send(topic.name(), event, d);
+            settledSequence = sequence;
             ScatterStats.increment(stats.sent);
         }
         catch (final RuntimeException e)
         {
             d.abort();
+            settledSequence = sequence;
             final String why = "the producer refused the record for topic " + topic.name() + ": " + e;
             lastError = why;
             failures.fail(event.trackerId(), event.trackerGeneration(), event.offset(), listener,

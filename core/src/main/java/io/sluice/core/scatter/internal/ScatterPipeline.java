@@ -7,14 +7,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Pattern;
 
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.SleepingIdleStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.slf4j.MDC;
 
 import com.lmax.disruptor.BatchEventProcessor;
 import com.lmax.disruptor.BatchEventProcessorBuilder;
@@ -34,11 +35,12 @@ import io.sluice.core.source.ReplayLog;
 import io.sluice.core.stage.Downstream;
 import io.sluice.core.stage.PipelineControl;
 import io.sluice.core.stage.PipelineStats;
+import io.sluice.core.stage.StageAgents;
+import io.sluice.core.stage.StageErrorHandler;
 import io.sluice.core.stage.TopicRegistry;
 import io.sluice.ringbuffers.OverflowPool;
 import io.sluice.ringbuffers.RecordEvent;
 import io.sluice.ringbuffers.RecordSlab;
-import io.sluice.tuning.CpuAffinity;
 import io.sluice.tuning.StagePlan;
 import io.sluice.tuning.WaitKind;
 import io.sluice.tuning.WaitStrategies;
@@ -83,6 +85,7 @@ public final class ScatterPipeline
     private BatchEventProcessor<RecordEvent> produceProcessor;
     private KafkaSource kafkaSource;
     private LineSource lineSource;
+    private IdleStrategy sourceIdle;
     private Thread sourceThread;
     private volatile boolean stopped;
     private long startNanos;
@@ -119,14 +122,60 @@ public final class ScatterPipeline
     public void start() throws ScatterException
     {
         final SluiceConfig.Engine e = config.engine();
-        final boolean embedded = SluiceConfig.Source.EMBEDDED.equals(source.kind());
         final int cpus = config.tuning().cpus().isEmpty()
             ? Runtime.getRuntime().availableProcessors()
             : config.tuning().cpus().size();
         final WaitKind defaultWait = config.tuning().waitKind() != null
             ? WaitKind.parse(config.tuning().waitKind())
             : StagePlan.defaultWaitKind(cpus);
-        final WaitKind routeWait = stageWait("route", defaultWait);
+        final RecordSlab slab = buildRing(e, stageWait("route", defaultWait));
+        final int known = openCluster();
+        final SluiceConfig.TopicRule rule = source.rule();
+
+        final RecordFailures failures = new RecordFailures(source.name(), trackers, this::where, stats);
+        final ScatterRouteStage route = new ScatterRouteStage(source.name(), new TopicRouter(rule), table, provisioner,
+            new NewTopicRateLimiter(source.maxNewTopicsPerMinute()),
+            TimeUnit.MILLISECONDS.toNanos(source.retryBackoffMs()),
+            trackers, slots, failures, stats, e.maxRecordBytes());
+        produce = new ProduceStage(source.name(), producer, table, provisioner, deliveries, slots, failures, trackers,
+            overflow, control, stats);
+        routeProcessor = new BatchEventProcessorBuilder().build(ring, ring.newBarrier(), route);
+        routeProcessor.setExceptionHandler(
+            StageErrorHandler.forRing(source.name(), "route", control, this::recordName, route::failEvent));
+        produceProcessor = new BatchEventProcessorBuilder().build(ring, ring.newBarrier(routeProcessor.getSequence()),
+            produce);
+        produceProcessor.setExceptionHandler(
+            StageErrorHandler.forRing(source.name(), "produce", control, this::recordName, produce::failEvent));
+        ring.addGatingSequences(produceProcessor.getSequence());
+        final Agent sourceAgent = buildSource(e, WaitStrategies.idleStrategy(stageWait("source", defaultWait)));
+
+        LOG.info("{}: scatter {} source, rule {}{}; ring {} slots x {} B = {} MiB off-heap; up to {} records in flight "
+            + "to Kafka; {} topics on the cluster{}", source.name(), source.kind(), rule.describe(),
+            rule.fallback() == null ? "" : " (fallback " + rule.fallback() + ")", e.ringSize(), e.slotBytes(),
+            slab.capacityBytes() >> 20, deliveries.capacity(), known,
+            source.createTopics() ? "; create_topics (at most " + source.maxNewTopicsPerMinute() + " per minute)" : "");
+
+        startNanos = System.nanoTime();
+        // the admin thread is no stage of [tuning]: it waits for requests as it always did, 1 ms at a time
+        threads.add(StageAgents.start(provisioner, new SleepingIdleStrategy(TimeUnit.MILLISECONDS.toNanos(1)),
+            StageErrorHandler.forAgent(source.name(), "admin", control, provisioner::describeWork),
+            source.name() + "-admin", -1));
+        startThread(source.name() + "-produce", stageCpu("sink"), produceProcessor);
+        startThread(source.name() + "-route", stageCpu("route"), routeProcessor);
+        if (sourceAgent != null)
+        {
+            sourceThread = StageAgents.start(sourceAgent, sourceIdle,
+                StageErrorHandler.forAgent(source.name(), "source", control,
+                    kafkaSource != null ? kafkaSource::describeWork : lineSource::describeWork),
+                source.name() + "-source", stageCpu("source"));
+            threads.add(sourceThread);
+        }
+    }
+
+    /** Builds the ring (multi-producer for the embedded API), the overflow pool, the slots and the deliveries. */
+    private RecordSlab buildRing(final SluiceConfig.Engine e, final WaitKind routeWait)
+    {
+        final boolean embedded = SluiceConfig.Source.EMBEDDED.equals(source.kind());
         final WaitStrategy wait = WaitStrategies.forStage(routeWait, TimeUnit.MILLISECONDS.toNanos(100));
         final RecordSlab slab = new RecordSlab(e.ringSize(), e.slotBytes());
         final int[] next = {0};
@@ -137,7 +186,16 @@ public final class ScatterPipeline
             e.maxRecordBytes());
         slots = new ScatterSlots(e.ringSize());
         deliveries = new DeliveryPool(Math.max(1024, e.ringSize() * 4));
+        return slab;
+    }
 
+    /**
+     * Opens the admin connection, lists the cluster's topics, checks the rule's fixed topics, opens the producer.
+     *
+     * @return the number of topics on the cluster
+     */
+    private int openCluster() throws ScatterException
+    {
         admin = driver.admin(config, source);
         provisioner = new TopicProvisioner(source.name(), admin, source.createTopics(), source.partitions(),
             source.replicationFactor(), stats);
@@ -170,21 +228,14 @@ public final class ScatterPipeline
         }
         producer = driver.producer(config, source);
         provisioner.prepareWith(producer);
+        return known;
+    }
 
-        final RecordFailures failures = new RecordFailures(source.name(), trackers, this::where, stats);
-        final ScatterRouteStage route = new ScatterRouteStage(source.name(), new TopicRouter(rule), table, provisioner,
-            new NewTopicRateLimiter(source.maxNewTopicsPerMinute()),
-            TimeUnit.MILLISECONDS.toNanos(source.retryBackoffMs()),
-            trackers, slots, failures, stats, e.maxRecordBytes());
-        produce = new ProduceStage(source.name(), producer, table, provisioner, deliveries, slots, failures, trackers,
-            overflow, control, stats);
-        routeProcessor = new BatchEventProcessorBuilder().build(ring, ring.newBarrier(), route);
-        produceProcessor = new BatchEventProcessorBuilder().build(ring, ring.newBarrier(routeProcessor.getSequence()),
-            produce);
-        ring.addGatingSequences(produceProcessor.getSequence());
-
+    /** @return the source's agent, or null for the embedded API (the host application's threads are the source) */
+    private Agent buildSource(final SluiceConfig.Engine e, final IdleStrategy idle)
+    {
+        sourceIdle = idle;
         final ScatterDownstream downstream = new ScatterDownstream();
-        Runnable sourceRunnable = null;
         switch (source.kind())
         {
             case SluiceConfig.Source.KAFKA -> {
@@ -203,9 +254,9 @@ public final class ScatterPipeline
                     e.maxRecordBytes(),
                     true,
                     untilCaughtUp,
-                    100), ring, overflow, trackers, inputTopics, control, sourceStats, downstream)
+                    100), ring, overflow, trackers, inputTopics, control, sourceStats, downstream, idle)
                     .rereadOnFailure(source.retryBackoffMs(), source.retryBackoffMaxMs());
-                sourceRunnable = kafkaSource;
+                return kafkaSource;
             }
             case SluiceConfig.Source.FILE, SluiceConfig.Source.STDIN -> {
                 final boolean file = SluiceConfig.Source.FILE.equals(source.kind());
@@ -220,27 +271,12 @@ public final class ScatterPipeline
                         source.retryBackoffMaxMs(), config.checkpoint().drainTimeoutMs(),
                         file && source.checkpointFile() != null ? Path.of(source.checkpointFile()) : null),
                     input, ring, overflow, trackers,
-                    control, sourceStats, downstream);
-                sourceRunnable = lineSource;
+                    control, sourceStats, downstream, idle);
+                return lineSource;
             }
             default -> {
-                // embedded: the host application's threads are the source
+                return null;
             }
-        }
-
-        LOG.info("{}: scatter {} source, rule {}{}; ring {} slots x {} B = {} MiB off-heap; up to {} records in flight "
-            + "to Kafka; {} topics on the cluster{}", source.name(), source.kind(), rule.describe(),
-            rule.fallback() == null ? "" : " (fallback " + rule.fallback() + ")", e.ringSize(), e.slotBytes(),
-            slab.capacityBytes() >> 20, deliveries.capacity(), known,
-            source.createTopics() ? "; create_topics (at most " + source.maxNewTopicsPerMinute() + " per minute)" : "");
-
-        startNanos = System.nanoTime();
-        startThread(source.name() + "-admin", -1, provisioner);
-        startThread(source.name() + "-produce", stageCpu("sink"), produceProcessor);
-        startThread(source.name() + "-route", stageCpu("route"), routeProcessor);
-        if (sourceRunnable != null)
-        {
-            sourceThread = startThread(source.name() + "-source", stageCpu("source"), sourceRunnable);
         }
     }
 
@@ -282,19 +318,17 @@ public final class ScatterPipeline
         return s == null ? -1 : s.cpu();
     }
 
-    private Thread startThread(final String name, final int cpu, final Runnable r)
+    private void startThread(final String name, final int cpu, final Runnable r)
     {
-        final ThreadFactory f = CpuAffinity.threadFactory(name, cpu);
-        final String pipeline = source.name();
-        // every log event of the pipeline's threads carries its name (the pipeline field of --log-format json)
-        final Thread t = f.newThread(() ->
-        {
-            MDC.put("pipeline", pipeline);
-            r.run();
-        });
-        threads.add(t);
-        t.start();
-        return t;
+        threads.add(StageAgents.thread(source.name(), name, cpu, r));
+    }
+
+    /** Names the record of an event for the stages' error handlers. */
+    private String recordName(final RecordEvent event)
+    {
+        return event.trackerId() < 0
+            ? "embedded record " + event.offset()
+            : "record " + where(event.trackerId(), event.offset());
     }
 
     /** Names a record for messages: {@code topic-partition@offset}, or {@code file x line n}. */

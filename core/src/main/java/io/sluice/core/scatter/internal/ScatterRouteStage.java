@@ -14,6 +14,7 @@ import com.lmax.disruptor.EventHandler;
 import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
 import io.sluice.core.naming.TopicNameSanitizer;
+import io.sluice.core.stage.Failpoints;
 import io.sluice.ringbuffers.RecordEvent;
 
 /**
@@ -98,8 +99,28 @@ public final class ScatterRouteStage implements EventHandler<RecordEvent>
         slots.topicIds[slot] = event.kind() == RecordEvent.KIND_RECORD ? route(event, slot) : ScatterSlots.CONTROL;
     }
 
+    /**
+     * The stage's {@code StageErrorHandler.FailedRecord}: the record whose routing threw goes nowhere (the produce
+     * stage skips its slot, whatever the slot held before) and is failed in its tracker, or to its embedded caller.
+     *
+     * @param event    the record's event
+     * @param sequence its ring sequence
+     * @param reason   what failed
+     */
+    void failEvent(final RecordEvent event, final long sequence, final String reason)
+    {
+        final int slot = (int)sequence & slots.mask;
+        slots.topicIds[slot] = ScatterSlots.FAILED;
+        failures.fail(event.trackerId(), event.trackerGeneration(), event.offset(), slots.listeners[slot],
+            RecordFailures.CODE_ROUTING, reason);
+    }
+
     private int route(final RecordEvent event, final int slot)
     {
+        if (Failpoints.ENABLED)
+        {
+            Failpoints.check(Failpoints.SCATTER_ROUTE, event.offset());
+        }
         final int trackerId = event.trackerId();
         if (trackerId >= 0)
         {

@@ -6,15 +6,15 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-
+import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.sluice.core.scatter.TopicAdmin;
 import io.sluice.core.scatter.TopicProducer;
+import io.sluice.core.stage.Failpoints;
+import io.sluice.core.stage.StageAgents;
 
 /**
  * Makes routed topics known: the admin thread of a scatter pipeline. With {@code create_topics = true} it creates each
@@ -25,10 +25,15 @@ import io.sluice.core.scatter.TopicProducer;
  *
  * <p>At start, {@link #seed()} lists the broker's topics once: known topics never cost a round trip.
  *
+ * <p>An Agrona {@link Agent} on the pipeline's admin thread: each {@link #doWork()} takes every waiting request into one
+ * admin call and returns how many it took (0 lets the runner's idle strategy wait). An exception of the admin client
+ * fails the topics of that call and goes to the agent's error handler, which fails the pipeline. When the agent
+ * closes, whatever is still waiting fails, so nothing waits for an answer that will not come.
+ *
  * <p>Threads: {@link #request(TopicEntry)} from any thread (the route stage, the producer's I/O thread);
- * {@link #isKnownAtStart(String)} from the route stage after {@link #seed()}; {@link #run()} on its own thread.
+ * {@link #isKnownAtStart(String)} from the route stage after {@link #seed()}; the agent on its own thread.
  */
-public final class TopicProvisioner implements Runnable
+public final class TopicProvisioner implements Agent
 {
     private static final Logger LOG = LoggerFactory.getLogger(TopicProvisioner.class);
 
@@ -46,6 +51,7 @@ public final class TopicProvisioner implements Runnable
     private TopicProducer producer;
     private volatile boolean stopped;
     private volatile long roundTrips;
+    private String failedWork;
 
     /**
      * @param name              the source's name, for logs
@@ -89,7 +95,7 @@ public final class TopicProvisioner implements Runnable
 
     /**
      * Lets the provisioner prepare the producer for the topics it finds or creates ({@link TopicProducer#prepare}),
-     * before records for them are released to the produce stage. Call before {@link #run()} starts.
+     * before records for them are released to the produce stage. Call before the agent starts.
      *
      * @param topicProducer the pipeline's producer
      */
@@ -119,7 +125,7 @@ public final class TopicProvisioner implements Runnable
         }
     }
 
-    /** @return admin round trips made by {@link #run()} so far */
+    /** @return admin round trips made so far */
     public long roundTrips()
     {
         return roundTrips;
@@ -131,29 +137,62 @@ public final class TopicProvisioner implements Runnable
         return requests.size();
     }
 
-    /** Ends {@link #run()} after the request in progress. */
+    /** Ends the agent after the request in progress. */
     public void stop()
     {
         stopped = true;
     }
 
     @Override
-    public void run()
+    public String roleName()
     {
-        while (!stopped)
+        return name + "-admin";
+    }
+
+    @Override
+    public int doWork()
+    {
+        if (stopped)
         {
-            if (requests.drainTo(batch, 10_000) == 0)
-            {
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-                continue;
-            }
+            throw StageAgents.STOP;
+        }
+        final int n = requests.drainTo(batch, 10_000);
+        if (n == 0)
+        {
+            return 0;
+        }
+        try
+        {
             process();
         }
-        // whatever is still waiting fails, so nothing waits for an answer that will not come
+        catch (final RuntimeException | Error e)
+        {
+            failedWork = "topics " + names;
+            failWaiting("the admin thread failed: " + e);
+            throw e;
+        }
+        failedWork = null;
+        return n;
+    }
+
+    @Override
+    public void onClose()
+    {
         requests.drainTo(batch, Integer.MAX_VALUE);
+        failWaiting("the pipeline is stopping");
+    }
+
+    /** @return the topics of the admin call that failed, for the error handler (allocates) */
+    public String describeWork()
+    {
+        return failedWork;
+    }
+
+    private void failWaiting(final String why)
+    {
         for (final TopicEntry e : batch)
         {
-            e.transition(TopicEntry.PENDING, TopicEntry.FAILED, "the pipeline is stopping", System.nanoTime());
+            e.transition(TopicEntry.PENDING, TopicEntry.FAILED, why, System.nanoTime());
         }
         batch.clear();
     }
@@ -164,6 +203,10 @@ public final class TopicProvisioner implements Runnable
         for (final TopicEntry e : batch)
         {
             names.add(e.name());
+        }
+        if (Failpoints.ENABLED)
+        {
+            Failpoints.check(Failpoints.SCATTER_ADMIN, 0);
         }
         Map<String, TopicAdmin.Result> results;
         String failure = null;

@@ -1,0 +1,248 @@
+package io.sluice.core.source;
+
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.spi.LoggingEventBuilder;
+
+import io.sluice.core.ack.AckTracker;
+import io.sluice.core.stage.Downstream;
+import io.sluice.core.stage.PipelineControl;
+
+/**
+ * When to read a partition again after one of its records failed (its tracker is failed): fail → hold → back off →
+ * re-read → settled. One schedule per partition (a Kafka partition, or the lines of a file source), driven by
+ * {@link #poll} on the source thread:
+ * <ol>
+ * <li>the tracker fails: {@link #HOLD}, once; the source stops publishing the partition (pauses it, drops what it
+ * kept of it). The backoff is {@code backoffMs} for the first failure and doubles, up to {@code backoffMaxMs}, for
+ * every failure before the partition has moved past the failed offset;</li>
+ * <li>{@link #HOLDING} until the backoff has passed and every record published from the partition has settled
+ * downstream ({@link Downstream#settledThrough});</li>
+ * <li>{@link #REREAD}: the source seeks the partition back to its watermark and resets its tracker (a new
+ * generation), then calls {@link #rereading(long)};</li>
+ * <li>{@link #RUNNING} again; once the watermark passes the failed offset the failure is settled (logged) and the
+ * next failure starts over at {@code backoffMs}.</li>
+ * </ol>
+ * The failure's start ({@link #failSinceNanos()}) survives re-reads, so {@link StallWatch} can end the run when a
+ * partition keeps failing for {@code checkpoint.stalled_fail_after_ms}.
+ *
+ * <p>It logs: the first failure (warn), each failure again at the same offset (info), the settling (info), each
+ * re-read (debug); a failure seen while the pipeline stops is logged at debug only, the stop names it.
+ *
+ * <p>Times are nanoseconds of the caller's clock. Thread-safety: the source thread only. Allocates only when a
+ * partition fails or settles (its log lines).
+ */
+public final class RereadSchedule
+{
+    /** {@link #poll}: nothing to do; the partition is published as usual. */
+    public static final int RUNNING = 0;
+    /** {@link #poll}: the partition just failed: stop publishing it (pause it, drop what is kept of it). */
+    public static final int HOLD = 1;
+    /** {@link #poll}: still waiting for the backoff or for records in flight; publish nothing of it. */
+    public static final int HOLDING = 2;
+    /** {@link #poll}: read it again from its watermark now, then call {@link #rereading(long)}. */
+    public static final int REREAD = 3;
+
+    /** {@link #failSinceNanos()} when there is no failure. */
+    public static final long NO_FAILURE = Long.MIN_VALUE;
+
+    private static final Logger LOG = LoggerFactory.getLogger(RereadSchedule.class);
+
+    /**
+     * How a source's positions are named in its messages.
+     *
+     * @param unit        the position's name: {@code offset}, {@code line}
+     * @param base        added to a 0-based position for messages: 0 for offsets, 1 for lines
+     * @param noun        one re-read: {@code re-read}, {@code replay}
+     * @param gerund      re-reading: {@code re-reading}, {@code replaying}
+     * @param stallPrefix put before the subject in the stall message: {@code "partition "}, or empty
+     */
+    public record Words(String unit, long base, String noun, String gerund, String stallPrefix)
+    {
+        /** Kafka partitions: offsets, re-read. */
+        public static final Words OFFSETS = new Words("offset", 0, "re-read", "re-reading", "partition ");
+        /** Lines of a file or stdin: 1-based lines, replayed. */
+        public static final Words LINES = new Words("line", 1, "replay", "replaying", "");
+    }
+
+    private final String source;
+    private final Object subject;
+    private final Words words;
+    private final long backoffNanos;
+    private final long backoffMaxNanos;
+    private final long stalledFailAfterMs;
+    private final PipelineControl control;
+    private final String firstFailure;
+    private final String stillFailing;
+    private final String movedPast;
+    private final String rereadFrom;
+
+    private boolean holding;
+    private long failSinceNanos = NO_FAILURE;
+    private long failOffset = -1;
+    private String failReason;
+    private long currentBackoffNanos;
+    private long rereadAtNanos;
+    private int rereads;
+
+    /**
+     * @param source             the source's name, for logs
+     * @param subject            what is re-read, for logs (a {@code TopicPartition}, {@code file x.jsonl})
+     * @param words              how its positions are named
+     * @param backoffMs          the first wait before a re-read, ms ({@code >= 1})
+     * @param backoffMaxMs       the longest wait, ms
+     * @param stalledFailAfterMs {@code checkpoint.stalled_fail_after_ms}, for messages
+     * @param control            the pipeline's run state (a failure while it stops is not announced)
+     */
+    public RereadSchedule(final String source, final Object subject, final Words words, final long backoffMs,
+        final long backoffMaxMs, final long stalledFailAfterMs, final PipelineControl control)
+    {
+        this.source = source;
+        this.subject = subject;
+        this.words = words;
+        this.backoffNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(1, backoffMs));
+        this.backoffMaxNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(backoffMs, backoffMaxMs));
+        this.stalledFailAfterMs = stalledFailAfterMs;
+        this.control = control;
+        final boolean lines = words.base() != 0;
+        this.firstFailure = "{}: {} nacked at " + words.unit() + " {}: {}; "
+            + (lines
+                ? "the source does not advance: replaying from line {} in {} ms"
+                : "nothing past offset {} is committed; re-reading in {} ms")
+            + " once its records in flight have settled (the run ends if it still fails after "
+            + "checkpoint.stalled_fail_after_ms = {})";
+        this.stillFailing = "{}: {} still failing at " + words.unit() + " {} after {} " + words.noun() + "(s); "
+            + words.gerund() + " in {} ms (failing for {} ms of checkpoint.stalled_fail_after_ms = {})";
+        this.movedPast = "{}: {} moved past " + words.unit() + " {} after {} " + words.noun() + "(s)";
+        this.rereadFrom = "{}: {} " + words.gerund() + " from " + words.unit() + " {} (" + words.noun() + " {})";
+    }
+
+    /**
+     * Advances the schedule (source thread, on each duty cycle).
+     *
+     * @param nowNanos     the clock's time now
+     * @param tracker      the partition's tracker
+     * @param downstream   the stages after the ring
+     * @param lastSequence the ring sequence of the last record published from the partition (-1: none)
+     * @return {@link #RUNNING}, {@link #HOLD}, {@link #HOLDING} or {@link #REREAD}
+     */
+    public int poll(final long nowNanos, final AckTracker tracker, final Downstream downstream, final long lastSequence)
+    {
+        if (!holding)
+        {
+            if (!tracker.failed())
+            {
+                if (failSinceNanos != NO_FAILURE && tracker.watermark() > failOffset)
+                {
+                    LOG.info(movedPast, source, subject, failOffset + words.base(), rereads);
+                    failSinceNanos = NO_FAILURE;
+                    failReason = null;
+                    currentBackoffNanos = 0;
+                    rereads = 0;
+                }
+                return RUNNING;
+            }
+            hold(nowNanos, tracker);
+            return HOLD;
+        }
+        if (nowNanos - rereadAtNanos >= 0 && downstream.settledThrough(lastSequence))
+        {
+            return REREAD;
+        }
+        return HOLDING;
+    }
+
+    private void hold(final long nowNanos, final AckTracker tracker)
+    {
+        final long failed = tracker.failedOffset();
+        holding = true;
+        final boolean again = failSinceNanos != NO_FAILURE && failed == failOffset;
+        if (failSinceNanos == NO_FAILURE)
+        {
+            failSinceNanos = nowNanos;
+        }
+        failOffset = failed;
+        failReason = tracker.failureReason();
+        currentBackoffNanos = currentBackoffNanos == 0
+            ? backoffNanos
+            : Math.min(currentBackoffNanos * 2, backoffMaxNanos);
+        rereadAtNanos = nowNanos + currentBackoffNanos;
+        if (control.failed())
+        {
+            LOG.debug("{}: {} nacked at {} {} while the pipeline stops: {}", source, subject, words.unit(),
+                failed + words.base(), failReason);
+            return;
+        }
+        if (again)
+        {
+            fields(LOG.atInfo(), failed).log(stillFailing, source, subject, failed + words.base(), rereads,
+                TimeUnit.NANOSECONDS.toMillis(currentBackoffNanos),
+                TimeUnit.NANOSECONDS.toMillis(nowNanos - failSinceNanos), stalledFailAfterMs);
+            return;
+        }
+        fields(LOG.atWarn(), failed).log(firstFailure, source, subject, failed + words.base(), failReason,
+            tracker.watermark() + words.base(), TimeUnit.NANOSECONDS.toMillis(currentBackoffNanos), stalledFailAfterMs);
+    }
+
+    /** The structured fields of a log event about a Kafka partition (topic, partition, offset; --log-format json). */
+    private LoggingEventBuilder fields(final LoggingEventBuilder event, final long offset)
+    {
+        if (subject instanceof TopicPartition tp)
+        {
+            return event.addKeyValue("topic", tp.topic()).addKeyValue("partition", tp.partition())
+                .addKeyValue("offset", offset);
+        }
+        return event;
+    }
+
+    /**
+     * The source has sought the partition back to its watermark and reset its tracker: publishing resumes.
+     *
+     * @param watermark the position it reads from now
+     */
+    public void rereading(final long watermark)
+    {
+        holding = false;
+        rereads++;
+        LOG.debug(rereadFrom, source, subject, watermark + words.base(), rereads);
+    }
+
+    /** @return whether the partition is held (failed, waiting to be re-read) */
+    public boolean holding()
+    {
+        return holding;
+    }
+
+    /** @return when the unsettled failure was first seen, clock nanoseconds, or {@link #NO_FAILURE} */
+    public long failSinceNanos()
+    {
+        return failSinceNanos;
+    }
+
+    /** @return the offset that failed, while a failure is unsettled */
+    public long failOffset()
+    {
+        return failOffset;
+    }
+
+    /** @return why it failed, while a failure is unsettled, or {@code null} */
+    public String failReason()
+    {
+        return failReason;
+    }
+
+    /** @return the backoff of the current (or last) hold, ns; 0 when no failure is unsettled */
+    public long backoffNanos()
+    {
+        return currentBackoffNanos;
+    }
+
+    /** @return re-reads since the unsettled failure was first seen */
+    public int rereads()
+    {
+        return rereads;
+    }
+}

@@ -1,0 +1,222 @@
+package io.sluice.core.source;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.agrona.concurrent.CachedNanoClock;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+
+import io.sluice.core.ack.AckTracker;
+import io.sluice.core.stage.Downstream;
+import io.sluice.core.stage.PipelineControl;
+
+/**
+ * The re-read schedule with a manual clock (no sleeps): fail → hold → back off (doubling per failure at the same
+ * offset, up to the cap) → re-read once the backoff has passed and what was published has settled → settled once the
+ * watermark passes the failed offset (the next failure starts over); its log lines, in both sources' words.
+ */
+class RereadScheduleTest
+{
+    private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    /** The stages after the ring, settled or not as the test says. */
+    private static final class Stages implements Downstream
+    {
+        boolean settled = true;
+        long askedThrough = Long.MIN_VALUE;
+
+        @Override
+        public boolean settledThrough(final long sequence)
+        {
+            askedThrough = sequence;
+            return settled;
+        }
+
+        @Override
+        public boolean idle()
+        {
+            return settled;
+        }
+
+        @Override
+        public void abandon()
+        {
+        }
+
+        @Override
+        public String describeStall()
+        {
+            return "";
+        }
+    }
+
+    private final CachedNanoClock clock = new CachedNanoClock();
+    private final AckTracker tracker = new AckTracker("t", 0, 0, 1024, clock::nanoTime);
+    private final Stages stages = new Stages();
+    private final PipelineControl control = new PipelineControl();
+    private final Logger logger = (Logger)LoggerFactory.getLogger(RereadSchedule.class);
+    private final ListAppender<ILoggingEvent> log = new ListAppender<>();
+    private Level level;
+
+    @BeforeEach
+    void capture()
+    {
+        clock.update(5_000 * MS);
+        log.start();
+        logger.addAppender(log);
+        level = logger.getLevel();
+        logger.setLevel(Level.DEBUG);
+    }
+
+    @AfterEach
+    void release()
+    {
+        logger.detachAppender(log);
+        logger.setLevel(level);
+    }
+
+    private RereadSchedule schedule(final RereadSchedule.Words words)
+    {
+        return new RereadSchedule("src", words == RereadSchedule.Words.LINES ? "file in.jsonl" : "t-0", words, 100,
+            1000, 60_000, control);
+    }
+
+    /** Registers {@code from..to-1} in the current generation, acks them, and fails {@code failed}. */
+    private void readAndFail(final long from, final long to, final long failed)
+    {
+        for (long o = from; o < to; o++)
+        {
+            assertEquals(AckTracker.REGISTERED, tracker.tryRegister(o));
+            if (o != failed)
+            {
+                tracker.ack(o, tracker.generation());
+            }
+        }
+        tracker.fail(failed, tracker.generation(), 60, "record t-0@" + failed + ": table gone");
+    }
+
+    /** Drives one hold to its re-read, as the source does, and returns the backoff it waited. */
+    private long holdUntilReread(final RereadSchedule s)
+    {
+        final long heldAt = clock.nanoTime();
+        assertEquals(RereadSchedule.HOLD, s.poll(clock.nanoTime(), tracker, stages, 41));
+        assertTrue(s.holding());
+        final long backoff = s.backoffNanos();
+        clock.update(heldAt + backoff - 1);
+        assertEquals(RereadSchedule.HOLDING, s.poll(clock.nanoTime(), tracker, stages, 41), "before the backoff");
+        clock.update(heldAt + backoff);
+        stages.settled = false;
+        assertEquals(RereadSchedule.HOLDING, s.poll(clock.nanoTime(), tracker, stages, 41), "records in flight");
+        assertEquals(41, stages.askedThrough, "asks about the partition's last published sequence");
+        stages.settled = true;
+        assertEquals(RereadSchedule.REREAD, s.poll(clock.nanoTime(), tracker, stages, 41));
+        final long wm = tracker.watermark();
+        tracker.reset(wm);
+        s.rereading(wm);
+        assertFalse(s.holding());
+        return backoff;
+    }
+
+    private List<String> messages(final Level at)
+    {
+        return log.list.stream().filter(e -> e.getLevel() == at).map(ILoggingEvent::getFormattedMessage).toList();
+    }
+
+    @Test
+    void shouldDoubleTheBackoffPerFailureAtTheSameOffsetUpToTheCap()
+    {
+        final RereadSchedule s = schedule(RereadSchedule.Words.OFFSETS);
+        assertEquals(RereadSchedule.RUNNING, s.poll(clock.nanoTime(), tracker, stages, -1));
+        final long firstFailure = clock.nanoTime();
+        readAndFail(0, 5, 2);
+        final long[] waited = new long[6];
+        for (int i = 0; i < waited.length; i++)
+        {
+            waited[i] = holdUntilReread(s);
+            assertEquals(firstFailure, s.failSinceNanos(), "the failure keeps its start across re-reads");
+            assertEquals(i + 1, s.rereads());
+            readAndFail(2, 5, 2);
+        }
+        assertEquals(List.of(100 * MS, 200 * MS, 400 * MS, 800 * MS, 1000 * MS, 1000 * MS),
+            List.of(waited[0], waited[1], waited[2], waited[3], waited[4], waited[5]));
+        assertEquals(2, s.failOffset());
+        assertEquals("record t-0@2: table gone", s.failReason());
+
+        final List<String> warnings = messages(Level.WARN);
+        assertEquals(List.of("src: t-0 nacked at offset 2: record t-0@2: table gone; nothing past offset 2 is "
+            + "committed; re-reading in 100 ms once its records in flight have settled (the run ends if it still "
+            + "fails after checkpoint.stalled_fail_after_ms = 60000)"), warnings);
+        final List<String> infos = messages(Level.INFO);
+        assertEquals(5, infos.size(), infos.toString());
+        assertEquals("src: t-0 still failing at offset 2 after 1 re-read(s); re-reading in 200 ms (failing for "
+            + "100 ms of checkpoint.stalled_fail_after_ms = 60000)", infos.get(0));
+        assertEquals("src: t-0 re-reading from offset 2 (re-read 1)", messages(Level.DEBUG).get(0));
+    }
+
+    @Test
+    void shouldSettleOncePastTheFailedOffsetAndStartTheNextFailureOver()
+    {
+        final RereadSchedule s = schedule(RereadSchedule.Words.OFFSETS);
+        readAndFail(0, 5, 2);
+        holdUntilReread(s);
+        readAndFail(2, 5, 2);
+        assertEquals(200 * MS, holdUntilReread(s));
+        for (long o = 2; o < 8; o++)
+        {
+            tracker.tryRegister(o);
+            tracker.ack(o, tracker.generation());
+        }
+        clock.advance(7 * MS);
+        assertEquals(RereadSchedule.RUNNING, s.poll(clock.nanoTime(), tracker, stages, 50));
+        assertEquals(RereadSchedule.NO_FAILURE, s.failSinceNanos());
+        assertEquals(0, s.rereads());
+        assertTrue(messages(Level.INFO).contains("src: t-0 moved past offset 2 after 2 re-read(s)"),
+            messages(Level.INFO).toString());
+
+        final long secondFailure = clock.nanoTime();
+        tracker.tryRegister(8);
+        tracker.fail(8, tracker.generation(), 60, "again");
+        assertEquals(100 * MS, holdUntilReread(s), "a new failure starts at retry_backoff_ms again");
+        assertEquals(secondFailure, s.failSinceNanos());
+        assertEquals(2, messages(Level.WARN).size(), "a failure at a new offset is announced");
+    }
+
+    @Test
+    void shouldNameLinesOneBasedForALineSource()
+    {
+        final RereadSchedule s = schedule(RereadSchedule.Words.LINES);
+        readAndFail(0, 5, 2);
+        holdUntilReread(s);
+        readAndFail(2, 5, 2);
+        holdUntilReread(s);
+        assertEquals(List.of("src: file in.jsonl nacked at line 3: record t-0@2: table gone; the source does not "
+            + "advance: replaying from line 3 in 100 ms once its records in flight have settled (the run ends if it "
+            + "still fails after checkpoint.stalled_fail_after_ms = 60000)"), messages(Level.WARN));
+        assertEquals("src: file in.jsonl still failing at line 3 after 1 replay(s); replaying in 200 ms (failing for "
+            + "100 ms of checkpoint.stalled_fail_after_ms = 60000)", messages(Level.INFO).get(0));
+        assertEquals("src: file in.jsonl replaying from line 3 (replay 1)", messages(Level.DEBUG).get(0));
+    }
+
+    @Test
+    void shouldHoldWithoutAnnouncingAFailureWhileThePipelineStops()
+    {
+        final RereadSchedule s = schedule(RereadSchedule.Words.OFFSETS);
+        control.fail("stopping for another reason");
+        readAndFail(0, 5, 2);
+        assertEquals(RereadSchedule.HOLD, s.poll(clock.nanoTime(), tracker, stages, 4));
+        assertEquals(List.of(), messages(Level.WARN));
+        assertEquals(1, messages(Level.DEBUG).size());
+    }
+}
