@@ -1,0 +1,4 @@
+/**
+ * JMH benchmarks of the ack tracker: register, acknowledge and watermark under contention.
+ */
+package io.sluice.bench.ack;

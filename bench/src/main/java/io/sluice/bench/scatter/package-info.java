@@ -1,0 +1,4 @@
+/**
+ * JMH benchmarks of scatter routing rules (derive, render, sanitise, look up).
+ */
+package io.sluice.bench.scatter;

@@ -1,0 +1,4 @@
+/**
+ * JMH benchmarks of stage plumbing: counters written by several threads, padded and not.
+ */
+package io.sluice.bench.stage;
