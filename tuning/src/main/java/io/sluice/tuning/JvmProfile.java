@@ -1,16 +1,19 @@
 package io.sluice.tuning;
 
-import com.sun.management.HotSpotDiagnosticMXBean;
-
+import java.io.IOException;
+import java.io.InputStream;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryUsage;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+
+import com.sun.management.HotSpotDiagnosticMXBean;
 
 /**
  * The JVM flags recommended for running the engine with low, steady latency on Java 17, and a description of the
@@ -29,6 +32,36 @@ public final class JvmProfile
 
     private JvmProfile()
     {
+    }
+
+    /**
+     * The flags Agrona and Chronicle need on Java 17 ({@code --add-exports}, {@code --add-opens},
+     * {@code -Dchronicle.analytics.disable=true}): the parent pom's {@code sluice.jvm.flags}, the one list that also
+     * feeds the test runner, {@code engine.jar}'s manifest and the scripts ({@code JvmFlagsIT} checks they agree).
+     * For a JVM that this JVM starts (the benchmark's contenders).
+     *
+     * @return a new list of flags, each a single command-line argument
+     * @throws IllegalStateException when the build did not fill in the list (a classpath without tuning's resources)
+     */
+    public static List<String> requiredFlags()
+    {
+        try (InputStream in = JvmProfile.class.getResourceAsStream("required-jvm-flags.txt"))
+        {
+            if (in == null)
+            {
+                throw new IllegalStateException("required-jvm-flags.txt is not on the classpath");
+            }
+            final String text = new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
+            if (text.isEmpty() || text.contains("${"))
+            {
+                throw new IllegalStateException("required-jvm-flags.txt was not filtered by the build: " + text);
+            }
+            return new ArrayList<>(List.of(text.split("\\s+")));
+        }
+        catch (final IOException e)
+        {
+            throw new IllegalStateException("cannot read required-jvm-flags.txt: " + e, e);
+        }
     }
 
     /**

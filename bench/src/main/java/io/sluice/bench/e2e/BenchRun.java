@@ -78,12 +78,6 @@ public final class BenchRun
     private static final int KAFKA_ENGINE_BLOCK_SIZE = 65536;
     /** How long the Kafka engine may take to write its last rows once its group is committed to the end. */
     private static final long KAFKA_ENGINE_GRACE_MS = 10_000;
-    private static final String JVM_FLAGS = "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED "
-        + "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED --add-exports=java.base/sun.nio.ch=ALL-UNNAMED "
-        + "--add-exports=jdk.unsupported/sun.misc=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED "
-        + "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED "
-        + "--add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/sun.nio.ch=ALL-UNNAMED "
-        + "--add-opens=java.base/java.util=ALL-UNNAMED -Dchronicle.analytics.disable=true";
 
     private final ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
@@ -890,7 +884,7 @@ public final class BenchRun
         cmd.add("java");
         final String jvm = contender.endsWith("limit") ? "-Xms512m -Xmx4g -XX:+UseG1GC" : contenderJvm;
         cmd.addAll(Arrays.asList(jvm.trim().split("\\s+")));
-        cmd.addAll(Arrays.asList(JVM_FLAGS.split(" ")));
+        cmd.addAll(JvmProfile.requiredFlags());
         switch (contender)
         {
             case "sluice" -> cmd.addAll(List.of("-jar", engineJar.toString(), "bench", "--config", config.toString(),
