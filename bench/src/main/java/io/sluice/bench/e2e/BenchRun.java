@@ -46,6 +46,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 
 import io.sluice.core.config.ConfigLoader;
+import io.sluice.tuning.JvmProfile;
 
 /**
  * The end-to-end benchmark run behind {@code scripts/bench.sh}: on the local Kafka and ClickHouse, the real GitHub
