@@ -109,6 +109,12 @@ public final class RecordEvent
      * @param overflowBuffer {@code null} to store in the slot, else a buffer borrowed from an {@link OverflowPool}
      *                       that this event holds until {@link #takeOverflow()}; it is grown to {@code totalBytes}
      * @param totalBytes     bytes the record needs, from {@link #requiredBytes}
+     * @param topicId        the source topic's id in the pipeline's topic registry
+     * @param partition      the Kafka partition the record came from (0 for file and embedded sources)
+     * @param offset         the record's offset in that partition (line or call number for other sources)
+     * @param timestampMs    the record's timestamp, milliseconds since the epoch
+     * @param trackerId      the partition's ack tracker, which the record's offset is registered with
+     * @param trackerGeneration the tracker's generation at registration; an ack of another generation is ignored
      */
     public void beginRecord(
         final ExpandableDirectByteBuffer overflowBuffer,
@@ -228,6 +234,10 @@ public final class RecordEvent
 
     /**
      * Copies the value from a direct buffer (the embedded API and file sources); call first after {@link #beginRecord}.
+     *
+     * @param src       the buffer holding the value
+     * @param srcOffset where the value starts in {@code src}, in bytes
+     * @param length    the value's length in bytes; {@link #beginRecord}'s {@code totalBytes} must have counted it
      */
     public void putValue(final DirectBuffer src, final int srcOffset, final int length)
     {
@@ -361,7 +371,11 @@ public final class RecordEvent
         return b;
     }
 
-    /** Sets the time the source published this event, {@link System#nanoTime()} units, for hop latency. */
+    /**
+     * Sets the time the source published this event, for hop latency.
+     *
+     * @param nanos a {@link System#nanoTime()} reading
+     */
     public void publishNanos(final long nanos)
     {
         this.publishNanos = nanos;
@@ -442,6 +456,7 @@ public final class RecordEvent
     /**
      * Visits header {@code index} (0-based, in arrival order) for tools and dead-letter copies.
      *
+     * @param index the header's position, from 0 to the header count - 1
      * @return a view of the header name bytes; its value is then available from {@link #headerValue()}
      */
     public DirectBuffer headerName(final int index)

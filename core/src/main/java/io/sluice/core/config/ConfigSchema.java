@@ -34,411 +34,411 @@ public final class ConfigSchema
     static final String DEFAULT_CLICKHOUSE_COMPRESSION = "lz4";
 
     // ------------------------------------------------------------------------------------------------ root tables
-    public static final ConfigKey KAFKA = ConfigKey.in("", "kafka", TABLE).required()
+    static final ConfigKey KAFKA = ConfigKey.in("", "kafka", TABLE).required()
         .doc("Connection to the Kafka cluster shared by every source and sink.");
-    public static final ConfigKey CHECKPOINT = ConfigKey.in("", "checkpoint", TABLE)
+    static final ConfigKey CHECKPOINT = ConfigKey.in("", "checkpoint", TABLE)
         .doc("When offsets are committed and when a stalled partition ends the run.");
-    public static final ConfigKey ENGINE = ConfigKey.in("", "engine", TABLE)
+    static final ConfigKey ENGINE = ConfigKey.in("", "engine", TABLE)
         .doc("Sizes of the record path: rings, slots, windows. All memory the engine uses follows from these.");
-    public static final ConfigKey TUNING = ConfigKey.in("", "tuning", TABLE)
+    static final ConfigKey TUNING = ConfigKey.in("", "tuning", TABLE)
         .doc("Threads, wait strategies and CPU pinning per stage (see docs/tuning.md).");
-    public static final ConfigKey METRICS = ConfigKey.in("", "metrics", TABLE)
+    static final ConfigKey METRICS = ConfigKey.in("", "metrics", TABLE)
         .doc("Prometheus scrape endpoint and the periodic status line.");
-    public static final ConfigKey SINKS = ConfigKey.in("", "sinks", TABLE)
+    static final ConfigKey SINKS = ConfigKey.in("", "sinks", TABLE)
         .doc("Gather pipelines: each follows topics in a consumer group and writes records into ClickHouse tables.");
-    public static final ConfigKey SOURCES = ConfigKey.in("", "sources", TABLE)
+    static final ConfigKey SOURCES = ConfigKey.in("", "sources", TABLE)
         .doc("Scatter pipelines: each reads records (from Kafka, a file, stdin or the embedded API) and produces each "
             + "one into the Kafka topic its routing rule picks (see docs/routing.md).");
 
     // ------------------------------------------------------------------------------------------------ [kafka]
-    public static final ConfigKey KAFKA_BOOTSTRAP_SERVERS = ConfigKey.in("kafka", "bootstrap_servers", STRING)
+    static final ConfigKey KAFKA_BOOTSTRAP_SERVERS = ConfigKey.in("kafka", "bootstrap_servers", STRING)
         .required()
         .doc("Comma-separated host:port list of brokers, as Kafka's bootstrap.servers.");
-    public static final ConfigKey KAFKA_SECURITY_PROTOCOL = ConfigKey.in("kafka", "security_protocol", STRING)
+    static final ConfigKey KAFKA_SECURITY_PROTOCOL = ConfigKey.in("kafka", "security_protocol", STRING)
         .defaultValue("PLAINTEXT").allowed("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
         .doc("How every Kafka client Sluice makes (consumers, producers, admin clients, the produce command) talks "
             + "to the brokers, as Kafka's security.protocol: SSL and SASL_SSL encrypt (ssl_* keys), SASL_PLAINTEXT "
             + "and SASL_SSL authenticate (sasl_* keys). See docs/security.md.");
-    public static final ConfigKey KAFKA_SASL_MECHANISM = ConfigKey.in("kafka", "sasl_mechanism", STRING)
+    static final ConfigKey KAFKA_SASL_MECHANISM = ConfigKey.in("kafka", "sasl_mechanism", STRING)
         .allowed("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "GSSAPI")
         .doc("SASL mechanism (required with SASL_PLAINTEXT and SASL_SSL), as Kafka's sasl.mechanism. PLAIN and "
             + "SCRAM-* take sasl_username and sasl_password; OAUTHBEARER takes them as client id and secret with "
             + "sasl_oauthbearer_token_endpoint_url; GSSAPI (Kerberos) takes sasl_jaas_config.");
-    public static final ConfigKey KAFKA_SASL_USERNAME = ConfigKey.in("kafka", "sasl_username", STRING)
+    static final ConfigKey KAFKA_SASL_USERNAME = ConfigKey.in("kafka", "sasl_username", STRING)
         .doc("SASL user name (OAUTHBEARER: the client id). Give it with sasl_password, or give sasl_jaas_config.");
-    public static final ConfigKey KAFKA_SASL_PASSWORD = ConfigKey.in("kafka", "sasl_password", STRING).secret()
+    static final ConfigKey KAFKA_SASL_PASSWORD = ConfigKey.in("kafka", "sasl_password", STRING).secret()
         .doc("SASL password (OAUTHBEARER: the client secret); a secret: write \"${KAFKA_PASSWORD}\" to read it from "
             + "the environment. Sluice writes the JAAS configuration of the mechanism from user name and password.");
-    public static final ConfigKey KAFKA_SASL_JAAS_CONFIG = ConfigKey.in("kafka", "sasl_jaas_config", STRING).secret()
+    static final ConfigKey KAFKA_SASL_JAAS_CONFIG = ConfigKey.in("kafka", "sasl_jaas_config", STRING).secret()
         .doc("A complete JAAS login configuration, as Kafka's sasl.jaas.config, instead of sasl_username and "
             + "sasl_password (for login modules Sluice does not write itself, e.g. Kerberos or a cloud's IAM module).");
-    public static final ConfigKey KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL = ConfigKey
+    static final ConfigKey KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL = ConfigKey
         .in("kafka", "sasl_oauthbearer_token_endpoint_url", STRING)
         .doc("OAUTHBEARER: the OAuth token endpoint (client credentials grant), as Kafka's "
             + "sasl.oauthbearer.token.endpoint.url. Sluice adds it to the JVM's list of allowed URLs "
             + "(org.apache.kafka.sasl.oauthbearer.allowed.urls), which Kafka 4 requires.");
-    public static final ConfigKey KAFKA_SASL_OAUTHBEARER_SCOPE = ConfigKey
+    static final ConfigKey KAFKA_SASL_OAUTHBEARER_SCOPE = ConfigKey
         .in("kafka", "sasl_oauthbearer_scope", STRING)
         .doc("OAUTHBEARER: the scope requested with the token (optional).");
-    public static final ConfigKey KAFKA_SSL_CA_FILE = ConfigKey.in("kafka", "ssl_ca_file", STRING)
+    static final ConfigKey KAFKA_SSL_CA_FILE = ConfigKey.in("kafka", "ssl_ca_file", STRING)
         .doc("SSL, SASL_SSL: PEM file of the certificate authorities that sign the brokers' certificates (one or more "
             + "BEGIN CERTIFICATE blocks). Or give ssl_truststore_file; with neither the JVM's default CAs are used.");
-    public static final ConfigKey KAFKA_SSL_TRUSTSTORE_FILE = ConfigKey.in("kafka", "ssl_truststore_file", STRING)
+    static final ConfigKey KAFKA_SSL_TRUSTSTORE_FILE = ConfigKey.in("kafka", "ssl_truststore_file", STRING)
         .doc("SSL, SASL_SSL: trust store file (JKS, PKCS12 or PEM, see ssl_truststore_type), instead of ssl_ca_file.");
-    public static final ConfigKey KAFKA_SSL_TRUSTSTORE_TYPE = ConfigKey.in("kafka", "ssl_truststore_type", STRING)
+    static final ConfigKey KAFKA_SSL_TRUSTSTORE_TYPE = ConfigKey.in("kafka", "ssl_truststore_type", STRING)
         .allowed("JKS", "PKCS12", "PEM")
         .doc("Type of ssl_truststore_file; default: PKCS12 for a .p12/.pfx file, PEM for .pem/.crt, else JKS.");
-    public static final ConfigKey KAFKA_SSL_TRUSTSTORE_PASSWORD = ConfigKey
+    static final ConfigKey KAFKA_SSL_TRUSTSTORE_PASSWORD = ConfigKey
         .in("kafka", "ssl_truststore_password", STRING).secret()
         .doc("Password of ssl_truststore_file (JKS and PKCS12; optional for reading certificates).");
-    public static final ConfigKey KAFKA_SSL_CERTIFICATE_FILE = ConfigKey.in("kafka", "ssl_certificate_file", STRING)
+    static final ConfigKey KAFKA_SSL_CERTIFICATE_FILE = ConfigKey.in("kafka", "ssl_certificate_file", STRING)
         .doc("SSL, SASL_SSL: this client's certificate chain as a PEM file, for brokers that require client "
             + "certificates (ssl.client.auth); give it with ssl_key_file. Or give ssl_keystore_file.");
-    public static final ConfigKey KAFKA_SSL_KEY_FILE = ConfigKey.in("kafka", "ssl_key_file", STRING)
+    static final ConfigKey KAFKA_SSL_KEY_FILE = ConfigKey.in("kafka", "ssl_key_file", STRING)
         .doc("The private key of ssl_certificate_file: a PEM file in PKCS#8 (BEGIN PRIVATE KEY, or BEGIN ENCRYPTED "
             + "PRIVATE KEY with ssl_key_password), the form Kafka reads; openssl pkcs8 -topk8 converts other forms.");
-    public static final ConfigKey KAFKA_SSL_KEY_PASSWORD = ConfigKey.in("kafka", "ssl_key_password", STRING).secret()
+    static final ConfigKey KAFKA_SSL_KEY_PASSWORD = ConfigKey.in("kafka", "ssl_key_password", STRING).secret()
         .doc("Password of an encrypted ssl_key_file, or of the key inside ssl_keystore_file.");
-    public static final ConfigKey KAFKA_SSL_KEYSTORE_FILE = ConfigKey.in("kafka", "ssl_keystore_file", STRING)
+    static final ConfigKey KAFKA_SSL_KEYSTORE_FILE = ConfigKey.in("kafka", "ssl_keystore_file", STRING)
         .doc("SSL, SASL_SSL: key store (JKS, PKCS12 or PEM) with this client's key and certificate, instead of "
             + "ssl_certificate_file and ssl_key_file.");
-    public static final ConfigKey KAFKA_SSL_KEYSTORE_TYPE = ConfigKey.in("kafka", "ssl_keystore_type", STRING)
+    static final ConfigKey KAFKA_SSL_KEYSTORE_TYPE = ConfigKey.in("kafka", "ssl_keystore_type", STRING)
         .allowed("JKS", "PKCS12", "PEM")
         .doc("Type of ssl_keystore_file; default: PKCS12 for a .p12/.pfx file, PEM for .pem, else JKS.");
-    public static final ConfigKey KAFKA_SSL_KEYSTORE_PASSWORD = ConfigKey
+    static final ConfigKey KAFKA_SSL_KEYSTORE_PASSWORD = ConfigKey
         .in("kafka", "ssl_keystore_password", STRING).secret()
         .doc("Password of ssl_keystore_file.");
-    public static final ConfigKey KAFKA_SSL_ENDPOINT_IDENTIFICATION = ConfigKey
+    static final ConfigKey KAFKA_SSL_ENDPOINT_IDENTIFICATION = ConfigKey
         .in("kafka", "ssl_endpoint_identification", BOOLEAN).defaultValue("true")
         .doc("SSL, SASL_SSL: check that each broker's certificate names the host it was reached at (HTTPS rules). "
             + "false accepts any certificate the CAs signed, as Kafka's ssl.endpoint.identification.algorithm = \"\".");
-    public static final ConfigKey KAFKA_CONSUMER = ConfigKey.in("kafka", "consumer", STRING_MAP)
+    static final ConfigKey KAFKA_CONSUMER = ConfigKey.in("kafka", "consumer", STRING_MAP)
         .doc("Extra KafkaConsumer properties passed through verbatim (e.g. \"fetch.max.bytes\" = \"52428800\"). "
             + "Every key must be one kafka-clients' ConsumerConfig defines, with a value of its type (check names "
             + "the key otherwise). Sluice owns group.id, enable.auto.commit, key/value deserializers, "
             + "auto.offset.reset and bootstrap.servers, and the security keys when the security block sets them.");
-    public static final ConfigKey KAFKA_PRODUCER = ConfigKey.in("kafka", "producer", STRING_MAP)
+    static final ConfigKey KAFKA_PRODUCER = ConfigKey.in("kafka", "producer", STRING_MAP)
         .doc("Extra KafkaProducer properties passed through verbatim, checked against ProducerConfig. Sluice owns "
             + "acks, enable.idempotence, key/value serializers and bootstrap.servers.");
-    public static final ConfigKey KAFKA_ADMIN = ConfigKey.in("kafka", "admin", STRING_MAP)
+    static final ConfigKey KAFKA_ADMIN = ConfigKey.in("kafka", "admin", STRING_MAP)
         .doc("Extra Admin client properties passed through verbatim, checked against AdminClientConfig.");
 
     // ------------------------------------------------------------------------------------------------ [checkpoint]
-    public static final ConfigKey CHECKPOINT_COMMIT_INTERVAL_MS = ConfigKey.in("checkpoint", "commit_interval_ms", LONG)
+    static final ConfigKey CHECKPOINT_COMMIT_INTERVAL_MS = ConfigKey.in("checkpoint", "commit_interval_ms", LONG)
         .defaultValue("1000").unit("ms").range(10, 3_600_000)
         .doc(
             "How often each source commits its partitions' watermarks (the next offset not yet durably written everywhere).");
-    public static final ConfigKey CHECKPOINT_STALLED_FAIL_AFTER_MS = ConfigKey
+    static final ConfigKey CHECKPOINT_STALLED_FAIL_AFTER_MS = ConfigKey
         .in("checkpoint", "stalled_fail_after_ms", LONG)
         .defaultValue("300000").unit("ms").range(100, Long.MAX_VALUE / 2)
         .doc("A partition whose watermark has not moved for this long while it has records in flight ends the run "
             + "with exit code 1 and names the table, partition and error that hold it.");
-    public static final ConfigKey CHECKPOINT_DRAIN_TIMEOUT_MS = ConfigKey.in("checkpoint", "drain_timeout_ms", LONG)
+    static final ConfigKey CHECKPOINT_DRAIN_TIMEOUT_MS = ConfigKey.in("checkpoint", "drain_timeout_ms", LONG)
         .defaultValue("30000").unit("ms").range(0, 3_600_000)
         .doc(
             "On shutdown or rebalance, how long to wait for in-flight batches to be written before committing what is acknowledged.");
 
     // ------------------------------------------------------------------------------------------------ [engine]
-    public static final ConfigKey ENGINE_RING_SIZE = ConfigKey.in("engine", "ring_size", INT)
+    static final ConfigKey ENGINE_RING_SIZE = ConfigKey.in("engine", "ring_size", INT)
         .defaultValue("4096").unit("slots").range(2, 1 << 24)
         .doc("Slots in each source's ingest ring; a power of two. A full ring pauses the consumer (back-pressure).");
-    public static final ConfigKey ENGINE_SLOT_BYTES = ConfigKey.in("engine", "slot_bytes", INT)
+    static final ConfigKey ENGINE_SLOT_BYTES = ConfigKey.in("engine", "slot_bytes", INT)
         .defaultValue("8192").unit("bytes").range(64, 64 << 20)
         .doc(
             "Off-heap bytes per ring slot (key + value + headers), a multiple of 64. Larger records take an overflow buffer.");
-    public static final ConfigKey ENGINE_MAX_RECORD_BYTES = ConfigKey.in("engine", "max_record_bytes", INT)
+    static final ConfigKey ENGINE_MAX_RECORD_BYTES = ConfigKey.in("engine", "max_record_bytes", INT)
         .defaultValue("8388608").unit("bytes").range(64, Integer.MAX_VALUE / 2)
         .doc("Largest record accepted; a larger record is a record error (see on_error).");
-    public static final ConfigKey ENGINE_OVERFLOW_BUFFERS = ConfigKey.in("engine", "overflow_buffers", INT)
+    static final ConfigKey ENGINE_OVERFLOW_BUFFERS = ConfigKey.in("engine", "overflow_buffers", INT)
         .defaultValue("16").unit("buffers").range(0, 1 << 16)
         .doc("Pooled buffers for records larger than a slot; each grows up to max_record_bytes and is reused.");
-    public static final ConfigKey ENGINE_ACK_WINDOW = ConfigKey.in("engine", "ack_window", INT)
+    static final ConfigKey ENGINE_ACK_WINDOW = ConfigKey.in("engine", "ack_window", INT)
         .defaultValue("262144").unit("offsets").range(64, 1 << 28)
         .doc("Offsets a partition may have in flight (registered but not yet committable); a power of two. "
             + "A full window pauses that partition. Costs ack_window/8 bytes per assigned partition.");
-    public static final ConfigKey ENGINE_QUEUE_DEPTH = ConfigKey.in("engine", "queue_depth", INT)
+    static final ConfigKey ENGINE_QUEUE_DEPTH = ConfigKey.in("engine", "queue_depth", INT)
         .defaultValue("4").unit("batches").range(1, 1024)
         .doc(
             "Sealed batches that may wait per shard for its insert worker; beyond it the route stage waits (back-pressure).");
-    public static final ConfigKey ENGINE_STATUS_INTERVAL_MS = ConfigKey.in("engine", "status_interval_ms", LONG)
+    static final ConfigKey ENGINE_STATUS_INTERVAL_MS = ConfigKey.in("engine", "status_interval_ms", LONG)
         .defaultValue("10000").unit("ms").range(0, 86_400_000)
         .doc("Period of the one-line status log (records, rows, checkpoint lag); 0 turns it off.");
 
     // ------------------------------------------------------------------------------------------------ [tuning]
-    public static final ConfigKey TUNING_CPUS = ConfigKey.in("tuning", "cpus", INT_LIST)
+    static final ConfigKey TUNING_CPUS = ConfigKey.in("tuning", "cpus", INT_LIST)
         .doc("CPUs given to the engine's stage threads. Empty: all available, unpinned.");
-    public static final ConfigKey TUNING_WAIT = ConfigKey.in("tuning", "wait", STRING)
+    static final ConfigKey TUNING_WAIT = ConfigKey.in("tuning", "wait", STRING)
         .allowed("busy-spin", "yielding", "sleeping", "blocking", "phased")
         .doc("Default wait strategy of every stage thread: phased (spin about 10 µs, yield about 50 µs, then block) "
             + "unless set. busy-spin and yielding occupy a CPU each and are refused beyond the CPUs given.");
-    public static final ConfigKey TUNING_LAYOUT = ConfigKey.in("tuning", "layout", STRING).allowed("split", "fused")
+    static final ConfigKey TUNING_LAYOUT = ConfigKey.in("tuning", "layout", STRING).allowed("split", "fused")
         .doc("split: source, route and insert workers on their own threads; fused: the route stage runs on the source "
             + "thread (one hand-off and one thread fewer). Default: fused on two CPUs or fewer, split otherwise.");
-    public static final ConfigKey TUNING_STAGES = ConfigKey.in("tuning", "stages", TABLE)
+    static final ConfigKey TUNING_STAGES = ConfigKey.in("tuning", "stages", TABLE)
         .doc(
             "Per-stage overrides: [tuning.stages.source|route|sink] with wait and cpu (route only in the split layout).");
 
     // ------------------------------------------------------------------------------------------------ [metrics]
-    public static final ConfigKey METRICS_LISTEN = ConfigKey.in("metrics", "listen", STRING).defaultValue("")
+    static final ConfigKey METRICS_LISTEN = ConfigKey.in("metrics", "listen", STRING).defaultValue("")
         .doc("host:port of the Prometheus scrape endpoint (path /metrics), or [ipv6]:port; empty turns it off. An "
             + "empty host (\":9464\") listens on every interface; port 0 takes a free port, which the engine logs.");
-    public static final ConfigKey METRICS_READY_STALLED_PERCENT = ConfigKey
+    static final ConfigKey METRICS_READY_STALLED_PERCENT = ConfigKey
         .in("metrics", "ready_stalled_percent", INT).defaultValue("50").unit("%").range(1, 100)
         .doc("/ready answers 503 while a partition's watermark has not moved for this share of "
             + "checkpoint.stalled_fail_after_ms with records in flight: a warning before the stall ends the run.");
 
     // ------------------------------------------------------------------------------------------------ [[sinks]]
-    public static final ConfigKey SINK_NAME = ConfigKey.in("sinks[]", "name", STRING).required()
+    static final ConfigKey SINK_NAME = ConfigKey.in("sinks[]", "name", STRING).required()
         .doc("Unique name of the sink; used in logs, metrics and the CLI.");
-    public static final ConfigKey SINK_KIND = ConfigKey.in("sinks[]", "kind", STRING).required().allowed("clickhouse")
+    static final ConfigKey SINK_KIND = ConfigKey.in("sinks[]", "kind", STRING).required().allowed("clickhouse")
         .doc("The destination system.");
-    public static final ConfigKey SINK_PATTERN = ConfigKey.in("sinks[]", "pattern", STRING)
+    static final ConfigKey SINK_PATTERN = ConfigKey.in("sinks[]", "pattern", STRING)
         .doc("Java regular expression over topic names; the whole name must match. New matching topics are "
             + "followed within topic_refresh_ms. Give pattern or topics.");
-    public static final ConfigKey SINK_TOPICS = ConfigKey.in("sinks[]", "topics", STRING_LIST)
+    static final ConfigKey SINK_TOPICS = ConfigKey.in("sinks[]", "topics", STRING_LIST)
         .doc("Literal topic names to consume. Give pattern or topics.");
-    public static final ConfigKey SINK_GROUP_ID = ConfigKey.in("sinks[]", "group_id", STRING).required()
+    static final ConfigKey SINK_GROUP_ID = ConfigKey.in("sinks[]", "group_id", STRING).required()
         .doc("Kafka consumer group; several engine processes with the same group share the partitions.");
-    public static final ConfigKey SINK_UNMATCHED = ConfigKey.in("sinks[]", "unmatched", STRING)
+    static final ConfigKey SINK_UNMATCHED = ConfigKey.in("sinks[]", "unmatched", STRING)
         .defaultValue("fail").allowed("fail", "skip")
         .doc("What happens to a record that no branch matches: fail stops the pipeline with the reason "
             + "(nothing is committed past it); skip drops it, counts records_dropped_total{reason=\"unrouted\"} and "
             + "lets its offset commit.");
-    public static final ConfigKey SINK_ON_ERROR = ConfigKey.in("sinks[]", "on_error", STRING)
+    static final ConfigKey SINK_ON_ERROR = ConfigKey.in("sinks[]", "on_error", STRING)
         .defaultValue("fail").allowed("fail", "skip")
         .doc("What happens to a record that cannot be written (malformed JSON, a value that does not convert to "
             + "its column type, a record above max_record_bytes): fail stops the pipeline naming topic, partition, "
             + "offset, path and type; skip drops it and counts records_dropped_total{reason=...}.");
-    public static final ConfigKey SINK_AUTO_OFFSET_RESET = ConfigKey.in("sinks[]", "auto_offset_reset", STRING)
+    static final ConfigKey SINK_AUTO_OFFSET_RESET = ConfigKey.in("sinks[]", "auto_offset_reset", STRING)
         .defaultValue("earliest").allowed("earliest", "latest")
         .doc("Where a partition without a committed offset starts (also for topics that appear while running).");
-    public static final ConfigKey SINK_TOPIC_REFRESH_MS = ConfigKey.in("sinks[]", "topic_refresh_ms", LONG)
+    static final ConfigKey SINK_TOPIC_REFRESH_MS = ConfigKey.in("sinks[]", "topic_refresh_ms", LONG)
         .defaultValue("2000").unit("ms").range(100, 3_600_000)
         .doc("The longest a new topic matching the pattern waits before the sink consumes it (from its earliest "
             + "offset with auto_offset_reset = earliest): the consumer re-reads the broker's topic list every half of it "
             + "(Kafka's metadata.max.age.ms), the other half is left for the rebalance that adds the topic. See "
             + "docs/destinations.md for measured pick-up times.");
-    public static final ConfigKey SINK_KAFKA = ConfigKey.in("sinks[]", "kafka", TABLE)
+    static final ConfigKey SINK_KAFKA = ConfigKey.in("sinks[]", "kafka", TABLE)
         .doc("This sink's own Kafka connection, when it reads another cluster or with other credentials: any key of "
             + "[kafka]. A key not given here is [kafka]'s; the consumer, producer and admin tables are merged key by "
             + "key.");
-    public static final ConfigKey SINK_PLUGIN_CONFIG = ConfigKey.in("sinks[]", "plugin_config", TABLE).required()
+    static final ConfigKey SINK_PLUGIN_CONFIG = ConfigKey.in("sinks[]", "plugin_config", TABLE).required()
         .doc("Settings of the destination and its batching.");
-    public static final ConfigKey SINK_BRANCHES = ConfigKey.in("sinks[]", "branches", TABLE)
+    static final ConfigKey SINK_BRANCHES = ConfigKey.in("sinks[]", "branches", TABLE)
         .doc("The split: each record goes to the first branch whose when matches. Without branches every record "
             + "goes to plugin_config.target_table.");
 
     // ------------------------------------------------------------------------------------------------ [sinks.plugin_config]
-    public static final ConfigKey PC_ENDPOINT = ConfigKey.in("sinks[].plugin_config", "endpoint", STRING_OR_LIST)
+    static final ConfigKey PC_ENDPOINT = ConfigKey.in("sinks[].plugin_config", "endpoint", STRING_OR_LIST)
         .doc("ClickHouse HTTP endpoint(s) of a single shard, e.g. \"http://127.0.0.1:8123\"; a list is the shard's "
             + "replicas (a failed insert moves to the next). Give endpoint or shards.");
-    public static final ConfigKey PC_SHARDS = ConfigKey.in("sinks[].plugin_config", "shards", STRING_LIST_LIST)
+    static final ConfigKey PC_SHARDS = ConfigKey.in("sinks[].plugin_config", "shards", STRING_LIST_LIST)
         .doc("Several shards, each a list of replica endpoints: [[\"http://a:8123\"], [\"http://b:8123\"]]. Each shard "
             + "has its own queue and insert workers; a branch's shard_by (or round robin) picks the shard of each row.");
-    public static final ConfigKey PC_INSERT_WORKERS = ConfigKey.in("sinks[].plugin_config", "insert_workers", INT)
+    static final ConfigKey PC_INSERT_WORKERS = ConfigKey.in("sinks[].plugin_config", "insert_workers", INT)
         .defaultValue("2").unit("threads").range(1, 64)
         .doc("Insert worker threads per shard; a destination's batches always go to the same worker, in order.");
-    public static final ConfigKey PC_DATABASE = ConfigKey.in("sinks[].plugin_config", "database", STRING)
+    static final ConfigKey PC_DATABASE = ConfigKey.in("sinks[].plugin_config", "database", STRING)
         .defaultValue("default").doc("Database of the tables; a literal or a template over the topic.");
-    public static final ConfigKey PC_TARGET_TABLE = ConfigKey.in("sinks[].plugin_config", "target_table", STRING)
+    static final ConfigKey PC_TARGET_TABLE = ConfigKey.in("sinks[].plugin_config", "target_table", STRING)
         .doc("Table for branches that name none (and for a sink without branches); a literal or a template over "
             + "the topic: {topic}, {topic_segment[n]}, {topic_segment[-n]}.");
-    public static final ConfigKey PC_USERNAME = ConfigKey.in("sinks[].plugin_config", "username", STRING)
+    static final ConfigKey PC_USERNAME = ConfigKey.in("sinks[].plugin_config", "username", STRING)
         .defaultValue("default")
         .doc("ClickHouse user. An endpoint may carry it instead (http://user:password@host:8123); the endpoints' user "
             + "info is then taken off the URL and never printed.");
-    public static final ConfigKey PC_PASSWORD = ConfigKey.in("sinks[].plugin_config", "password", STRING).secret()
+    static final ConfigKey PC_PASSWORD = ConfigKey.in("sinks[].plugin_config", "password", STRING).secret()
         .defaultValue("")
         .doc("ClickHouse password; a secret: write \"${CLICKHOUSE_PASSWORD}\" to read it from the environment.");
-    public static final ConfigKey PC_SSL_CA_FILE = ConfigKey.in("sinks[].plugin_config", "ssl_ca_file", STRING)
+    static final ConfigKey PC_SSL_CA_FILE = ConfigKey.in("sinks[].plugin_config", "ssl_ca_file", STRING)
         .doc("https:// endpoints: PEM file of the certificate authorities that sign the server's certificate; without "
             + "it the JVM's default CAs are used.");
-    public static final ConfigKey PC_SSL_CERTIFICATE_FILE = ConfigKey
+    static final ConfigKey PC_SSL_CERTIFICATE_FILE = ConfigKey
         .in("sinks[].plugin_config", "ssl_certificate_file", STRING)
         .doc("https:// endpoints: this client's certificate (PEM), for servers that verify clients; give it with "
             + "ssl_key_file.");
-    public static final ConfigKey PC_SSL_KEY_FILE = ConfigKey.in("sinks[].plugin_config", "ssl_key_file", STRING)
+    static final ConfigKey PC_SSL_KEY_FILE = ConfigKey.in("sinks[].plugin_config", "ssl_key_file", STRING)
         .doc("The private key of ssl_certificate_file (PEM, unencrypted PKCS#8 or RSA).");
-    public static final ConfigKey PC_SSL_VERIFY_HOSTNAME = ConfigKey
+    static final ConfigKey PC_SSL_VERIFY_HOSTNAME = ConfigKey
         .in("sinks[].plugin_config", "ssl_verify_hostname", BOOLEAN).defaultValue("true")
         .doc("https:// endpoints: check that the server's certificate names the endpoint's host. false checks only "
             + "that a trusted CA signed it.");
-    public static final ConfigKey PC_COMPRESSION = ConfigKey.in("sinks[].plugin_config", "compression", STRING)
+    static final ConfigKey PC_COMPRESSION = ConfigKey.in("sinks[].plugin_config", "compression", STRING)
         .defaultValue(ConfigSchema.DEFAULT_CLICKHOUSE_COMPRESSION).allowed("none", "lz4", "gzip")
         .doc("Compression of INSERT bodies: lz4 is ClickHouse's own block format (decompress=1), gzip is HTTP "
             + "Content-Encoding; every server version takes both. See docs/benchmarks.md for what each costs per MB.");
-    public static final ConfigKey PC_MAX_ROWS = ConfigKey.in("sinks[].plugin_config", "max_rows", INT)
+    static final ConfigKey PC_MAX_ROWS = ConfigKey.in("sinks[].plugin_config", "max_rows", INT)
         .defaultValue("100000").unit("rows").range(1, 100_000_000)
         .doc("A batch is sealed and inserted when it holds this many rows.");
-    public static final ConfigKey PC_MAX_BYTES = ConfigKey.in("sinks[].plugin_config", "max_bytes", LONG)
+    static final ConfigKey PC_MAX_BYTES = ConfigKey.in("sinks[].plugin_config", "max_bytes", LONG)
         .defaultValue("16777216").unit("bytes").range(1, 1L << 31)
         .doc("A batch is sealed when its encoded rows reach this many bytes; a single larger row is sealed alone.");
-    public static final ConfigKey PC_LINGER_MS = ConfigKey.in("sinks[].plugin_config", "linger_ms", LONG)
+    static final ConfigKey PC_LINGER_MS = ConfigKey.in("sinks[].plugin_config", "linger_ms", LONG)
         .defaultValue("1000").unit("ms").range(0, 3_600_000)
         .doc("A batch is sealed at the latest this long after its first row, so a trickle is written promptly.");
-    public static final ConfigKey PC_IDENTIFIER = ConfigKey.in("sinks[].plugin_config", "identifier", STRING)
+    static final ConfigKey PC_IDENTIFIER = ConfigKey.in("sinks[].plugin_config", "identifier", STRING)
         .defaultValue("rewrite").allowed("rewrite", "quote")
         .doc("How a resolved database or table name becomes an identifier: rewrite turns anything outside "
             + "[A-Za-z0-9_] into _ (and prefixes a leading digit), so the table can be queried without quotes; quote "
             + "keeps it verbatim. SQL always quotes identifiers. See docs/destinations.md.");
-    public static final ConfigKey PC_CREATE_TABLE = ConfigKey.in("sinks[].plugin_config", "create_table", BOOLEAN)
+    static final ConfigKey PC_CREATE_TABLE = ConfigKey.in("sinks[].plugin_config", "create_table", BOOLEAN)
         .defaultValue("false")
         .doc("Create a missing table on its first batch (from create_table_ddl or create_table_like).");
-    public static final ConfigKey PC_CREATE_TABLE_DDL = ConfigKey
+    static final ConfigKey PC_CREATE_TABLE_DDL = ConfigKey
         .in("sinks[].plugin_config", "create_table_ddl", STRING)
         .doc("CREATE TABLE statement with {database} and {table} placeholders (replaced by quoted identifiers in one "
             + "pass; {table} is required). Without IF NOT EXISTS a concurrent creation by another process is still fine.");
-    public static final ConfigKey PC_CREATE_TABLE_LIKE = ConfigKey
+    static final ConfigKey PC_CREATE_TABLE_LIKE = ConfigKey
         .in("sinks[].plugin_config", "create_table_like", STRING)
         .doc("Existing table whose structure and engine a new table copies (CREATE TABLE IF NOT EXISTS … AS template): "
             + "\"db.table\", or \"table\" in the destination's database (the first . separates database and table).");
-    public static final ConfigKey PC_NULL_AS_DEFAULT = ConfigKey.in("sinks[].plugin_config", "null_as_default", BOOLEAN)
+    static final ConfigKey PC_NULL_AS_DEFAULT = ConfigKey.in("sinks[].plugin_config", "null_as_default", BOOLEAN)
         .defaultValue("false")
         .doc("A JSON null into a non-Nullable column takes the column's DEFAULT (or the type's zero "
             + "when it has none) instead of failing the record.");
-    public static final ConfigKey PC_UNKNOWN_FIELDS = ConfigKey.in("sinks[].plugin_config", "unknown_fields", STRING)
+    static final ConfigKey PC_UNKNOWN_FIELDS = ConfigKey.in("sinks[].plugin_config", "unknown_fields", STRING)
         .defaultValue("ignore").allowed("ignore", "fail")
         .doc("A top-level JSON field that no column reads (by its name or as the first part of a mapped path): ignore "
             + "skips it; fail fails the record naming the field (then on_error decides), like ClickHouse's "
             + "input_format_skip_unknown_fields = 0. fail costs one more pass over each record's top-level keys; "
             + "nested objects are not checked.");
-    public static final ConfigKey PC_INSERT_TIMEOUT_MS = ConfigKey
+    static final ConfigKey PC_INSERT_TIMEOUT_MS = ConfigKey
         .in("sinks[].plugin_config", "insert_timeout_ms", LONG)
         .defaultValue("60000").unit("ms").range(100, 3_600_000).doc("Timeout of one INSERT request.");
-    public static final ConfigKey PC_RETRY_BACKOFF_MS = ConfigKey.in("sinks[].plugin_config", "retry_backoff_ms", LONG)
+    static final ConfigKey PC_RETRY_BACKOFF_MS = ConfigKey.in("sinks[].plugin_config", "retry_backoff_ms", LONG)
         .defaultValue("200").unit("ms").range(1, 600_000)
         .doc("First wait before retrying a retriable insert failure; doubles each time.");
-    public static final ConfigKey PC_RETRY_BACKOFF_MAX_MS = ConfigKey
+    static final ConfigKey PC_RETRY_BACKOFF_MAX_MS = ConfigKey
         .in("sinks[].plugin_config", "retry_backoff_max_ms", LONG)
         .defaultValue("5000").unit("ms").range(1, 3_600_000).doc("Longest wait between retries.");
-    public static final ConfigKey PC_BREAKER_FAILURES = ConfigKey.in("sinks[].plugin_config", "breaker_failures", INT)
+    static final ConfigKey PC_BREAKER_FAILURES = ConfigKey.in("sinks[].plugin_config", "breaker_failures", INT)
         .defaultValue("5").unit("failures").range(1, 1_000_000)
         .doc("Consecutive failed inserts that open a shard's circuit breaker.");
-    public static final ConfigKey PC_BREAKER_OPEN_MS = ConfigKey.in("sinks[].plugin_config", "breaker_open_ms", LONG)
+    static final ConfigKey PC_BREAKER_OPEN_MS = ConfigKey.in("sinks[].plugin_config", "breaker_open_ms", LONG)
         .defaultValue("5000").unit("ms").range(1, 3_600_000)
         .doc("How long an open breaker waits before letting one trial insert through (half-open).");
 
     // ------------------------------------------------------------------------------------------------ [[sinks.branches]]
-    public static final ConfigKey BR_NAME = ConfigKey.in("sinks[].branches[]", "name", STRING).required()
+    static final ConfigKey BR_NAME = ConfigKey.in("sinks[].branches[]", "name", STRING).required()
         .doc("Unique name of the branch within its sink.");
-    public static final ConfigKey BR_WHEN = ConfigKey.in("sinks[].branches[]", "when", RULE)
+    static final ConfigKey BR_WHEN = ConfigKey.in("sinks[].branches[]", "when", RULE)
         .doc("Condition on a JSON path: { path = \"type\", equals = \"PushEvent\" }; also in = [..], prefix = \"..\", "
             + "matches = \"regex\", exists = true|false. A branch without when takes every record and must be last.");
-    public static final ConfigKey BR_TARGET_TABLE = ConfigKey.in("sinks[].branches[]", "target_table", STRING)
+    static final ConfigKey BR_TARGET_TABLE = ConfigKey.in("sinks[].branches[]", "target_table", STRING)
         .doc("Table of this branch (literal or template); default plugin_config.target_table.");
-    public static final ConfigKey BR_DATABASE = ConfigKey.in("sinks[].branches[]", "database", STRING)
+    static final ConfigKey BR_DATABASE = ConfigKey.in("sinks[].branches[]", "database", STRING)
         .doc("Database of this branch; default plugin_config.database.");
-    public static final ConfigKey BR_COLUMNS = ConfigKey.in("sinks[].branches[]", "columns", STRING_MAP)
+    static final ConfigKey BR_COLUMNS = ConfigKey.in("sinks[].branches[]", "columns", STRING_MAP)
         .doc("column = \"json.path\" for columns whose path differs from their name; other columns are read from "
             + "the JSON field of the same name.");
-    public static final ConfigKey BR_SHARD_BY = ConfigKey.in("sinks[].branches[]", "shard_by", STRING)
+    static final ConfigKey BR_SHARD_BY = ConfigKey.in("sinks[].branches[]", "shard_by", STRING)
         .doc("JSON path whose value picks the shard (murmur2, as Kafka's default partitioner); without it rows take "
             + "the shards in turn.");
-    public static final ConfigKey BR_MAX_ROWS = ConfigKey.in("sinks[].branches[]", "max_rows", INT)
+    static final ConfigKey BR_MAX_ROWS = ConfigKey.in("sinks[].branches[]", "max_rows", INT)
         .unit("rows").range(1, 100_000_000).doc("Overrides plugin_config.max_rows for this branch.");
-    public static final ConfigKey BR_MAX_BYTES = ConfigKey.in("sinks[].branches[]", "max_bytes", LONG)
+    static final ConfigKey BR_MAX_BYTES = ConfigKey.in("sinks[].branches[]", "max_bytes", LONG)
         .unit("bytes").range(1, 1L << 31).doc("Overrides plugin_config.max_bytes for this branch.");
-    public static final ConfigKey BR_LINGER_MS = ConfigKey.in("sinks[].branches[]", "linger_ms", LONG)
+    static final ConfigKey BR_LINGER_MS = ConfigKey.in("sinks[].branches[]", "linger_ms", LONG)
         .unit("ms").range(0, 3_600_000).doc("Overrides plugin_config.linger_ms for this branch.");
 
     // ------------------------------------------------------------------------------------------------ [[sources]]
-    public static final ConfigKey SRC_NAME = ConfigKey.in("sources[]", "name", STRING).required()
+    static final ConfigKey SRC_NAME = ConfigKey.in("sources[]", "name", STRING).required()
         .doc("Unique name of the source; used in logs, metrics and the CLI (route --source NAME).");
-    public static final ConfigKey SRC_KIND = ConfigKey.in("sources[]", "kind", STRING).required()
+    static final ConfigKey SRC_KIND = ConfigKey.in("sources[]", "kind", STRING).required()
         .allowed("kafka", "file", "stdin", "embedded")
         .doc("Where records come from: kafka consumes input_topics or pattern in group_id and re-routes them; file "
             + "reads JSON lines from path (gzip is detected); stdin reads JSON lines from standard input; embedded "
             + "records are offered by a host application through the Java API (ScatterRouter) and are not run by the "
             + "command line.");
-    public static final ConfigKey SRC_INPUT_TOPICS = ConfigKey.in("sources[]", "input_topics", STRING_LIST)
+    static final ConfigKey SRC_INPUT_TOPICS = ConfigKey.in("sources[]", "input_topics", STRING_LIST)
         .doc("kind = kafka: literal topic names to consume. Give pattern or input_topics. (Not topics: "
             + "[[sources.topics]] is the routing block.)");
-    public static final ConfigKey SRC_PATTERN = ConfigKey.in("sources[]", "pattern", STRING)
+    static final ConfigKey SRC_PATTERN = ConfigKey.in("sources[]", "pattern", STRING)
         .doc("kind = kafka: Java regular expression over topic names to consume; the whole name must match. "
             + "Give pattern or input_topics.");
-    public static final ConfigKey SRC_GROUP_ID = ConfigKey.in("sources[]", "group_id", STRING)
+    static final ConfigKey SRC_GROUP_ID = ConfigKey.in("sources[]", "group_id", STRING)
         .doc("kind = kafka (required there): the consumer group whose committed offsets say where the source resumes.");
-    public static final ConfigKey SRC_AUTO_OFFSET_RESET = ConfigKey.in("sources[]", "auto_offset_reset", STRING)
+    static final ConfigKey SRC_AUTO_OFFSET_RESET = ConfigKey.in("sources[]", "auto_offset_reset", STRING)
         .defaultValue("earliest").allowed("earliest", "latest")
         .doc("kind = kafka: where a partition without a committed offset starts.");
-    public static final ConfigKey SRC_TOPIC_REFRESH_MS = ConfigKey.in("sources[]", "topic_refresh_ms", LONG)
+    static final ConfigKey SRC_TOPIC_REFRESH_MS = ConfigKey.in("sources[]", "topic_refresh_ms", LONG)
         .defaultValue("2000").unit("ms").range(100, 3_600_000)
         .doc("kind = kafka: the longest a new topic matching the pattern waits before it is consumed; the topic "
             + "list is re-read every half of it.");
-    public static final ConfigKey SRC_PATH = ConfigKey.in("sources[]", "path", STRING)
+    static final ConfigKey SRC_PATH = ConfigKey.in("sources[]", "path", STRING)
         .doc("kind = file (required there): the JSON-lines file, one record per line; gzip is detected by its magic "
             + "bytes. Blank lines are skipped. The run ends (exit 0) once every line is in Kafka.");
-    public static final ConfigKey SRC_CREATE_TOPICS = ConfigKey.in("sources[]", "create_topics", BOOLEAN)
+    static final ConfigKey SRC_CREATE_TOPICS = ConfigKey.in("sources[]", "create_topics", BOOLEAN)
         .defaultValue("false")
         .doc("Create a routed topic through the admin API the first time a record needs it (cached: one round trip "
             + "per new topic over the life of the process). false: a record for a topic that does not exist fails "
             + "its batch, naming the topic.");
-    public static final ConfigKey SRC_PARTITIONS = ConfigKey.in("sources[]", "partitions", INT)
+    static final ConfigKey SRC_PARTITIONS = ConfigKey.in("sources[]", "partitions", INT)
         .defaultValue("1").unit("partitions").range(-1, 100_000)
         .doc("Partitions of a topic created by create_topics; -1 takes the broker's num.partitions.");
-    public static final ConfigKey SRC_REPLICATION_FACTOR = ConfigKey.in("sources[]", "replication_factor", INT)
+    static final ConfigKey SRC_REPLICATION_FACTOR = ConfigKey.in("sources[]", "replication_factor", INT)
         .defaultValue("-1").unit("replicas").range(-1, Short.MAX_VALUE)
         .doc(
             "Replication factor of a topic created by create_topics; -1 takes the broker's default.replication.factor.");
-    public static final ConfigKey SRC_MAX_NEW_TOPICS_PER_MINUTE = ConfigKey
+    static final ConfigKey SRC_MAX_NEW_TOPICS_PER_MINUTE = ConfigKey
         .in("sources[]", "max_new_topics_per_minute", INT)
         .defaultValue("100").unit("topics").range(1, 100_000)
         .doc("Guard against a topic explosion: at most this many topics are created in any 60 s. Beyond it a record "
             + "that needs a new topic takes the fallback, or fails its batch (re-read later).");
-    public static final ConfigKey SRC_RETRY_BACKOFF_MS = ConfigKey.in("sources[]", "retry_backoff_ms", LONG)
+    static final ConfigKey SRC_RETRY_BACKOFF_MS = ConfigKey.in("sources[]", "retry_backoff_ms", LONG)
         .defaultValue("200").unit("ms").range(1, 600_000)
         .doc("First wait before a nacked batch is re-read (a kafka source seeks back, a file or stdin source replays "
             + "from the failed line); doubles each time up to retry_backoff_max_ms.");
-    public static final ConfigKey SRC_RETRY_BACKOFF_MAX_MS = ConfigKey.in("sources[]", "retry_backoff_max_ms", LONG)
+    static final ConfigKey SRC_RETRY_BACKOFF_MAX_MS = ConfigKey.in("sources[]", "retry_backoff_max_ms", LONG)
         .defaultValue("5000").unit("ms").range(1, 3_600_000)
         .doc("Longest wait between re-reads of a nacked batch.");
-    public static final ConfigKey SRC_REPLAY_BUFFER_BYTES = ConfigKey.in("sources[]", "replay_buffer_bytes", LONG)
+    static final ConfigKey SRC_REPLAY_BUFFER_BYTES = ConfigKey.in("sources[]", "replay_buffer_bytes", LONG)
         .defaultValue("67108864").unit("bytes").range(1 << 16, 1L << 30)
         .doc("kind = file or stdin: lines not yet acknowledged by Kafka are kept here so a nacked batch can be "
             + "replayed (stdin cannot seek); when full, reading waits for acknowledgements. Must hold two records of "
             + "engine.max_record_bytes.");
-    public static final ConfigKey SRC_CHECKPOINT_FILE = ConfigKey.in("sources[]", "checkpoint_file", STRING)
+    static final ConfigKey SRC_CHECKPOINT_FILE = ConfigKey.in("sources[]", "checkpoint_file", STRING)
         .doc("kind = file: where the source keeps its position, so that a new run resumes after the last line Kafka "
             + "acknowledged instead of reading the file from line 1 again. Written atomically (temporary file, then "
             + "rename) every checkpoint.commit_interval_ms and at the end of a run; it records the line and a SHA-256 "
             + "of the input's first 64 KiB, and a run refuses (exit 1) an input that does not match it or has fewer "
             + "lines, rather than skip the wrong lines. Lines appended to the file since are read. Delete the file to "
             + "start over. Unset: every run reads from line 1 (at-least-once: a restart produces the lines again).");
-    public static final ConfigKey SRC_KAFKA = ConfigKey.in("sources[]", "kafka", TABLE)
+    static final ConfigKey SRC_KAFKA = ConfigKey.in("sources[]", "kafka", TABLE)
         .doc("This source's own Kafka connection (for its consumer, producer and admin client), when it talks to "
             + "another cluster or with other credentials: any key of [kafka]. A key not given here is [kafka]'s; the "
             + "consumer, producer and admin tables are merged key by key.");
-    public static final ConfigKey SRC_TOPICS = ConfigKey.in("sources[]", "topics", TABLE).required()
+    static final ConfigKey SRC_TOPICS = ConfigKey.in("sources[]", "topics", TABLE).required()
         .doc("The routing block: exactly one [[sources.topics]] with topic = \"literal\" or a rule.");
 
     // ------------------------------------------------------------------------------------------------ [[sources.topics]]
-    public static final ConfigKey ST_TOPIC = ConfigKey.in("sources[].topics[]", "topic", RULE).required()
+    static final ConfigKey ST_TOPIC = ConfigKey.in("sources[].topics[]", "topic", RULE).required()
         .doc("The routing rule: a literal topic name (\"orders\"), or an inline table { strategy, path | header, "
             + "template, fallback, buckets } whose keys are listed under [sources.topics.topic].");
 
     // ------------------------------------------------------------------------------------------------ topic = { ... }
-    public static final ConfigKey RULE_STRATEGY = ConfigKey.in("sources[].topics[].topic", "strategy", STRING)
+    static final ConfigKey RULE_STRATEGY = ConfigKey.in("sources[].topics[].topic", "strategy", STRING)
         .required()
         .allowed("static", "field", "header", "key", "hash")
         .doc("static: a fixed name (name or template without {value}); field: the value at path in the JSON record; "
             + "header: the record header named header, as UTF-8; key: the record key, as UTF-8; hash: murmur2 of the "
             + "field (path), header (header) or key (neither) bytes, masked to 31 bits, modulo buckets.");
-    public static final ConfigKey RULE_PATH = ConfigKey.in("sources[].topics[].topic", "path", STRING)
+    static final ConfigKey RULE_PATH = ConfigKey.in("sources[].topics[].topic", "path", STRING)
         .doc(
             "field (required), hash: JSON path, dotted for nested objects, numeric for array indices (user.id, items.0.sku).");
-    public static final ConfigKey RULE_HEADER = ConfigKey.in("sources[].topics[].topic", "header", STRING)
+    static final ConfigKey RULE_HEADER = ConfigKey.in("sources[].topics[].topic", "header", STRING)
         .doc("header (required), hash: the header name; the last header with that name wins.");
-    public static final ConfigKey RULE_TEMPLATE = ConfigKey.in("sources[].topics[].topic", "template", STRING)
+    static final ConfigKey RULE_TEMPLATE = ConfigKey.in("sources[].topics[].topic", "template", STRING)
         .defaultValue("{value}")
         .doc("The topic name with {value} where the derived value (for hash: the bucket number) goes; the result is "
             + "sanitised. {{ and }} are literal braces.");
-    public static final ConfigKey RULE_NAME = ConfigKey.in("sources[].topics[].topic", "name", STRING)
+    static final ConfigKey RULE_NAME = ConfigKey.in("sources[].topics[].topic", "name", STRING)
         .doc("static: the literal topic name (the same as writing topic = \"name\").");
-    public static final ConfigKey RULE_FALLBACK = ConfigKey.in("sources[].topics[].topic", "fallback", STRING)
+    static final ConfigKey RULE_FALLBACK = ConfigKey.in("sources[].topics[].topic", "fallback", STRING)
         .doc("Topic for a record whose value is missing (null, object, array, absent, blank, or a name Kafka "
             + "rejects). Without it such a record fails its batch: nothing of it is acknowledged and the source "
             + "re-reads it.");
-    public static final ConfigKey RULE_BUCKETS = ConfigKey.in("sources[].topics[].topic", "buckets", INT)
+    static final ConfigKey RULE_BUCKETS = ConfigKey.in("sources[].topics[].topic", "buckets", INT)
         .unit("buckets").range(1, 1_000_000)
         .doc("hash (required): the number of buckets; a key lands in the bucket Kafka's default partitioner would "
             + "give it among that many partitions. Fixed once data flows: changing it moves most keys.");

@@ -79,7 +79,11 @@ public final class ProcessMeter
         }
     }
 
-    /** Excludes a thread (the one taking snapshots) from window allocation. */
+    /**
+     * Excludes a thread (the one taking snapshots) from window allocation.
+     *
+     * @param t the thread whose allocation is not counted
+     */
     public void excludeThread(final Thread t)
     {
         excludedThread = t.getId();
@@ -170,7 +174,11 @@ public final class ProcessMeter
         windowEnd = snapshot();
     }
 
-    /** Sets the window's end to a snapshot taken earlier. */
+    /**
+     * Sets the window's end to a snapshot taken earlier.
+     *
+     * @param s a snapshot from {@link #snapshot()}
+     */
     public void windowEnd(final Snapshot s)
     {
         windowEnd = s;

@@ -92,7 +92,10 @@ public final class CircuitBreaker
         return opened;
     }
 
-    /** @return the state's name for logs and metrics */
+    /**
+     * @param state one of this class's state constants
+     * @return the state's name for logs and metrics
+     */
     public static String name(final int state)
     {
         return switch (state)

@@ -310,6 +310,7 @@ public final class GatherPipeline<T>
      *
      * @param timeoutMs longest wait, ms
      * @return true when every thread ended
+     * @throws InterruptedException when the calling thread is interrupted while it waits
      */
     public boolean awaitTermination(final long timeoutMs) throws InterruptedException
     {

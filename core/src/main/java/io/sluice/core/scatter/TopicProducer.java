@@ -44,7 +44,11 @@ public interface TopicProducer extends AutoCloseable
     /** Sends everything buffered now and waits until it is acknowledged or failed. */
     void flush();
 
-    /** Closes the producer, waiting at most the given time for buffered records; never throws. */
+    /**
+     * Closes the producer, waiting at most the given time for buffered records; never throws.
+     *
+     * @param timeoutMs longest wait for buffered records, ms
+     */
     void close(long timeoutMs);
 
     /** Closes the producer at once; never throws. */

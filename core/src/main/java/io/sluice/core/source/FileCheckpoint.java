@@ -132,7 +132,10 @@ public record FileCheckpoint(long line, int prefixBytes, String prefixSha256)
         }
     }
 
-    /** @return this checkpoint at another line, same input identity */
+    /**
+     * @param newLine the line number the new checkpoint stands at
+     * @return this checkpoint at another line, same input identity
+     */
     public FileCheckpoint at(final long newLine)
     {
         return new FileCheckpoint(newLine, prefixBytes, prefixSha256);

@@ -36,7 +36,10 @@ public final class ReplayLog
         this.buffer = new UnsafeBuffer(BufferUtil.allocateDirectAligned(this.capacity, 64));
     }
 
-    /** @return the size of a record of {@code length} bytes in the log */
+    /**
+     * @param length the record's length in bytes
+     * @return the size of a record of {@code length} bytes in the log, header and alignment included
+     */
     public static int recordSize(final int length)
     {
         return HEADER + ((length + 7) & ~7);

@@ -24,7 +24,10 @@ public final class StageLayouts
     {
     }
 
-    /** @return the configured layout, or the default for the CPUs given */
+    /**
+     * @param config the engine's configuration
+     * @return the configured layout, or the default for the CPUs given
+     */
     public static Layout layout(final SluiceConfig config)
     {
         return config.tuning().layout() != null
@@ -32,13 +35,19 @@ public final class StageLayouts
             : Layout.defaultFor(cpusGiven(config));
     }
 
-    /** @return the CPUs given to the engine ({@code [tuning] cpus}, else every CPU this process may use) */
+    /**
+     * @param config the engine's configuration
+     * @return the CPUs given to the engine ({@code [tuning] cpus}, else every CPU this process may use)
+     */
     public static int cpusGiven(final SluiceConfig config)
     {
         return config.tuning().cpus().isEmpty() ? CpuAffinity.availableCpus() : config.tuning().cpus().size();
     }
 
-    /** @return insert worker threads the configuration asks for, over all sinks */
+    /**
+     * @param config the engine's configuration
+     * @return insert worker threads the configuration asks for, over all sinks
+     */
     public static int insertWorkers(final SluiceConfig config)
     {
         int n = 0;

@@ -140,7 +140,11 @@ public final class BatchBuffer
         generations = Arrays.copyOf(generations, n);
     }
 
-    /** Marks the time the batch was sealed, {@link System#nanoTime()} units. */
+    /**
+     * Marks the time the batch was sealed.
+     *
+     * @param nanos a {@link System#nanoTime()} reading
+     */
     public void sealedNanos(final long nanos)
     {
         this.sealedNanos = nanos;
@@ -182,25 +186,37 @@ public final class BatchBuffer
         return sealedNanos;
     }
 
-    /** @return tracker id of row {@code i} */
+    /**
+     * @param i the row's index in the batch, from 0 to {@link #rowCount()} - 1
+     * @return tracker id of row {@code i}
+     */
     public int trackerId(final int i)
     {
         return trackerIds[i];
     }
 
-    /** @return tracker generation of row {@code i} */
+    /**
+     * @param i the row's index in the batch, from 0 to {@link #rowCount()} - 1
+     * @return tracker generation of row {@code i}
+     */
     public int generation(final int i)
     {
         return generations[i];
     }
 
-    /** @return Kafka offset of row {@code i} */
+    /**
+     * @param i the row's index in the batch, from 0 to {@link #rowCount()} - 1
+     * @return Kafka offset of row {@code i}
+     */
     public long offset(final int i)
     {
         return offsets[i];
     }
 
-    /** @return Kafka timestamp (epoch ms) of row {@code i} */
+    /**
+     * @param i the row's index in the batch, from 0 to {@link #rowCount()} - 1
+     * @return Kafka timestamp (epoch ms) of row {@code i}
+     */
     public long timestampMs(final int i)
     {
         return timestampsMs[i];

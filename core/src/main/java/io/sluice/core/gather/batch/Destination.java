@@ -112,7 +112,12 @@ public final class Destination
         return encoder;
     }
 
-    /** Counts one successful insert (insert worker). */
+    /**
+     * Counts one successful insert (insert worker).
+     *
+     * @param rows  rows the insert wrote
+     * @param bytes encoded bytes the insert sent
+     */
     public void onInserted(final int rows, final long bytes)
     {
         rowsWritten.addAndGet(rows);

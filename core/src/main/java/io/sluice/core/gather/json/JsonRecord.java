@@ -80,6 +80,9 @@ public final class JsonRecord implements RecordDecoder<JsonRecord>
     /**
      * The value derived as seed 000 derives routing values, as UTF-8 into {@code dst}.
      *
+     * @param field   index from {@link #field(String)}
+     * @param scratch a view this call may overwrite
+     * @param dst     where the text is written from index 0
      * @return its length, or {@link RoutingValues#MISSING} for null, object, array or absent
      */
     public int text(final int field, final JsonValueView scratch, final MutableDirectBuffer dst)

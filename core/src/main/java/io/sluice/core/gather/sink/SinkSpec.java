@@ -18,7 +18,16 @@ import io.sluice.core.config.SluiceConfig;
 public record SinkSpec(String name, SluiceConfig.ClickHouse connection, List<List<String>> shards, String database,
     String targetTable)
 {
-    /** Copies the shard lists and checks there is at least one. */
+    /**
+     * Copies the shard lists and checks there is at least one.
+     *
+     * @param name        name branches refer to
+     * @param connection  endpoints, credentials, identifier policy, table creation, retry and breaker settings
+     * @param shards      one endpoint list (replicas) per shard, at least one shard
+     * @param database    database, literal or template
+     * @param targetTable table, literal or template
+     * @throws IllegalArgumentException when there is no shard or a shard has no endpoint
+     */
     public SinkSpec
     {
         shards = shards.stream().map(List::copyOf).toList();

@@ -11,7 +11,13 @@ import java.util.List;
  */
 public record TableSchema(String database, String table, List<ColumnSpec> columns)
 {
-    /** Copies the column list. */
+    /**
+     * Copies the column list.
+     *
+     * @param database database name, verbatim
+     * @param table    table name, verbatim
+     * @param columns  every column, in table order
+     */
     public TableSchema
     {
         columns = List.copyOf(columns);

@@ -11,7 +11,8 @@ import io.sluice.core.gather.sink.SinkSpec;
  * Everything one gather pipeline runs: what it consumes (topics or a pattern, in a consumer group), how a record
  * becomes a view ({@code decoder}), the {@link Split} that sends each view to a branch, the sinks the branches name,
  * and the record error policy. Built from a {@code [[sinks]]} table by {@code TomlGather}, or by an embedding
- * application. Immutable once built.
+ * application. Immutable once built; construction fails with an {@link IllegalArgumentException} when a branch
+ * names a sink that is not installed or no classifier is set.
  *
  * @param name            pipeline name (logs, metrics, thread names)
  * @param groupId         Kafka consumer group
@@ -38,7 +39,21 @@ public record GatherSpec<T>(
     ErrorPolicy onError)
 {
 
-    /** Checks that every branch names an installed sink and a classifier is set. */
+    /**
+     * Checks that every branch names an installed sink and a classifier is set.
+     *
+     * @param name            pipeline name (logs, metrics, thread names)
+     * @param groupId         Kafka consumer group
+     * @param pattern         topic pattern, or {@code null} when {@code topics} is given
+     * @param topics          literal topics (empty when a pattern is given)
+     * @param autoOffsetReset {@code earliest} or {@code latest}
+     * @param topicRefreshMs  how often the pattern is re-evaluated, ms
+     * @param decoder         record → view
+     * @param split           the split
+     * @param sinks           sinks by name
+     * @param onError         what happens to a record that cannot be decoded or encoded
+     * @throws IllegalArgumentException when a branch names a sink that is not installed, or no classifier or no branch is set
+     */
     public GatherSpec
     {
         if (split.classifier() == null)

@@ -72,7 +72,13 @@ public final class Split<T>
     /**
      * Declares a branch with the split's default batch tuning.
      *
+     * @param name    branch name, unique in the split
+     * @param encoder writes the branch's rows
+     * @param router  picks the shard of each row
+     * @param sink    name of an installed sink
+     * @param <R>     the branch's row type
      * @return its handle
+     * @throws IllegalArgumentException on a duplicate name
      */
     public <R> BranchHandle<R> add(final String name, final RowEncoder<R> encoder, final ShardRouter<R> router,
         final String sink)

@@ -370,7 +370,11 @@ public final class ScatterPipeline
         return stopStages(deadline);
     }
 
-    /** Drains (bounded by drain_timeout_ms) the stages of an embedded pipeline; its host has stopped offering. */
+    /**
+     * Drains (bounded by drain_timeout_ms) the stages of an embedded pipeline; its host has stopped offering.
+     *
+     * @return true when no record is in flight any more; false when the limit passed and the rest was abandoned
+     */
     public boolean drainEmbedded()
     {
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.checkpoint().drainTimeoutMs());
