@@ -1,6 +1,8 @@
 package io.sluice.engine;
 
+import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -72,7 +74,8 @@ public final class BenchCommand implements Callable<Integer>
         }
         catch (final ConfigException e)
         {
-            return ConfigChecks.report(config, e, new PrintWriter(System.err, true));
+            return ConfigChecks.report(config, e,
+                new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true));
         }
         if (fromBeginning)
         {

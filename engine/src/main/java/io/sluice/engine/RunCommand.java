@@ -1,6 +1,8 @@
 package io.sluice.engine;
 
+import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
@@ -80,7 +82,8 @@ public final class RunCommand implements Callable<Integer>
         }
         catch (final ConfigException e)
         {
-            return ConfigChecks.report(file, e, new PrintWriter(System.err, true));
+            return ConfigChecks.report(file, e,
+                new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true));
         }
         LOG.info("Sluice starting with {} ({} sink(s), {} source(s)); Kafka at {}", Printable.escape(file.toString()),
             config.sinks().size(), config.sources().size(), String.join("; ", config.kafkaConnections().stream()

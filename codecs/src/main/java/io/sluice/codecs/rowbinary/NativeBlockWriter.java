@@ -442,7 +442,6 @@ public final class NativeBlockWriter implements AutoCloseable
         final Bytes<Void> offsets = stream();
         final long[] count = new long[1];
         long total;
-        long elementRows;
 
         ArrayColumn(final Column[] elements)
         {

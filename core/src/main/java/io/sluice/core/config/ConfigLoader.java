@@ -255,14 +255,14 @@ public final class ConfigLoader
             final String key = "tuning.stages." + stage;
             if (!Set.of("source", "route", "sink").contains(stage))
             {
-                problems.add(new ConfigProblem(key, stagesTable.inputPositionOf(List.of(stage)).line(),
+                problems.add(new ConfigProblem(key, TableReader.line(stagesTable, stage),
                     "unknown stage; stages are source, route, sink"));
                 continue;
             }
             if (!(stagesTable.get(List.of(stage)) instanceof TomlTable st))
             {
                 problems.add(
-                    new ConfigProblem(key, stagesTable.inputPositionOf(List.of(stage)).line(), "expected a table"));
+                    new ConfigProblem(key, TableReader.line(stagesTable, stage), "expected a table"));
                 continue;
             }
             String stageWait = null;
@@ -270,7 +270,7 @@ public final class ConfigLoader
             for (final String k : st.keySet())
             {
                 final Object v = st.get(List.of(k));
-                final int line = st.inputPositionOf(List.of(k)).line();
+                final int line = TableReader.line(st, k);
                 if (k.equals("wait") && v instanceof String s && TUNING_WAIT.allowed().contains(s))
                 {
                     stageWait = s;

@@ -272,7 +272,7 @@ final class TableReader
             }
             else
             {
-                problems.add(new ConfigProblem(keyPath(key.name()) + "." + k, t.inputPositionOf(List.of(k)).line(),
+                problems.add(new ConfigProblem(keyPath(key.name()) + "." + k, line(t, k),
                     "expected a string, got " + describe(item)));
             }
         }
@@ -403,7 +403,7 @@ final class TableReader
         int line = Integer.MAX_VALUE;
         for (final String k : t.keySet())
         {
-            line = Math.min(line, t.inputPositionOf(List.of(k)).line());
+            line = Math.min(line, line(t, k));
         }
         return line == Integer.MAX_VALUE ? 0 : line;
     }
@@ -411,7 +411,8 @@ final class TableReader
     /** @return the line of a key of a table, or 0 when absent */
     static int line(final TomlTable t, final String key)
     {
-        return t.contains(List.of(key)) ? t.inputPositionOf(List.of(key)).line() : 0;
+        final TomlPosition p = t.inputPositionOf(List.of(key));
+        return p == null ? 0 : p.line();
     }
 
     /** @return what a value is, without the value (for secrets) */

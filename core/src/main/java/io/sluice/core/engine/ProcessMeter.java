@@ -53,8 +53,8 @@ public final class ProcessMeter
     private long gcAllocated;
     private long lastAfterUsed;
     private long peakHeapUsed;
-    private Snapshot windowStart;
-    private Snapshot windowEnd;
+    private volatile Snapshot windowStart;
+    private volatile Snapshot windowEnd;
     private long excludedThread = -1;
 
     /** Starts listening to GC notifications; the allocation count starts now. */

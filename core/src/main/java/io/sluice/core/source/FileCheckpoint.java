@@ -120,6 +120,10 @@ public record FileCheckpoint(long line, int prefixBytes, String prefixSha256)
             + "included) are in Kafka\nsource=" + oneLine(source) + "\ninput=" + oneLine(input) + "\nline=" + line
             + "\nprefix_bytes=" + prefixBytes + "\nprefix_sha256=" + prefixSha256 + "\n";
         final Path dir = file.toAbsolutePath().getParent();
+        if (dir == null || file.getFileName() == null)
+        {
+            throw new IOException("checkpoint path " + file + " names no file in a directory");
+        }
         final Path tmp = dir.resolve("." + file.getFileName() + ".tmp");
         Files.writeString(tmp, text, StandardCharsets.UTF_8);
         try

@@ -19,14 +19,14 @@ public final class TableStats
 
     private final String label;
     /** Upper bounds of the insert duration histogram, nanoseconds (1 ms to 60 s). */
-    public static final long[] INSERT_NANOS_BUCKETS = {1_000_000L, 2_500_000L, 5_000_000L, 10_000_000L, 25_000_000L,
+    private static final long[] INSERT_NANOS_BUCKETS = {1_000_000L, 2_500_000L, 5_000_000L, 10_000_000L, 25_000_000L,
         50_000_000L, 100_000_000L, 250_000_000L, 500_000_000L, 1_000_000_000L, 2_500_000_000L, 5_000_000_000L,
         10_000_000_000L, 30_000_000_000L, 60_000_000_000L};
     /** Upper bounds of the batch rows histogram. */
-    public static final long[] BATCH_ROWS_BUCKETS = {1, 10, 100, 500, 1_000, 5_000, 10_000, 50_000, 100_000, 500_000,
+    private static final long[] BATCH_ROWS_BUCKETS = {1, 10, 100, 500, 1_000, 5_000, 10_000, 50_000, 100_000, 500_000,
         1_000_000};
     /** Upper bounds of the batch bytes histogram (1 KiB to 256 MiB, factor 4). */
-    public static final long[] BATCH_BYTES_BUCKETS = {1L << 10, 1L << 12, 1L << 14, 1L << 16, 1L << 18, 1L << 20,
+    private static final long[] BATCH_BYTES_BUCKETS = {1L << 10, 1L << 12, 1L << 14, 1L << 16, 1L << 18, 1L << 20,
         1L << 22, 1L << 24, 1L << 26, 1L << 28};
 
     private final BucketHistogram insertNanos = new BucketHistogram(INSERT_NANOS_BUCKETS);
