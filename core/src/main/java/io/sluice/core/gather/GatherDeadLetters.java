@@ -126,6 +126,12 @@ public final class GatherDeadLetters
      */
     static DeadLetter.Why conversion(final String branch, final Destination table, final String message)
     {
+        if (message.startsWith("malformed JSON"))
+        {
+            // the branch's scan found the record malformed past the classifier's fields
+            return new DeadLetter.Why(DeadLetterReason.INVALID, DeadLetterHeaders.STAGE_PARSE, message, null, branch,
+                table.toString(), null, null, 0);
+        }
         final Matcher m = CONVERSION.matcher(message);
         return new DeadLetter.Why(DeadLetterReason.INVALID, DeadLetterHeaders.STAGE_CONVERT, message, null, branch,
             table.toString(), m.matches() ? m.group(1) : null, m.matches() ? m.group(3) : null, 0);
