@@ -212,6 +212,13 @@ public final class ConfigSchema
     public static final ConfigKey SINK_AUTO_OFFSET_RESET = ConfigKey.in("sinks[]", "auto_offset_reset", STRING)
         .defaultValue("earliest").allowed("earliest", "latest")
         .doc("Where a partition without a committed offset starts (also for topics that appear while running).");
+    public static final ConfigKey SINK_ISOLATION_LEVEL = ConfigKey.in("sinks[]", "isolation_level", STRING)
+        .defaultValue("read_committed").allowed("read_committed", "read_uncommitted")
+        .doc("Which records of transactional producers the sink reads (Kafka's isolation.level): read_committed "
+            + "reads only committed transactions, so no row of an aborted transaction is written; read_uncommitted "
+            + "reads every record as soon as it is in the log. Either way the transaction markers are no records, and "
+            + "the committed offset reaches the consumer's position (the lag reaches 0 on a topic that ends in a "
+            + "marker).");
     public static final ConfigKey SINK_TOPIC_REFRESH_MS = ConfigKey.in("sinks[]", "topic_refresh_ms", LONG)
         .defaultValue("2000").unit("ms").range(100, 3_600_000)
         .doc("The longest a new topic matching the pattern waits before the sink consumes it (from its earliest "
@@ -361,6 +368,11 @@ public final class ConfigSchema
     public static final ConfigKey SRC_AUTO_OFFSET_RESET = ConfigKey.in("sources[]", "auto_offset_reset", STRING)
         .defaultValue("earliest").allowed("earliest", "latest")
         .doc("kind = kafka: where a partition without a committed offset starts.");
+    public static final ConfigKey SRC_ISOLATION_LEVEL = ConfigKey.in("sources[]", "isolation_level", STRING)
+        .defaultValue("read_committed").allowed("read_committed", "read_uncommitted")
+        .doc("kind = kafka: which records of transactional producers are read (Kafka's isolation.level): "
+            + "read_committed only those of committed transactions (no record of an aborted one is routed), "
+            + "read_uncommitted every record. The committed offset reaches the consumer's position either way.");
     public static final ConfigKey SRC_TOPIC_REFRESH_MS = ConfigKey.in("sources[]", "topic_refresh_ms", LONG)
         .defaultValue("2000").unit("ms").range(100, 3_600_000)
         .doc("kind = kafka: the longest a new topic matching the pattern waits before it is consumed; the topic "

@@ -307,8 +307,38 @@ public record SluiceConfig(
         long topicRefreshMs,
         ClickHouse plugin,
         List<Branch> branches,
-        Kafka kafka)
+        Kafka kafka,
+        String isolationLevel)
     {
+        /** {@code isolation_level}: only records of committed transactions are read (the default). */
+        public static final String READ_COMMITTED = "read_committed";
+        /** {@code isolation_level}: records of open and aborted transactions are read too. */
+        public static final String READ_UNCOMMITTED = "read_uncommitted";
+
+        /**
+         * A sink with its own connection (or null) that reads committed transactions only.
+         *
+         * @param name            sink name
+         * @param kind            destination kind
+         * @param pattern         topic pattern, or null
+         * @param topics          literal topics
+         * @param groupId         consumer group
+         * @param unmatched       unmatched policy
+         * @param onError         record error policy
+         * @param autoOffsetReset earliest or latest
+         * @param topicRefreshMs  pattern refresh, ms
+         * @param plugin          plugin_config
+         * @param branches        the branches
+         * @param kafka           its own connection, or null
+         */
+        public Sink(final String name, final String kind, final String pattern, final List<String> topics,
+            final String groupId, final ErrorPolicy unmatched, final ErrorPolicy onError, final String autoOffsetReset,
+            final long topicRefreshMs, final ClickHouse plugin, final List<Branch> branches, final Kafka kafka)
+        {
+            this(name, kind, pattern, topics, groupId, unmatched, onError, autoOffsetReset, topicRefreshMs, plugin,
+                branches, kafka, READ_COMMITTED);
+        }
+
         /**
          * A sink on the configuration's [kafka] connection.
          *
@@ -515,8 +545,43 @@ public record SluiceConfig(
         long replayBufferBytes,
         String checkpointFile,
         TopicRule rule,
-        Kafka kafka)
+        Kafka kafka,
+        String isolationLevel)
     {
+        /**
+         * A source with its own connection (or null) that reads committed transactions only (see the record's
+         * components).
+         *
+         * @param name                  unique source name
+         * @param kind                  kind
+         * @param inputTopics           kafka: topics
+         * @param pattern               kafka: pattern, or null
+         * @param groupId               kafka: group, or null
+         * @param autoOffsetReset       kafka: earliest or latest
+         * @param topicRefreshMs        kafka: refresh, ms
+         * @param path                  file: path, or null
+         * @param createTopics          whether topics are created
+         * @param partitions            partitions of created topics
+         * @param replicationFactor     replicas of created topics
+         * @param maxNewTopicsPerMinute topic creation limit
+         * @param retryBackoffMs        first re-read wait, ms
+         * @param retryBackoffMaxMs     longest re-read wait, ms
+         * @param replayBufferBytes     replay buffer, bytes
+         * @param checkpointFile        file: checkpoint file, or null
+         * @param rule                  the routing rule
+         * @param kafka                 its own connection, or null
+         */
+        public Source(final String name, final String kind, final List<String> inputTopics, final String pattern,
+            final String groupId, final String autoOffsetReset, final long topicRefreshMs, final String path,
+            final boolean createTopics, final int partitions, final int replicationFactor,
+            final int maxNewTopicsPerMinute, final long retryBackoffMs, final long retryBackoffMaxMs,
+            final long replayBufferBytes, final String checkpointFile, final TopicRule rule, final Kafka kafka)
+        {
+            this(name, kind, inputTopics, pattern, groupId, autoOffsetReset, topicRefreshMs, path, createTopics,
+                partitions, replicationFactor, maxNewTopicsPerMinute, retryBackoffMs, retryBackoffMaxMs,
+                replayBufferBytes, checkpointFile, rule, kafka, Sink.READ_COMMITTED);
+        }
+
         /**
          * A source on the configuration's [kafka] connection (see the record's components).
          *

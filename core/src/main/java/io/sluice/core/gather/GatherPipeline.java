@@ -269,7 +269,7 @@ public final class GatherPipeline<T>
             spec.topics(),
             spec.autoOffsetReset(),
             spec.topicRefreshMs(),
-            config.kafkaForSink(spec.name()).consumerProperties(),
+            KafkaSource.withIsolationLevel(config.kafkaForSink(spec.name()).consumerProperties(), isolationLevel()),
             config.checkpoint().commitIntervalMs(),
             config.checkpoint().stalledFailAfterMs(),
             config.checkpoint().drainTimeoutMs(),
@@ -281,6 +281,19 @@ public final class GatherPipeline<T>
             // a batch that failed for good (a dropped table, a server-side type error) is read again from the watermark,
             // with backoff, until it is written or checkpoint.stalled_fail_after_ms ends the run
             .rereadOnFailure(firstSink.connection().retryBackoffMs(), firstSink.connection().retryBackoffMaxMs());
+    }
+
+    /** @return the {@code isolation_level} of the sink this pipeline runs, or read_committed (the embedded API) */
+    private String isolationLevel()
+    {
+        for (final SluiceConfig.Sink s : config.sinks())
+        {
+            if (s.name().equals(spec.name()) && s.isolationLevel() != null)
+            {
+                return s.isolationLevel();
+            }
+        }
+        return SluiceConfig.Sink.READ_COMMITTED;
     }
 
     private void logBounds(final SluiceConfig.Engine e, final List<Split.Branch<?>> branches, final StagePlan plan)

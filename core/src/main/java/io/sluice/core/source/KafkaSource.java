@@ -200,6 +200,22 @@ public final class KafkaSource implements Agent
         return p;
     }
 
+    /**
+     * The consumer properties of a pipeline with its {@code isolation_level} (Kafka's {@code isolation.level}, which
+     * Sluice owns: the raw {@code [kafka.consumer]} table may not set it).
+     *
+     * @param properties     the connection's raw consumer properties
+     * @param isolationLevel {@code read_committed} or {@code read_uncommitted}
+     * @return a copy with {@code isolation.level} set
+     */
+    public static Map<String, String> withIsolationLevel(final Map<String, String> properties,
+        final String isolationLevel)
+    {
+        final Map<String, String> out = new HashMap<>(properties);
+        out.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolationLevel);
+        return out;
+    }
+
     /** @return true once the agent has closed (drained, committed, consumer closed) */
     public boolean finished()
     {
@@ -318,10 +334,14 @@ public final class KafkaSource implements Agent
         }
         final ConsumerRecords<ByteBuffer, ByteBuffer> records = consumer.poll(pollTimeout);
         final int count = records.count();
-        if (count > 0)
+        if (count > 0 || !records.nextOffsets().isEmpty())
         {
-            polled.take(records);
-            polled.publish(assigned);
+            // a poll may advance positions without records (transaction markers, aborted records)
+            polled.take(records, assigned);
+            if (polled.pending())
+            {
+                polled.publish(assigned);
+            }
         }
         downstream.pump();
         housekeeping(false);
@@ -366,6 +386,7 @@ public final class KafkaSource implements Agent
         commitScratch.clear();
         for (final KafkaPartition ps : assigned.values())
         {
+            ps.retrySkip();
             final long wm = ps.tracker.watermark();
             if (wm > ps.committed)
             {
@@ -477,7 +498,7 @@ public final class KafkaSource implements Agent
                 case RereadSchedule.HOLD -> {
                     holdingCount++;
                     consumer.pause(List.of(ps.tp));
-                    polled.drop(ps);
+                    polled.forget(ps);
                 }
                 case RereadSchedule.REREAD -> {
                     final long wm = t.watermark();
@@ -679,7 +700,7 @@ public final class KafkaSource implements Agent
                     final KafkaPartition ps = assigned.remove(tp);
                     if (ps != null)
                     {
-                        polled.drop(ps);
+                        polled.forget(ps);
                     }
                     if (ps != null && ps.holding())
                     {

@@ -7,6 +7,7 @@ import java.util.Map;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 
@@ -56,17 +57,58 @@ final class PolledRecords
     }
 
     /**
-     * Keeps the records of a poll (none may be kept now).
+     * Keeps the records of a poll (none may be kept now). A partition whose position advanced without records (only
+     * transaction markers or aborted records were fetched) is advanced at once: its position is a gap up to which
+     * nothing more will come ({@link KafkaPartition#skipTo}).
      *
-     * @param polled a non-empty poll result
+     * @param polled a poll result with records or with advanced positions ({@link ConsumerRecords#nextOffsets()})
+     * @param assigned the source's assigned partitions
      */
-    void take(final ConsumerRecords<ByteBuffer, ByteBuffer> polled)
+    void take(final ConsumerRecords<ByteBuffer, ByteBuffer> polled, final Map<TopicPartition, KafkaPartition> assigned)
     {
         records = polled;
         partitions.clear();
         partitions.addAll(polled.partitions());
         partitionIndex = 0;
         list = null;
+        final Map<TopicPartition, OffsetAndMetadata> next = polled.nextOffsets();
+        if (next.size() > partitions.size())
+        {
+            for (final Map.Entry<TopicPartition, OffsetAndMetadata> e : next.entrySet())
+            {
+                final KafkaPartition ps = assigned.get(e.getKey());
+                if (ps != null && !ps.holding() && polled.records(e.getKey()).isEmpty())
+                {
+                    ps.skipTo(e.getValue().offset());
+                }
+            }
+        }
+        if (partitions.isEmpty())
+        {
+            records = null;
+        }
+    }
+
+    /**
+     * Forgets what is kept of a partition that is held for a re-read (or revoked): its records of this poll are not
+     * published, and its position in this poll is not applied (the re-read seeks it back).
+     *
+     * @param partition the partition
+     */
+    void forget(final KafkaPartition partition)
+    {
+        drop(partition);
+        if (records != null)
+        {
+            for (int i = partitions.size() - 1; i >= partitionIndex; i--)
+            {
+                if (partitions.get(i).equals(partition.tp))
+                {
+                    partitions.remove(i);
+                }
+            }
+        }
+        partition.pendingSkip = -1;
     }
 
     /**
@@ -146,6 +188,13 @@ final class PolledRecords
                             return;
                         }
                         i++;
+                    }
+                    // every record of the partition is registered: markers and aborted records after the last one
+                    // are gaps up to the consumer's position
+                    final OffsetAndMetadata next = records.nextOffsets().get(ps.tp);
+                    if (next != null)
+                    {
+                        ps.skipTo(next.offset());
                     }
                 }
                 catch (final RuntimeException | Error e)
