@@ -648,6 +648,31 @@ public final class AckTracker extends AckTrackerCounters
     }
 
     /**
+     * Whether {@code offset} is done in the current generation: acknowledged, or a gap. For a re-read, which re-sends
+     * only the offsets that are not durably written yet. O(1); never allocates.
+     *
+     * <p>Source thread only.
+     *
+     * @param offset an offset in {@code [lastWatermark(), registeredEnd())}; below it every offset is done, at or
+     *               beyond {@link #registeredEnd()} none is
+     * @return true if done
+     */
+    public boolean isDone(final long offset)
+    {
+        if (offset < watermark)
+        {
+            return true;
+        }
+        if (offset >= registeredEnd)
+        {
+            return false;
+        }
+        final long block = offset >>> FLAG_SHIFT;
+        final long value = (long)SLOTS.getAcquire(slots, ARRAY_PAD + (int)(block & slotMask));
+        return (value & TAG_MASK) == slotTag(block) && (value & (1L << (int)(offset & FLAG_INDEX_MASK))) != 0;
+    }
+
+    /**
      * Starts a new generation at {@code startOffset}, after a seek (re-reading from the last commit) or a
      * reassignment: the watermark and {@link #registeredEnd()} become {@code startOffset}, every flag and the failure
      * are cleared, {@link #generation()} increases by one. Acks and fails of earlier generations are ignored from now

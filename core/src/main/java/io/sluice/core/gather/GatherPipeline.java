@@ -63,6 +63,9 @@ public final class GatherPipeline<T>
 {
     private static final Logger LOG = LoggerFactory.getLogger(GatherPipeline.class);
 
+    /** How long the stages after the source may take to stop once the source has drained and ended, ms. */
+    public static final long STAGE_STOP_GRACE_MS = 2_000;
+
     /** Options of a run that are not part of the configuration file. */
     public record RunOptions(boolean untilCaughtUp)
     {
@@ -165,6 +168,7 @@ public final class GatherPipeline<T>
             throw new SinkException(problem, false, 0, null);
         }
         wireRouteStage();
+        route.onFlushed(this::onFlushed);
         source = buildSource(e, overflow, minLingerMs, WaitStrategies.idleStrategy(sourceThreadPlan.waitKind()));
         logBounds(e, branches, plan);
 
@@ -244,6 +248,9 @@ public final class GatherPipeline<T>
                 event.trackerGeneration(), -1, reason));
         if (layout == Layout.FUSED)
         {
+            // on the source's thread the stage must never wait: the source keeps polling, committing and checking
+            // stalls while the insert workers are behind
+            route.nonBlocking();
             poller = rb.newPoller();
             rb.addGatingSequences(poller.getSequence());
             routeSequence = poller.getSequence();
@@ -319,7 +326,12 @@ public final class GatherPipeline<T>
     }
 
     /**
-     * Waits until the pipeline has stopped.
+     * Waits until the pipeline has stopped. The source ends first: it drains (never longer than
+     * {@code checkpoint.drain_timeout_ms}), commits what is acknowledged and closes its consumer. Then the route stage
+     * and the insert workers are stopped; they are idle after a complete drain and end at once. After an incomplete
+     * drain they were abandoned, and a worker still inside an insert request (a server that hangs) is waited for at
+     * most {@link #STAGE_STOP_GRACE_MS}: its rows are not acknowledged, so nothing is lost, and the process need not
+     * wait for the request's own timeout ({@code insert_timeout_ms}).
      *
      * @param timeoutMs longest wait, ms
      * @return true when every thread ended
@@ -345,13 +357,23 @@ public final class GatherPipeline<T>
         {
             w.stop();
         }
+        final long graceEnd = Math.min(deadline, System.nanoTime()
+            + TimeUnit.MILLISECONDS.toNanos(STAGE_STOP_GRACE_MS));
+        boolean all = true;
         for (final Thread t : threads)
         {
-            t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(graceEnd - System.nanoTime())));
             if (t.isAlive())
             {
-                return false;
+                all = false;
+                LOG.warn("{}: thread {} did not stop within {} ms of the source (an insert request that does not "
+                    + "return?); its rows are not acknowledged and are read again by the next run", spec.name(),
+                    t.getName(), STAGE_STOP_GRACE_MS);
             }
+        }
+        if (!all)
+        {
+            return false;
         }
         for (final BatchPool p : pools)
         {
@@ -448,8 +470,52 @@ public final class GatherPipeline<T>
         return source != null && source.caughtUp();
     }
 
+    /** What the insert workers had been offered when a flush completed (route stage's thread). */
+    private record FlushMark(long sequence, long[] offered)
+    {
+    }
+
+    private volatile FlushMark flushMark = new FlushMark(-1, new long[0]);
+
+    private void onFlushed(final long sequence)
+    {
+        final long[] offered = new long[workers.size()];
+        for (int i = 0; i < offered.length; i++)
+        {
+            offered[i] = workers.get(i).offered();
+        }
+        flushMark = new FlushMark(sequence, offered);
+    }
+
     private final class GatherDownstream implements Downstream
     {
+        /**
+         * Settled through {@code sequence}, a flush control event the source published after the records it asks
+         * about: the route stage has completed that flush (so every batch with those records was sealed and handed
+         * to a worker) and every worker has completed every batch it had been offered by then.
+         */
+        @Override
+        public boolean settledThrough(final long sequence)
+        {
+            if (routeSequence.get() < sequence)
+            {
+                return false;
+            }
+            final FlushMark mark = flushMark;
+            if (mark.sequence() < sequence)
+            {
+                return false;
+            }
+            for (int i = 0; i < mark.offered().length; i++)
+            {
+                if (workers.get(i).completed() < mark.offered()[i])
+                {
+                    return false;
+                }
+            }
+            return true;
+        }
+
         @Override
         public void pump()
         {
@@ -467,15 +533,25 @@ public final class GatherPipeline<T>
                     }
                     catch (final Throwable ex)
                     {
+                        if (ex == RouteStage.RETRY_LATER)
+                        {
+                            // not consumed: the poller offers this event again next time
+                            throw ex;
+                        }
                         // as the split layout's BatchEventProcessor does: report, fail the record, go on
                         routeErrors.handleEventException(ex, sequence, event);
                     }
-                    return true;
+                    // a sealed batch waits for its worker: take no more events until it is handed off
+                    return route.acceptsMore();
                 };
             }
             try
             {
                 route.onBatchStart(0, 0);
+                if (route.retryHandOffs() > 0)
+                {
+                    return;
+                }
                 if (poller.poll(pollHandler) != EventPoller.PollState.PROCESSING)
                 {
                     route.onTimeout(-1);
@@ -483,7 +559,10 @@ public final class GatherPipeline<T>
             }
             catch (final Exception ex)
             {
-                routeErrors.handleEventException(ex, routeSequence.get(), null);
+                if (ex != RouteStage.RETRY_LATER)
+                {
+                    routeErrors.handleEventException(ex, routeSequence.get(), null);
+                }
             }
         }
 
@@ -507,6 +586,7 @@ public final class GatherPipeline<T>
         @Override
         public void abandon()
         {
+            route.abandon();
             for (final InsertWorker w : workers)
             {
                 w.abandon();

@@ -117,6 +117,18 @@ public final class InsertWorker implements Agent, SealedBatchQueue
         return completed.get() == offered.get();
     }
 
+    /** @return batches offered so far (exact on the route stage's thread, which offers them) */
+    public long offered()
+    {
+        return offered.get();
+    }
+
+    /** @return batches written, failed or abandoned so far; they complete in the order they were offered */
+    public long completed()
+    {
+        return completed.get();
+    }
+
     /** @return batches waiting in the queue */
     public int queued()
     {

@@ -7,6 +7,7 @@ import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongConsumer;
 
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
@@ -44,15 +45,24 @@ import io.sluice.ringbuffers.RecordEvent;
  * none: the unmatched policy applies), the branch's destination is looked up by topic (resolved once per topic), the
  * shard router picks the shard, the row is encoded straight into the open batch of (destination, shard), and the
  * {@link Sealer} seals a batch on {@code max_rows}, {@code max_bytes}, {@code linger_ms}, pool exhaustion or a flush
- * and hands it to the {@link SealedBatchQueue} of its shard's insert worker. When a queue is full (or the pool has no
- * buffer) this stage waits here, which holds the ring and so, through it, the source (back-pressure).
+ * and hands it to the {@link SealedBatchQueue} of its shard's insert worker.
+ *
+ * <p>Back-pressure: when a worker's queue is full (the sealer keeps the batch, {@link Sealer#handOffsPending()}) or
+ * the branch's pool has no buffer, the stage stops taking records from the ring, which holds the source (it pauses its
+ * partitions and keeps polling, committing and checking stalls). On its own thread (the split layout) it waits for the
+ * worker in short parks, until the batch is taken or the stage is {@linkplain #abandon() abandoned}. Run on the
+ * source's thread ({@link #nonBlocking()}, the fused layout) it never waits: {@link #onEvent} throws
+ * {@link #RETRY_LATER} for a record it cannot take yet (the event stays unconsumed, the caller offers it again after
+ * {@link #retryHandOffs()}), and {@link #acceptsMore()} says when to stop taking events. Each wait is counted
+ * ({@link PipelineStats#routeWaits}).
  *
  * <p>Dispatch is O(1): the handle carries the branch index; destinations are cached in arrays indexed by topic id.
  * Nothing here allocates per record in steady state.
  *
  * <p>Errors: a record that cannot be written (malformed JSON, a null value, a value that does not convert to its
- * column type, a record above {@code max_record_bytes}, a topic whose destination cannot be resolved) follows the
- * {@code on_error} policy; a record no branch takes follows the split's unmatched policy. {@code fail} marks the
+ * column type, a record above {@code max_record_bytes}, a topic whose destination cannot be resolved, a classifier,
+ * shard router or encoder that throws, a shard router that returns a shard out of range) follows the
+ * {@code on_error} policy, with the cause; a record no branch takes follows the split's unmatched policy. {@code fail} marks the
  * record failed in its partition's tracker (so nothing is committed past it) and stops the pipeline naming topic,
  * partition and offset, and column, path and type where they apply; {@code skip} counts and acknowledges it.
  *
@@ -63,6 +73,24 @@ import io.sluice.ringbuffers.RecordEvent;
 public final class RouteStage<T> implements EventHandler<RecordEvent>
 {
     private static final Logger LOG = LoggerFactory.getLogger(RouteStage.class);
+
+    /**
+     * Thrown by {@link #onEvent} of a {@linkplain #nonBlocking() non-blocking} stage for an event it cannot take yet
+     * (no batch buffer, a sealed batch waiting for its worker, a destination being resolved): nothing of the event
+     * was consumed; offer it again later. Shared, without a stack trace (throwing it allocates nothing).
+     */
+    public static final RuntimeException RETRY_LATER = new RetryLater();
+
+    /** See {@link #RETRY_LATER}. */
+    private static final class RetryLater extends RuntimeException
+    {
+        private static final long serialVersionUID = 1L;
+
+        RetryLater()
+        {
+            super("the route stage cannot take the event yet", null, false, false);
+        }
+    }
 
     /** One branch at run time. */
     private static final class Branch
@@ -76,6 +104,9 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         Destination[] byTopic = new Destination[16];
         String[] errorByTopic = new String[16];
         long[] errorUntilNanos = new long[16];
+        /** Non-blocking stage: when to resolve the topic's destination again after a retriable failure. */
+        long[] resolveAtNanos = new long[16];
+        long[] resolveWaitMs = new long[16];
 
         @SuppressWarnings("unchecked")
         Branch(final Split.Branch<?> b, final DestinationResolver.SinkTarget sink, final int shards)
@@ -108,6 +139,12 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
     private long nowNanos;
     private volatile long lastFlushToken;
     private long errorsLogged;
+    private boolean blocking = true;
+    private LongConsumer onFlushed = sequence ->
+    {
+    };
+    private boolean waiting;
+    private volatile boolean abandoned;
 
     /**
      * A route stage on the system clock.
@@ -205,6 +242,72 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         return null;
     }
 
+    /**
+     * Makes this stage never wait (the fused layout, where it runs on the source's thread, which must keep polling):
+     * see the class comment. Call before the stage runs.
+     *
+     * @return this stage
+     */
+    public RouteStage<T> nonBlocking()
+    {
+        blocking = false;
+        return this;
+    }
+
+    /**
+     * Offers the sealed batches that wait for their worker's queue again, in seal order (the stage's thread).
+     *
+     * @return sealed batches still waiting; while above 0 the stage takes no more events
+     */
+    public int retryHandOffs()
+    {
+        if (abandoned)
+        {
+            sealer.abandonHandOffs();
+            return 0;
+        }
+        final int pending = sealer.retryHandOffs();
+        if (pending > 0)
+        {
+            countWait();
+        }
+        else
+        {
+            waiting = false;
+        }
+        return pending;
+    }
+
+    /** @return whether the stage may take another event now: no sealed batch waits for its worker */
+    public boolean acceptsMore()
+    {
+        return sealer.handOffsPending() == 0;
+    }
+
+    /**
+     * Ends every wait for an insert worker (the stop after {@code checkpoint.drain_timeout_ms}): sealed batches that
+     * still wait are released with their rows unacknowledged, so their records are read again by a later run; records
+     * not routed yet stay unacknowledged too. Any thread.
+     */
+    public void abandon()
+    {
+        abandoned = true;
+    }
+
+    /**
+     * Called on the stage's thread each time a flush control event completes: every batch open before it has been
+     * sealed and handed to its worker's queue. Call before the stage runs.
+     *
+     * @param listener what to do then, given the flush event's ring sequence (for example note how many batches each
+     *                 worker has been offered)
+     * @return this stage
+     */
+    public RouteStage<T> onFlushed(final LongConsumer listener)
+    {
+        this.onFlushed = listener;
+        return this;
+    }
+
     /** @return the token of the last flush control event this stage completed */
     public long lastFlushToken()
     {
@@ -229,23 +332,38 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         switch (event.kind())
         {
             case RecordEvent.KIND_RECORD :
-                if ((event.offset() & 7) == 0)
+                if ((event.offset() & 7) == 0 && !waiting)
                 {
                     // one record in eight: the histogram stays representative and costs an eighth
                     stats.ringHopNanos.record(nowNanos - event.publishNanos());
                 }
+                boolean retry = false;
                 try
                 {
                     route(event);
                 }
+                catch (final RetryLater r)
+                {
+                    // the event is offered again: it keeps its overflow buffer
+                    retry = true;
+                    throw r;
+                }
                 finally
                 {
-                    overflow.release(event.takeOverflow());
+                    if (!retry)
+                    {
+                        overflow.release(event.takeOverflow());
+                    }
                 }
+                waiting = false;
                 break;
             case RecordEvent.KIND_FLUSH :
                 sealer.flush();
-                awaitHandOffs();
+                if (!awaitHandOffs())
+                {
+                    throw RETRY_LATER;
+                }
+                onFlushed.accept(sequence);
                 lastFlushToken = event.controlToken();
                 break;
             default :
@@ -270,7 +388,10 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
     private void sealExpired()
     {
         sealer.sealExpired(clock.nanoTime());
-        awaitHandOffs();
+        if (blocking)
+        {
+            awaitHandOffs();
+        }
     }
 
     private void route(final RecordEvent event)
@@ -303,6 +424,10 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         {
             classifier.route(view, e);
         }
+        catch (final RetryLater r)
+        {
+            throw r;
+        }
         catch (final RuntimeException ex)
         {
             if (!e.settled)
@@ -310,8 +435,16 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
                 e.settled = true;
                 recordError(event, "the classifier failed: " + ex, onError, stats.droppedInvalid);
             }
-            LOG.error("{}: classifier failed on {}", pipeline, where(event), ex);
+            else if (errorsLogged++ < 10 || errorsLogged % 10_000 == 0)
+            {
+                // the record itself was settled (written or failed) before the classifier threw
+                LOG.error("{}: the classifier failed on {} after it emitted the record", pipeline, where(event), ex);
+            }
             return;
+        }
+        if (e.retryPending)
+        {
+            throw RETRY_LATER;
         }
         if (!e.settled)
         {
@@ -326,11 +459,14 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
     {
         RecordEvent event;
         boolean settled;
+        /** {@link #RETRY_LATER} was thrown for this record (a classifier that swallows it cannot lose the record). */
+        boolean retryPending;
 
         void begin(final RecordEvent e)
         {
             event = e;
             settled = false;
+            retryPending = false;
         }
 
         @Override
@@ -345,17 +481,55 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             }
             settled = true;
             final Branch branch = branches[handle.index()];
-            final Destination dest = destinationFor(branch, ev);
+            final Destination dest;
+            try
+            {
+                dest = destinationFor(branch, ev);
+            }
+            catch (final RetryLater r)
+            {
+                retryPending = true;
+                throw r;
+            }
+            catch (final RuntimeException ex)
+            {
+                recordError(ev, "branch " + branch.name + ": resolving its destination failed: " + ex, onError,
+                    stats.droppedInvalid);
+                return;
+            }
             if (dest == null)
             {
                 return;
             }
-            final int shard = branch.shards == 1 ? 0 : branch.router.shard(row, branch.shards);
+            final int shard;
+            try
+            {
+                shard = branch.shards == 1 ? 0 : branch.router.shard(row, branch.shards);
+            }
+            catch (final RuntimeException ex)
+            {
+                recordError(ev, "branch " + branch.name + ": the shard router failed: " + ex, onError,
+                    stats.droppedInvalid);
+                return;
+            }
+            if (shard < 0 || shard >= branch.shards)
+            {
+                recordError(ev, "branch " + branch.name + ": the shard router returned shard " + shard
+                    + ", not in [0, " + branch.shards + ")", onError, stats.droppedInvalid);
+                return;
+            }
             final Sealer s = sealer;
             BatchBuffer batch = s.batchFor(branch.index, dest, shard);
             if (batch == null)
             {
+                retryPending = !blocking;
                 batch = awaitBatch(branch.index, dest, shard);
+                retryPending = false;
+                if (batch == null)
+                {
+                    // abandoned (stop after the drain timeout): the record stays unacknowledged
+                    return;
+                }
             }
             final Bytes<Void> rows = batch.rows();
             final long start = rows.writePosition();
@@ -366,9 +540,16 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             {
                 error = encoder.encode(row, rows);
             }
-            catch (final RuntimeException | Error ex)
+            catch (final RuntimeException ex)
             {
                 // a half-written row must never reach the table: the batch ends where the row began
+                rows.writePosition(start);
+                s.discardIfEmpty(batch);
+                recordError(ev, "the encoder failed: " + ex + " (table " + dest + ")", onError, stats.droppedInvalid);
+                return;
+            }
+            catch (final Error ex)
+            {
                 rows.writePosition(start);
                 s.discardIfEmpty(batch);
                 throw ex;
@@ -383,7 +564,7 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             batch.addRow(ev.trackerId(), ev.trackerGeneration(), ev.offset(), ev.timestampMs());
             stats.recordsRouted.lazySet(stats.recordsRouted.get() + 1);
             s.rowAppended(branch.index, batch);
-            if (s.handOffsPending() > 0)
+            if (blocking && s.handOffsPending() > 0)
             {
                 awaitHandOffs();
             }
@@ -407,6 +588,8 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             branch.byTopic = Arrays.copyOf(branch.byTopic, n);
             branch.errorByTopic = Arrays.copyOf(branch.errorByTopic, n);
             branch.errorUntilNanos = Arrays.copyOf(branch.errorUntilNanos, n);
+            branch.resolveAtNanos = Arrays.copyOf(branch.resolveAtNanos, n);
+            branch.resolveWaitMs = Arrays.copyOf(branch.resolveWaitMs, n);
         }
         final Destination cached = branch.byTopic[topicId];
         if (cached != null)
@@ -418,9 +601,15 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         {
             error = null; // try again: the table may exist by now
         }
+        if (error == null && !blocking && branch.resolveWaitMs[topicId] > 0
+            && nowNanos - branch.resolveAtNanos[topicId] < 0)
+        {
+            // a retriable failure a moment ago (the server may be restarting): the source keeps polling meanwhile
+            throw RETRY_LATER;
+        }
         if (error == null)
         {
-            long waitMs = 100;
+            long waitMs = blocking ? 100 : Math.max(100, branch.resolveWaitMs[topicId]);
             while (true)
             {
                 final DestinationResolver.Result r = resolver.resolve(branch.index, branch.name, branch.encoder,
@@ -429,6 +618,7 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
                 if (r.destination() != null)
                 {
                     branch.byTopic[topicId] = r.destination();
+                    branch.resolveWaitMs[topicId] = 0;
                     if (branch.errorByTopic[topicId] != null)
                     {
                         LOG.info("{}: topic {} resolves now (branch {}): {}", pipeline, topics.name(topicId),
@@ -454,6 +644,13 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
                 }
                 LOG.warn("{}: cannot resolve the destination of topic {} yet: {} (retrying in {} ms)", pipeline,
                     topics.name(topicId), r.error(), waitMs);
+                if (!blocking)
+                {
+                    countWait();
+                    branch.resolveWaitMs[topicId] = Math.min(waitMs * 2, 5000);
+                    branch.resolveAtNanos[topicId] = nowNanos + TimeUnit.MILLISECONDS.toNanos(waitMs);
+                    throw RETRY_LATER;
+                }
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(waitMs));
                 nowNanos = clock.nanoTime();
                 waitMs = Math.min(waitMs * 2, 5000);
@@ -466,25 +663,56 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
 
     /**
      * Waits until the branch's pool has a buffer for (destination, shard), sealing its oldest open batch each time
-     * it has none (the buffers come back once their batches are written).
+     * it has none (the buffers come back once their batches are written). A non-blocking stage does not wait: it
+     * throws {@link #RETRY_LATER}.
+     *
+     * @return the batch, or null when the stage was abandoned
      */
     private BatchBuffer awaitBatch(final int branch, final Destination dest, final int shard)
     {
         BatchBuffer batch;
         while ((batch = sealer.batchFor(branch, dest, shard)) == null)
         {
-            awaitHandOffs();
+            countWait();
+            if (!blocking)
+            {
+                sealer.retryHandOffs();
+                throw RETRY_LATER;
+            }
+            if (!awaitHandOffs() || abandoned)
+            {
+                return null;
+            }
             waitForWorker();
         }
         return batch;
     }
 
-    /** Waits until every sealed batch has been taken by its insert worker's queue (back-pressure). */
-    private void awaitHandOffs()
+    /**
+     * Waits until every sealed batch has been taken by its insert worker's queue (back-pressure), or the stage is
+     * abandoned (the kept batches are released unacknowledged). A non-blocking stage offers them once.
+     *
+     * @return true when no sealed batch waits any more
+     */
+    private boolean awaitHandOffs()
     {
-        while (sealer.retryHandOffs() > 0)
+        if (!blocking)
+        {
+            return retryHandOffs() == 0;
+        }
+        while (retryHandOffs() > 0)
         {
             waitForWorker();
+        }
+        return true;
+    }
+
+    private void countWait()
+    {
+        if (!waiting)
+        {
+            waiting = true;
+            stats.routeWaits.lazySet(stats.routeWaits.get() + 1);
         }
     }
 

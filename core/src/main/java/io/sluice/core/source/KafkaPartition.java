@@ -24,6 +24,14 @@ final class KafkaPartition
      * registered, while the tracker could not take it yet (its window was full); -1 when there is none.
      */
     long pendingSkip = -1;
+    /**
+     * The ring sequence of the flush published when the partition was held for a re-read: once the stages after the
+     * ring settled everything up to it, every record published from the partition has been written or failed.
+     * -1 while none is published (the ring was full: published on a later duty cycle).
+     */
+    long settleSequence = -1;
+    /** The offsets a re-read need not send again; null until the first re-read. */
+    RereadFilter filter;
 
     KafkaPartition(final TopicPartition tp, final int topicId, final int trackerId, final AckTracker tracker,
         final long committed, final RereadSchedule reread)
@@ -64,6 +72,16 @@ final class KafkaPartition
         {
             pendingSkip = -1;
         }
+    }
+
+    /** @return the partition's re-read filter, created on first use */
+    RereadFilter filter()
+    {
+        if (filter == null)
+        {
+            filter = new RereadFilter();
+        }
+        return filter;
     }
 
     /** @return whether it failed and waits to be read again */

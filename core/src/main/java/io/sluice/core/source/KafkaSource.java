@@ -115,6 +115,7 @@ public final class KafkaSource implements Agent
     private long rereadBackoffMaxMs;
     private KafkaPartition[] partitionArray = new KafkaPartition[0];
     private int holdingCount;
+    private String drainProblem;
 
     /**
      * @param settings   the source's settings
@@ -493,18 +494,35 @@ public final class KafkaSource implements Agent
         for (final KafkaPartition ps : states)
         {
             final AckTracker t = ps.tracker;
-            switch (ps.reread.poll(now, t, downstream, ps.lastSequence))
+            if (ps.holding() && ps.settleSequence < 0)
+            {
+                ps.settleSequence = publisher.tryPublishControl(RecordEvent.KIND_FLUSH, ++flushToken);
+            }
+            // settled through the flush published at the hold: every open batch with its records was sealed first
+            final long settle = ps.holding() ? (ps.settleSequence < 0 ? Long.MAX_VALUE : ps.settleSequence) : -1;
+            switch (ps.reread.poll(now, t, downstream, settle))
             {
                 case RereadSchedule.HOLD -> {
                     holdingCount++;
                     consumer.pause(List.of(ps.tp));
                     polled.forget(ps);
+                    ps.settleSequence = publisher.tryPublishControl(RecordEvent.KIND_FLUSH, ++flushToken);
                 }
                 case RereadSchedule.REREAD -> {
                     final long wm = t.watermark();
+                    final long written = ps.filter().capture(t, wm);
                     consumer.seek(ps.tp, wm);
                     t.reset(wm);
+                    ps.settleSequence = -1;
+                    ps.pendingSkip = -1;
                     ps.reread.rereading(wm);
+                    if (written > 0)
+                    {
+                        LOG.atInfo().addKeyValue("topic", ps.tp.topic()).addKeyValue("partition", ps.tp.partition())
+                            .addKeyValue("offset", wm).log("{}: {} re-reading from offset {}: {} of the {} offsets "
+                                + "up to {} are written already and are not sent again", settings.name(), ps.tp, wm,
+                                written, ps.filter.capturedEnd() - wm, ps.filter.capturedEnd());
+                    }
                     holdingCount--;
                     if (!paused)
                     {
@@ -536,26 +554,35 @@ public final class KafkaSource implements Agent
         consumer.resume(resume);
     }
 
-    /** Flushes the downstream and waits (bounded) until it is idle; true when it became idle. */
+    /**
+     * Flushes the downstream and waits, never longer than {@code drain_timeout_ms}, until it is idle; true when it
+     * became idle. The flush event is published as soon as the ring has room (in the fused layout the stages that make
+     * room run here, so publishing never waits either). On timeout {@link #drainProblem} says what did not drain.
+     */
     private boolean drain(final String why)
     {
-        flush();
+        final long token = ++flushToken;
+        boolean flushPublished = false;
         idle.reset();
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.drainTimeoutMs());
         long nextLog = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (true)
         {
+            if (!flushPublished)
+            {
+                flushPublished = publisher.tryPublishControl(RecordEvent.KIND_FLUSH, token) >= 0;
+            }
             downstream.pump();
-            if (downstream.idle())
+            if (flushPublished && downstream.idle())
             {
                 break;
             }
             final long now = System.nanoTime();
             if (now - deadline >= 0)
             {
-                LOG.warn("{}: {}: in-flight batches not written within {} ms (checkpoint.drain_timeout_ms); "
-                    + "committing only what is acknowledged. {}", settings.name(), why, settings.drainTimeoutMs(),
-                    downstream.describeStall());
+                drainProblem = why + ": in-flight batches not written within " + settings.drainTimeoutMs()
+                    + " ms (checkpoint.drain_timeout_ms): " + downstream.describeStall();
+                LOG.warn("{}: {}; committing only what is acknowledged", settings.name(), drainProblem);
                 return false;
             }
             if (now - nextLog >= 0)
@@ -566,11 +593,6 @@ public final class KafkaSource implements Agent
             idle.idle();
         }
         return true;
-    }
-
-    private void flush()
-    {
-        publisher.publishControl(RecordEvent.KIND_FLUSH, ++flushToken);
     }
 
     private void shutdown()
@@ -586,6 +608,8 @@ public final class KafkaSource implements Agent
             if (!idle)
             {
                 downstream.abandon();
+                // exit 1: what did not drain is read again by the next run
+                control.fail(drainProblem);
             }
             commit(true);
             for (final KafkaPartition ps : assigned.values())

@@ -11,6 +11,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 
+import io.sluice.core.ack.AckTracker;
 import io.sluice.core.stage.Failpoints;
 import io.sluice.core.stage.PipelineStats;
 import io.sluice.ringbuffers.RecordEvent;
@@ -211,6 +212,19 @@ final class PolledRecords
     /** @return false when back-pressured (nothing was registered or published) */
     private boolean tryPublish(final KafkaPartition ps, final ConsumerRecord<ByteBuffer, ByteBuffer> r)
     {
+        final RereadFilter filter = ps.filter;
+        if (filter != null && filter.active() && filter.written(r.offset()))
+        {
+            // a re-read: this record was durably written before; acknowledge it without sending it again
+            final AckTracker t = ps.tracker;
+            if (t.tryRegister(r.offset()) != AckTracker.REGISTERED)
+            {
+                return false;
+            }
+            t.ack(r.offset(), t.generation());
+            stats.rereadSkipped.lazySet(stats.rereadSkipped.get() + 1);
+            return true;
+        }
         // ByteBufferDeserializer hands over the fetched bytes without copying them into a byte[] first
         final ByteBuffer value = r.value();
         final boolean withKey = withKeyAndHeaders;
