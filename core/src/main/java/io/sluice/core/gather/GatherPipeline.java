@@ -508,7 +508,8 @@ public final class GatherPipeline<T>
             }
             for (int i = 0; i < mark.offered().length; i++)
             {
-                if (workers.get(i).completed() < mark.offered()[i])
+                final InsertWorker w = workers.get(i);
+                if (w.completed() < mark.offered()[i] && !w.finished())
                 {
                     return false;
                 }

@@ -116,6 +116,7 @@ public final class KafkaSource implements Agent
     private KafkaPartition[] partitionArray = new KafkaPartition[0];
     private int holdingCount;
     private String drainProblem;
+    private boolean closing;
 
     /**
      * @param settings   the source's settings
@@ -626,6 +627,9 @@ public final class KafkaSource implements Agent
         }
         finally
         {
+            // the close gives the partitions up: what they acknowledged was committed just now, so the revocation
+            // callback neither drains nor commits again (a second drain would double the stop's bound)
+            closing = true;
             try
             {
                 consumer.close(CloseOptions.timeout(Duration.ofSeconds(10)));
@@ -660,6 +664,11 @@ public final class KafkaSource implements Agent
         {
             if (partitions.isEmpty())
             {
+                return;
+            }
+            if (closing)
+            {
+                remove(partitions);
                 return;
             }
             LOG.info("{}: partitions revoked: {}; flushing and committing what they acknowledged", settings.name(),
