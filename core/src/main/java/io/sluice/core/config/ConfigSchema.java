@@ -155,7 +155,8 @@ public final class ConfigSchema
     public static final ConfigKey ENGINE_ACK_WINDOW = ConfigKey.in("engine", "ack_window", INT)
         .defaultValue("262144").unit("offsets").range(64, 1 << 28)
         .doc("Offsets a partition may have in flight (registered but not yet committable); a power of two. "
-            + "A full window pauses that partition. Costs ack_window/8 bytes per assigned partition.");
+            + "A full window pauses that partition. Costs ack_window/2 bytes of heap per assigned partition (the start line "
+            + "gives the figure), freed when the partition is revoked or its topic deleted.");
     public static final ConfigKey ENGINE_QUEUE_DEPTH = ConfigKey.in("engine", "queue_depth", INT)
         .defaultValue("4").unit("batches").range(1, 1024)
         .doc(

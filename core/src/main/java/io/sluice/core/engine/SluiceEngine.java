@@ -621,6 +621,10 @@ public final class SluiceEngine
                 final PartitionTrackers t = p.trackers();
                 for (int i = 0; i < t.size(); i++)
                 {
+                    if (!t.isLive(i))
+                    {
+                        continue;
+                    }
                     final AckTracker tr = t.get(i);
                     final long stalledMs = TimeUnit.NANOSECONDS.toMillis(tr.stalledNanos(now));
                     if (stalledMs > stallLimitMs)

@@ -32,7 +32,7 @@ final class StatusLines
         long lag = 0;
         for (int i = 0; i < t.size(); i++)
         {
-            lag += Math.max(0, t.get(i).inFlight());
+            lag += t.isLive(i) ? Math.max(0, t.get(i).inFlight()) : 0;
         }
         LOG.atInfo().setMessage(statusLine(p, rowsPerSecond)).addKeyValue("event", "status")
             .addKeyValue("pipeline", p.name()).addKeyValue("records_in", s.recordsIn.get())
@@ -41,7 +41,7 @@ final class StatusLines
             .addKeyValue("failed_inserts", s.insertFailures.get())
             .addKeyValue("dropped_unrouted", s.droppedUnrouted.get())
             .addKeyValue("dropped_invalid", s.droppedInvalid.get()).addKeyValue("checkpoint_lag_records", lag)
-            .addKeyValue("partitions", t.size()).addKeyValue("backpressure_pauses", s.backpressurePauses.get())
+            .addKeyValue("partitions", t.live()).addKeyValue("backpressure_pauses", s.backpressurePauses.get())
             .log();
     }
 
@@ -55,6 +55,10 @@ final class StatusLines
         final PartitionTrackers t = p.trackers();
         for (int i = 0; i < t.size(); i++)
         {
+            if (!t.isLive(i))
+            {
+                continue;
+            }
             final AckTracker tr = t.get(i);
             lag += Math.max(0, tr.inFlight());
             final long ms = TimeUnit.NANOSECONDS.toMillis(tr.stalledNanos(now));
@@ -72,7 +76,7 @@ final class StatusLines
             "%s: in=%d routed=%d rows=%d (%.0f rows/s) inserts=%d failed_inserts=%d dropped{unrouted=%d,invalid=%d} "
                 + "checkpoint_lag=%d offsets over %d partitions%s; back-pressure pauses=%d",
             p.name(), s.recordsIn.get(), s.recordsRouted.get(), s.rowsWritten.get(), rowsPerSecond, s.inserts.get(),
-            s.insertFailures.get(), s.droppedUnrouted.get(), s.droppedInvalid.get(), lag, t.size(), worst,
+            s.insertFailures.get(), s.droppedUnrouted.get(), s.droppedInvalid.get(), lag, t.live(), worst,
             s.backpressurePauses.get());
     }
 

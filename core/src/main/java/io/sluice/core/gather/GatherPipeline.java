@@ -315,7 +315,7 @@ public final class GatherPipeline<T>
             + "{} MiB; layout {}: {}",
             spec.name(), branches.size(), workers.size(), shards, e.ringSize(), e.slotBytes(),
             ring.capacityBytes() >> 20, e.overflowBuffers(), e.maxRecordBytes(), e.ackWindow(),
-            e.ackWindow() / 8 / 1024,
+            AckTracker.footprintBytes(e.ackWindow()) / 1024,
             poolBytes >> 20, layout.configName(), plan.describe());
     }
 
@@ -434,6 +434,10 @@ public final class GatherPipeline<T>
      */
     public String watermarkHolder(final int trackerId)
     {
+        if (!trackers.isLive(trackerId))
+        {
+            return null;
+        }
         final AckTracker t = trackers.get(trackerId);
         final long pending = t.pendingOldestOffset();
         if (pending < 0)

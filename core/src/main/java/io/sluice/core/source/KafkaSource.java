@@ -734,6 +734,13 @@ public final class KafkaSource implements Agent
                     if (ps != null)
                     {
                         polled.forget(ps);
+                        // its ack state is freed: a late acknowledgement lands on a placeholder, or on a newer
+                        // generation of the id's next partition, and is ignored (PartitionTrackers)
+                        final int id = trackers.release(tp);
+                        if (id >= 0)
+                        {
+                            stats.consumerLag(id, -1);
+                        }
                     }
                     if (ps != null && ps.holding())
                     {
