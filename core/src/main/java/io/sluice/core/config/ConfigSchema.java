@@ -136,7 +136,10 @@ public final class ConfigSchema
     public static final ConfigKey CHECKPOINT_DRAIN_TIMEOUT_MS = ConfigKey.in("checkpoint", "drain_timeout_ms", LONG)
         .defaultValue("30000").unit("ms").range(0, 3_600_000)
         .doc(
-            "On shutdown or rebalance, how long to wait for in-flight batches to be written before committing what is acknowledged.");
+            "On shutdown or rebalance, how long to wait for in-flight batches to be written before committing what is "
+                + "acknowledged. A rebalance's drain runs inside the consumer's poll, so it is also bounded by half of "
+                + "max.poll.interval.ms (the consumer is never evicted for it). A stop that times out ends the run "
+                + "with exit 1 naming what did not drain.");
 
     // ------------------------------------------------------------------------------------------------ [engine]
     public static final ConfigKey ENGINE_RING_SIZE = ConfigKey.in("engine", "ring_size", INT)

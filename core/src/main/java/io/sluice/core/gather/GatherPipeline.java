@@ -66,6 +66,12 @@ public final class GatherPipeline<T>
     /** How long the stages after the source may take to stop once the source has drained and ended, ms. */
     public static final long STAGE_STOP_GRACE_MS = 2_000;
 
+    /**
+     * The same after a drain that timed out (the stages were abandoned): a worker still inside an insert request that
+     * does not return (a frozen server) is not waited for, so SIGTERM ends the run within the drain limit, ms.
+     */
+    public static final long ABANDONED_STOP_GRACE_MS = 200;
+
     /** Options of a run that are not part of the configuration file. */
     public record RunOptions(boolean untilCaughtUp)
     {
@@ -79,6 +85,8 @@ public final class GatherPipeline<T>
     private final PipelineStats stats = new PipelineStats();
     private final TopicRegistry topics = new TopicRegistry();
     private final PartitionTrackers trackers;
+    /** Set by the source's thread when a drain timed out and it abandoned the stages after it. */
+    private volatile boolean abandoned;
     private final List<Thread> threads = new ArrayList<>();
     private final List<InsertWorker> workers = new ArrayList<>();
     private final List<BatchPool> pools = new ArrayList<>();
@@ -330,8 +338,9 @@ public final class GatherPipeline<T>
      * {@code checkpoint.drain_timeout_ms}), commits what is acknowledged and closes its consumer. Then the route stage
      * and the insert workers are stopped; they are idle after a complete drain and end at once. After an incomplete
      * drain they were abandoned, and a worker still inside an insert request (a server that hangs) is waited for at
-     * most {@link #STAGE_STOP_GRACE_MS}: its rows are not acknowledged, so nothing is lost, and the process need not
-     * wait for the request's own timeout ({@code insert_timeout_ms}).
+     * most {@link #ABANDONED_STOP_GRACE_MS} ({@link #STAGE_STOP_GRACE_MS} after a complete drain): its rows are not
+     * acknowledged, so nothing is lost, and the process need not wait for the request's own timeout
+     * ({@code insert_timeout_ms}).
      *
      * @param timeoutMs longest wait, ms
      * @return true when every thread ended
@@ -357,8 +366,8 @@ public final class GatherPipeline<T>
         {
             w.stop();
         }
-        final long graceEnd = Math.min(deadline, System.nanoTime()
-            + TimeUnit.MILLISECONDS.toNanos(STAGE_STOP_GRACE_MS));
+        final long graceMs = abandoned ? ABANDONED_STOP_GRACE_MS : STAGE_STOP_GRACE_MS;
+        final long graceEnd = Math.min(deadline, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMs));
         boolean all = true;
         for (final Thread t : threads)
         {
@@ -368,7 +377,7 @@ public final class GatherPipeline<T>
                 all = false;
                 LOG.warn("{}: thread {} did not stop within {} ms of the source (an insert request that does not "
                     + "return?); its rows are not acknowledged and are read again by the next run", spec.name(),
-                    t.getName(), STAGE_STOP_GRACE_MS);
+                    t.getName(), graceMs);
             }
         }
         if (!all)
@@ -591,6 +600,7 @@ public final class GatherPipeline<T>
         @Override
         public void abandon()
         {
+            abandoned = true;
             route.abandon();
             for (final InsertWorker w : workers)
             {

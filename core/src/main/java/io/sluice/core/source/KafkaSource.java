@@ -562,10 +562,34 @@ public final class KafkaSource implements Agent
      */
     private boolean drain(final String why)
     {
+        return drain(why, settings.drainTimeoutMs());
+    }
+
+    /**
+     * The drain of a rebalance runs inside {@code poll()}: bounded by half of {@code max.poll.interval.ms} too, so the
+     * consumer is never evicted for a drain that waits on a hanging ClickHouse.
+     */
+    private boolean drainForRebalance()
+    {
+        final String configured = settings.consumerProperties().get(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG);
+        long maxPollMs = 300_000;
+        try
+        {
+            maxPollMs = configured == null ? maxPollMs : Long.parseLong(configured.trim());
+        }
+        catch (final NumberFormatException e)
+        {
+            // the consumer itself refuses it at start
+        }
+        return drain("rebalance", Math.min(settings.drainTimeoutMs(), maxPollMs / 2));
+    }
+
+    private boolean drain(final String why, final long timeoutMs)
+    {
         final long token = ++flushToken;
         boolean flushPublished = false;
         idle.reset();
-        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.drainTimeoutMs());
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         long nextLog = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (true)
         {
@@ -581,8 +605,11 @@ public final class KafkaSource implements Agent
             final long now = System.nanoTime();
             if (now - deadline >= 0)
             {
-                drainProblem = why + ": in-flight batches not written within " + settings.drainTimeoutMs()
-                    + " ms (checkpoint.drain_timeout_ms): " + downstream.describeStall();
+                drainProblem = why + ": in-flight batches not written within " + timeoutMs
+                    + " ms (checkpoint.drain_timeout_ms" + (timeoutMs < settings.drainTimeoutMs()
+                        ? ", bounded by half of max.poll.interval.ms)"
+                        : ")")
+                    + ": " + downstream.describeStall();
                 LOG.warn("{}: {}; committing only what is acknowledged", settings.name(), drainProblem);
                 return false;
             }
@@ -673,7 +700,7 @@ public final class KafkaSource implements Agent
             }
             LOG.info("{}: partitions revoked: {}; flushing and committing what they acknowledged", settings.name(),
                 partitions);
-            drain("rebalance");
+            drainForRebalance();
             commit(true);
             remove(partitions);
         }
