@@ -22,7 +22,26 @@ public final class Main
     {
         System.setProperty("chronicle.analytics.disable", "true");
         System.setProperty("chronicle.announcer.disable", "true");
-        final int code = commandLine().execute(args);
+        int code;
+        try
+        {
+            code = commandLine().execute(args);
+        }
+        catch (final Throwable t)
+        {
+            // an Error on the main thread (picocli passes Errors through): exit 1 with a line naming it, never 0
+            try
+            {
+                System.err.println("sluice: uncaught " + t + " in thread " + Thread.currentThread().getName()
+                    + "; the run ends (exit 1)");
+                t.printStackTrace();
+            }
+            catch (final Throwable ignored)
+            {
+                // nothing left to print with
+            }
+            code = 1;
+        }
         System.exit(code);
     }
 

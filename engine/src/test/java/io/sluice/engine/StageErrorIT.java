@@ -146,6 +146,44 @@ class StageErrorIT
         TestServices.sql("DROP DATABASE " + db);
     }
 
+    /**
+     * Issue 12, item 4: an {@link Error} (OutOfMemoryError, StackOverflowError) in any thread ends the run with exit 1
+     * and a line naming the thread and the cause, as an exception does; before, Agrona's runner rethrew it past the
+     * source's drain and the run could end "0 records in", exit 0, or hang with a dead source thread.
+     */
+    @ParameterizedTest(name = "{0}={2} in the {1} layout")
+    @CsvSource({"source, fused, oom, t-source", "source, split, stackoverflow, t-source",
+        "gather.route, split, oom, t-route", "gather.route, fused, stackoverflow, t-source",
+        "gather.insert, split, oom, t-shard-0-0", "engine, fused, oom, main"})
+    void shouldExitOneNamingTheThreadWhenAStageThrowsAnError(final String stage, final String layout,
+        final String kind, final String thread) throws Exception
+    {
+        final String topic = unique("stage-error-g-");
+        final String db = unique("stage_error_");
+        final String group = unique("g-");
+        TestServices.sql("CREATE DATABASE " + db);
+        TestServices.sql("CREATE TABLE " + db + ".t (n UInt32) ENGINE = MergeTree() ORDER BY n");
+        TestServices.createTopic(topic, 1);
+        TestServices.produce(topic, records());
+        final String toml = header("[tuning]\nlayout = \"" + layout + "\"\n")
+            + "[[sinks]]\nname = \"t\"\nkind = \"clickhouse\"\ntopics = [\"" + topic + "\"]\ngroup_id = \"" + group
+            + "\"\n[sinks.plugin_config]\nendpoint = \"" + TestServices.clickhouse() + "\"\ndatabase = \"" + db
+            + "\"\ntarget_table = \"t\"\nmax_rows = 50\nlinger_ms = 100\n";
+
+        final Run r = run(stage + ("engine".equals(stage) ? "" : "@" + FAILING) + "=" + kind, toml);
+
+        final String error = "oom".equals(kind) ? "java.lang.OutOfMemoryError" : "java.lang.StackOverflowError";
+        r.assertPromptFailure(stage, error + ": failpoint " + stage + " fired", "thread " + thread);
+        final long committed = committed(group, topic);
+        assertEquals(committed, TestServices.sqlLong("SELECT count(DISTINCT n) FROM " + db + ".t WHERE n < "
+            + committed), "every record below the commit is in the table");
+        if (!"engine".equals(stage))
+        {
+            assertTrue(committed <= FAILING, "committed " + committed + ", past the failing record " + FAILING);
+        }
+        TestServices.sql("DROP DATABASE " + db);
+    }
+
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"scatter.route", "scatter.produce", "source"})
     void shouldExitOneAtOnceAndCommitNothingPastTheFailingRecordOfAScatterStage(final String stage) throws Exception

@@ -260,6 +260,12 @@ public final class AckTracker extends AckTrackerCounters
     /** Unused slots (128 bytes) on each side of the ring, so neighbouring heap objects do not share its lines. */
     static final int ARRAY_PAD = 16;
 
+    /** A {@code long[]}'s header (mark word, class pointer, length, alignment) on a 64-bit HotSpot JVM. */
+    static final int ARRAY_HEADER_BYTES = 16;
+
+    /** The tracker object: its header, four 128-byte pads and its fields, rounded up to 8 (measured: 608). */
+    static final int OBJECT_BYTES = 608;
+
     private static final int ROOM = 0;
     private static final int JUMPED = 1;
 
@@ -345,15 +351,44 @@ public final class AckTracker extends AckTrackerCounters
         final int windowCapacity,
         final LongSupplier nanoClock)
     {
+        this(topic, partition, startOffset, windowCapacity, nanoClock, INITIAL_GENERATION);
+    }
+
+    /**
+     * A tracker whose first generation is {@code firstGeneration}: {@link PartitionTrackers} gives a released id to a
+     * new partition with a generation above every one the id's previous tracker used, so acknowledgements still in
+     * flight for the old partition are stale for the new one.
+     */
+    AckTracker(
+        final String topic,
+        final int partition,
+        final long startOffset,
+        final int windowCapacity,
+        final LongSupplier nanoClock,
+        final int firstGeneration)
+    {
         super(
             Objects.requireNonNull(topic, "topic"),
             checkPartition(partition),
             checkWindowCapacity(windowCapacity),
             Objects.requireNonNull(nanoClock, "nanoClock"));
         checkStartOffset(startOffset);
-        generation = INITIAL_GENERATION;
+        generation = firstGeneration;
         restart(startOffset);
         VarHandle.releaseFence();
+    }
+
+    /**
+     * The heap a tracker takes: its ring of {@code windowCapacity / 16} slots (8 bytes each, plus
+     * {@code 2 * 16} padding slots and the array header) and the padded object itself. What the start line reports
+     * per partition ({@code AckTrackerFootprintTest} compares it with the bytes a construction allocates).
+     *
+     * @param windowCapacity the window, in offsets (a power of two)
+     * @return bytes, e.g. 131,952 (about 129 KiB) for the default window of 262,144 offsets
+     */
+    public static long footprintBytes(final int windowCapacity)
+    {
+        return ARRAY_HEADER_BYTES + 8L * ((windowCapacity >>> FLAG_SHIFT) + 2L * ARRAY_PAD) + OBJECT_BYTES;
     }
 
     /**
@@ -645,6 +680,31 @@ public final class AckTracker extends AckTrackerCounters
         }
 
         return position;
+    }
+
+    /**
+     * Whether {@code offset} is done in the current generation: acknowledged, or a gap. For a re-read, which re-sends
+     * only the offsets that are not durably written yet. O(1); never allocates.
+     *
+     * <p>Source thread only.
+     *
+     * @param offset an offset in {@code [lastWatermark(), registeredEnd())}; below it every offset is done, at or
+     *               beyond {@link #registeredEnd()} none is
+     * @return true if done
+     */
+    public boolean isDone(final long offset)
+    {
+        if (offset < watermark)
+        {
+            return true;
+        }
+        if (offset >= registeredEnd)
+        {
+            return false;
+        }
+        final long block = offset >>> FLAG_SHIFT;
+        final long value = (long)SLOTS.getAcquire(slots, ARRAY_PAD + (int)(block & slotMask));
+        return (value & TAG_MASK) == slotTag(block) && (value & (1L << (int)(offset & FLAG_INDEX_MASK))) != 0;
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.sluice.core.ack;
 
+import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
@@ -7,27 +8,44 @@ import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * The ack trackers of one pipeline, by dense id. A partition keeps its id (and its tracker object) for the life of
- * the pipeline, across revocation and re-assignment; a re-assignment resets the tracker, which bumps its generation
- * so acknowledgements of records from before are ignored.
+ * The ack trackers of one pipeline, by dense id. A partition keeps its id (and its tracker object) while it is
+ * assigned; a re-assignment without a revocation in between (a seek back) resets the tracker, which bumps its
+ * generation so acknowledgements of records from before are ignored.
  *
- * <p>Thread-safety: {@link #trackerFor} and {@link #idOf} are called by the source thread only; {@link #get(int)} by
- * any thread (the array is published through a volatile field, copy-on-write).
+ * <p>Memory: each tracker takes {@link AckTracker#footprintBytes(int)} of heap (129 KiB for the default window), so
+ * a partition that is revoked or whose topic is deleted gives its tracker up ({@link #release}): the id then answers
+ * {@link #get(int)} with a shared placeholder that no source commits from (acknowledgements still in flight for the
+ * old partition land there, harmlessly), until the id is given to a new partition. A reused id's tracker starts at a
+ * generation above every one its previous tracker used, so a late acknowledgement of the old partition is stale for
+ * the new one and is ignored ({@link AckTracker#ACK_STALE_GENERATION}). {@link #live()} and {@link #bytes()} say
+ * what is held (the metrics export them).
+ *
+ * <p>Thread-safety: {@link #trackerFor}, {@link #idOf} and {@link #release} are called by the source thread only;
+ * {@link #get(int)}, {@link #isLive(int)}, {@link #size()}, {@link #live()} and {@link #bytes()} by any thread (the
+ * array is published through a volatile field, copy-on-write).
  */
 public final class PartitionTrackers
 {
     private final Map<TopicPartition, Integer> ids = new HashMap<>();
+    private final ArrayDeque<Integer> freeIds = new ArrayDeque<>();
     private final int windowCapacity;
+    /** What a released id answers until it is reused; never committed from. */
+    private final AckTracker released;
     private volatile AckTracker[] trackers = new AckTracker[0];
+    /** Per id: the first generation its next tracker must use (above every generation an earlier one used). */
+    private int[] nextGeneration = new int[0];
+    private volatile int live;
 
     /** @param windowCapacity offsets a partition may have in flight (power of two) */
     public PartitionTrackers(final int windowCapacity)
     {
         this.windowCapacity = windowCapacity;
+        this.released = new AckTracker("(released)", 0, 0, AckTracker.MIN_WINDOW_CAPACITY);
     }
 
     /**
-     * Returns the partition's tracker, reset to start at {@code startOffset} (source thread, on assignment).
+     * Returns the partition's tracker, reset to start at {@code startOffset} (source thread, on assignment). A
+     * partition without a tracker gets a new one, under a released id when there is one.
      *
      * @param tp          the partition
      * @param startOffset the position the consumer will read from
@@ -42,18 +60,51 @@ public final class PartitionTrackers
             t.reset(startOffset);
             return t;
         }
-        final int newId = trackers.length;
-        final AckTracker t = new AckTracker(tp.topic(), tp.partition(), startOffset, windowCapacity);
-        final AckTracker[] next = Arrays.copyOf(trackers, newId + 1);
+        final Integer free = freeIds.poll();
+        final int newId = free == null ? trackers.length : free;
+        final int firstGeneration = free == null ? AckTracker.INITIAL_GENERATION : nextGeneration[newId];
+        final AckTracker t = new AckTracker(tp.topic(), tp.partition(), startOffset, windowCapacity, System::nanoTime,
+            firstGeneration);
+        final AckTracker[] next = Arrays.copyOf(trackers, Math.max(trackers.length, newId + 1));
         next[newId] = t;
         ids.put(tp, newId);
+        live++;
         trackers = next;
         return t;
     }
 
     /**
+     * Gives up a partition's tracker (source thread: the partition was revoked, lost, or its topic deleted). Its id is
+     * reused for a later partition; until then {@link #get(int)} answers a placeholder.
+     *
+     * @param tp the partition
+     * @return its former id, or -1 when it had no tracker
+     */
+    public int release(final TopicPartition tp)
+    {
+        final Integer id = ids.remove(tp);
+        if (id == null)
+        {
+            return -1;
+        }
+        if (nextGeneration.length <= id)
+        {
+            nextGeneration = Arrays.copyOf(nextGeneration, Math.max(16, (id + 1) * 2));
+        }
+        final AckTracker old = trackers[id];
+        // the generation never wraps within a run: 2^31 resets of one id
+        nextGeneration[id] = old.generation() + 1;
+        final AckTracker[] next = trackers.clone();
+        next[id] = released;
+        trackers = next;
+        live--;
+        freeIds.push(id);
+        return id;
+    }
+
+    /**
      * @param tp a partition
-     * @return its id, or -1 if it never had a tracker
+     * @return its id, or -1 if it has no tracker
      */
     public int idOf(final TopicPartition tp)
     {
@@ -63,16 +114,43 @@ public final class PartitionTrackers
 
     /**
      * @param id a tracker id
-     * @return the tracker (any thread)
+     * @return the tracker, or a placeholder when the id's partition was released (any thread; never null)
      */
     public AckTracker get(final int id)
     {
         return trackers[id];
     }
 
-    /** @return number of trackers ever created */
+    /**
+     * @param id a tracker id below {@link #size()}
+     * @return whether the id holds a partition's tracker (not a released one)
+     */
+    public boolean isLive(final int id)
+    {
+        return trackers[id] != released;
+    }
+
+    /** @return ids handed out so far, live or released (iterate {@code [0, size())} and skip what is not live) */
     public int size()
     {
         return trackers.length;
+    }
+
+    /** @return trackers held now (partitions assigned, or the file of a line source) */
+    public int live()
+    {
+        return live;
+    }
+
+    /** @return heap the live trackers take, bytes: {@link #live()} x {@link AckTracker#footprintBytes(int)} */
+    public long bytes()
+    {
+        return live * AckTracker.footprintBytes(windowCapacity);
+    }
+
+    /** @return the heap one partition's tracker takes, bytes */
+    public long bytesPerPartition()
+    {
+        return AckTracker.footprintBytes(windowCapacity);
     }
 }

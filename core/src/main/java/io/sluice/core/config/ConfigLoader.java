@@ -364,6 +364,7 @@ public final class ConfigLoader
         final ErrorPolicy onError = ErrorPolicy.parse(r.string(SINK_ON_ERROR));
         final String reset = r.string(SINK_AUTO_OFFSET_RESET);
         final long refresh = r.longValue(SINK_TOPIC_REFRESH_MS);
+        final String isolation = r.string(SINK_ISOLATION_LEVEL);
 
         final SluiceConfig.Kafka ownKafka = kafkaOverride(r, SINK_KAFKA, kafka, problems);
 
@@ -485,7 +486,7 @@ public final class ConfigLoader
             return null;
         }
         return new SluiceConfig.Sink(name, kind, pattern, topics, groupId, unmatched, onError, reset, refresh, plugin,
-            List.copyOf(branches), ownKafka, deadLetter);
+            List.copyOf(branches), ownKafka, deadLetter, isolation);
     }
 
     /**

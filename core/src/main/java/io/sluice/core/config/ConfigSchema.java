@@ -136,7 +136,10 @@ public final class ConfigSchema
     static final ConfigKey CHECKPOINT_DRAIN_TIMEOUT_MS = ConfigKey.in("checkpoint", "drain_timeout_ms", LONG)
         .defaultValue("30000").unit("ms").range(0, 3_600_000)
         .doc(
-            "On shutdown or rebalance, how long to wait for in-flight batches to be written before committing what is acknowledged.");
+            "On shutdown or rebalance, how long to wait for in-flight batches to be written before committing what is "
+                + "acknowledged. A rebalance's drain runs inside the consumer's poll, so it is also bounded by half of "
+                + "max.poll.interval.ms (the consumer is never evicted for it). A stop that times out ends the run "
+                + "with exit 1 naming what did not drain.");
 
     // ------------------------------------------------------------------------------------------------ [engine]
     static final ConfigKey ENGINE_RING_SIZE = ConfigKey.in("engine", "ring_size", INT)
@@ -155,7 +158,8 @@ public final class ConfigSchema
     static final ConfigKey ENGINE_ACK_WINDOW = ConfigKey.in("engine", "ack_window", INT)
         .defaultValue("262144").unit("offsets").range(64, 1 << 28)
         .doc("Offsets a partition may have in flight (registered but not yet committable); a power of two. "
-            + "A full window pauses that partition. Costs ack_window/8 bytes per assigned partition.");
+            + "A full window pauses that partition. Costs ack_window/2 bytes of heap per assigned partition (the start line "
+            + "gives the figure), freed when the partition is revoked or its topic deleted.");
     static final ConfigKey ENGINE_QUEUE_DEPTH = ConfigKey.in("engine", "queue_depth", INT)
         .defaultValue("4").unit("batches").range(1, 1024)
         .doc(
@@ -233,6 +237,13 @@ public final class ConfigSchema
     static final ConfigKey SINK_AUTO_OFFSET_RESET = ConfigKey.in("sinks[]", "auto_offset_reset", STRING)
         .defaultValue("earliest").allowed("earliest", "latest")
         .doc("Where a partition without a committed offset starts (also for topics that appear while running).");
+    static final ConfigKey SINK_ISOLATION_LEVEL = ConfigKey.in("sinks[]", "isolation_level", STRING)
+        .defaultValue("read_committed").allowed("read_committed", "read_uncommitted")
+        .doc("Which records of transactional producers the sink reads (Kafka's isolation.level): read_committed "
+            + "reads only committed transactions, so no row of an aborted transaction is written; read_uncommitted "
+            + "reads every record as soon as it is in the log. Either way the transaction markers are no records, and "
+            + "the committed offset reaches the consumer's position (the lag reaches 0 on a topic that ends in a "
+            + "marker).");
     static final ConfigKey SINK_TOPIC_REFRESH_MS = ConfigKey.in("sinks[]", "topic_refresh_ms", LONG)
         .defaultValue("2000").unit("ms").range(100, 3_600_000)
         .doc("The longest a new topic matching the pattern waits before the sink consumes it (from its earliest "
@@ -392,6 +403,11 @@ public final class ConfigSchema
     static final ConfigKey SRC_AUTO_OFFSET_RESET = ConfigKey.in("sources[]", "auto_offset_reset", STRING)
         .defaultValue("earliest").allowed("earliest", "latest")
         .doc("kind = kafka: where a partition without a committed offset starts.");
+    static final ConfigKey SRC_ISOLATION_LEVEL = ConfigKey.in("sources[]", "isolation_level", STRING)
+        .defaultValue("read_committed").allowed("read_committed", "read_uncommitted")
+        .doc("kind = kafka: which records of transactional producers are read (Kafka's isolation.level): "
+            + "read_committed only those of committed transactions (no record of an aborted one is routed), "
+            + "read_uncommitted every record. The committed offset reaches the consumer's position either way.");
     static final ConfigKey SRC_TOPIC_REFRESH_MS = ConfigKey.in("sources[]", "topic_refresh_ms", LONG)
         .defaultValue("2000").unit("ms").range(100, 3_600_000)
         .doc("kind = kafka: the longest a new topic matching the pattern waits before it is consumed; the topic "

@@ -46,7 +46,8 @@ final class KafkaConfigs
         CONSUMER("consumer", ConsumerConfig.configDef(), Set.of(ConsumerConfig.GROUP_ID_CONFIG,
             ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
             ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
-            CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG)), PRODUCER("producer", ProducerConfig.configDef(),
+            ConsumerConfig.ISOLATION_LEVEL_CONFIG, CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG)), PRODUCER("producer",
+                ProducerConfig.configDef(),
                 Set.of(ProducerConfig.ACKS_CONFIG,
                     ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
                     ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG)), ADMIN(
@@ -393,6 +394,7 @@ final class KafkaConfigs
         {
             case ConsumerConfig.GROUP_ID_CONFIG -> "the pipeline's group_id";
             case ConsumerConfig.AUTO_OFFSET_RESET_CONFIG -> "the pipeline's auto_offset_reset";
+            case ConsumerConfig.ISOLATION_LEVEL_CONFIG -> "the pipeline's isolation_level";
             case CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG -> "kafka.bootstrap_servers";
             case ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG -> "offsets are committed after ClickHouse or Kafka took "
                 + "the records";

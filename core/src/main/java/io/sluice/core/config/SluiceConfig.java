@@ -296,7 +296,8 @@ public record SluiceConfig(
 
     /**
      * One [[sinks]] gather pipeline; {@code kafka} is its effective connection with its own override, or null;
-     * {@code deadLetter} its {@code dead_letter_topic} with the creation keys, or null when it has none.
+     * {@code deadLetter} its {@code dead_letter_topic} with the creation keys, or null when it has none;
+     * {@code isolationLevel} {@link #READ_COMMITTED} or {@link #READ_UNCOMMITTED}.
      */
     public record Sink(
         String name,
@@ -311,10 +312,16 @@ public record SluiceConfig(
         ClickHouse plugin,
         List<Branch> branches,
         Kafka kafka,
-        DeadLetterConfig deadLetter)
+        DeadLetterConfig deadLetter,
+        String isolationLevel)
     {
+        /** {@code isolation_level}: only records of committed transactions are read (the default). */
+        public static final String READ_COMMITTED = "read_committed";
+        /** {@code isolation_level}: records of open and aborted transactions are read too. */
+        public static final String READ_UNCOMMITTED = "read_uncommitted";
+
         /**
-         * A sink without a dead-letter topic.
+         * A sink without a dead-letter topic that reads committed transactions only.
          *
          * @param name            sink name
          * @param kind            destination kind
@@ -334,7 +341,7 @@ public record SluiceConfig(
             final long topicRefreshMs, final ClickHouse plugin, final List<Branch> branches, final Kafka kafka)
         {
             this(name, kind, pattern, topics, groupId, unmatched, onError, autoOffsetReset, topicRefreshMs, plugin,
-                branches, kafka, null);
+                branches, kafka, null, READ_COMMITTED);
         }
 
         /**
@@ -612,6 +619,7 @@ public record SluiceConfig(
      * @param onError               {@code on_error}: {@link ErrorPolicy#FAIL} or {@link ErrorPolicy#DEAD_LETTER}
      * @param deadLetter            its {@code dead_letter_topic} (creation by create_topics, partitions,
      *                              replication_factor), or null
+     * @param isolationLevel        kafka: {@link Sink#READ_COMMITTED} or {@link Sink#READ_UNCOMMITTED}
      */
     public record Source(
         String name,
@@ -633,10 +641,12 @@ public record SluiceConfig(
         TopicRule rule,
         Kafka kafka,
         ErrorPolicy onError,
-        DeadLetterConfig deadLetter)
+        DeadLetterConfig deadLetter,
+        String isolationLevel)
     {
         /**
-         * A source whose failed records fail their batch (on_error = fail), on its own Kafka connection or null.
+         * A source with its own connection (or null) whose failed records fail their batch (on_error = fail) and
+         * that reads committed transactions only (see the record's components).
          *
          * @param name                  unique source name
          * @param kind                  kind
@@ -665,7 +675,7 @@ public record SluiceConfig(
         {
             this(name, kind, inputTopics, pattern, groupId, autoOffsetReset, topicRefreshMs, path, createTopics,
                 partitions, replicationFactor, maxNewTopicsPerMinute, retryBackoffMs, retryBackoffMaxMs,
-                replayBufferBytes, checkpointFile, rule, kafka, ErrorPolicy.FAIL, null);
+                replayBufferBytes, checkpointFile, rule, kafka, ErrorPolicy.FAIL, null, Sink.READ_COMMITTED);
         }
 
         /**

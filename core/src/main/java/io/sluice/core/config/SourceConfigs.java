@@ -33,7 +33,7 @@ final class SourceConfigs
     private static final String TOPICS_SECTION = "sources[].topics[]";
     private static final String RULE_SECTION = "sources[].topics[].topic";
     private static final List<ConfigKey> KAFKA_ONLY = List.of(SRC_INPUT_TOPICS, SRC_PATTERN, SRC_GROUP_ID,
-        SRC_AUTO_OFFSET_RESET, SRC_TOPIC_REFRESH_MS);
+        SRC_AUTO_OFFSET_RESET, SRC_TOPIC_REFRESH_MS, SRC_ISOLATION_LEVEL);
 
     private SourceConfigs()
     {
@@ -85,6 +85,7 @@ final class SourceConfigs
         final String groupId = r.string(SRC_GROUP_ID);
         final String reset = r.string(SRC_AUTO_OFFSET_RESET);
         final long refresh = r.longValue(SRC_TOPIC_REFRESH_MS);
+        final String isolation = r.string(SRC_ISOLATION_LEVEL);
         final String file = r.string(SRC_PATH);
         final boolean create = r.bool(SRC_CREATE_TOPICS);
         final int partitions = r.intValue(SRC_PARTITIONS);
@@ -123,7 +124,7 @@ final class SourceConfigs
         }
         return new Source(name, kind, inputTopics, pattern, groupId, reset, refresh, file, create, partitions,
             replication, maxNew, backoff, backoffMax, replay, checkpointFile, rule, ownKafka, deadLetter.onError(),
-            deadLetter.deadLetter());
+            deadLetter.deadLetter(), isolation);
     }
 
     private static void checkKind(final TableReader r, final String kind, final List<String> inputTopics,

@@ -156,6 +156,9 @@ final class EngineMetrics implements MultiCollector
         final Family sealed = new Family();
         final Family rebalances = new Family();
         final Family assigned = new Family();
+        final Family routeWaits = new Family();
+        final Family ackTrackers = new Family();
+        final Family ackTrackerBytes = new Family();
         final Family rows = new Family();
         final Family bytes = new Family();
         final Family inserts = new Family();
@@ -199,6 +202,9 @@ final class EngineMetrics implements MultiCollector
             sealed.add(s.sealedByPool.get(), Labels.of("pipeline", name, "reason", "pool"));
             rebalances.add(s.assignments.get(), pl);
             assigned.add(s.assignedPartitions(), pl);
+            routeWaits.add(s.routeWaits.get(), pl);
+            ackTrackers.add(p.trackers().live(), pl);
+            ackTrackerBytes.add(p.trackers().bytes(), pl);
             for (final Destination d : p.destinations())
             {
                 final Labels tl = Labels.of("pipeline", name, "table", d.toString());
@@ -277,6 +283,10 @@ final class EngineMetrics implements MultiCollector
             sealed.counter(out, "sluice_batches_sealed", "Batches sealed, by the rule that sealed them");
             rebalances.counter(out, "sluice_rebalances", "Completed rebalances that gave the consumer its assignment");
             assigned.gauge(out, "sluice_assigned_partitions", "Partitions assigned to this consumer");
+            routeWaits.counter(out, "sluice_route_waits",
+                "Times the route stage waited for a batch buffer or an insert worker's queue (back-pressure)");
+            ackTrackers.gauge(out, "sluice_ack_trackers", "Partitions whose ack state is held (freed on revocation)");
+            ackTrackerBytes.gauge(out, "sluice_ack_tracker_bytes", "Heap the partitions' ack state takes");
             rows.counter(out, "sluice_rows_written", "Rows durably written, per table");
             bytes.counter(out, "sluice_written_bytes", "Encoded RowBinary bytes durably written, per table");
             inserts.counter(out, "sluice_inserts", "Successful inserts, per table");
@@ -315,6 +325,10 @@ final class EngineMetrics implements MultiCollector
     {
         for (int i = 0; i < t.size(); i++)
         {
+            if (!t.isLive(i))
+            {
+                continue;
+            }
             final AckTracker tr = t.get(i);
             final Labels l = Labels.of("partition", Integer.toString(tr.partition()), "pipeline", pipeline, "topic",
                 tr.topic());

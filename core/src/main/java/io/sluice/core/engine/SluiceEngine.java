@@ -25,10 +25,11 @@ import io.sluice.core.gather.json.TomlGather;
 import io.sluice.core.gather.sink.SinkException;
 import io.sluice.core.scatter.ScatterDriver;
 import io.sluice.core.scatter.ScatterException;
-import io.sluice.core.scatter.ScatterStats;
 import io.sluice.core.scatter.internal.ScatterPipeline;
 import io.sluice.core.source.KafkaChecks;
 import io.sluice.core.stage.ClientHealth;
+import io.sluice.core.stage.Failpoints;
+import io.sluice.core.stage.FatalErrors;
 import io.sluice.core.stage.PipelineControl;
 import io.sluice.core.stage.PipelineStats;
 
@@ -105,6 +106,39 @@ public final class SluiceEngine
      */
     public int run()
     {
+        FatalErrors.install();
+        try
+        {
+            return runPipelines();
+        }
+        catch (final Throwable t)
+        {
+            // an Error on the main thread (the control loop): stop the pipelines (bounded), exit 1 naming it
+            final FatalErrors.Fatal fatal = new FatalErrors.Fatal(Thread.currentThread(), t);
+            try
+            {
+                failure = fatal.describe();
+                LOG.error("stopped with a failure: {}", failure, t);
+            }
+            catch (final Throwable again)
+            {
+                System.err.println("sluice: the engine's control loop failed; the run ends (exit 1)");
+            }
+            try
+            {
+                stopAll();
+            }
+            catch (final Throwable again)
+            {
+                // the process exits 1 all the same; what was not committed is read again
+            }
+            finished = true;
+            return EXIT_FAILURE;
+        }
+    }
+
+    private int runPipelines()
+    {
         startNanos = System.nanoTime();
         // the listener opens first: a probe during the Kafka check and the group join gets 503, never a refused
         // connection
@@ -148,58 +182,10 @@ public final class SluiceEngine
         }
         try
         {
-            for (final SluiceConfig.Sink sink : config.sinks())
+            final int startCode = startPipelines();
+            if (startCode >= 0)
             {
-                startPhase = "starting sink " + sink.name() + " (checking its ClickHouse endpoints and tables)";
-                final SinkDriver driver = drivers.apply(sink);
-                openDrivers.add(driver);
-                final GatherPipeline<?> p;
-                try
-                {
-                    p = new GatherPipeline<>(config, TomlGather.build(sink), driver, options);
-                }
-                catch (final IllegalArgumentException e)
-                {
-                    failure = "sink " + sink.name() + ": " + e.getMessage();
-                    LOG.error("{}", failure);
-                    stopAll();
-                    return EXIT_FAILURE;
-                }
-                try
-                {
-                    p.start();
-                }
-                catch (final SinkException e)
-                {
-                    failure = "sink " + sink.name() + ": " + e.getMessage();
-                    LOG.error("{}", failure);
-                    stopAll();
-                    return EXIT_FAILURE;
-                }
-                pipelines.add(p);
-            }
-            for (final SluiceConfig.Source source : config.sources())
-            {
-                if (SluiceConfig.Source.EMBEDDED.equals(source.kind()))
-                {
-                    LOG.info("{}: embedded source: its records are offered by a host application through "
-                        + "ScatterRouter; nothing to run here", source.name());
-                    continue;
-                }
-                final ScatterPipeline p = new ScatterPipeline(config, source, scatterDrivers.apply(source),
-                    options.untilCaughtUp());
-                try
-                {
-                    p.start();
-                }
-                catch (final ScatterException e)
-                {
-                    failure = "source " + source.name() + ": " + e.getMessage();
-                    LOG.error("{}", failure);
-                    stopAll();
-                    return EXIT_FAILURE;
-                }
-                scatters.add(p);
+                return startCode;
             }
             started = true;
             startPhase = "started";
@@ -228,6 +214,80 @@ public final class SluiceEngine
                 metrics.close();
             }
             finished = true;
+        }
+        return finish();
+    }
+
+    /**
+     * Starts the pipeline of every sink, then of every non-embedded source.
+     *
+     * @return -1 when all started, else the exit code (the reason is in {@link #failure()})
+     */
+    private int startPipelines()
+    {
+        for (final SluiceConfig.Sink sink : config.sinks())
+        {
+            startPhase = "starting sink " + sink.name() + " (checking its ClickHouse endpoints and tables)";
+            final SinkDriver driver = drivers.apply(sink);
+            openDrivers.add(driver);
+            final GatherPipeline<?> p;
+            try
+            {
+                p = new GatherPipeline<>(config, TomlGather.build(sink), driver, options);
+            }
+            catch (final IllegalArgumentException e)
+            {
+                failure = "sink " + sink.name() + ": " + e.getMessage();
+                LOG.error("{}", failure);
+                stopAll();
+                return EXIT_FAILURE;
+            }
+            try
+            {
+                p.start();
+            }
+            catch (final SinkException e)
+            {
+                failure = "sink " + sink.name() + ": " + e.getMessage();
+                LOG.error("{}", failure);
+                stopAll();
+                return EXIT_FAILURE;
+            }
+            pipelines.add(p);
+        }
+        for (final SluiceConfig.Source source : config.sources())
+        {
+            if (SluiceConfig.Source.EMBEDDED.equals(source.kind()))
+            {
+                LOG.info("{}: embedded source: its records are offered by a host application through "
+                    + "ScatterRouter; nothing to run here", source.name());
+                continue;
+            }
+            final ScatterPipeline p = new ScatterPipeline(config, source, scatterDrivers.apply(source),
+                options.untilCaughtUp());
+            try
+            {
+                p.start();
+            }
+            catch (final ScatterException e)
+            {
+                failure = "source " + source.name() + ": " + e.getMessage();
+                LOG.error("{}", failure);
+                stopAll();
+                return EXIT_FAILURE;
+            }
+            scatters.add(p);
+        }
+        return -1;
+    }
+
+    /** Gives the run's failure (a fatal error, then a pipeline's), prints the summary and returns the exit code. */
+    private int finish()
+    {
+        final FatalErrors.Fatal fatal = FatalErrors.first();
+        if (fatal != null && failure == null)
+        {
+            failure = fatal.describe();
         }
         for (final GatherPipeline<?> p : pipelines)
         {
@@ -272,6 +332,11 @@ public final class SluiceEngine
                 anyRunning |= !p.sourceFinished();
                 anyFailed |= p.control().failed();
             }
+            if (Failpoints.ENABLED)
+            {
+                Failpoints.check(Failpoints.ENGINE, 0);
+            }
+            anyFailed |= FatalErrors.first() != null;
             if (anyFailed || shutdownRequested)
             {
                 // one failed pipeline stops them all: the engine exits non-zero and is restarted as a whole
@@ -300,20 +365,11 @@ public final class SluiceEngine
                 final double rate = (rows - lastRows) * 1e9 / Math.max(1, now - lastNanos);
                 for (final GatherPipeline<?> p : pipelines)
                 {
-                    statusEvent(p, rate);
+                    StatusLines.log(p, rate);
                 }
                 for (final ScatterPipeline p : scatters)
                 {
-                    final ScatterStats st = p.stats();
-                    // the status line, also as a structured event (--log-format json: one field per counter)
-                    LOG.atInfo().setMessage(p.statusLine()).addKeyValue("event", "status")
-                        .addKeyValue("pipeline", p.name())
-                        .addKeyValue("records_in", p.sourceStats().recordsIn.get())
-                        .addKeyValue("routed", st.routed.get()).addKeyValue("fallback", st.fallbacks.get())
-                        .addKeyValue("failed", st.failed.get()).addKeyValue("sent", st.sent.get())
-                        .addKeyValue("produced", st.produced.get()).addKeyValue("produce_errors",
-                            st.produceErrors.get())
-                        .addKeyValue("in_flight", p.inFlight()).addKeyValue("topics", p.topics().size()).log();
+                    StatusLines.log(p);
                 }
                 lastRows = rows;
                 lastNanos = now;
@@ -435,58 +491,6 @@ public final class SluiceEngine
     public List<ScatterPipeline> scatters()
     {
         return List.copyOf(scatters);
-    }
-
-    /** The status line of a gather pipeline, also as a structured event: one key-value pair per number. */
-    private static void statusEvent(final GatherPipeline<?> p, final double rowsPerSecond)
-    {
-        final PipelineStats s = p.stats();
-        final PartitionTrackers t = p.trackers();
-        long lag = 0;
-        for (int i = 0; i < t.size(); i++)
-        {
-            lag += Math.max(0, t.get(i).inFlight());
-        }
-        LOG.atInfo().setMessage(statusLine(p, rowsPerSecond)).addKeyValue("event", "status")
-            .addKeyValue("pipeline", p.name()).addKeyValue("records_in", s.recordsIn.get())
-            .addKeyValue("routed", s.recordsRouted.get()).addKeyValue("rows", s.rowsWritten.get())
-            .addKeyValue("rows_per_second", Math.round(rowsPerSecond)).addKeyValue("inserts", s.inserts.get())
-            .addKeyValue("failed_inserts", s.insertFailures.get())
-            .addKeyValue("dropped_unrouted", s.droppedUnrouted.get())
-            .addKeyValue("dropped_invalid", s.droppedInvalid.get()).addKeyValue("checkpoint_lag_records", lag)
-            .addKeyValue("partitions", t.size()).addKeyValue("backpressure_pauses", s.backpressurePauses.get())
-            .log();
-    }
-
-    private static String statusLine(final GatherPipeline<?> p, final double rowsPerSecond)
-    {
-        final PipelineStats s = p.stats();
-        long lag = 0;
-        long worstLagMs = 0;
-        String worst = "";
-        final long now = System.nanoTime();
-        final PartitionTrackers t = p.trackers();
-        for (int i = 0; i < t.size(); i++)
-        {
-            final AckTracker tr = t.get(i);
-            lag += Math.max(0, tr.inFlight());
-            final long ms = TimeUnit.NANOSECONDS.toMillis(tr.stalledNanos(now));
-            if (ms > worstLagMs)
-            {
-                final String holder = p.watermarkHolder(i);
-                if (holder != null)
-                {
-                    worstLagMs = ms;
-                    worst = String.format(" oldest: %s-%d %d ms held by %s", tr.topic(), tr.partition(), ms, holder);
-                }
-            }
-        }
-        return String.format(
-            "%s: in=%d routed=%d rows=%d (%.0f rows/s) inserts=%d failed_inserts=%d dropped{unrouted=%d,invalid=%d} "
-                + "checkpoint_lag=%d offsets over %d partitions%s; back-pressure pauses=%d",
-            p.name(), s.recordsIn.get(), s.recordsRouted.get(), s.rowsWritten.get(), rowsPerSecond, s.inserts.get(),
-            s.insertFailures.get(), s.droppedUnrouted.get(), s.droppedInvalid.get(), lag, t.size(), worst,
-            s.backpressurePauses.get());
     }
 
     /** Logs the status line and the latency percentiles so far, on demand (SIGUSR2 in the command line). */
@@ -617,6 +621,10 @@ public final class SluiceEngine
                 final PartitionTrackers t = p.trackers();
                 for (int i = 0; i < t.size(); i++)
                 {
+                    if (!t.isLive(i))
+                    {
+                        continue;
+                    }
                     final AckTracker tr = t.get(i);
                     final long stalledMs = TimeUnit.NANOSECONDS.toMillis(tr.stalledNanos(now));
                     if (stalledMs > stallLimitMs)

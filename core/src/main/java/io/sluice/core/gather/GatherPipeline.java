@@ -68,6 +68,15 @@ public final class GatherPipeline<T>
 {
     private static final Logger LOG = LoggerFactory.getLogger(GatherPipeline.class);
 
+    /** How long the stages after the source may take to stop once the source has drained and ended, ms. */
+    public static final long STAGE_STOP_GRACE_MS = 2_000;
+
+    /**
+     * The same after a drain that timed out (the stages were abandoned): a worker still inside an insert request that
+     * does not return (a frozen server) is not waited for, so SIGTERM ends the run within the drain limit, ms.
+     */
+    public static final long ABANDONED_STOP_GRACE_MS = 200;
+
     /** Options of a run that are not part of the configuration file. */
     public record RunOptions(boolean untilCaughtUp)
     {
@@ -81,6 +90,8 @@ public final class GatherPipeline<T>
     private final PipelineStats stats = new PipelineStats();
     private final TopicRegistry topics = new TopicRegistry();
     private final PartitionTrackers trackers;
+    /** Set by the source's thread when a drain timed out and it abandoned the stages after it. */
+    private volatile boolean abandoned;
     private final List<Thread> threads = new ArrayList<>();
     private final List<InsertWorker> workers = new ArrayList<>();
     private final List<BatchPool> pools = new ArrayList<>();
@@ -177,6 +188,7 @@ public final class GatherPipeline<T>
             throw new SinkException(problem, false, 0, null);
         }
         wireRouteStage();
+        route.onFlushed(this::onFlushed);
         source = buildSource(e, overflow, minLingerMs, WaitStrategies.idleStrategy(sourceThreadPlan.waitKind()));
         if (deadLetters != null)
         {
@@ -269,6 +281,9 @@ public final class GatherPipeline<T>
                 event.trackerGeneration(), -1, reason));
         if (layout == Layout.FUSED)
         {
+            // on the source's thread the stage must never wait: the source keeps polling, committing and checking
+            // stalls while the insert workers are behind
+            route.nonBlocking();
             poller = rb.newPoller();
             rb.addGatingSequences(poller.getSequence());
             routeSequence = poller.getSequence();
@@ -327,7 +342,7 @@ public final class GatherPipeline<T>
             spec.topics(),
             spec.autoOffsetReset(),
             spec.topicRefreshMs(),
-            config.kafkaForSink(spec.name()).consumerProperties(),
+            KafkaSource.withIsolationLevel(config.kafkaForSink(spec.name()).consumerProperties(), isolationLevel()),
             config.checkpoint().commitIntervalMs(),
             config.checkpoint().stalledFailAfterMs(),
             config.checkpoint().drainTimeoutMs(),
@@ -339,6 +354,19 @@ public final class GatherPipeline<T>
             // a batch that failed for good (a dropped table, a server-side type error) is read again from the watermark,
             // with backoff, until it is written or checkpoint.stalled_fail_after_ms ends the run
             .rereadOnFailure(firstSink.connection().retryBackoffMs(), firstSink.connection().retryBackoffMaxMs());
+    }
+
+    /** @return the {@code isolation_level} of the sink this pipeline runs, or read_committed (the embedded API) */
+    private String isolationLevel()
+    {
+        for (final SluiceConfig.Sink s : config.sinks())
+        {
+            if (s.name().equals(spec.name()) && s.isolationLevel() != null)
+            {
+                return s.isolationLevel();
+            }
+        }
+        return SluiceConfig.Sink.READ_COMMITTED;
     }
 
     private void logBounds(final SluiceConfig.Engine e, final List<Split.Branch<?>> branches, final StagePlan plan)
@@ -353,7 +381,7 @@ public final class GatherPipeline<T>
             + "{} MiB; layout {}: {}",
             spec.name(), branches.size(), workers.size(), shards, e.ringSize(), e.slotBytes(),
             ring.capacityBytes() >> 20, e.overflowBuffers(), e.maxRecordBytes(), e.ackWindow(),
-            e.ackWindow() / 8 / 1024,
+            AckTracker.footprintBytes(e.ackWindow()) / 1024,
             poolBytes >> 20, layout.configName(), plan.describe());
     }
 
@@ -364,7 +392,13 @@ public final class GatherPipeline<T>
     }
 
     /**
-     * Waits until the pipeline has stopped.
+     * Waits until the pipeline has stopped. The source ends first: it drains (never longer than
+     * {@code checkpoint.drain_timeout_ms}), commits what is acknowledged and closes its consumer. Then the route stage
+     * and the insert workers are stopped; they are idle after a complete drain and end at once. After an incomplete
+     * drain they were abandoned, and a worker still inside an insert request (a server that hangs) is waited for at
+     * most {@link #ABANDONED_STOP_GRACE_MS} ({@link #STAGE_STOP_GRACE_MS} after a complete drain): its rows are not
+     * acknowledged, so nothing is lost, and the process need not wait for the request's own timeout
+     * ({@code insert_timeout_ms}).
      *
      * @param timeoutMs longest wait, ms
      * @return true when every thread ended
@@ -395,13 +429,23 @@ public final class GatherPipeline<T>
         {
             deadLetters.stage().stop();
         }
+        final long graceMs = abandoned ? ABANDONED_STOP_GRACE_MS : STAGE_STOP_GRACE_MS;
+        final long graceEnd = Math.min(deadline, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMs));
+        boolean all = true;
         for (final Thread t : threads)
         {
-            t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(graceEnd - System.nanoTime())));
             if (t.isAlive())
             {
-                return false;
+                all = false;
+                LOG.warn("{}: thread {} did not stop within {} ms of the source (an insert request that does not "
+                    + "return?); its rows are not acknowledged and are read again by the next run", spec.name(),
+                    t.getName(), graceMs);
             }
+        }
+        if (!all)
+        {
+            return false;
         }
         for (final BatchPool p : pools)
         {
@@ -462,6 +506,10 @@ public final class GatherPipeline<T>
      */
     public String watermarkHolder(final int trackerId)
     {
+        if (!trackers.isLive(trackerId))
+        {
+            return null;
+        }
         final AckTracker t = trackers.get(trackerId);
         final long pending = t.pendingOldestOffset();
         if (pending < 0)
@@ -498,8 +546,53 @@ public final class GatherPipeline<T>
         return source != null && source.caughtUp();
     }
 
+    /** What the insert workers had been offered when a flush completed (route stage's thread). */
+    private record FlushMark(long sequence, long[] offered)
+    {
+    }
+
+    private volatile FlushMark flushMark = new FlushMark(-1, new long[0]);
+
+    private void onFlushed(final long sequence)
+    {
+        final long[] offered = new long[workers.size()];
+        for (int i = 0; i < offered.length; i++)
+        {
+            offered[i] = workers.get(i).offered();
+        }
+        flushMark = new FlushMark(sequence, offered);
+    }
+
     private final class GatherDownstream implements Downstream
     {
+        /**
+         * Settled through {@code sequence}, a flush control event the source published after the records it asks
+         * about: the route stage has completed that flush (so every batch with those records was sealed and handed
+         * to a worker) and every worker has completed every batch it had been offered by then.
+         */
+        @Override
+        public boolean settledThrough(final long sequence)
+        {
+            if (routeSequence.get() < sequence)
+            {
+                return false;
+            }
+            final FlushMark mark = flushMark;
+            if (mark.sequence() < sequence)
+            {
+                return false;
+            }
+            for (int i = 0; i < mark.offered().length; i++)
+            {
+                final InsertWorker w = workers.get(i);
+                if (w.completed() < mark.offered()[i] && !w.finished())
+                {
+                    return false;
+                }
+            }
+            return true;
+        }
+
         @Override
         public void pump()
         {
@@ -517,15 +610,25 @@ public final class GatherPipeline<T>
                     }
                     catch (final Throwable ex)
                     {
+                        if (ex == RouteStage.RETRY_LATER)
+                        {
+                            // not consumed: the poller offers this event again next time
+                            throw ex;
+                        }
                         // as the split layout's BatchEventProcessor does: report, fail the record, go on
                         routeErrors.handleEventException(ex, sequence, event);
                     }
-                    return true;
+                    // a sealed batch waits for its worker: take no more events until it is handed off
+                    return route.acceptsMore();
                 };
             }
             try
             {
                 route.onBatchStart(0, 0);
+                if (route.retryHandOffs() > 0)
+                {
+                    return;
+                }
                 if (poller.poll(pollHandler) != EventPoller.PollState.PROCESSING)
                 {
                     route.onTimeout(-1);
@@ -533,7 +636,10 @@ public final class GatherPipeline<T>
             }
             catch (final Exception ex)
             {
-                routeErrors.handleEventException(ex, routeSequence.get(), null);
+                if (ex != RouteStage.RETRY_LATER)
+                {
+                    routeErrors.handleEventException(ex, routeSequence.get(), null);
+                }
             }
         }
 
@@ -557,6 +663,8 @@ public final class GatherPipeline<T>
         @Override
         public void abandon()
         {
+            abandoned = true;
+            route.abandon();
             for (final InsertWorker w : workers)
             {
                 w.abandon();

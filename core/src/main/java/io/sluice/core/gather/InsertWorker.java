@@ -113,10 +113,25 @@ public final class InsertWorker implements Agent, SealedBatchQueue
         return finished ? CLOSED : FULL;
     }
 
-    /** @return true when every batch offered so far has been written, failed or abandoned */
+    /**
+     * @return true when every batch offered so far has been written, failed or abandoned, or the worker has ended (its
+     *         queued batches can no longer complete: a worker whose thread failed, or one stopped after abandoning)
+     */
     public boolean idle()
     {
-        return completed.get() == offered.get();
+        return completed.get() == offered.get() || finished;
+    }
+
+    /** @return batches offered so far (exact on the route stage's thread, which offers them) */
+    public long offered()
+    {
+        return offered.get();
+    }
+
+    /** @return batches written, failed or abandoned so far; they complete in the order they were offered */
+    public long completed()
+    {
+        return completed.get();
     }
 
     /** @return batches waiting in the queue */

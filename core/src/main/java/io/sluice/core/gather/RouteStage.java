@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongConsumer;
 
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
@@ -46,15 +47,24 @@ import io.sluice.ringbuffers.RecordEvent;
  * none: the unmatched policy applies), the branch's destination is looked up by topic (resolved once per topic), the
  * shard router picks the shard, the row is encoded straight into the open batch of (destination, shard), and the
  * {@link Sealer} seals a batch on {@code max_rows}, {@code max_bytes}, {@code linger_ms}, pool exhaustion or a flush
- * and hands it to the {@link SealedBatchQueue} of its shard's insert worker. When a queue is full (or the pool has no
- * buffer) this stage waits here, which holds the ring and so, through it, the source (back-pressure).
+ * and hands it to the {@link SealedBatchQueue} of its shard's insert worker.
+ *
+ * <p>Back-pressure: when a worker's queue is full (the sealer keeps the batch, {@link Sealer#handOffsPending()}) or
+ * the branch's pool has no buffer, the stage stops taking records from the ring, which holds the source (it pauses its
+ * partitions and keeps polling, committing and checking stalls). On its own thread (the split layout) it waits for the
+ * worker in short parks, until the batch is taken or the stage is {@linkplain #abandon() abandoned}. Run on the
+ * source's thread ({@link #nonBlocking()}, the fused layout) it never waits: {@link #onEvent} throws
+ * {@link #RETRY_LATER} for a record it cannot take yet (the event stays unconsumed, the caller offers it again after
+ * {@link #retryHandOffs()}), and {@link #acceptsMore()} says when to stop taking events. Each wait is counted
+ * ({@link PipelineStats#routeWaits}).
  *
  * <p>Dispatch is O(1): the handle carries the branch index; destinations are cached in arrays indexed by topic id.
  * Nothing here allocates per record in steady state.
  *
  * <p>Errors: a record that cannot be written (malformed JSON, a null value, a value that does not convert to its
- * column type, a record above {@code max_record_bytes}, a topic whose destination cannot be resolved) follows the
- * {@code on_error} policy; a record no branch takes follows the split's unmatched policy. {@code fail} marks the
+ * column type, a record above {@code max_record_bytes}, a topic whose destination cannot be resolved, a classifier,
+ * shard router or encoder that throws, a shard router that returns a shard out of range) follows the
+ * {@code on_error} policy, with the cause; a record no branch takes follows the split's unmatched policy. {@code fail} marks the
  * record failed in its partition's tracker (so nothing is committed past it) and stops the pipeline naming topic,
  * partition and offset, and column, path and type where they apply; {@code skip} counts and acknowledges it;
  * {@code dead_letter} hands it to the pipeline's {@link GatherDeadLetters}, which acknowledges it once the broker has
@@ -73,6 +83,24 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
 {
     private static final Logger LOG = LoggerFactory.getLogger(RouteStage.class);
 
+    /**
+     * Thrown by {@link #onEvent} of a {@linkplain #nonBlocking() non-blocking} stage for an event it cannot take yet
+     * (no batch buffer, a sealed batch waiting for its worker, a destination being resolved): nothing of the event
+     * was consumed; offer it again later. Shared, without a stack trace (throwing it allocates nothing).
+     */
+    public static final RuntimeException RETRY_LATER = new RetryLater();
+
+    /** See {@link #RETRY_LATER}. */
+    private static final class RetryLater extends RuntimeException
+    {
+        private static final long serialVersionUID = 1L;
+
+        RetryLater()
+        {
+            super("the route stage cannot take the event yet", null, false, false);
+        }
+    }
+
     /** One branch at run time. */
     private static final class Branch
     {
@@ -85,6 +113,9 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         Destination[] byTopic = new Destination[16];
         String[] errorByTopic = new String[16];
         long[] errorUntilNanos = new long[16];
+        /** Non-blocking stage: when to resolve the topic's destination again after a retriable failure. */
+        long[] resolveAtNanos = new long[16];
+        long[] resolveWaitMs = new long[16];
 
         @SuppressWarnings("unchecked")
         Branch(final Split.Branch<?> b, final DestinationResolver.SinkTarget sink, final int shards)
@@ -122,6 +153,12 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
     {
     };
     private volatile boolean keysAndHeadersNeeded;
+    private boolean blocking = true;
+    private LongConsumer onFlushed = sequence ->
+    {
+    };
+    private boolean waiting;
+    private volatile boolean abandoned;
 
     /**
      * A route stage on the system clock.
@@ -233,6 +270,18 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
     }
 
     /**
+     * Makes this stage never wait (the fused layout, where it runs on the source's thread, which must keep polling):
+     * see the class comment. Call before the stage runs.
+     *
+     * @return this stage
+     */
+    public RouteStage<T> nonBlocking()
+    {
+        blocking = false;
+        return this;
+    }
+
+    /**
      * Says how to ask the source for keys and headers (before it runs); called once, when the first destination that
      * reads them is bound.
      *
@@ -253,6 +302,60 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
     public boolean keysAndHeadersNeeded()
     {
         return keysAndHeadersNeeded;
+    }
+
+    /**
+     * Offers the sealed batches that wait for their worker's queue again, in seal order (the stage's thread).
+     *
+     * @return sealed batches still waiting; while above 0 the stage takes no more events
+     */
+    public int retryHandOffs()
+    {
+        if (abandoned)
+        {
+            sealer.abandonHandOffs();
+            return 0;
+        }
+        final int pending = sealer.retryHandOffs();
+        if (pending > 0)
+        {
+            countWait();
+        }
+        else
+        {
+            waiting = false;
+        }
+        return pending;
+    }
+
+    /** @return whether the stage may take another event now: no sealed batch waits for its worker */
+    public boolean acceptsMore()
+    {
+        return sealer.handOffsPending() == 0;
+    }
+
+    /**
+     * Ends every wait for an insert worker (the stop after {@code checkpoint.drain_timeout_ms}): sealed batches that
+     * still wait are released with their rows unacknowledged, so their records are read again by a later run; records
+     * not routed yet stay unacknowledged too. Any thread.
+     */
+    public void abandon()
+    {
+        abandoned = true;
+    }
+
+    /**
+     * Called on the stage's thread each time a flush control event completes: every batch open before it has been
+     * sealed and handed to its worker's queue. Call before the stage runs.
+     *
+     * @param listener what to do then, given the flush event's ring sequence (for example note how many batches each
+     *                 worker has been offered)
+     * @return this stage
+     */
+    public RouteStage<T> onFlushed(final LongConsumer listener)
+    {
+        this.onFlushed = listener;
+        return this;
     }
 
     /** @return the token of the last flush control event this stage completed */
@@ -279,23 +382,38 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         switch (event.kind())
         {
             case RecordEvent.KIND_RECORD :
-                if ((event.offset() & 7) == 0)
+                if ((event.offset() & 7) == 0 && !waiting)
                 {
                     // one record in eight: the histogram stays representative and costs an eighth
                     stats.ringHopNanos.record(nowNanos - event.publishNanos());
                 }
+                boolean retry = false;
                 try
                 {
                     route(event);
                 }
+                catch (final RetryLater r)
+                {
+                    // the event is offered again: it keeps its overflow buffer
+                    retry = true;
+                    throw r;
+                }
                 finally
                 {
-                    overflow.release(event.takeOverflow());
+                    if (!retry)
+                    {
+                        overflow.release(event.takeOverflow());
+                    }
                 }
+                waiting = false;
                 break;
             case RecordEvent.KIND_FLUSH :
                 sealer.flush();
-                awaitHandOffs();
+                if (!awaitHandOffs())
+                {
+                    throw RETRY_LATER;
+                }
+                onFlushed.accept(sequence);
                 lastFlushToken = event.controlToken();
                 break;
             default :
@@ -320,7 +438,10 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
     private void sealExpired()
     {
         sealer.sealExpired(clock.nanoTime());
-        awaitHandOffs();
+        if (blocking)
+        {
+            awaitHandOffs();
+        }
     }
 
     private void route(final RecordEvent event)
@@ -361,6 +482,10 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         {
             classifier.route(view, e);
         }
+        catch (final RetryLater r)
+        {
+            throw r;
+        }
         catch (final RuntimeException ex)
         {
             if (!e.settled)
@@ -370,8 +495,16 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
                 recordError(event, what, onError, stats.droppedInvalid, new DeadLetter.Why(DeadLetterReason.INVALID,
                     DeadLetterHeaders.STAGE_CLASSIFY, what, ex.getClass().getName(), null, null, null, null, 0));
             }
-            LOG.error("{}: classifier failed on {}", pipeline, where(event), ex);
+            else if (errorsLogged++ < 10 || errorsLogged % 10_000 == 0)
+            {
+                // the record itself was settled (written or failed) before the classifier threw
+                LOG.error("{}: the classifier failed on {} after it emitted the record", pipeline, where(event), ex);
+            }
             return;
+        }
+        if (e.retryPending)
+        {
+            throw RETRY_LATER;
         }
         if (!e.settled)
         {
@@ -403,11 +536,14 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
     {
         RecordEvent event;
         boolean settled;
+        /** {@link #RETRY_LATER} was thrown for this record (a classifier that swallows it cannot lose the record). */
+        boolean retryPending;
 
         void begin(final RecordEvent e)
         {
             event = e;
             settled = false;
+            retryPending = false;
         }
 
         @Override
@@ -422,7 +558,23 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             }
             settled = true;
             final Branch branch = branches[handle.index()];
-            final Destination dest = destinationFor(branch, ev);
+            final Destination dest;
+            try
+            {
+                dest = destinationFor(branch, ev);
+            }
+            catch (final RetryLater r)
+            {
+                retryPending = true;
+                throw r;
+            }
+            catch (final RuntimeException ex)
+            {
+                final String what = "branch " + branch.name + ": resolving its destination failed: " + ex;
+                recordError(ev, what, onError, stats.droppedInvalid,
+                    thrown(DeadLetterHeaders.STAGE_ROUTE, what, ex, branch.name, null));
+                return;
+            }
             if (dest == null)
             {
                 return;
@@ -432,12 +584,23 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
                 rereadWithKeys(ev, dest);
                 return;
             }
-            final int shard = branch.shards == 1 ? 0 : branch.router.shard(row, branch.shards);
+            final int shard = shardOf(ev, branch, row);
+            if (shard < 0)
+            {
+                return;
+            }
             final Sealer s = sealer;
             BatchBuffer batch = s.batchFor(branch.index, dest, shard);
             if (batch == null)
             {
+                retryPending = !blocking;
                 batch = awaitBatch(branch.index, dest, shard);
+                retryPending = false;
+                if (batch == null)
+                {
+                    // abandoned (stop after the drain timeout): the record stays unacknowledged
+                    return;
+                }
             }
             final Bytes<Void> rows = batch.rows();
             final long start = rows.writePosition();
@@ -448,9 +611,18 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             {
                 error = encoder.encode(row, rows);
             }
-            catch (final RuntimeException | Error ex)
+            catch (final RuntimeException ex)
             {
                 // a half-written row must never reach the table: the batch ends where the row began
+                rows.writePosition(start);
+                s.discardIfEmpty(batch);
+                final String what = "the encoder failed: " + ex + " (table " + dest + ")";
+                recordError(ev, what, onError, stats.droppedInvalid,
+                    thrown(DeadLetterHeaders.STAGE_CONVERT, what, ex, branch.name, dest.toString()));
+                return;
+            }
+            catch (final Error ex)
+            {
                 rows.writePosition(start);
                 s.discardIfEmpty(batch);
                 throw ex;
@@ -466,7 +638,7 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             batch.addRow(ev.trackerId(), ev.trackerGeneration(), ev.offset(), ev.timestampMs());
             stats.recordsRouted.lazySet(stats.recordsRouted.get() + 1);
             s.rowAppended(branch.index, batch);
-            if (s.handOffsPending() > 0)
+            if (blocking && s.handOffsPending() > 0)
             {
                 awaitHandOffs();
             }
@@ -481,6 +653,35 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
      * {@code checkpoint.stalled_fail_after_ms} the run ends naming it. The failed resolution is remembered for one
      * second, then tried again, so creating the table (or fixing the topic) lets the partition continue.
      */
+    /**
+     * The shard of a row by its branch's router, or -1 when the router threw or answered out of range (the record's
+     * error policy then decided its fate).
+     */
+    private int shardOf(final RecordEvent ev, final Branch branch, final Object row)
+    {
+        final int shard;
+        try
+        {
+            shard = branch.shards == 1 ? 0 : branch.router.shard(row, branch.shards);
+        }
+        catch (final RuntimeException ex)
+        {
+            final String what = "branch " + branch.name + ": the shard router failed: " + ex;
+            recordError(ev, what, onError, stats.droppedInvalid,
+                thrown(DeadLetterHeaders.STAGE_ROUTE, what, ex, branch.name, null));
+            return -1;
+        }
+        if (shard < 0 || shard >= branch.shards)
+        {
+            final String what = "branch " + branch.name + ": the shard router returned shard " + shard + ", not in [0, "
+                + branch.shards + ")";
+            recordError(ev, what, onError, stats.droppedInvalid,
+                thrown(DeadLetterHeaders.STAGE_ROUTE, what, null, branch.name, null));
+            return -1;
+        }
+        return shard;
+    }
+
     private Destination destinationFor(final Branch branch, final RecordEvent event)
     {
         final int topicId = event.topicId();
@@ -490,6 +691,8 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             branch.byTopic = Arrays.copyOf(branch.byTopic, n);
             branch.errorByTopic = Arrays.copyOf(branch.errorByTopic, n);
             branch.errorUntilNanos = Arrays.copyOf(branch.errorUntilNanos, n);
+            branch.resolveAtNanos = Arrays.copyOf(branch.resolveAtNanos, n);
+            branch.resolveWaitMs = Arrays.copyOf(branch.resolveWaitMs, n);
         }
         final Destination cached = branch.byTopic[topicId];
         if (cached != null)
@@ -501,9 +704,15 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         {
             error = null; // try again: the table may exist by now
         }
+        if (error == null && !blocking && branch.resolveWaitMs[topicId] > 0
+            && nowNanos - branch.resolveAtNanos[topicId] < 0)
+        {
+            // a retriable failure a moment ago (the server may be restarting): the source keeps polling meanwhile
+            throw RETRY_LATER;
+        }
         if (error == null)
         {
-            long waitMs = 100;
+            long waitMs = blocking ? 100 : Math.max(100, branch.resolveWaitMs[topicId]);
             while (true)
             {
                 final DestinationResolver.Result r = resolver.resolve(branch.index, branch.name, branch.encoder,
@@ -513,6 +722,7 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
                 {
                     noteKeysAndHeaders(r.destination());
                     branch.byTopic[topicId] = r.destination();
+                    branch.resolveWaitMs[topicId] = 0;
                     if (branch.errorByTopic[topicId] != null)
                     {
                         LOG.info("{}: topic {} resolves now (branch {}): {}", pipeline, topics.name(topicId),
@@ -538,6 +748,13 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
                 }
                 LOG.warn("{}: cannot resolve the destination of topic {} yet: {} (retrying in {} ms)", pipeline,
                     topics.name(topicId), r.error(), waitMs);
+                if (!blocking)
+                {
+                    countWait();
+                    branch.resolveWaitMs[topicId] = Math.min(waitMs * 2, 5000);
+                    branch.resolveAtNanos[topicId] = nowNanos + TimeUnit.MILLISECONDS.toNanos(waitMs);
+                    throw RETRY_LATER;
+                }
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(waitMs));
                 nowNanos = clock.nanoTime();
                 waitMs = Math.min(waitMs * 2, 5000);
@@ -550,25 +767,56 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
 
     /**
      * Waits until the branch's pool has a buffer for (destination, shard), sealing its oldest open batch each time
-     * it has none (the buffers come back once their batches are written).
+     * it has none (the buffers come back once their batches are written). A non-blocking stage does not wait: it
+     * throws {@link #RETRY_LATER}.
+     *
+     * @return the batch, or null when the stage was abandoned
      */
     private BatchBuffer awaitBatch(final int branch, final Destination dest, final int shard)
     {
         BatchBuffer batch;
         while ((batch = sealer.batchFor(branch, dest, shard)) == null)
         {
-            awaitHandOffs();
+            countWait();
+            if (!blocking)
+            {
+                sealer.retryHandOffs();
+                throw RETRY_LATER;
+            }
+            if (!awaitHandOffs() || abandoned)
+            {
+                return null;
+            }
             waitForWorker();
         }
         return batch;
     }
 
-    /** Waits until every sealed batch has been taken by its insert worker's queue (back-pressure). */
-    private void awaitHandOffs()
+    /**
+     * Waits until every sealed batch has been taken by its insert worker's queue (back-pressure), or the stage is
+     * abandoned (the kept batches are released unacknowledged). A non-blocking stage offers them once.
+     *
+     * @return true when no sealed batch waits any more
+     */
+    private boolean awaitHandOffs()
     {
-        while (sealer.retryHandOffs() > 0)
+        if (!blocking)
+        {
+            return retryHandOffs() == 0;
+        }
+        while (retryHandOffs() > 0)
         {
             waitForWorker();
+        }
+        return true;
+    }
+
+    private void countWait()
+    {
+        if (!waiting)
+        {
+            waiting = true;
+            stats.routeWaits.lazySet(stats.routeWaits.get() + 1);
         }
     }
 
@@ -583,6 +831,14 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         return "record " + topics.name(event.topicId()) + "-" + event.partition() + "@" + event.offset();
     }
 
+    /** Why a record is a dead letter when user code (resolver, shard router, encoder) threw or answered wrongly. */
+    private static DeadLetter.Why thrown(final String stage, final String what, final RuntimeException ex,
+        final String branch, final String table)
+    {
+        return new DeadLetter.Why(DeadLetterReason.INVALID, stage, what, ex == null ? null : ex.getClass().getName(),
+            branch, table, null, null, 0);
+    }
+
     private void recordError(final RecordEvent event, final String what, final ErrorPolicy policy,
         final AtomicLong dropped, final DeadLetter.Why why)
     {
@@ -591,10 +847,11 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             deadLetter(event, why);
             return;
         }
-        recordError(event, what, policy, dropped);
+        dropOrFail(event, what, policy, dropped);
     }
 
-    private void recordError(final RecordEvent event, final String what, final ErrorPolicy policy,
+    /** fail or skip: {@link #recordError} decides dead letters first. */
+    private void dropOrFail(final RecordEvent event, final String what, final ErrorPolicy policy,
         final AtomicLong dropped)
     {
         final AckTracker tracker = trackers.get(event.trackerId());

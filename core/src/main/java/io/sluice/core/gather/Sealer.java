@@ -272,6 +272,26 @@ public final class Sealer
         return handOffCount;
     }
 
+    /**
+     * Gives up the kept batches (the stop after {@code checkpoint.drain_timeout_ms}, when their workers no longer
+     * take anything): each is released with its rows unacknowledged, so their records are read again by a later run.
+     *
+     * @return the batches released
+     */
+    public int abandonHandOffs()
+    {
+        final int n = handOffCount;
+        while (handOffCount > 0)
+        {
+            final int head = handOffHead;
+            handOffs[head].release();
+            handOffs[head] = null;
+            handOffHead = head + 1 == handOffs.length ? 0 : head + 1;
+            handOffCount--;
+        }
+        return n;
+    }
+
     /** @return open batches now (for tests and diagnostics; walks every destination) */
     public int openBatches()
     {

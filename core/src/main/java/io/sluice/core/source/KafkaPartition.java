@@ -19,6 +19,19 @@ final class KafkaPartition
     long committed;
     /** Ring sequence of the last record published from this partition. */
     long lastSequence = -1;
+    /**
+     * The consumer's position after the last poll that returned this partition, once every record of it was
+     * registered, while the tracker could not take it yet (its window was full); -1 when there is none.
+     */
+    long pendingSkip = -1;
+    /**
+     * The ring sequence of the flush published when the partition was held for a re-read: once the stages after the
+     * ring settled everything up to it, every record published from the partition has been written or failed.
+     * -1 while none is published (the ring was full: published on a later duty cycle).
+     */
+    long settleSequence = -1;
+    /** The offsets a re-read need not send again; null until the first re-read. */
+    RereadFilter filter;
 
     KafkaPartition(final TopicPartition tp, final int topicId, final int trackerId, final AckTracker tracker,
         final long committed, final RereadSchedule reread)
@@ -29,6 +42,46 @@ final class KafkaPartition
         this.tracker = tracker;
         this.committed = committed;
         this.reread = reread;
+    }
+
+    /**
+     * Declares that no record below {@code position} is still to come beyond those registered: trailing transaction
+     * markers and records of aborted transactions (which {@code read_committed} filters out) are gaps, so the
+     * watermark can reach the consumer's position. Kept for a later {@link #retrySkip()} while the window is full.
+     *
+     * @param position the consumer's position for this partition after a poll whose records are all registered
+     */
+    void skipTo(final long position)
+    {
+        if (position > pendingSkip)
+        {
+            pendingSkip = position;
+        }
+        retrySkip();
+    }
+
+    /** Applies a kept {@link #skipTo} once the tracker's window has room. */
+    void retrySkip()
+    {
+        final long to = pendingSkip;
+        if (to < 0)
+        {
+            return;
+        }
+        if (to <= tracker.registeredEnd() || tracker.trySkipTo(to) == AckTracker.REGISTERED)
+        {
+            pendingSkip = -1;
+        }
+    }
+
+    /** @return the partition's re-read filter, created on first use */
+    RereadFilter filter()
+    {
+        if (filter == null)
+        {
+            filter = new RereadFilter();
+        }
+        return filter;
     }
 
     /** @return whether it failed and waits to be read again */

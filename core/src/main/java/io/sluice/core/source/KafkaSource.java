@@ -115,6 +115,8 @@ public final class KafkaSource implements Agent
     private long rereadBackoffMaxMs;
     private KafkaPartition[] partitionArray = new KafkaPartition[0];
     private int holdingCount;
+    private String drainProblem;
+    private boolean closing;
 
     /**
      * @param settings   the source's settings
@@ -214,6 +216,22 @@ public final class KafkaSource implements Agent
     public boolean copiesKeysAndHeaders()
     {
         return polled.copiesKeysAndHeaders();
+    }
+
+    /**
+     * The consumer properties of a pipeline with its {@code isolation_level} (Kafka's {@code isolation.level}, which
+     * Sluice owns: the raw {@code [kafka.consumer]} table may not set it).
+     *
+     * @param properties     the connection's raw consumer properties
+     * @param isolationLevel {@code read_committed} or {@code read_uncommitted}
+     * @return a copy with {@code isolation.level} set
+     */
+    public static Map<String, String> withIsolationLevel(final Map<String, String> properties,
+        final String isolationLevel)
+    {
+        final Map<String, String> out = new HashMap<>(properties);
+        out.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolationLevel);
+        return out;
     }
 
     /** @return true once the agent has closed (drained, committed, consumer closed) */
@@ -334,10 +352,14 @@ public final class KafkaSource implements Agent
         }
         final ConsumerRecords<ByteBuffer, ByteBuffer> records = consumer.poll(pollTimeout);
         final int count = records.count();
-        if (count > 0)
+        if (count > 0 || !records.nextOffsets().isEmpty())
         {
-            polled.take(records);
-            polled.publish(assigned);
+            // a poll may advance positions without records (transaction markers, aborted records)
+            polled.take(records, assigned);
+            if (polled.pending())
+            {
+                polled.publish(assigned);
+            }
         }
         downstream.pump();
         housekeeping(false);
@@ -382,6 +404,7 @@ public final class KafkaSource implements Agent
         commitScratch.clear();
         for (final KafkaPartition ps : assigned.values())
         {
+            ps.retrySkip();
             final long wm = ps.tracker.watermark();
             if (wm > ps.committed)
             {
@@ -488,18 +511,35 @@ public final class KafkaSource implements Agent
         for (final KafkaPartition ps : states)
         {
             final AckTracker t = ps.tracker;
-            switch (ps.reread.poll(now, t, downstream, ps.lastSequence))
+            if (ps.holding() && ps.settleSequence < 0)
+            {
+                ps.settleSequence = publisher.tryPublishControl(RecordEvent.KIND_FLUSH, ++flushToken);
+            }
+            // settled through the flush published at the hold: every open batch with its records was sealed first
+            final long settle = ps.holding() ? (ps.settleSequence < 0 ? Long.MAX_VALUE : ps.settleSequence) : -1;
+            switch (ps.reread.poll(now, t, downstream, settle))
             {
                 case RereadSchedule.HOLD -> {
                     holdingCount++;
                     consumer.pause(List.of(ps.tp));
-                    polled.drop(ps);
+                    polled.forget(ps);
+                    ps.settleSequence = publisher.tryPublishControl(RecordEvent.KIND_FLUSH, ++flushToken);
                 }
                 case RereadSchedule.REREAD -> {
                     final long wm = t.watermark();
+                    final long written = ps.filter().capture(t, wm);
                     consumer.seek(ps.tp, wm);
                     t.reset(wm);
+                    ps.settleSequence = -1;
+                    ps.pendingSkip = -1;
                     ps.reread.rereading(wm);
+                    if (written > 0)
+                    {
+                        LOG.atInfo().addKeyValue("topic", ps.tp.topic()).addKeyValue("partition", ps.tp.partition())
+                            .addKeyValue("offset", wm).log("{}: {} re-reading from offset {}: {} of the {} offsets "
+                                + "up to {} are written already and are not sent again", settings.name(), ps.tp, wm,
+                                written, ps.filter.capturedEnd() - wm, ps.filter.capturedEnd());
+                    }
                     holdingCount--;
                     if (!paused)
                     {
@@ -531,26 +571,62 @@ public final class KafkaSource implements Agent
         consumer.resume(resume);
     }
 
-    /** Flushes the downstream and waits (bounded) until it is idle; true when it became idle. */
+    /**
+     * Flushes the downstream and waits, never longer than {@code drain_timeout_ms}, until it is idle; true when it
+     * became idle. The flush event is published as soon as the ring has room (in the fused layout the stages that make
+     * room run here, so publishing never waits either). On timeout {@link #drainProblem} says what did not drain.
+     */
     private boolean drain(final String why)
     {
-        flush();
+        return drain(why, settings.drainTimeoutMs());
+    }
+
+    /**
+     * The drain of a rebalance runs inside {@code poll()}: bounded by half of {@code max.poll.interval.ms} too, so the
+     * consumer is never evicted for a drain that waits on a hanging ClickHouse.
+     */
+    private boolean drainForRebalance()
+    {
+        final String configured = settings.consumerProperties().get(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG);
+        long maxPollMs = 300_000;
+        try
+        {
+            maxPollMs = configured == null ? maxPollMs : Long.parseLong(configured.trim());
+        }
+        catch (final NumberFormatException e)
+        {
+            // the consumer itself refuses it at start
+        }
+        return drain("rebalance", Math.min(settings.drainTimeoutMs(), maxPollMs / 2));
+    }
+
+    private boolean drain(final String why, final long timeoutMs)
+    {
+        final long token = ++flushToken;
+        boolean flushPublished = false;
         idle.reset();
-        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.drainTimeoutMs());
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         long nextLog = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (true)
         {
+            if (!flushPublished)
+            {
+                flushPublished = publisher.tryPublishControl(RecordEvent.KIND_FLUSH, token) >= 0;
+            }
             downstream.pump();
-            if (downstream.idle())
+            if (flushPublished && downstream.idle())
             {
                 break;
             }
             final long now = System.nanoTime();
             if (now - deadline >= 0)
             {
-                LOG.warn("{}: {}: in-flight batches not written within {} ms (checkpoint.drain_timeout_ms); "
-                    + "committing only what is acknowledged. {}", settings.name(), why, settings.drainTimeoutMs(),
-                    downstream.describeStall());
+                drainProblem = why + ": in-flight batches not written within " + timeoutMs
+                    + " ms (checkpoint.drain_timeout_ms" + (timeoutMs < settings.drainTimeoutMs()
+                        ? ", bounded by half of max.poll.interval.ms)"
+                        : ")")
+                    + ": " + downstream.describeStall();
+                LOG.warn("{}: {}; committing only what is acknowledged", settings.name(), drainProblem);
                 return false;
             }
             if (now - nextLog >= 0)
@@ -561,11 +637,6 @@ public final class KafkaSource implements Agent
             idle.idle();
         }
         return true;
-    }
-
-    private void flush()
-    {
-        publisher.publishControl(RecordEvent.KIND_FLUSH, ++flushToken);
     }
 
     private void shutdown()
@@ -581,6 +652,8 @@ public final class KafkaSource implements Agent
             if (!idle)
             {
                 downstream.abandon();
+                // exit 1: what did not drain is read again by the next run
+                control.fail(drainProblem);
             }
             commit(true);
             for (final KafkaPartition ps : assigned.values())
@@ -597,6 +670,9 @@ public final class KafkaSource implements Agent
         }
         finally
         {
+            // the close gives the partitions up: what they acknowledged was committed just now, so the revocation
+            // callback neither drains nor commits again (a second drain would double the stop's bound)
+            closing = true;
             try
             {
                 consumer.close(CloseOptions.timeout(Duration.ofSeconds(10)));
@@ -633,9 +709,14 @@ public final class KafkaSource implements Agent
             {
                 return;
             }
+            if (closing)
+            {
+                remove(partitions);
+                return;
+            }
             LOG.info("{}: partitions revoked: {}; flushing and committing what they acknowledged", settings.name(),
                 partitions);
-            drain("rebalance");
+            drainForRebalance();
             commit(true);
             remove(partitions);
         }
@@ -695,7 +776,14 @@ public final class KafkaSource implements Agent
                     final KafkaPartition ps = assigned.remove(tp);
                     if (ps != null)
                     {
-                        polled.drop(ps);
+                        polled.forget(ps);
+                        // its ack state is freed: a late acknowledgement lands on a placeholder, or on a newer
+                        // generation of the id's next partition, and is ignored (PartitionTrackers)
+                        final int id = trackers.release(tp);
+                        if (id >= 0)
+                        {
+                            stats.consumerLag(id, -1);
+                        }
                     }
                     if (ps != null && ps.holding())
                     {

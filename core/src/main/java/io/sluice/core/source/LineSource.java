@@ -103,6 +103,7 @@ public final class LineSource implements Agent
     private final AckTracker tracker;
     private final int trackerId;
     private final ReplayLog replay;
+    private final RereadFilter filter = new RereadFilter();
     private final byte[] chunk = new byte[1 << 16];
     private final ExpandableArrayBuffer line = new ExpandableArrayBuffer(1 << 12);
 
@@ -500,6 +501,17 @@ public final class LineSource implements Agent
         final int length = replay.length(position);
         final int tooLarge = replay.tooLargeBytes(position);
         final RecordClaim c = claim;
+        if (filter.active() && filter.written(index))
+        {
+            // a replay: this line was produced before; acknowledge it without sending it again
+            if (tracker.tryRegister(index) != AckTracker.REGISTERED)
+            {
+                return false;
+            }
+            tracker.ack(index, tracker.generation());
+            stats.rereadSkipped.lazySet(stats.rereadSkipped.get() + 1);
+            return true;
+        }
         // a line above max_record_bytes was not kept: a slot of its own carries its size to the route stage
         if (publisher.tryClaim(tooLarge > 0 ? 0 : length, tracker, index, c) != RingPublisher.OFFERED)
         {
@@ -542,6 +554,7 @@ public final class LineSource implements Agent
                 return false;
             case RereadSchedule.REREAD :
                 final long wm = tracker.watermark();
+                filter.capture(tracker, wm);
                 replay.trimBefore(wm);
                 tracker.reset(wm);
                 cursor = replay.first();

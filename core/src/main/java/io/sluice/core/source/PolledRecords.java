@@ -7,9 +7,11 @@ import java.util.Map;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 
+import io.sluice.core.ack.AckTracker;
 import io.sluice.core.stage.Failpoints;
 import io.sluice.core.stage.PipelineStats;
 import io.sluice.ringbuffers.RecordEvent;
@@ -75,17 +77,58 @@ final class PolledRecords
     }
 
     /**
-     * Keeps the records of a poll (none may be kept now).
+     * Keeps the records of a poll (none may be kept now). A partition whose position advanced without records (only
+     * transaction markers or aborted records were fetched) is advanced at once: its position is a gap up to which
+     * nothing more will come ({@link KafkaPartition#skipTo}).
      *
-     * @param polled a non-empty poll result
+     * @param polled a poll result with records or with advanced positions ({@link ConsumerRecords#nextOffsets()})
+     * @param assigned the source's assigned partitions
      */
-    void take(final ConsumerRecords<ByteBuffer, ByteBuffer> polled)
+    void take(final ConsumerRecords<ByteBuffer, ByteBuffer> polled, final Map<TopicPartition, KafkaPartition> assigned)
     {
         records = polled;
         partitions.clear();
         partitions.addAll(polled.partitions());
         partitionIndex = 0;
         list = null;
+        final Map<TopicPartition, OffsetAndMetadata> next = polled.nextOffsets();
+        if (next.size() > partitions.size())
+        {
+            for (final Map.Entry<TopicPartition, OffsetAndMetadata> e : next.entrySet())
+            {
+                final KafkaPartition ps = assigned.get(e.getKey());
+                if (ps != null && !ps.holding() && polled.records(e.getKey()).isEmpty())
+                {
+                    ps.skipTo(e.getValue().offset());
+                }
+            }
+        }
+        if (partitions.isEmpty())
+        {
+            records = null;
+        }
+    }
+
+    /**
+     * Forgets what is kept of a partition that is held for a re-read (or revoked): its records of this poll are not
+     * published, and its position in this poll is not applied (the re-read seeks it back).
+     *
+     * @param partition the partition
+     */
+    void forget(final KafkaPartition partition)
+    {
+        drop(partition);
+        if (records != null)
+        {
+            for (int i = partitions.size() - 1; i >= partitionIndex; i--)
+            {
+                if (partitions.get(i).equals(partition.tp))
+                {
+                    partitions.remove(i);
+                }
+            }
+        }
+        partition.pendingSkip = -1;
     }
 
     /**
@@ -167,6 +210,13 @@ final class PolledRecords
                         }
                         i++;
                     }
+                    // every record of the partition is registered: markers and aborted records after the last one
+                    // are gaps up to the consumer's position
+                    final OffsetAndMetadata next = records.nextOffsets().get(ps.tp);
+                    if (next != null)
+                    {
+                        ps.skipTo(next.offset());
+                    }
                 }
                 catch (final RuntimeException | Error e)
                 {
@@ -182,6 +232,19 @@ final class PolledRecords
     /** @return false when back-pressured (nothing was registered or published) */
     private boolean tryPublish(final KafkaPartition ps, final ConsumerRecord<ByteBuffer, ByteBuffer> r)
     {
+        final RereadFilter filter = ps.filter;
+        if (filter != null && filter.active() && filter.written(r.offset()))
+        {
+            // a re-read: this record was durably written before; acknowledge it without sending it again
+            final AckTracker t = ps.tracker;
+            if (t.tryRegister(r.offset()) != AckTracker.REGISTERED)
+            {
+                return false;
+            }
+            t.ack(r.offset(), t.generation());
+            stats.rereadSkipped.lazySet(stats.rereadSkipped.get() + 1);
+            return true;
+        }
         // ByteBufferDeserializer hands over the fetched bytes without copying them into a byte[] first
         final ByteBuffer value = r.value();
         final boolean withKey = copyKeys;

@@ -178,6 +178,30 @@ public final class RingPublisher
         return sequence;
     }
 
+    /**
+     * Publishes a control event if the ring has a free slot now (never waits: in the fused layout the stages that
+     * free slots run on the caller's thread).
+     *
+     * @param kind  {@link RecordEvent#KIND_FLUSH} or {@link RecordEvent#KIND_NOOP}
+     * @param token carried to the stages
+     * @return the event's ring sequence, or -1 when the ring is full (nothing was published)
+     */
+    public long tryPublishControl(final int kind, final long token)
+    {
+        final long sequence;
+        try
+        {
+            sequence = ring.tryNext();
+        }
+        catch (final InsufficientCapacityException e)
+        {
+            return -1;
+        }
+        ring.get(sequence).beginControl(kind, token);
+        ring.publish(sequence);
+        return sequence;
+    }
+
     /** Refuses every later claim ({@link #CLOSED}); claims already made may still be committed. */
     public void close()
     {

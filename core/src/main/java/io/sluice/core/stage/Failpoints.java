@@ -10,13 +10,16 @@ import java.util.concurrent.ConcurrentHashMap;
  * Failpoints for fault-injection tests (the practice of ClickHouse's {@code SYSTEM ENABLE FAILPOINT} and of
  * fail-rs): a named place in a stage that throws a {@link FailpointException} on the first record that reaches a
  * given offset, so a test can prove what the engine does when that stage fails unexpectedly. They are set for the
- * whole process when it starts, {@code -Dsluice.failpoints=<name>[@<offset>][,...]} (without an offset: on the first
- * record), and fire once each. Never set in production: without the property {@link #ENABLED} is a constant
+ * whole process when it starts, {@code -Dsluice.failpoints=<name>[@<offset>][=<kind>][,...]} (without an offset: on
+ * the first record), and fire once each. The kind says what is thrown: {@code exception} (the default, a
+ * {@link FailpointException}), {@code oom} (an {@link OutOfMemoryError}) or {@code stackoverflow} (a
+ * {@link StackOverflowError}): an Error must end the run as surely as an exception. Never set in production: without the property {@link #ENABLED} is a constant
  * {@code false} and every check compiles away.
  *
  * <p>The names: {@link #SOURCE} (a Kafka, file or stdin source publishing a record; for lines the offset is the
  * 0-based line index), {@link #GATHER_ROUTE}, {@link #GATHER_INSERT} (a batch whose last row reaches the offset),
- * {@link #SCATTER_ROUTE}, {@link #SCATTER_PRODUCE}, {@link #SCATTER_ADMIN} (an admin call; no offset).
+ * {@link #SCATTER_ROUTE}, {@link #SCATTER_PRODUCE}, {@link #SCATTER_ADMIN} (an admin call; no offset),
+ * {@link #ENGINE} (the engine's control loop on the main thread; no offset).
  *
  * <p>Thread-safety: thread-safe.
  */
@@ -37,10 +40,14 @@ public final class Failpoints
     /** The topic provisioner, before an admin call. */
     public static final String SCATTER_ADMIN = "scatter.admin";
 
+    /** The engine's control loop (the main thread), once it runs. */
+    public static final String ENGINE = "engine";
+
     /** Whether any failpoint is set; a constant for the life of the process. */
     public static final boolean ENABLED;
 
     private static final Map<String, Long> POINTS;
+    private static final Map<String, String> KINDS = new HashMap<>();
     private static final Set<String> FIRED = ConcurrentHashMap.newKeySet();
 
     static
@@ -78,7 +85,13 @@ public final class Failpoints
         final Long at = POINTS.get(name);
         if (at != null && offset >= at && FIRED.add(name))
         {
-            throw new FailpointException("failpoint " + name + " fired at offset " + offset + " (-D" + PROPERTY + ")");
+            final String message = "failpoint " + name + " fired at offset " + offset + " (-D" + PROPERTY + ")";
+            switch (KINDS.getOrDefault(name, "exception"))
+            {
+                case "oom" -> throw new OutOfMemoryError(message);
+                case "stackoverflow" -> throw new StackOverflowError(message);
+                default -> throw new FailpointException(message);
+            }
         }
     }
 
@@ -92,8 +105,15 @@ public final class Failpoints
             {
                 continue;
             }
-            final int at = p.indexOf('@');
-            points.put(at < 0 ? p : p.substring(0, at), at < 0 ? 0L : Long.parseLong(p.substring(at + 1)));
+            final int eq = p.indexOf('=');
+            final String point = eq < 0 ? p : p.substring(0, eq);
+            final int at = point.indexOf('@');
+            final String name = at < 0 ? point : point.substring(0, at);
+            points.put(name, at < 0 ? 0L : Long.parseLong(point.substring(at + 1)));
+            if (eq >= 0)
+            {
+                KINDS.put(name, p.substring(eq + 1).strip());
+            }
         }
         return points;
     }

@@ -44,6 +44,16 @@ public final class PipelineStats
     public final PaddedAtomicLong sealedByPool = new PaddedAtomicLong();
     /** Times the source paused its partitions because the ring, a window or the overflow pool was full. */
     public final PaddedAtomicLong backpressurePauses = new PaddedAtomicLong();
+    /**
+     * Times the route stage had to wait for an insert worker: a sealed batch its worker's queue could not take, or
+     * no free batch buffer (it then stops taking records from the ring, which back-pressures the source).
+     */
+    public final PaddedAtomicLong routeWaits = new PaddedAtomicLong();
+    /**
+     * Records a re-read did not send again because they had been durably written before it (only the failed and the
+     * unacknowledged ones are sent again).
+     */
+    public final PaddedAtomicLong rereadSkipped = new PaddedAtomicLong();
 
     /** Completed rebalances that gave this pipeline's consumer its assignment (possibly empty; source thread). */
     public final PaddedAtomicLong assignments = new PaddedAtomicLong();

@@ -16,6 +16,14 @@ import io.sluice.tuning.CpuAffinity;
  * (its stop was asked for and its work is done); the runner then calls its {@code onClose()}, where it drains and
  * commits.
  *
+ * <p>Errors: Agrona's runner rethrows an {@link Error} (an {@code OutOfMemoryError}, a {@code StackOverflowError})
+ * after calling the error handler, which ends the thread without the agent's {@code onClose()}; and the handler
+ * itself may fail when the heap is exhausted. So the thread's body catches what escapes the runner: the stage's
+ * handler fails the pipeline ({@link StageErrorHandler#onFatal}, which works without memory), the agent's
+ * {@code onClose()} runs if it has not (it drains and commits what is acknowledged), and the failure is recorded in
+ * {@link FatalErrors}. Every stage thread reports what escapes it there too, so the run ends with exit 1 naming the
+ * thread and the cause whatever failed.
+ *
  * <p>Thread-safety: stateless.
  */
 public final class StageAgents
@@ -44,7 +52,68 @@ public final class StageAgents
     public static Thread start(final Agent agent, final IdleStrategy idle, final StageErrorHandler errors,
         final String name, final int cpu)
     {
-        return thread(errors.pipeline(), name, cpu, new AgentRunner(idle, errors, null, agent));
+        final ClosingAgent closing = new ClosingAgent(agent);
+        final AgentRunner runner = new AgentRunner(idle, errors, null, closing);
+        return thread(errors.pipeline(), name, cpu, () ->
+        {
+            try
+            {
+                runner.run();
+            }
+            catch (final Throwable t)
+            {
+                errors.onFatal(t); // a no-op when the handler already reported this Error
+                if (!closing.closed)
+                {
+                    try
+                    {
+                        closing.onClose();
+                    }
+                    catch (final Throwable again)
+                    {
+                        errors.onFatal(again);
+                    }
+                }
+                FatalErrors.report(Thread.currentThread(), t);
+            }
+        });
+    }
+
+    /** An agent that notes whether its {@code onClose()} was called. */
+    private static final class ClosingAgent implements Agent
+    {
+        private final Agent agent;
+        volatile boolean closed;
+
+        ClosingAgent(final Agent agent)
+        {
+            this.agent = agent;
+        }
+
+        @Override
+        public void onStart()
+        {
+            agent.onStart();
+        }
+
+        @Override
+        public int doWork() throws Exception
+        {
+            return agent.doWork();
+        }
+
+        @Override
+        public void onClose()
+        {
+            closed = true;
+            agent.onClose();
+        }
+
+        @Override
+        public String roleName()
+        {
+            return agent.roleName();
+        }
     }
 
     /**
@@ -64,6 +133,7 @@ public final class StageAgents
             MDC.put("pipeline", pipeline);
             body.run();
         });
+        t.setUncaughtExceptionHandler(FatalErrors.handler());
         t.start();
         return t;
     }

@@ -61,7 +61,10 @@ public final class StageErrorHandler implements ExceptionHandler<RecordEvent>, E
     private final RecordNames names;
     private final FailedRecord failed;
     private final Supplier<String> work;
+    /** The reason given when the heap has no room to describe the failure (made in advance). */
+    private final String noMemoryReason;
     private long errors;
+    private volatile Throwable lastFatal;
 
     private StageErrorHandler(final String pipeline, final String stage, final PipelineControl control,
         final RecordNames names, final FailedRecord failed, final Supplier<String> work)
@@ -72,6 +75,7 @@ public final class StageErrorHandler implements ExceptionHandler<RecordEvent>, E
         this.names = names;
         this.failed = failed;
         this.work = work;
+        this.noMemoryReason = stage + " stage failed with an Error (no memory left to describe it; see standard error)";
     }
 
     /** @return the name of the pipeline whose stage this handler watches */
@@ -120,11 +124,27 @@ public final class StageErrorHandler implements ExceptionHandler<RecordEvent>, E
     @Override
     public void handleEventException(final Throwable ex, final long sequence, final RecordEvent event)
     {
+        try
+        {
+            handle(ex, sequence, event);
+        }
+        catch (final Throwable t)
+        {
+            // no memory to describe it (the failure may itself be an OutOfMemoryError): fail all the same
+            control.onStageError();
+            control.fail(noMemoryReason);
+            throw t;
+        }
+    }
+
+    private void handle(final Throwable ex, final long sequence, final RecordEvent event)
+    {
         final boolean record = event != null && event.kind() == RecordEvent.KIND_RECORD;
         final String where = record
             ? names.name(event)
             : (event == null ? "the stage's timer" : "a control event") + " at ring sequence " + sequence;
-        final String reason = stage + " stage failed on " + where + ": " + ex;
+        final String reason = stage + " stage failed on " + where + ": " + ex
+            + (ex instanceof Error ? " (thread " + Thread.currentThread().getName() + ")" : "");
         fail(reason, ex);
         if (record)
         {
@@ -154,6 +174,12 @@ public final class StageErrorHandler implements ExceptionHandler<RecordEvent>, E
     @Override
     public void onError(final Throwable ex)
     {
+        if (ex instanceof Error)
+        {
+            // Agrona's runner rethrows it after this call; name the thread, and never fail to fail
+            onFatal(ex);
+            return;
+        }
         String where;
         try
         {
@@ -164,6 +190,31 @@ public final class StageErrorHandler implements ExceptionHandler<RecordEvent>, E
             where = null;
         }
         fail(stage + " failed" + (where == null ? "" : " on " + where) + ": " + ex, ex);
+    }
+
+    /**
+     * An {@link Error} (or an exception) that escaped the stage's thread loop, after or instead of
+     * {@link #onError}: fails the pipeline naming the stage, the thread and the cause; when even that message cannot
+     * be built (no heap left), with a reason made in advance. Any thread; never throws.
+     *
+     * @param ex what escaped
+     */
+    public void onFatal(final Throwable ex)
+    {
+        if (lastFatal == ex)
+        {
+            return;
+        }
+        lastFatal = ex;
+        try
+        {
+            fail(stage + " stage (thread " + Thread.currentThread().getName() + ") failed: " + ex, ex);
+        }
+        catch (final Throwable t)
+        {
+            control.onStageError();
+            control.fail(noMemoryReason);
+        }
     }
 
     private void fail(final String reason, final Throwable ex)

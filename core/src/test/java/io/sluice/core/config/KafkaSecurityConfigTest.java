@@ -266,7 +266,7 @@ class KafkaSecurityConfigTest
         assertTrue(badEnum.message().contains("compression.type"), badEnum.message());
         assertEquals(3, problems("""
             producer = { "linger.ms" = "10", "batch.size" = "65536", "compression.type" = "zstd" }
-            consumer = { "max.poll.records" = "500", "isolation.level" = "read_committed" }
+            consumer = { "max.poll.records" = "500", "fetch.min.bytes" = "1" }
             admin = { "request.timeout.ms" = "20000", "ftch" = "1", "retries" = "x", "client.id" = "y" }
             [metrics]
             listen = "nonsense"
@@ -279,6 +279,8 @@ class KafkaSecurityConfigTest
         final ConfigProblem group = only("consumer = { \"group.id\" = \"other\" }\n");
         assertTrue(group.message().contains("is set by Sluice (the pipeline's group_id)"), group.message());
         assertEquals("kafka.producer.\"acks\"", only("producer = { \"acks\" = \"1\" }\n").key());
+        final ConfigProblem isolation = only("consumer = { \"isolation.level\" = \"read_uncommitted\" }\n");
+        assertTrue(isolation.message().contains("the pipeline's isolation_level"), isolation.message());
         final ConfigProblem twice = only("""
             security_protocol = "SASL_SSL"
             sasl_mechanism = "PLAIN"

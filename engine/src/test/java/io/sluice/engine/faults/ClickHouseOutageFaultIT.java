@@ -193,8 +193,8 @@ class ClickHouseOutageFaultIT
         }
     }
 
-    /** {@code scripts/services.sh <cmd> clickhouse} for this test's own ClickHouse instance. */
-    private static final class Services
+    /** {@code scripts/services.sh <cmd> clickhouse} for a test's own ClickHouse instance (also FrozenClickHouseFaultIT). */
+    static final class Services
     {
         private final Path dir;
         private final Path home;

@@ -1,0 +1,212 @@
+package io.sluice.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Case T1 (issue 12, item 1) on the real broker and server: one partition written by a real transactional producer,
+ * commit {@code {"id":1}, {"id":2}} (offsets 0, 1, marker 2), abort {@code {"id":3}, {"id":4}} (offsets 3, 4, marker
+ * 5), commit {@code {"id":5}} (offset 6, marker 7); end offset 8. The topic ends in a marker, so a watermark that
+ * only follows records stays at 7 forever and {@code --until-caught-up} never exits.
+ *
+ * <ul>
+ * <li>gather, default {@code isolation_level} (read_committed): rows 1, 2, 5; committed offset 8; exit 0;</li>
+ * <li>gather, {@code isolation_level = "read_uncommitted"}: rows 1-5; committed 8; exit 0;</li>
+ * <li>scatter (a Kafka source): the output topic gets 1, 2, 5 under read_committed and 1-5 under read_uncommitted;
+ * the source group commits 8; exit 0.</li>
+ * </ul>
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class TransactionalTopicIT
+{
+    private static String unique(final String prefix)
+    {
+        return prefix + Long.toString(System.nanoTime(), 36);
+    }
+
+    /** Writes T1's three transactions to partition 0 of a new topic; returns the topic. */
+    private static String transactionalTopic(final String prefix) throws Exception
+    {
+        final String topic = unique(prefix);
+        TestServices.createTopic(topic, 1);
+        final Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, TestServices.bootstrap());
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, topic + "-tx");
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p))
+        {
+            producer.initTransactions();
+            transaction(producer, topic, true, 1, 2);
+            transaction(producer, topic, false, 3, 4);
+            transaction(producer, topic, true, 5);
+        }
+        assertEquals(8L, TestServices.endOffsets(topic, 1).get(new TopicPartition(topic, 0)),
+            "T1's layout: 5 records and 3 markers");
+        return topic;
+    }
+
+    private static void transaction(final KafkaProducer<byte[], byte[]> producer, final String topic,
+        final boolean commit, final int... ids) throws Exception
+    {
+        producer.beginTransaction();
+        for (final int id : ids)
+        {
+            producer
+                .send(new ProducerRecord<>(topic, 0, null, ("{\"id\":" + id + "}").getBytes(StandardCharsets.UTF_8)))
+                .get();
+        }
+        if (commit)
+        {
+            producer.commitTransaction();
+        }
+        else
+        {
+            producer.abortTransaction();
+        }
+    }
+
+    private static String isolationLine(final String isolation)
+    {
+        return isolation.isEmpty() ? "" : "isolation_level = \"" + isolation + "\"\n";
+    }
+
+    @ParameterizedTest(name = "isolation_level = {0}")
+    @CsvSource({"'', '1,2,5'", "read_committed, '1,2,5'", "read_uncommitted, '1,2,3,4,5'"})
+    void gatherWritesWhatTheIsolationLevelReadsAndCommitsPastTheTrailingMarker(final String isolation,
+        final String expected, @TempDir final Path dir) throws Exception
+    {
+        final String topic = transactionalTopic("t1-gather-");
+        final String db = unique("t1_");
+        final String group = unique("t1-group-");
+        TestServices.sql("CREATE DATABASE " + db);
+        TestServices.sql("CREATE TABLE " + db + ".t (id UInt32) ENGINE = MergeTree() ORDER BY id");
+        final Path cfg = dir.resolve("t1.toml");
+        Files.writeString(cfg, "[kafka]\nbootstrap_servers = \"" + TestServices.bootstrap() + "\"\n"
+            + "[checkpoint]\ncommit_interval_ms = 100\n"
+            + "[[sinks]]\nname = \"t1\"\nkind = \"clickhouse\"\ntopics = [\"" + topic + "\"]\ngroup_id = \"" + group
+            + "\"\n" + isolationLine(isolation)
+            + "[sinks.plugin_config]\nendpoint = \"" + TestServices.clickhouse() + "\"\ndatabase = \"" + db
+            + "\"\ntarget_table = \"t\"\nlinger_ms = 100\n");
+        final int rc;
+        final String out;
+        final long started = System.nanoTime();
+        try (EngineProcess e = EngineProcess.start("--config", cfg.toString(), "--until-caught-up"))
+        {
+            rc = e.waitFor(90);
+            out = e.output();
+        }
+        final long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        assertEquals(0, rc, "--until-caught-up exits 0 on a topic that ends in a marker:\n" + out);
+        assertEquals(expected.replace(',', '\n') + "\n", TestServices.sql("SELECT id FROM " + db + ".t ORDER BY id"),
+            "rows of isolation_level " + isolation);
+        assertEquals(8L, TestServices.committed(group).get(new TopicPartition(topic, 0)),
+            "committed offset = the end offset (past the last marker)");
+        assertTrue(ms < 60_000, "caught up in " + ms + " ms");
+        TestServices.sql("DROP DATABASE " + db);
+    }
+
+    @Test
+    void gatherRefusesTheRawIsolationLevelProperty(@TempDir final Path dir) throws Exception
+    {
+        final Path cfg = dir.resolve("raw.toml");
+        Files.writeString(cfg, "[kafka]\nbootstrap_servers = \"" + TestServices.bootstrap() + "\"\n"
+            + "consumer = { \"isolation.level\" = \"read_uncommitted\" }\n"
+            + "[[sinks]]\nname = \"t1\"\nkind = \"clickhouse\"\ntopics = [\"x\"]\ngroup_id = \"g\"\n"
+            + "isolation_level = \"read_sometimes\"\n"
+            + "[sinks.plugin_config]\nendpoint = \"" + TestServices.clickhouse() + "\"\ndatabase = \"d\"\n"
+            + "target_table = \"t\"\n");
+        final int rc;
+        final String out;
+        try (EngineProcess e = EngineProcess.start("check", "--config", cfg.toString()))
+        {
+            rc = e.waitFor(60);
+            out = e.output();
+        }
+        assertEquals(2, rc, out);
+        assertTrue(out.contains("the pipeline's isolation_level"), out);
+        assertTrue(out.contains("isolation_level") && out.contains("read_sometimes"), out);
+    }
+
+    @ParameterizedTest(name = "isolation_level = {0}")
+    @CsvSource({"'', '1,2,5'", "read_uncommitted, '1,2,3,4,5'"})
+    void scatterRoutesWhatTheIsolationLevelReadsAndCommitsPastTheTrailingMarker(final String isolation,
+        final String expected, @TempDir final Path dir) throws Exception
+    {
+        final String topic = transactionalTopic("t1-scatter-");
+        final String output = unique("t1-out-");
+        TestServices.createTopic(output, 1);
+        final String group = unique("t1-src-");
+        final Path cfg = dir.resolve("t1-scatter.toml");
+        Files.writeString(cfg, "[kafka]\nbootstrap_servers = \"" + TestServices.bootstrap() + "\"\n"
+            + "[checkpoint]\ncommit_interval_ms = 100\n"
+            + "[[sources]]\nname = \"t1s\"\nkind = \"kafka\"\ninput_topics = [\"" + topic + "\"]\ngroup_id = \""
+            + group + "\"\n" + isolationLine(isolation)
+            + "[[sources.topics]]\ntopic = \"" + output + "\"\n");
+        final int rc;
+        final String out;
+        try (EngineProcess e = EngineProcess.start("--config", cfg.toString(), "--until-caught-up"))
+        {
+            rc = e.waitFor(90);
+            out = e.output();
+        }
+        assertEquals(0, rc, out);
+        assertEquals(expected, String.join(",", readIds(output, expected.split(",").length)));
+        assertEquals(8L, TestServices.committed(group).get(new TopicPartition(topic, 0)), out);
+    }
+
+    private static List<String> readIds(final String topic, final int expected)
+    {
+        final Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, TestServices.bootstrap());
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, unique("t1-check-"));
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        final java.util.List<String> ids = new java.util.ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p))
+        {
+            c.assign(List.of(new TopicPartition(topic, 0)));
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (System.nanoTime() < deadline)
+            {
+                for (final ConsumerRecord<byte[], byte[]> r : c.poll(java.time.Duration.ofMillis(200)))
+                {
+                    ids.add(new String(r.value(), StandardCharsets.UTF_8).replaceAll("[^0-9]", ""));
+                }
+                if (ids.size() >= expected)
+                {
+                    // one more poll: nothing beyond what is expected may come
+                    for (final ConsumerRecord<byte[], byte[]> r : c.poll(java.time.Duration.ofMillis(500)))
+                    {
+                        ids.add(new String(r.value(), StandardCharsets.UTF_8).replaceAll("[^0-9]", ""));
+                    }
+                    break;
+                }
+            }
+        }
+        return ids;
+    }
+}
