@@ -209,6 +209,18 @@ public final class ConfigSchema
         .doc("What happens to a record that cannot be written (malformed JSON, a value that does not convert to "
             + "its column type, a record above max_record_bytes): fail stops the pipeline naming topic, partition, "
             + "offset, path and type; skip drops it and counts records_dropped_total{reason=...}.");
+    public static final ConfigKey SINK_TOMBSTONES = ConfigKey.in("sinks[]", "tombstones", STRING)
+        .defaultValue("skip").allowed("skip", "fail")
+        .doc("What happens to a tombstone (a record whose Kafka value is null; compacted topics use them to delete a "
+            + "key): it is never a row. skip drops it, counts records_dropped_total{reason=\"tombstone\"} and lets its "
+            + "offset commit; fail stops the pipeline naming the record (nothing is committed past it). An empty or "
+            + "blank value is not a tombstone: it is invalid JSON (on_error).");
+    public static final ConfigKey SINK_DUPLICATE_KEYS = ConfigKey.in("sinks[]", "duplicate_keys", STRING)
+        .defaultValue("fail").allowed("fail", "first", "last")
+        .doc("A JSON object that holds the same key twice at a path a branch condition, shard_by or column reads: "
+            + "fail makes the record an error naming the key (then on_error decides), as ClickHouse's JSONEachRow "
+            + "input; first or last takes that occurrence. One policy per record, so the branch chosen and the row "
+            + "always read the same value. Duplicates of keys nothing reads are not looked for.");
     public static final ConfigKey SINK_AUTO_OFFSET_RESET = ConfigKey.in("sinks[]", "auto_offset_reset", STRING)
         .defaultValue("earliest").allowed("earliest", "latest")
         .doc("Where a partition without a committed offset starts (also for topics that appear while running).");
@@ -302,6 +314,14 @@ public final class ConfigSchema
             + "skips it; fail fails the record naming the field (then on_error decides), like ClickHouse's "
             + "input_format_skip_unknown_fields = 0. fail costs one more pass over each record's top-level keys; "
             + "nested objects are not checked.");
+    public static final ConfigKey PC_SCHEMA_REFRESH_MS = ConfigKey
+        .in("sinks[].plugin_config", "schema_refresh_ms", LONG)
+        .defaultValue("10000").unit("ms").range(100, 86_400_000)
+        .doc("How often the version of each destination table is read (system.tables: metadata_modification_time "
+            + "and create_table_query): a table changed by ALTER TABLE (a column added, dropped or retyped) is "
+            + "described again and its branch rebound within this time, without a restart. An insert the server "
+            + "refuses because the table changed is re-read from Kafka and encoded for the new columns at once. See "
+            + "docs/schema-changes.md.");
     public static final ConfigKey PC_INSERT_TIMEOUT_MS = ConfigKey
         .in("sinks[].plugin_config", "insert_timeout_ms", LONG)
         .defaultValue("60000").unit("ms").range(100, 3_600_000).doc("Timeout of one INSERT request.");
@@ -365,6 +385,11 @@ public final class ConfigSchema
         .defaultValue("2000").unit("ms").range(100, 3_600_000)
         .doc("kind = kafka: the longest a new topic matching the pattern waits before it is consumed; the topic "
             + "list is re-read every half of it.");
+    public static final ConfigKey SRC_DUPLICATE_KEYS = ConfigKey.in("sources[]", "duplicate_keys", STRING)
+        .defaultValue("fail").allowed("fail", "first", "last")
+        .doc("A JSON object that holds the key of the routing rule's path twice: fail treats the record as one "
+            + "whose routing value is missing (the rule's fallback, else the record fails naming the key); first or "
+            + "last routes by that occurrence.");
     public static final ConfigKey SRC_PATH = ConfigKey.in("sources[]", "path", STRING)
         .doc("kind = file (required there): the JSON-lines file, one record per line; gzip is detected by its magic "
             + "bytes. Blank lines are skipped. The run ends (exit 0) once every line is in Kafka.");

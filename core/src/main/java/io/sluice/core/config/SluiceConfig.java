@@ -3,6 +3,8 @@ package io.sluice.core.config;
 import java.util.List;
 import java.util.Map;
 
+import io.sluice.codecs.json.DuplicateKeys;
+
 /**
  * A whole validated configuration file. Immutable; produced by {@link ConfigLoader}.
  *
@@ -294,7 +296,11 @@ public record SluiceConfig(
         }
     }
 
-    /** One [[sinks]] gather pipeline; {@code kafka} is its effective connection with its own override, or null. */
+    /**
+     * One [[sinks]] gather pipeline; {@code kafka} is its effective connection with its own override, or null;
+     * {@code tombstones} what a null Kafka value does; {@code duplicateKeys} which occurrence of a duplicated key the
+     * record's conditions, shard key and columns read.
+     */
     public record Sink(
         String name,
         String kind,
@@ -307,8 +313,34 @@ public record SluiceConfig(
         long topicRefreshMs,
         ClickHouse plugin,
         List<Branch> branches,
-        Kafka kafka)
+        Kafka kafka,
+        ErrorPolicy tombstones,
+        DuplicateKeys duplicateKeys)
     {
+        /**
+         * A sink with the defaults of {@code tombstones} ({@code skip}) and {@code duplicate_keys} ({@code fail}).
+         *
+         * @param name            sink name
+         * @param kind            destination kind
+         * @param pattern         topic pattern, or null
+         * @param topics          literal topics
+         * @param groupId         consumer group
+         * @param unmatched       unmatched policy
+         * @param onError         record error policy
+         * @param autoOffsetReset earliest or latest
+         * @param topicRefreshMs  pattern refresh, ms
+         * @param plugin          plugin_config
+         * @param branches        the branches
+         * @param kafka           its own Kafka connection, or null
+         */
+        public Sink(final String name, final String kind, final String pattern, final List<String> topics,
+            final String groupId, final ErrorPolicy unmatched, final ErrorPolicy onError, final String autoOffsetReset,
+            final long topicRefreshMs, final ClickHouse plugin, final List<Branch> branches, final Kafka kafka)
+        {
+            this(name, kind, pattern, topics, groupId, unmatched, onError, autoOffsetReset, topicRefreshMs, plugin,
+                branches, kafka, ErrorPolicy.SKIP, DuplicateKeys.FAIL);
+        }
+
         /**
          * A sink on the configuration's [kafka] connection.
          *
@@ -335,7 +367,8 @@ public record SluiceConfig(
 
     /**
      * [sinks.plugin_config] of a ClickHouse sink. {@code shards} is always set: the configured shards, or one shard
-     * made of {@code endpoints}. {@code unknownFields} is {@code ignore} or {@code fail}.
+     * made of {@code endpoints}. {@code unknownFields} is {@code ignore} or {@code fail}; {@code schemaRefreshMs} how
+     * often each destination table's version is read (ms).
      */
     public record ClickHouse(
         List<String> endpoints,
@@ -363,8 +396,11 @@ public record SluiceConfig(
         String sslCertificateFile,
         String sslKeyFile,
         boolean sslVerifyHostname,
-        String compression)
+        String compression,
+        long schemaRefreshMs)
     {
+        /** {@code schema_refresh_ms} when not configured. */
+        public static final long DEFAULT_SCHEMA_REFRESH_MS = 10_000;
         /** {@code compression = "none"}: INSERT bodies travel as they are. */
         public static final String COMPRESSION_NONE = "none";
         /** {@code compression = "lz4"}: ClickHouse's LZ4 block format, {@code decompress=1}. */
@@ -415,7 +451,7 @@ public record SluiceConfig(
                 identifier, createTable, createTableDdl, createTableLike, nullAsDefault, insertTimeoutMs,
                 retryBackoffMs,
                 retryBackoffMaxMs, breakerFailures, breakerOpenMs, UNKNOWN_FIELDS_IGNORE, null, null, null, true,
-                COMPRESSION_NONE);
+                COMPRESSION_NONE, DEFAULT_SCHEMA_REFRESH_MS);
         }
 
         /** @return a description without the password (which prints as {@value Secrets#MASK}) */
@@ -496,6 +532,7 @@ public record SluiceConfig(
      * @param rule                  the routing rule of the source's [[sources.topics]] block
      * @param kafka                 its effective Kafka connection with its own [sources.kafka] override, or null
      *                              for the configuration's [kafka]
+     * @param duplicateKeys         {@code duplicate_keys}: which occurrence of a duplicated key the rule reads
      */
     public record Source(
         String name,
@@ -515,8 +552,42 @@ public record SluiceConfig(
         long replayBufferBytes,
         String checkpointFile,
         TopicRule rule,
-        Kafka kafka)
+        Kafka kafka,
+        DuplicateKeys duplicateKeys)
     {
+        /**
+         * A source whose routing rule fails a record with a duplicated key ({@code duplicate_keys = "fail"}).
+         *
+         * @param name                  unique source name
+         * @param kind                  kind
+         * @param inputTopics           kafka: topics
+         * @param pattern               kafka: pattern, or null
+         * @param groupId               kafka: group, or null
+         * @param autoOffsetReset       kafka: earliest or latest
+         * @param topicRefreshMs        kafka: refresh, ms
+         * @param path                  file: path, or null
+         * @param createTopics          whether topics are created
+         * @param partitions            partitions of created topics
+         * @param replicationFactor     replicas of created topics
+         * @param maxNewTopicsPerMinute topic creation limit
+         * @param retryBackoffMs        first re-read wait, ms
+         * @param retryBackoffMaxMs     longest re-read wait, ms
+         * @param replayBufferBytes     replay buffer, bytes
+         * @param checkpointFile        file: checkpoint file, or null
+         * @param rule                  the routing rule
+         * @param kafka                 its own Kafka connection, or null
+         */
+        public Source(final String name, final String kind, final List<String> inputTopics, final String pattern,
+            final String groupId, final String autoOffsetReset, final long topicRefreshMs, final String path,
+            final boolean createTopics, final int partitions, final int replicationFactor,
+            final int maxNewTopicsPerMinute, final long retryBackoffMs, final long retryBackoffMaxMs,
+            final long replayBufferBytes, final String checkpointFile, final TopicRule rule, final Kafka kafka)
+        {
+            this(name, kind, inputTopics, pattern, groupId, autoOffsetReset, topicRefreshMs, path, createTopics,
+                partitions, replicationFactor, maxNewTopicsPerMinute, retryBackoffMs, retryBackoffMaxMs,
+                replayBufferBytes, checkpointFile, rule, kafka, DuplicateKeys.FAIL);
+        }
+
         /**
          * A source on the configuration's [kafka] connection (see the record's components).
          *

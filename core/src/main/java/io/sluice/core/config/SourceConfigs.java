@@ -12,6 +12,7 @@ import java.util.regex.PatternSyntaxException;
 import org.tomlj.TomlArray;
 import org.tomlj.TomlTable;
 
+import io.sluice.codecs.json.DuplicateKeys;
 import io.sluice.codecs.json.JsonPath;
 import io.sluice.core.config.SluiceConfig.Source;
 import io.sluice.core.config.SluiceConfig.TopicRule;
@@ -113,6 +114,7 @@ final class SourceConfigs
             checkKind(r, kind, inputTopics, pattern, groupId, file);
         }
 
+        final DuplicateKeys duplicateKeys = DuplicateKeys.fromConfig(r.string(SRC_DUPLICATE_KEYS));
         final TopicRule rule = readTopics(r, path, problems);
         r.finish();
         if (problems.size() != before || name == null || kind == null || rule == null)
@@ -120,7 +122,7 @@ final class SourceConfigs
             return null;
         }
         return new Source(name, kind, inputTopics, pattern, groupId, reset, refresh, file, create, partitions,
-            replication, maxNew, backoff, backoffMax, replay, checkpointFile, rule, ownKafka);
+            replication, maxNew, backoff, backoffMax, replay, checkpointFile, rule, ownKafka, duplicateKeys);
     }
 
     private static void checkKind(final TableReader r, final String kind, final List<String> inputTopics,

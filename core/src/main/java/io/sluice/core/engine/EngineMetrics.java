@@ -182,6 +182,7 @@ final class EngineMetrics implements MultiCollector
             routed.add(s.recordsRouted.get(), pl);
             dropped.add(s.droppedUnrouted.get(), Labels.of("pipeline", name, "reason", "unrouted"));
             dropped.add(s.droppedInvalid.get(), Labels.of("pipeline", name, "reason", "invalid"));
+            dropped.add(s.droppedTombstone.get(), Labels.of("pipeline", name, "reason", "tombstone"));
             pauses.add(s.backpressurePauses.get(), pl);
             sealed.add(s.sealedByRows.get(), Labels.of("pipeline", name, "reason", "max_rows"));
             sealed.add(s.sealedByBytes.get(), Labels.of("pipeline", name, "reason", "max_bytes"));

@@ -453,7 +453,8 @@ public final class SluiceEngine
             .addKeyValue("rows_per_second", Math.round(rowsPerSecond)).addKeyValue("inserts", s.inserts.get())
             .addKeyValue("failed_inserts", s.insertFailures.get())
             .addKeyValue("dropped_unrouted", s.droppedUnrouted.get())
-            .addKeyValue("dropped_invalid", s.droppedInvalid.get()).addKeyValue("checkpoint_lag_records", lag)
+            .addKeyValue("dropped_invalid", s.droppedInvalid.get())
+            .addKeyValue("dropped_tombstone", s.droppedTombstone.get()).addKeyValue("checkpoint_lag_records", lag)
             .addKeyValue("partitions", t.size()).addKeyValue("backpressure_pauses", s.backpressurePauses.get())
             .log();
     }
@@ -482,10 +483,12 @@ public final class SluiceEngine
             }
         }
         return String.format(
-            "%s: in=%d routed=%d rows=%d (%.0f rows/s) inserts=%d failed_inserts=%d dropped{unrouted=%d,invalid=%d} "
+            "%s: in=%d routed=%d rows=%d (%.0f rows/s) inserts=%d failed_inserts=%d "
+                + "dropped{unrouted=%d,invalid=%d,tombstone=%d} "
                 + "checkpoint_lag=%d offsets over %d partitions%s; back-pressure pauses=%d",
             p.name(), s.recordsIn.get(), s.recordsRouted.get(), s.rowsWritten.get(), rowsPerSecond, s.inserts.get(),
-            s.insertFailures.get(), s.droppedUnrouted.get(), s.droppedInvalid.get(), lag, t.size(), worst,
+            s.insertFailures.get(), s.droppedUnrouted.get(), s.droppedInvalid.get(), s.droppedTombstone.get(), lag,
+            t.size(), worst,
             s.backpressurePauses.get());
     }
 
@@ -513,9 +516,10 @@ public final class SluiceEngine
             final Histogram[] h = s.totals();
             final StringBuilder sb = new StringBuilder();
             sb.append(String.format("%s: summary: %d records in, %d rows written in %.1f s (%.0f records/s); "
-                + "dropped unrouted=%d invalid=%d; inserts=%d (failed attempts %d)%n",
+                + "dropped unrouted=%d invalid=%d tombstone=%d; inserts=%d (failed attempts %d)%n",
                 p.name(), s.recordsIn.get(), s.rowsWritten.get(), seconds, s.recordsIn.get() / seconds,
-                s.droppedUnrouted.get(), s.droppedInvalid.get(), s.inserts.get(), s.insertFailures.get()));
+                s.droppedUnrouted.get(), s.droppedInvalid.get(), s.droppedTombstone.get(), s.inserts.get(),
+                s.insertFailures.get()));
             for (final Map.Entry<String, Long> e : perTable.entrySet())
             {
                 sb.append(String.format("  %-40s %d rows%n", e.getKey(), e.getValue()));

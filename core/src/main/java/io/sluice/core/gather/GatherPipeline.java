@@ -157,7 +157,8 @@ public final class GatherPipeline<T>
         final OverflowPool overflow = new OverflowPool(e.overflowBuffers(),
             Math.min(e.maxRecordBytes(), e.slotBytes() * 4),
             e.maxRecordBytes());
-        route = new RouteStage<>(spec.name(), spec.decoder(), spec.split(), spec.onError(), branchSinks,
+        route = new RouteStage<>(spec.name(), spec.decoder(), spec.split(), spec.onError(), spec.tombstones(),
+            branchSinks,
             branchWorkers, pools, resolver, trackers, topics, overflow, control, stats);
         final String problem = route.resolveLiteralDestinations();
         if (problem != null)

@@ -50,11 +50,15 @@ import io.sluice.ringbuffers.RecordEvent;
  * <p>Dispatch is O(1): the handle carries the branch index; destinations are cached in arrays indexed by topic id.
  * Nothing here allocates per record in steady state.
  *
- * <p>Errors: a record that cannot be written (malformed JSON, a null value, a value that does not convert to its
- * column type, a record above {@code max_record_bytes}, a topic whose destination cannot be resolved) follows the
- * {@code on_error} policy; a record no branch takes follows the split's unmatched policy. {@code fail} marks the
- * record failed in its partition's tracker (so nothing is committed past it) and stops the pipeline naming topic,
- * partition and offset, and column, path and type where they apply; {@code skip} counts and acknowledges it.
+ * <p>Errors: a record that cannot be written (malformed JSON, a value that is not a JSON object, a key that occurs
+ * twice under {@code duplicate_keys = "fail"}, a value that does not convert to its column type, a record above
+ * {@code max_record_bytes}) follows the {@code on_error} policy before any branch is chosen where the decoder finds
+ * it; a tombstone (a null Kafka value) is never a row and follows {@code tombstones}; a record no branch takes
+ * follows the split's unmatched policy. {@code fail} marks the record failed in its partition's tracker (so nothing
+ * is committed past it) and stops the pipeline naming topic, partition and offset, and column, path and type where
+ * they apply; {@code skip} counts and acknowledges it (one place: {@code notARow}). A record whose partition has
+ * already failed at an earlier offset is not written: the source reads it again (a topic whose destination cannot
+ * be resolved, or an insert the server refused, fails its records that way).
  *
  * <p>Thread-safety: runs on one thread; not thread-safe.
  *
@@ -99,8 +103,20 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
     private final OverflowPool overflow;
     private final PipelineControl control;
     private final PipelineStats stats;
+    /** Reason of a record that is no row: no branch takes it (the unmatched policy; dropped reason "unrouted"). */
+    private static final int UNROUTED = 0;
+    /** Reason of a record that is no row: it cannot be written (on_error; dropped reason "invalid"). */
+    private static final int INVALID = 1;
+    /** Reason of a record that is no row: its Kafka value is null (tombstones; dropped reason "tombstone"). */
+    private static final int TOMBSTONE = 2;
+
     private final ErrorPolicy unmatched;
     private final ErrorPolicy onError;
+    private final ErrorPolicy tombstones;
+    /** Per reason ({@link #UNROUTED}, {@link #INVALID}, {@link #TOMBSTONE}): the policy that decides the record's fate. */
+    private final ErrorPolicy[] policyOf;
+    /** Per reason: the counter of records dropped under {@code skip}. */
+    private final AtomicLong[] droppedOf;
     private final RowEmitter emitter = new RowEmitter();
     private final Sealer sealer;
     private final NanoClock clock;
@@ -133,8 +149,37 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         final DestinationResolver resolver, final PartitionTrackers trackers, final TopicRegistry topics,
         final OverflowPool overflow, final PipelineControl control, final PipelineStats stats)
     {
-        this(pipeline, decoder, split, onError, sinks, queues, pools, resolver, trackers, topics, overflow, control,
-            stats, SystemNanoClock.INSTANCE);
+        this(pipeline, decoder, split, onError, ErrorPolicy.SKIP, sinks, queues, pools, resolver, trackers, topics,
+            overflow, control, stats, SystemNanoClock.INSTANCE);
+    }
+
+    /**
+     * A route stage on the system clock.
+     *
+     * @param pipeline   pipeline name
+     * @param decoder    record → view
+     * @param split      the split
+     * @param onError    record error policy
+     * @param tombstones what a record with a null Kafka value does ({@code tombstones})
+     * @param sinks      per branch, the sink it writes to
+     * @param queues     per branch, the queues of its sink's insert workers, by shard then worker
+     * @param pools      per branch, its batch pool
+     * @param resolver   resolves destinations
+     * @param trackers   the pipeline's ack trackers
+     * @param topics     the pipeline's topic registry
+     * @param overflow   where overflow buffers go back
+     * @param control    the pipeline's run state
+     * @param stats      the pipeline's counters
+     */
+    public RouteStage(final String pipeline, final RecordDecoder<T> decoder, final Split<T> split,
+        final ErrorPolicy onError, final ErrorPolicy tombstones,
+        final List<DestinationResolver.SinkTarget> sinks, final List<? extends SealedBatchQueue[][]> queues,
+        final List<BatchPool> pools,
+        final DestinationResolver resolver, final PartitionTrackers trackers, final TopicRegistry topics,
+        final OverflowPool overflow, final PipelineControl control, final PipelineStats stats)
+    {
+        this(pipeline, decoder, split, onError, tombstones, sinks, queues, pools, resolver, trackers, topics, overflow,
+            control, stats, SystemNanoClock.INSTANCE);
     }
 
     /**
@@ -155,6 +200,34 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
      */
     public RouteStage(final String pipeline, final RecordDecoder<T> decoder, final Split<T> split,
         final ErrorPolicy onError,
+        final List<DestinationResolver.SinkTarget> sinks, final List<? extends SealedBatchQueue[][]> queues,
+        final List<BatchPool> pools,
+        final DestinationResolver resolver, final PartitionTrackers trackers, final TopicRegistry topics,
+        final OverflowPool overflow, final PipelineControl control, final PipelineStats stats, final NanoClock clock)
+    {
+        this(pipeline, decoder, split, onError, ErrorPolicy.SKIP, sinks, queues, pools, resolver, trackers, topics,
+            overflow, control, stats, clock);
+    }
+
+    /**
+     * @param pipeline   pipeline name
+     * @param decoder    record → view
+     * @param split      the split
+     * @param onError    record error policy
+     * @param tombstones what a record with a null Kafka value does ({@code tombstones})
+     * @param sinks      per branch, the sink it writes to
+     * @param queues     per branch, the queues of its sink's insert workers, by shard then worker
+     * @param pools      per branch, its batch pool
+     * @param resolver   resolves destinations
+     * @param trackers   the pipeline's ack trackers
+     * @param topics     the pipeline's topic registry
+     * @param overflow   where overflow buffers go back
+     * @param control    the pipeline's run state
+     * @param stats      the pipeline's counters
+     * @param clock      the time source of linger, ring-hop latency and retries, nanoseconds
+     */
+    public RouteStage(final String pipeline, final RecordDecoder<T> decoder, final Split<T> split,
+        final ErrorPolicy onError, final ErrorPolicy tombstones,
         final List<DestinationResolver.SinkTarget> sinks, final List<? extends SealedBatchQueue[][]> queues,
         final List<BatchPool> pools,
         final DestinationResolver resolver, final PartitionTrackers trackers, final TopicRegistry topics,
@@ -181,6 +254,9 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         this.stats = stats;
         this.unmatched = split.unmatched();
         this.onError = onError;
+        this.tombstones = tombstones;
+        this.policyOf = new ErrorPolicy[]{unmatched, onError, tombstones};
+        this.droppedOf = new AtomicLong[]{stats.droppedUnrouted, stats.droppedInvalid, stats.droppedTombstone};
     }
 
     /**
@@ -279,22 +355,25 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         {
             Failpoints.check(Failpoints.GATHER_ROUTE, event.offset());
         }
+        if (heldForReread(event))
+        {
+            return;
+        }
         if (event.tooLargeBytes() > 0)
         {
-            recordError(event, "record of " + event.tooLargeBytes() + " bytes exceeds engine.max_record_bytes", onError,
-                stats.droppedInvalid);
+            notARow(event, INVALID, "record of " + event.tooLargeBytes() + " bytes exceeds engine.max_record_bytes");
             return;
         }
         if (event.valueLength() < 0)
         {
-            recordError(event, "record value is null (a tombstone); there is nothing to write", onError,
-                stats.droppedInvalid);
+            notARow(event, TOMBSTONE, "record value is null (a tombstone): it is no row (tombstones = "
+                + tombstones.name().toLowerCase(Locale.ROOT) + ")");
             return;
         }
         final T view = decoder.decode(event);
         if (view == null)
         {
-            recordError(event, decoder.error(), onError, stats.droppedInvalid);
+            notARow(event, INVALID, decoder.error());
             return;
         }
         final RowEmitter e = emitter;
@@ -308,16 +387,16 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             if (!e.settled)
             {
                 e.settled = true;
-                recordError(event, "the classifier failed: " + ex, onError, stats.droppedInvalid);
+                notARow(event, INVALID, "the classifier failed: " + ex);
             }
             LOG.error("{}: classifier failed on {}", pipeline, where(event), ex);
             return;
         }
         if (!e.settled)
         {
-            recordError(event,
-                "no branch matches the record (unmatched = " + unmatched.name().toLowerCase(Locale.ROOT) + ")",
-                unmatched, stats.droppedUnrouted);
+            notARow(event,
+                UNROUTED,
+                "no branch matches the record (unmatched = " + unmatched.name().toLowerCase(Locale.ROOT) + ")");
         }
     }
 
@@ -376,7 +455,7 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             if (error != null)
             {
                 rows.writePosition(start);
-                recordError(ev, error + " (table " + dest + ")", onError, stats.droppedInvalid);
+                notARow(ev, INVALID, error + " (table " + dest + ")");
                 s.discardIfEmpty(batch);
                 return;
             }
@@ -499,20 +578,56 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         return "record " + topics.name(event.topicId()) + "-" + event.partition() + "@" + event.offset();
     }
 
-    private void recordError(final RecordEvent event, final String what, final ErrorPolicy policy,
-        final AtomicLong dropped)
+    /**
+     * Whether the record's partition has failed at an earlier offset in the record's generation (an insert the server
+     * refused, a table changed under the batch, a record that stopped the pipeline): the source reads the partition
+     * again from its watermark, so writing this record now would only write it twice. It is neither written nor
+     * acknowledged; the re-read brings it back.
+     */
+    private boolean heldForReread(final RecordEvent event)
     {
         final AckTracker tracker = trackers.get(event.trackerId());
-        if (policy == ErrorPolicy.SKIP)
+        if (!tracker.failed())
         {
-            dropped.lazySet(dropped.get() + 1);
-            tracker.ack(event.offset(), event.trackerGeneration());
-            if (errorsLogged++ < 10 || errorsLogged % 10_000 == 0)
-            {
-                LOG.warn("{}: skipped {}: {} (skipped so far: {})", pipeline, where(event), what, dropped.get());
-            }
-            return;
+            return false;
         }
+        final long failed = tracker.failedOffset();
+        return failed >= 0 && event.offset() > failed && event.trackerGeneration() == tracker.generation();
+    }
+
+    /**
+     * The fate of a record that is not written as a row, the one place where each policy is applied: the reason
+     * picks the policy ({@code unmatched}, {@code on_error}, {@code tombstones}) and the dropped counter.
+     *
+     * @param event  the record
+     * @param reason {@link #UNROUTED}, {@link #INVALID} or {@link #TOMBSTONE}
+     * @param what   why, naming what was wrong (path, column, type) without the record's coordinates
+     */
+    private void notARow(final RecordEvent event, final int reason, final String what)
+    {
+        switch (policyOf[reason])
+        {
+            case SKIP -> skip(event, droppedOf[reason], what);
+            case FAIL -> stop(event, what);
+            default -> throw new IllegalStateException("no fate for policy " + policyOf[reason]);
+        }
+    }
+
+    /** {@code skip}: counted as dropped, acknowledged (its offset commits), logged (the first ten, then rarely). */
+    private void skip(final RecordEvent event, final AtomicLong dropped, final String what)
+    {
+        dropped.lazySet(dropped.get() + 1);
+        trackers.get(event.trackerId()).ack(event.offset(), event.trackerGeneration());
+        if (errorsLogged++ < 10 || errorsLogged % 10_000 == 0)
+        {
+            LOG.warn("{}: skipped {}: {} (skipped so far: {})", pipeline, where(event), what, dropped.get());
+        }
+    }
+
+    /** {@code fail}: the record fails in its tracker and the pipeline stops, naming it. */
+    private void stop(final RecordEvent event, final String what)
+    {
+        final AckTracker tracker = trackers.get(event.trackerId());
         final String reason = where(event) + ": " + what;
         if (!control.failed())
         {

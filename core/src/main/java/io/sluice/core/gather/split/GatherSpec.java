@@ -23,6 +23,8 @@ import io.sluice.core.gather.sink.SinkSpec;
  * @param split           the split
  * @param sinks           sinks by name
  * @param onError         what happens to a record that cannot be decoded or encoded
+ * @param tombstones      what happens to a record whose Kafka value is null ({@code tombstones}): never a row;
+ *                        {@link ErrorPolicy#SKIP} counts it as dropped (reason {@code tombstone})
  * @param <T>             view type
  */
 public record GatherSpec<T>(
@@ -35,8 +37,30 @@ public record GatherSpec<T>(
     RecordDecoder<T> decoder,
     Split<T> split,
     Map<String, SinkSpec> sinks,
-    ErrorPolicy onError)
+    ErrorPolicy onError,
+    ErrorPolicy tombstones)
 {
+    /**
+     * A pipeline that skips tombstones (the default of {@code tombstones}).
+     *
+     * @param name            pipeline name
+     * @param groupId         Kafka consumer group
+     * @param pattern         topic pattern, or {@code null}
+     * @param topics          literal topics
+     * @param autoOffsetReset {@code earliest} or {@code latest}
+     * @param topicRefreshMs  pattern refresh, ms
+     * @param decoder         record → view
+     * @param split           the split
+     * @param sinks           sinks by name
+     * @param onError         record error policy
+     */
+    public GatherSpec(final String name, final String groupId, final Pattern pattern, final List<String> topics,
+        final String autoOffsetReset, final long topicRefreshMs, final RecordDecoder<T> decoder, final Split<T> split,
+        final Map<String, SinkSpec> sinks, final ErrorPolicy onError)
+    {
+        this(name, groupId, pattern, topics, autoOffsetReset, topicRefreshMs, decoder, split, sinks, onError,
+            ErrorPolicy.SKIP);
+    }
 
     /** Checks that every branch names an installed sink and a classifier is set. */
     public GatherSpec

@@ -133,7 +133,8 @@ public final class ScatterPipeline
         final SluiceConfig.TopicRule rule = source.rule();
 
         final RecordFailures failures = new RecordFailures(source.name(), trackers, this::where, stats);
-        final ScatterRouteStage route = new ScatterRouteStage(source.name(), new TopicRouter(rule), table, provisioner,
+        final ScatterRouteStage route = new ScatterRouteStage(source.name(),
+            new TopicRouter(rule, source.duplicateKeys()), table, provisioner,
             new NewTopicRateLimiter(source.maxNewTopicsPerMinute()),
             TimeUnit.MILLISECONDS.toNanos(source.retryBackoffMs()),
             trackers, slots, failures, stats, e.maxRecordBytes());
