@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,6 +40,7 @@ import io.sluice.core.stage.TopicRegistry;
 import io.sluice.ringbuffers.OverflowPool;
 import io.sluice.ringbuffers.RecordEvent;
 import io.sluice.ringbuffers.RecordRing;
+import io.sluice.tuning.CpuAffinity;
 import io.sluice.tuning.Layout;
 import io.sluice.tuning.StagePlan;
 import io.sluice.tuning.StageThread;
@@ -80,6 +82,7 @@ public final class GatherPipeline<T>
     private final List<InsertWorker> workers = new ArrayList<>();
     private final List<BatchPool> pools = new ArrayList<>();
     private final DestinationResolver resolver = new DestinationResolver();
+    private SchemaWatch schemaWatch;
 
     private RecordRing ring;
     private Layout layout;
@@ -180,6 +183,11 @@ public final class GatherPipeline<T>
         {
             threads.add(StageAgents.thread(spec.name(), spec.name() + "-route", routeThreadPlan.cpu(), routeProcessor));
         }
+        // tables that change while running are noticed within schema_refresh_ms (off the record path)
+        schemaWatch = new SchemaWatch(spec.name() + "-schema-watch", resolver);
+        threads.add(StageAgents.start(schemaWatch, new SleepingMillisIdleStrategy(50),
+            StageErrorHandler.forAgent(spec.name(), "schema watch", control, () -> null),
+            spec.name() + "-schema-watch", CpuAffinity.UNPINNED));
         sourceThread = StageAgents.start(source, source.idleStrategy(),
             StageErrorHandler.forAgent(spec.name(), "source", control, source::describeWork), spec.name() + "-source",
             sourceThreadPlan.cpu());
@@ -332,6 +340,10 @@ public final class GatherPipeline<T>
         for (final InsertWorker w : workers)
         {
             w.stop();
+        }
+        if (schemaWatch != null)
+        {
+            schemaWatch.stop();
         }
         for (final Thread t : threads)
         {

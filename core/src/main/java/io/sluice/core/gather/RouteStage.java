@@ -23,6 +23,7 @@ import io.sluice.core.config.ErrorPolicy;
 import io.sluice.core.gather.batch.BatchBuffer;
 import io.sluice.core.gather.batch.BatchPool;
 import io.sluice.core.gather.batch.Destination;
+import io.sluice.core.gather.sink.SinkException;
 import io.sluice.core.gather.split.BranchHandle;
 import io.sluice.core.gather.split.ChunkConfig;
 import io.sluice.core.gather.split.Emitter;
@@ -439,7 +440,8 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             final Bytes<Void> rows = batch.rows();
             final long start = rows.writePosition();
             @SuppressWarnings("unchecked")
-            final RowEncoder.Bound<R> encoder = (RowEncoder.Bound<R>)dest.encoder();
+            // the encoder the batch was opened with: its rows are inserted with that binding's types
+            final RowEncoder.Bound<R> encoder = (RowEncoder.Bound<R>)batch.binding().encoder();
             final String error;
             try
             {
@@ -490,7 +492,10 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         final Destination cached = branch.byTopic[topicId];
         if (cached != null)
         {
-            return cached;
+            if (cached.refreshRequested() == null || refreshed(branch, cached))
+            {
+                return cached;
+            }
         }
         String error = branch.errorByTopic[topicId];
         if (error != null && nowNanos - branch.errorUntilNanos[topicId] >= 0)
@@ -541,6 +546,45 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         trackers.get(event.trackerId()).fail(event.offset(), event.trackerGeneration(), -1,
             where(event) + ": " + error);
         return null;
+    }
+
+    /**
+     * Describes a destination's table again and rebinds it, because an insert worker or the schema watch noticed a
+     * change (off the hot path: once per change). Open batches are sealed first, so that no batch mixes rows of two
+     * bindings. When the branch cannot write the changed table (a mapped column dropped, a type it cannot write),
+     * the destination is forgotten: the record's partition stops at it, naming the reason, as for a missing table.
+     *
+     * @return true when the destination can be used (rebound, or kept because the table cannot be described now)
+     */
+    private boolean refreshed(final Branch branch, final Destination dest)
+    {
+        final String why = dest.refreshRequested();
+        LOG.info("{}: destination {} (branch {}) is described again: {}", pipeline, dest, branch.name, why);
+        sealer.flush();
+        awaitHandOffs();
+        try
+        {
+            if (resolver.refresh(dest, branch.encoder, branch.sink) == null)
+            {
+                dest.clearRefresh();
+            }
+            return true;
+        }
+        catch (final SinkException | IllegalArgumentException e)
+        {
+            LOG.error("{}: destination {} (branch {}) changed and cannot be written any more: {}", pipeline, dest,
+                branch.name, e.getMessage());
+            dest.clearRefresh();
+            dest.unwritable(e.getMessage());
+            for (int t = 0; t < branch.byTopic.length; t++)
+            {
+                if (branch.byTopic[t] == dest)
+                {
+                    branch.byTopic[t] = null;
+                }
+            }
+            return false;
+        }
     }
 
     /**

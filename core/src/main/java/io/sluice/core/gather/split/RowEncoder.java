@@ -46,5 +46,19 @@ public interface RowEncoder<R>
          * @return {@code null} on success, else what is wrong, naming the column (and path) — computed only on failure
          */
         String encode(R row, Bytes<?> out);
+
+        /**
+         * The columns a row may leave out so that the destination evaluates their DEFAULT (ClickHouse: an expression
+         * only the server can evaluate, such as {@code cityHash64(id)}), as indexes into {@link #columns()}, at most
+         * 64. When there are any, every row {@link #encode} writes starts with a 64-bit little-endian mask whose bit
+         * {@code i} says that the {@code i}-th of these columns is not in the row (its value is not written), and the
+         * row's values follow. The insert then groups rows by mask, one block per group without those columns.
+         *
+         * @return the indexes, in column order; empty (the default) when every row holds every column
+         */
+        default int[] omittableColumns()
+        {
+            return new int[0];
+        }
     }
 }
