@@ -62,6 +62,27 @@ public final class NativeBatch implements AutoCloseable
                 + "types: a Native insert needs them");
         }
         body.clear();
+        try
+        {
+            return writeBlocks(batch, binding);
+        }
+        catch (final RuntimeException e)
+        {
+            // the rows appended so far belong to no block: forget them, the next batch starts clean
+            for (int i = 0; i < distinct; i++)
+            {
+                used[i].writer.clear();
+                used[i].batchStamp = 0;
+                used[i] = null;
+            }
+            distinct = 0;
+            body.clear();
+            throw e;
+        }
+    }
+
+    private Bytes<Void> writeBlocks(final BatchBuffer batch, final Binding binding)
+    {
         final long s = ++stamp;
         distinct = 0;
         final Bytes<Void> rows = batch.rows();
@@ -141,30 +162,37 @@ public final class NativeBatch implements AutoCloseable
                 oldest = e;
             }
         }
+        int freeAt = -1;
         for (int i = 0; i < es.length; i++)
         {
             if (es[i] == null)
             {
                 free = new Entry();
-                es[i] = free;
+                freeAt = i;
                 break;
             }
         }
+        if (free == null && oldest == null)
+        {
+            // every writer holds rows of this batch: write their blocks now (later rows of the same masks start
+            // blocks of their own), then reuse the least recently used
+            endUsedBlocks();
+            return entry(binding, mask);
+        }
+        // made before an entry is taken: a mask that names no columns of the binding leaves the entries as they were
+        final NativeBlockWriter writer = writer(binding, mask);
         if (free == null)
         {
-            if (oldest == null)
-            {
-                // every writer holds rows of this batch: write their blocks now (later rows of the same masks start
-                // blocks of their own), then reuse the least recently used
-                endUsedBlocks();
-                return entry(binding, mask);
-            }
             oldest.writer.close();
             free = oldest;
         }
+        else
+        {
+            es[freeAt] = free;
+        }
         free.binding = binding;
         free.mask = mask;
-        free.writer = writer(binding, mask);
+        free.writer = writer;
         free.lastUse = ++clock;
         free.batchStamp = 0;
         return free;
