@@ -228,4 +228,31 @@ class NativeBatchTest
         assertTrue(guarded.hasSameLayoutTypes(), "a Decimal inside an Array");
         assertTrue(guarded.hasEnums());
     }
+
+    /** The insert worker's rewrite of a steady stream of batches allocates nothing once its writers exist. */
+    @Test
+    void shouldAllocateNothingPerBatchOnceItsWritersExist()
+    {
+        final Binding binding = new Binding(new Encoder(1), SCHEMA, List.of("`id`", "`h`", "`s`"), 1);
+        final BatchBuffer b = batch(binding);
+        for (int r = 0; r < 256; r++)
+        {
+            row(b, true, r & 0x7f, (r & 1) == 0 ? null : (long)r, "row");
+        }
+        final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean)java.lang.management.ManagementFactory
+            .getThreadMXBean();
+        long total = 0;
+        for (int i = 0; i < 2_000; i++)
+        {
+            total += nativeBatch.write(b).readRemaining();
+        }
+        final long before = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < 2_000; i++)
+        {
+            total += nativeBatch.write(b).readRemaining();
+        }
+        final long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        assertTrue(total > 0);
+        assertTrue(allocated < 2_000, allocated + " bytes allocated for 2,000 batches of 256 rows in two blocks");
+    }
 }
