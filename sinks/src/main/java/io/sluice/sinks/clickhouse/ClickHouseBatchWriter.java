@@ -127,7 +127,16 @@ final class ClickHouseBatchWriter implements BatchWriter
             Thread.currentThread().interrupt();
             throw new SinkException("insert at " + endpoint + " interrupted", true, 0, e);
         }
-        catch (final SinkException | IllegalStateException | IllegalArgumentException e)
+        catch (final SinkException e)
+        {
+            // the version queries around the insert: an unreachable endpoint moves the next attempt on, as an insert
+            if (e.retriable())
+            {
+                rotate();
+            }
+            throw e;
+        }
+        catch (final IllegalStateException | IllegalArgumentException e)
         {
             throw e;
         }
