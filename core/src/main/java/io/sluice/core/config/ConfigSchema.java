@@ -320,7 +320,8 @@ public final class ConfigSchema
         .doc("How often the version of each destination table is read (system.tables: metadata_modification_time "
             + "and create_table_query): a table changed by ALTER TABLE (a column added, dropped or retyped) is "
             + "described again and its branch rebound within this time, without a restart. An insert the server "
-            + "refuses because the table changed is re-read from Kafka and encoded for the new columns at once. See "
+            + "refuses because the table changed (a retyped column) is not written: its records are re-read from "
+            + "Kafka (after retry_backoff_ms) and encoded for the new columns, whatever this period. See "
             + "docs/schema-changes.md.");
     public static final ConfigKey PC_INSERT_TIMEOUT_MS = ConfigKey
         .in("sinks[].plugin_config", "insert_timeout_ms", LONG)
