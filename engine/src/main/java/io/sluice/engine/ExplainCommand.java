@@ -8,9 +8,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -38,6 +41,7 @@ import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.engine.SluiceEngine;
 import io.sluice.core.gather.DestinationResolver;
 import io.sluice.core.gather.batch.BoundColumn;
+import io.sluice.core.gather.batch.NativeBatch;
 import io.sluice.core.gather.batch.Destination;
 import io.sluice.core.gather.json.JsonRecord;
 import io.sluice.core.gather.json.JsonRowEncoder;
@@ -282,8 +286,7 @@ public final class ExplainCommand implements Callable<Integer>
             }
             if (event.valueLength() < 0)
             {
-                return o.error("record value is null (a tombstone); there is nothing to write", null, null,
-                    spec.onError()).end();
+                return o.tombstone(spec.tombstones()).end();
             }
             final JsonRecord view = spec.decoder().decode(event);
             if (view == null)
@@ -337,7 +340,19 @@ public final class ExplainCommand implements Callable<Integer>
                 return o.error(error + " (table " + d + ")", m.matches() ? m.group(1) : null,
                     m.matches() ? m.group(3) : null, spec.onError()).end();
             }
-            final byte[] written = rowBytes.toByteArray();
+            final byte[] all = rowBytes.toByteArray();
+            // a row of a table with server-evaluated defaults starts with its omission mask (Binding)
+            final int[] omittable = encoder.omittableColumns();
+            final long mask = omittable.length == 0 ? 0 : NativeBatch.readMask(rowBytes, 0);
+            final byte[] written = omittable.length == 0 ? all : Arrays.copyOfRange(all, 8, all.length);
+            final Set<Integer> omitted = new HashSet<>();
+            for (int bit = 0; bit < omittable.length; bit++)
+            {
+                if ((mask & (1L << bit)) != 0)
+                {
+                    omitted.add(omittable[bit]);
+                }
+            }
             final TableSchema schema;
             try
             {
@@ -381,9 +396,15 @@ public final class ExplainCommand implements Callable<Integer>
             for (int i = 0; i < names.size(); i++)
             {
                 final ColumnSpec c = byName.get(names.get(i));
+                final BoundColumn b = i < bound.size() ? bound.get(i) : null;
+                if (omitted.contains(i))
+                {
+                    o.column(names.get(i), c.type(), "server default", b == null ? null : b.path(),
+                        "DEFAULT " + c.defaultExpression() + " (left out of the row: the server evaluates it)");
+                    continue;
+                }
                 final ClickHouseType type = ClickHouseType.parse(c.type());
                 final String v = text.next(type);
-                final BoundColumn b = i < bound.size() ? bound.get(i) : null;
                 String source = "path";
                 final String metadata = JsonRowEncoder.metadataOf(encoder, i);
                 if (metadata != null)
@@ -394,8 +415,7 @@ public final class ExplainCommand implements Callable<Integer>
                 {
                     scanner.value(pathOf[i], value);
                     final int kind = value.kind();
-                    final boolean hasDefault = b.defaultValue() != null
-                        || JsonRowEncoder.hasClockDefault(encoder, i);
+                    final boolean hasDefault = b.defaultValue() != null;
                     final boolean nullable = type.isNullable();
                     if (hasDefault && (kind == JsonKind.MISSING
                         || kind == JsonKind.NULL && sink.plugin().nullAsDefault() && !nullable))
@@ -593,6 +613,25 @@ public final class ExplainCommand implements Callable<Integer>
                             + "in its headers, counted in sluice_dead_letters_total{reason=\"invalid\"}"
                         : "the record is failed (on_error = \"fail\"): the pipeline stops (exit 1), nothing from "
                             + "this record on is committed in its partition");
+            });
+            return this;
+        }
+
+        /** A null Kafka value: no row, and what {@code tombstones} does with it. */
+        Out tombstone(final ErrorPolicy tombstones)
+        {
+            io(() ->
+            {
+                g.writeStringField("error", "record value is null (a tombstone): it is no row (tombstones = "
+                    + tombstones.configName() + ")");
+                g.writeStringField("outcome", tombstones == ErrorPolicy.SKIP
+                    ? "dropped (tombstones = \"skip\"): counted in sluice_records_dropped_total{reason=\"tombstone\"}; "
+                        + "its offset is committed"
+                    : tombstones == ErrorPolicy.DEAD_LETTER
+                        ? "dead letter (tombstones = \"dead_letter\"): written to the dead-letter topic with reason "
+                            + "tombstone, counted in sluice_dead_letters_total{reason=\"tombstone\"}"
+                        : "the record is failed (tombstones = \"fail\"): the pipeline stops (exit 1), nothing from this "
+                            + "record on is committed in its partition");
             });
             return this;
         }

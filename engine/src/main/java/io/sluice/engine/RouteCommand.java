@@ -103,7 +103,7 @@ public final class RouteCommand implements Callable<Integer>
         {
             return ConfigChecks.report(file, e, err);
         }
-        final DryRun dryRun = new DryRun(new TopicRouter(src.rule()), envelope, maxRecordBytes);
+        final DryRun dryRun = new DryRun(new TopicRouter(src.rule(), src.duplicateKeys()), envelope, maxRecordBytes);
         final LineReader lines = new LineReader(in,
             envelope ? DryRun.envelopeLineLimit(maxRecordBytes) : maxRecordBytes);
         final StringBuilder sb = new StringBuilder(256);

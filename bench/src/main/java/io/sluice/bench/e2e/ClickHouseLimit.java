@@ -157,6 +157,12 @@ public final class ClickHouseLimit
                                 "unmatched record at " + rec.partition() + "@" + rec.offset());
                         }
                         final Destination d = destinations[b];
+                        if (d.binding() != null && d.binding().rowsCarryMask())
+                        {
+                            // rows of such a table start with an omission mask, which only a Native insert takes
+                            throw new IllegalStateException("table " + d + " has DEFAULTs only the server evaluates: "
+                                + "this contender posts RowBinary rows and cannot leave those columns out per row");
+                        }
                         final Bytes<Void> rows = open.computeIfAbsent(b, k -> Bytes.allocateElasticDirect(1 << 20));
                         final long start = rows.writePosition();
                         @SuppressWarnings("unchecked")

@@ -19,6 +19,7 @@ import java.util.regex.Pattern;
 import java.util.zip.GZIPInputStream;
 
 import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.SystemNanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.apache.kafka.common.TopicPartition;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -35,6 +36,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
 import io.sluice.core.config.ConfigLoader;
+import io.sluice.core.config.ErrorPolicy;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.gather.BatchWriter;
 import io.sluice.core.gather.CircuitBreaker;
@@ -218,8 +220,9 @@ public class SealerBenchmark
             targets.add(new DestinationResolver.SinkTarget(spec.sinks().get(b.sink()), catalog));
             workers.add(new InsertWorker[][]{{worker}});
         }
-        route = new RouteStage<>(sink.name(), spec.decoder(), spec.split(), spec.onError(), targets, workers, pools,
-            new DestinationResolver(), trackers, topics, overflow, control, stats);
+        route = new RouteStage<>(sink.name(), spec.decoder(), spec.split(), spec.onError(), ErrorPolicy.SKIP,
+            targets, workers, pools, new DestinationResolver(), trackers, topics, overflow, control, stats,
+            SystemNanoClock.INSTANCE);
         final String problem = route.resolveLiteralDestinations();
         if (problem != null)
         {

@@ -46,6 +46,7 @@ public final class NativeBlockWriter implements AutoCloseable
     private final byte[][] names;
     private final byte[][] typeNames;
     private final Column[] columns;
+    private int rowCount;
 
     /**
      * Creates a writer for rows of the given columns, in the order RowBinary rows hold them.
@@ -69,6 +70,7 @@ public final class NativeBlockWriter implements AutoCloseable
             this.typeNames[i] = typeTexts.get(i).getBytes(StandardCharsets.UTF_8);
             this.columns[i] = column(ClickHouseType.parse(typeTexts.get(i)));
         }
+        clear();
     }
 
     /**
@@ -88,38 +90,89 @@ public final class NativeBlockWriter implements AutoCloseable
         {
             throw new IllegalArgumentException("a block needs at least one row: " + rowCount);
         }
-        final Column[] columns = this.columns;
-        for (final Column c : columns)
-        {
-            c.clear();
-        }
+        clear();
         long at = from;
         for (int r = 0; r < rowCount; r++)
         {
-            for (int c = 0; c < columns.length; c++)
-            {
-                at = columns[c].transcode(rows, at, to);
-                if (at < 0)
-                {
-                    throw new IllegalArgumentException("row " + r + " column " +
-                        new String(names[c], StandardCharsets.UTF_8) + ": the RowBinary bytes end early or are not " +
-                        new String(typeNames[c], StandardCharsets.UTF_8));
-                }
-            }
+            at = appendRow(rows, at, to);
         }
         if (at != to)
         {
             throw new IllegalArgumentException((to - at) + " bytes left after " + rowCount + " rows");
         }
-        RowBinary.writeVarUInt(out, columns.length);
-        RowBinary.writeVarUInt(out, rowCount);
+        endBlock(out);
+    }
+
+    /**
+     * Forgets the rows appended since the last {@link #endBlock} (a block is begun implicitly by the first
+     * {@link #appendRow}).
+     */
+    public void clear()
+    {
+        for (final Column c : columns)
+        {
+            c.clear();
+        }
+        rowCount = 0;
+    }
+
+    /**
+     * Appends one RowBinary row to the block being gathered, for writers that take rows one at a time from
+     * places that are not contiguous (rows of one batch grouped by the columns they omit).
+     *
+     * @param rows the RowBinary bytes (read, not consumed: positions are not moved).
+     * @param at   absolute offset of the row's first byte.
+     * @param end  absolute offset past which the row may not extend.
+     * @return the offset just after the row.
+     * @throws IllegalArgumentException if the bytes at {@code at} are not one row of these columns.
+     */
+    public long appendRow(final Bytes<?> rows, final long at, final long end)
+    {
+        final Column[] columns = this.columns;
+        long i = at;
         for (int c = 0; c < columns.length; c++)
         {
-            writeText(out, names[c]);
-            writeText(out, typeNames[c]);
-            columns[c].writePrefix(out);
-            columns[c].writeData(out, rowCount);
+            i = columns[c].transcode(rows, i, end);
+            if (i < 0)
+            {
+                throw new IllegalArgumentException("row " + rowCount + " column " +
+                    new String(names[c], StandardCharsets.UTF_8) + ": the RowBinary bytes end early or are not " +
+                    new String(typeNames[c], StandardCharsets.UTF_8));
+            }
         }
+        rowCount++;
+        return i;
+    }
+
+    /** @return the rows appended since the last {@link #endBlock} or {@link #clear}. */
+    public int rowCount()
+    {
+        return rowCount;
+    }
+
+    /**
+     * Writes the block of the rows appended since the last {@link #endBlock} or {@link #clear} (nothing when there
+     * are none) and starts the next.
+     *
+     * @param out where the block is appended, at its write position.
+     */
+    public void endBlock(final Bytes<?> out)
+    {
+        final int n = rowCount;
+        if (n > 0)
+        {
+            final Column[] columns = this.columns;
+            RowBinary.writeVarUInt(out, columns.length);
+            RowBinary.writeVarUInt(out, n);
+            for (int c = 0; c < columns.length; c++)
+            {
+                writeText(out, names[c]);
+                writeText(out, typeNames[c]);
+                columns[c].writePrefix(out);
+                columns[c].writeData(out, n);
+            }
+        }
+        clear();
     }
 
     private static void writeText(final Bytes<?> out, final byte[] text)

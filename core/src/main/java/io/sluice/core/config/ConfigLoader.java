@@ -29,6 +29,8 @@ import org.tomlj.TomlParseError;
 import org.tomlj.TomlParseResult;
 import org.tomlj.TomlTable;
 
+import io.sluice.codecs.json.DuplicateKeys;
+
 import io.sluice.core.config.SluiceConfig.Branch;
 import io.sluice.core.config.SluiceConfig.Condition;
 /**
@@ -362,6 +364,8 @@ public final class ConfigLoader
         final String groupId = r.string(SINK_GROUP_ID);
         final ErrorPolicy unmatched = ErrorPolicy.parse(r.string(SINK_UNMATCHED));
         final ErrorPolicy onError = ErrorPolicy.parse(r.string(SINK_ON_ERROR));
+        final ErrorPolicy tombstones = ErrorPolicy.parse(r.string(SINK_TOMBSTONES));
+        final DuplicateKeys duplicateKeys = DuplicateKeys.fromConfig(r.string(SINK_DUPLICATE_KEYS));
         final String reset = r.string(SINK_AUTO_OFFSET_RESET);
         final long refresh = r.longValue(SINK_TOPIC_REFRESH_MS);
         final String isolation = r.string(SINK_ISOLATION_LEVEL);
@@ -414,7 +418,7 @@ public final class ConfigLoader
             pc.string(PC_SSL_KEY_FILE),
             pc.bool(PC_SSL_VERIFY_HOSTNAME),
             pc.string(PC_COMPRESSION),
-            InsertSettingsConfig.read(pc, PC_SETTINGS));
+            InsertSettingsConfig.read(pc, PC_SETTINGS), pc.longValue(PC_SCHEMA_REFRESH_MS));
         ClickHouseEndpoints.checkTls(pc, plugin);
         if (plugin.createTable() && plugin.createTableDdl() == null && plugin.createTableLike() == null)
         {
@@ -479,14 +483,14 @@ public final class ConfigLoader
             branches.add(new Branch("default", null, plugin.database(), plugin.targetTable(), Map.of(), null,
                 plugin.maxRows(), plugin.maxBytes(), plugin.lingerMs()));
         }
-        final DeadLetterConfig deadLetter = DeadLetterConfigs.readSink(r, unmatched, onError);
+        final DeadLetterConfig deadLetter = DeadLetterConfigs.readSink(r, unmatched, onError, tombstones);
         r.finish();
         if (name == null || kind == null || groupId == null)
         {
             return null;
         }
         return new SluiceConfig.Sink(name, kind, pattern, topics, groupId, unmatched, onError, reset, refresh, plugin,
-            List.copyOf(branches), ownKafka, deadLetter, isolation);
+            List.copyOf(branches), ownKafka, deadLetter, isolation, tombstones, duplicateKeys);
     }
 
     /**

@@ -234,6 +234,19 @@ public final class ConfigSchema
         .defaultValue("-1").unit("replicas").range(-1, Short.MAX_VALUE)
         .doc("Replication factor of a dead-letter topic created by create_topics; -1 takes the broker's "
             + "default.replication.factor.");
+    static final ConfigKey SINK_TOMBSTONES = ConfigKey.in("sinks[]", "tombstones", STRING)
+        .defaultValue("skip").allowed("skip", "fail", "dead_letter")
+        .doc("What happens to a tombstone (a record whose Kafka value is null; compacted topics use them to delete a "
+            + "key): it is never a row. skip drops it, counts records_dropped_total{reason=\"tombstone\"} and lets its "
+            + "offset commit; fail stops the pipeline naming the record (nothing is committed past it); dead_letter writes it "
+            + "(its key and headers, a null value) to dead_letter_topic with reason tombstone. An empty or "
+            + "blank value is not a tombstone: it is invalid JSON (on_error).");
+    static final ConfigKey SINK_DUPLICATE_KEYS = ConfigKey.in("sinks[]", "duplicate_keys", STRING)
+        .defaultValue("fail").allowed("fail", "first", "last")
+        .doc("A JSON object that holds the same key twice at a path a branch condition, shard_by or column reads: "
+            + "fail makes the record an error naming the key (then on_error decides), as ClickHouse's JSONEachRow "
+            + "input; first or last takes that occurrence. One policy per record, so the branch chosen and the row "
+            + "always read the same value. Duplicates of keys nothing reads are not looked for.");
     static final ConfigKey SINK_AUTO_OFFSET_RESET = ConfigKey.in("sinks[]", "auto_offset_reset", STRING)
         .defaultValue("earliest").allowed("earliest", "latest")
         .doc("Where a partition without a committed offset starts (also for topics that appear while running).");
@@ -340,6 +353,15 @@ public final class ConfigSchema
             + "names of [A-Za-z0-9_], values without control characters. The engine asks each shard at start "
             + "whether it takes them (a SELECT 1 with the settings), so a setting the server does not know, or a "
             + "value it cannot parse, fails the start naming it. See docs/effectively-once.md.");
+    static final ConfigKey PC_SCHEMA_REFRESH_MS = ConfigKey
+        .in("sinks[].plugin_config", "schema_refresh_ms", LONG)
+        .defaultValue("10000").unit("ms").range(100, 86_400_000)
+        .doc("How often the version of each destination table is read (system.tables: metadata_modification_time "
+            + "and create_table_query): a table changed by ALTER TABLE (a column added, dropped or retyped) is "
+            + "described again and its branch rebound within this time, without a restart. An insert the server "
+            + "refuses because the table changed (a retyped column) is not written: its records are re-read from "
+            + "Kafka (after retry_backoff_ms) and encoded for the new columns, whatever this period. See "
+            + "docs/schema-changes.md.");
     static final ConfigKey PC_INSERT_TIMEOUT_MS = ConfigKey
         .in("sinks[].plugin_config", "insert_timeout_ms", LONG)
         .defaultValue("60000").unit("ms").range(100, 3_600_000).doc("Timeout of one INSERT request.");
@@ -412,6 +434,11 @@ public final class ConfigSchema
         .defaultValue("2000").unit("ms").range(100, 3_600_000)
         .doc("kind = kafka: the longest a new topic matching the pattern waits before it is consumed; the topic "
             + "list is re-read every half of it.");
+    static final ConfigKey SRC_DUPLICATE_KEYS = ConfigKey.in("sources[]", "duplicate_keys", STRING)
+        .defaultValue("fail").allowed("fail", "first", "last")
+        .doc("A JSON object that holds the key of the routing rule's path twice: fail treats the record as one "
+            + "whose routing value is missing (the rule's fallback, else the record fails naming the key); first or "
+            + "last routes by that occurrence.");
     static final ConfigKey SRC_PATH = ConfigKey.in("sources[]", "path", STRING)
         .doc("kind = file (required there): the JSON-lines file, one record per line; gzip is detected by its magic "
             + "bytes. Blank lines are skipped. The run ends (exit 0) once every line is in Kafka.");

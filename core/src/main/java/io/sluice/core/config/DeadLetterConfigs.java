@@ -2,6 +2,7 @@ package io.sluice.core.config;
 
 import static io.sluice.core.config.ConfigSchema.SINK_CREATE_TOPICS;
 import static io.sluice.core.config.ConfigSchema.SINK_DEAD_LETTER_TOPIC;
+import static io.sluice.core.config.ConfigSchema.SINK_TOMBSTONES;
 import static io.sluice.core.config.ConfigSchema.SINK_ON_ERROR;
 import static io.sluice.core.config.ConfigSchema.SINK_PARTITIONS;
 import static io.sluice.core.config.ConfigSchema.SINK_REPLICATION_FACTOR;
@@ -25,7 +26,7 @@ final class DeadLetterConfigs
     /**
      * @param r         the sink's table
      * @param policies  the sink's policies that may send records to the dead-letter topic, in the order
-     *                  {@code unmatched}, {@code on_error}
+     *                  {@code unmatched}, {@code on_error}, {@code tombstones}
      * @return the dead-letter topic, or null when there is none (or it has a problem, which is reported)
      */
     static DeadLetterConfig readSink(final TableReader r, final ErrorPolicy... policies)
@@ -43,7 +44,7 @@ final class DeadLetterConfigs
             r.problem(SINK_REPLICATION_FACTOR.name(), "0 replicas: give at least 1, or -1 for the broker's default");
         }
         boolean used = false;
-        final ConfigKey[] keys = {SINK_UNMATCHED, SINK_ON_ERROR};
+        final ConfigKey[] keys = {SINK_UNMATCHED, SINK_ON_ERROR, SINK_TOMBSTONES};
         for (int i = 0; i < policies.length; i++)
         {
             if (policies[i] == ErrorPolicy.DEAD_LETTER)
@@ -62,8 +63,8 @@ final class DeadLetterConfigs
         }
         if (!used)
         {
-            r.problem(SINK_DEAD_LETTER_TOPIC.name(), "no policy sends records there: set on_error or unmatched to "
-                + "\"dead_letter\", or leave dead_letter_topic out");
+            r.problem(SINK_DEAD_LETTER_TOPIC.name(), "no policy sends records there: set on_error, unmatched or "
+                + "tombstones to \"dead_letter\", or leave dead_letter_topic out");
             return null;
         }
         return parsed(r, SINK_DEAD_LETTER_TOPIC, topic, create, partitions, replication);

@@ -3,6 +3,8 @@ package io.sluice.core.config;
 import java.util.List;
 import java.util.Map;
 
+import io.sluice.codecs.json.DuplicateKeys;
+
 /**
  * A whole validated configuration file. Immutable; produced by {@link ConfigLoader}.
  *
@@ -298,6 +300,8 @@ public record SluiceConfig(
      * One [[sinks]] gather pipeline; {@code kafka} is its effective connection with its own override, or null;
      * {@code deadLetter} its {@code dead_letter_topic} with the creation keys, or null when it has none;
      * {@code isolationLevel} {@link #READ_COMMITTED} or {@link #READ_UNCOMMITTED}.
+     * {@code tombstones} what a null Kafka value does; {@code duplicateKeys} which occurrence of a duplicated key the
+     * record's conditions, shard key and columns read.
      */
     public record Sink(
         String name,
@@ -313,7 +317,9 @@ public record SluiceConfig(
         List<Branch> branches,
         Kafka kafka,
         DeadLetterConfig deadLetter,
-        String isolationLevel)
+        String isolationLevel,
+        ErrorPolicy tombstones,
+        DuplicateKeys duplicateKeys)
     {
         /** {@code isolation_level}: only records of committed transactions are read (the default). */
         public static final String READ_COMMITTED = "read_committed";
@@ -321,7 +327,8 @@ public record SluiceConfig(
         public static final String READ_UNCOMMITTED = "read_uncommitted";
 
         /**
-         * A sink without a dead-letter topic that reads committed transactions only.
+         * A sink without a dead-letter topic that reads committed transactions only, with the defaults of
+         * {@code tombstones} ({@code skip}) and {@code duplicate_keys} ({@code fail}).
          *
          * @param name            sink name
          * @param kind            destination kind
@@ -341,7 +348,7 @@ public record SluiceConfig(
             final long topicRefreshMs, final ClickHouse plugin, final List<Branch> branches, final Kafka kafka)
         {
             this(name, kind, pattern, topics, groupId, unmatched, onError, autoOffsetReset, topicRefreshMs, plugin,
-                branches, kafka, null, READ_COMMITTED);
+                branches, kafka, null, READ_COMMITTED, ErrorPolicy.SKIP, DuplicateKeys.FAIL);
         }
 
         /**
@@ -370,7 +377,8 @@ public record SluiceConfig(
 
     /**
      * [sinks.plugin_config] of a ClickHouse sink. {@code shards} is always set: the configured shards, or one shard
-     * made of {@code endpoints}. {@code unknownFields} is {@code ignore} or {@code fail}.
+     * made of {@code endpoints}. {@code unknownFields} is {@code ignore} or {@code fail}; {@code schemaRefreshMs} how
+     * often each destination table's version is read (ms).
      */
     public record ClickHouse(
         List<String> endpoints,
@@ -399,7 +407,8 @@ public record SluiceConfig(
         String sslKeyFile,
         boolean sslVerifyHostname,
         String compression,
-        Map<String, String> settings)
+        Map<String, String> settings,
+        long schemaRefreshMs)
     {
         /**
          * The settings before {@code settings} existed: no ClickHouse settings are sent with the inserts.
@@ -443,7 +452,7 @@ public record SluiceConfig(
             this(endpoints, shards, insertWorkers, database, targetTable, username, password, maxRows, maxBytes,
                 lingerMs, identifier, createTable, createTableDdl, createTableLike, nullAsDefault, insertTimeoutMs,
                 retryBackoffMs, retryBackoffMaxMs, breakerFailures, breakerOpenMs, unknownFields, sslCaFile,
-                sslCertificateFile, sslKeyFile, sslVerifyHostname, compression, Map.of());
+                sslCertificateFile, sslKeyFile, sslVerifyHostname, compression, Map.of(), DEFAULT_SCHEMA_REFRESH_MS);
         }
 
         /**
@@ -476,6 +485,7 @@ public record SluiceConfig(
          * @param sslVerifyHostname  whether the server's certificate must name the host
          * @param compression        none, lz4 or gzip
          * @param settings           ClickHouse settings sent with every INSERT, by name
+         * @param schemaRefreshMs    how often the destination tables' versions are read, ms
          */
         public ClickHouse
         {
@@ -485,6 +495,8 @@ public record SluiceConfig(
                     new java.util.LinkedHashMap<>(settings));
         }
 
+        /** {@code schema_refresh_ms} when not configured. */
+        public static final long DEFAULT_SCHEMA_REFRESH_MS = 10_000;
         /** {@code compression = "none"}: INSERT bodies travel as they are. */
         public static final String COMPRESSION_NONE = "none";
         /** {@code compression = "lz4"}: ClickHouse's LZ4 block format, {@code decompress=1}. */
@@ -535,7 +547,7 @@ public record SluiceConfig(
                 identifier, createTable, createTableDdl, createTableLike, nullAsDefault, insertTimeoutMs,
                 retryBackoffMs,
                 retryBackoffMaxMs, breakerFailures, breakerOpenMs, UNKNOWN_FIELDS_IGNORE, null, null, null, true,
-                COMPRESSION_NONE);
+                COMPRESSION_NONE, Map.of(), DEFAULT_SCHEMA_REFRESH_MS);
         }
 
         /** @return a description without the password (which prints as {@value Secrets#MASK}) */
@@ -620,6 +632,7 @@ public record SluiceConfig(
      * @param deadLetter            its {@code dead_letter_topic} (creation by create_topics, partitions,
      *                              replication_factor), or null
      * @param isolationLevel        kafka: {@link Sink#READ_COMMITTED} or {@link Sink#READ_UNCOMMITTED}
+     * @param duplicateKeys         {@code duplicate_keys}: which occurrence of a duplicated key the rule reads
      */
     public record Source(
         String name,
@@ -642,11 +655,13 @@ public record SluiceConfig(
         Kafka kafka,
         ErrorPolicy onError,
         DeadLetterConfig deadLetter,
-        String isolationLevel)
+        String isolationLevel,
+        DuplicateKeys duplicateKeys)
     {
         /**
          * A source with its own connection (or null) whose failed records fail their batch (on_error = fail) and
-         * that reads committed transactions only (see the record's components).
+         * that reads committed transactions only and fails a record with a duplicated key
+         * ({@code duplicate_keys = "fail"}; see the record's components).
          *
          * @param name                  unique source name
          * @param kind                  kind
@@ -675,7 +690,8 @@ public record SluiceConfig(
         {
             this(name, kind, inputTopics, pattern, groupId, autoOffsetReset, topicRefreshMs, path, createTopics,
                 partitions, replicationFactor, maxNewTopicsPerMinute, retryBackoffMs, retryBackoffMaxMs,
-                replayBufferBytes, checkpointFile, rule, kafka, ErrorPolicy.FAIL, null, Sink.READ_COMMITTED);
+                replayBufferBytes, checkpointFile, rule, kafka, ErrorPolicy.FAIL, null, Sink.READ_COMMITTED,
+                DuplicateKeys.FAIL);
         }
 
         /**

@@ -12,6 +12,7 @@ import java.util.regex.PatternSyntaxException;
 import org.tomlj.TomlArray;
 import org.tomlj.TomlTable;
 
+import io.sluice.codecs.json.DuplicateKeys;
 import io.sluice.codecs.json.JsonPath;
 import io.sluice.core.config.SluiceConfig.Source;
 import io.sluice.core.config.SluiceConfig.TopicRule;
@@ -114,6 +115,7 @@ final class SourceConfigs
             checkKind(r, kind, inputTopics, pattern, groupId, file);
         }
 
+        final DuplicateKeys duplicateKeys = DuplicateKeys.fromConfig(r.string(SRC_DUPLICATE_KEYS));
         final TopicRule rule = readTopics(r, path, problems);
         final DeadLetterConfigs.Result deadLetter = DeadLetterConfigs.readSource(r, kind, create, partitions,
             replication);
@@ -124,7 +126,7 @@ final class SourceConfigs
         }
         return new Source(name, kind, inputTopics, pattern, groupId, reset, refresh, file, create, partitions,
             replication, maxNew, backoff, backoffMax, replay, checkpointFile, rule, ownKafka, deadLetter.onError(),
-            deadLetter.deadLetter(), isolation);
+            deadLetter.deadLetter(), isolation, duplicateKeys);
     }
 
     private static void checkKind(final TableReader r, final String kind, final List<String> inputTopics,

@@ -193,6 +193,7 @@ final class EngineMetrics implements MultiCollector
             routed.add(s.recordsRouted.get(), pl);
             dropped.add(s.droppedUnrouted.get(), Labels.of("pipeline", name, "reason", "unrouted"));
             dropped.add(s.droppedInvalid.get(), Labels.of("pipeline", name, "reason", "invalid"));
+            dropped.add(s.droppedTombstone.get(), Labels.of("pipeline", name, "reason", "tombstone"));
             deadLetters(name, p.deadLetters(), GATHER_REASONS);
             pauses.add(s.backpressurePauses.get(), pl);
             sealed.add(s.sealedByRows.get(), Labels.of("pipeline", name, "reason", "max_rows"));

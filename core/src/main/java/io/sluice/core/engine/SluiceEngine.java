@@ -517,9 +517,10 @@ public final class SluiceEngine
             final Histogram[] h = s.totals();
             final StringBuilder sb = new StringBuilder();
             sb.append(String.format("%s: summary: %d records in, %d rows written in %.1f s (%.0f records/s); "
-                + "dropped unrouted=%d invalid=%d; inserts=%d (failed attempts %d)%n",
+                + "dropped unrouted=%d invalid=%d tombstone=%d; inserts=%d (failed attempts %d)%n",
                 p.name(), s.recordsIn.get(), s.rowsWritten.get(), seconds, s.recordsIn.get() / seconds,
-                s.droppedUnrouted.get(), s.droppedInvalid.get(), s.inserts.get(), s.insertFailures.get()));
+                s.droppedUnrouted.get(), s.droppedInvalid.get(), s.droppedTombstone.get(), s.inserts.get(),
+                s.insertFailures.get()));
             for (final Map.Entry<String, Long> e : perTable.entrySet())
             {
                 sb.append(String.format("  %-40s %d rows%n", e.getKey(), e.getValue()));

@@ -8,6 +8,7 @@ import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.sluice.core.gather.batch.Binding;
 import io.sluice.core.gather.batch.Destination;
 import io.sluice.core.gather.sink.DestinationCatalog;
 import io.sluice.core.gather.sink.SinkException;
@@ -74,6 +75,91 @@ public final class DestinationResolver
         }
     }
 
+    /** The encoder bound to one description of the table, with its columns quoted for SQL. */
+    private static Binding bind(final RowEncoder<?> encoder, final SinkTarget target, final TableSchema schema,
+        final int generation) throws SinkException
+    {
+        final RowEncoder.Bound<?> bound = encoder.bind(schema, target.catalog);
+        final List<String> sqlColumns = new ArrayList<>();
+        for (final String c : bound.columns())
+        {
+            sqlColumns.add(target.catalog.quoteColumn(c));
+        }
+        return new Binding(bound, schema, sqlColumns, generation);
+    }
+
+    /**
+     * Describes a destination's table again after a change was noticed ({@link Destination#refreshRequested()})
+     * and rebinds the branch's encoder when its columns changed; when only the version moved (the columns are the
+     * same), the binding takes the new version and keeps its encoder. Route stage thread, off the hot path (once per
+     * change).
+     *
+     * @param destination the destination
+     * @param encoder     its branch's encoder
+     * @param target      its sink
+     * @return the new binding, or {@code null} when the destination keeps its binding because the table cannot be
+     *     described now (gone, or the server unreachable: its inserts say so); throws when the new columns cannot be
+     *     written
+     * @throws IllegalArgumentException naming what the encoder cannot write in the changed table (a mapped column
+     *                                  dropped, a type it cannot write)
+     * @throws SinkException            when the catalog fails while binding (a default cannot be evaluated)
+     */
+    public Binding refresh(final Destination destination, final RowEncoder<?> encoder, final SinkTarget target)
+        throws SinkException
+    {
+        final Binding current = destination.binding();
+        final TableSchema schema;
+        try
+        {
+            schema = target.catalog.describe(destination.database(), destination.table());
+        }
+        catch (final SinkException e)
+        {
+            LOG.warn("destination {}: cannot describe the table again ({}); its rows keep the columns read before",
+                destination, e.getMessage());
+            return null;
+        }
+        if (schema == null)
+        {
+            LOG.warn("destination {}: the table does not exist any more; its inserts fail until it is back",
+                destination);
+            return null;
+        }
+        final int generation = current == null ? 1 : current.generation() + 1;
+        final Binding next;
+        if (current != null && current.schema().sameColumns(schema))
+        {
+            next = new Binding(current.encoder(), schema, current.sqlColumns(), generation);
+            LOG.info("destination {}: the table's version moved ({} -> {}) but its columns are the same", destination,
+                current.version(), schema.version());
+        }
+        else
+        {
+            next = bind(encoder, target, schema, generation);
+            LOG.info("destination {} (branch {}): the table changed; rows are encoded for its columns now: {} "
+                + "(before: {})", destination, destination.branchName(), describe(next),
+                current == null
+                    ? "none"
+                    : describe(current));
+        }
+        destination.rebind(next);
+        return next;
+    }
+
+    private static String describe(final Binding b)
+    {
+        final StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < b.columns().size(); i++)
+        {
+            sb.append(i == 0 ? "" : ", ").append(b.columns().get(i));
+            if (i < b.types().size())
+            {
+                sb.append(' ').append(b.types().get(i));
+            }
+        }
+        return sb.toString();
+    }
+
     private final Map<String, Destination> byName = new HashMap<>();
     private final List<Destination> all = new ArrayList<>();
     private volatile List<Destination> published = List.of();
@@ -106,9 +192,29 @@ public final class DestinationResolver
         final String tableName = name.table();
         final String key = branchIndex + "\u0000" + database + "\u0000" + tableName;
         final Destination cached = byName.get(key);
-        if (cached != null)
+        if (cached != null && cached.unwritable() == null)
         {
             return Result.ok(cached);
+        }
+        if (cached != null)
+        {
+            // its table changed into one the branch cannot write: try again, it may have been fixed
+            try
+            {
+                refresh(cached, encoder, target);
+                cached.unwritable(null);
+                return Result.ok(cached);
+            }
+            catch (final SinkException e)
+            {
+                return Result.failed("destination " + cached + ": " + e.getMessage(), e.retriable());
+            }
+            catch (final IllegalArgumentException e)
+            {
+                cached.unwritable(e.getMessage());
+                return Result.failed("destination " + cached + " changed and cannot be written: " + e.getMessage(),
+                    false);
+            }
         }
         final boolean create = target.spec.connection().createTable();
         try
@@ -126,15 +232,10 @@ public final class DestinationResolver
                     + " (branch " + branchName + (create ? "" : "; set plugin_config.create_table = true to create it")
                     + ")", false);
             }
-            final RowEncoder.Bound<?> bound = encoder.bind(schema, target.catalog);
-            final List<String> sqlColumns = new ArrayList<>();
-            for (final String c : bound.columns())
-            {
-                sqlColumns.add(target.catalog.quoteColumn(c));
-            }
+            final Binding binding = bind(encoder, target, schema, 1);
             final Destination d = new Destination(all.size(), branchIndex, branchName, schema.database(),
-                schema.table(),
-                target.catalog.qualifiedName(schema.database(), schema.table()), sqlColumns, target.spec.name(), bound);
+                schema.table(), target.catalog.qualifiedName(schema.database(), schema.table()), target.spec.name(),
+                target.catalog, target.spec.connection().schemaRefreshMs(), binding);
             byName.put(key, d);
             all.add(d);
             published = List.copyOf(all);

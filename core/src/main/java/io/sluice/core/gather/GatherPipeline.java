@@ -9,6 +9,8 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.SleepingMillisIdleStrategy;
+import org.agrona.concurrent.SystemNanoClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,6 +35,7 @@ import io.sluice.core.gather.sink.SinkException;
 import io.sluice.core.gather.sink.SinkSpec;
 import io.sluice.core.gather.split.GatherSpec;
 import io.sluice.core.gather.split.Split;
+import io.sluice.core.source.KafkaChecks;
 import io.sluice.core.source.KafkaSource;
 import io.sluice.core.stage.Downstream;
 import io.sluice.core.stage.PipelineControl;
@@ -44,6 +47,7 @@ import io.sluice.core.stage.TopicRegistry;
 import io.sluice.ringbuffers.OverflowPool;
 import io.sluice.ringbuffers.RecordEvent;
 import io.sluice.ringbuffers.RecordRing;
+import io.sluice.tuning.CpuAffinity;
 import io.sluice.tuning.Layout;
 import io.sluice.tuning.StagePlan;
 import io.sluice.tuning.StageThread;
@@ -96,6 +100,7 @@ public final class GatherPipeline<T>
     private final List<InsertWorker> workers = new ArrayList<>();
     private final List<BatchPool> pools = new ArrayList<>();
     private final DestinationResolver resolver = new DestinationResolver();
+    private SchemaWatch schemaWatch;
 
     private RecordRing ring;
     private Layout layout;
@@ -175,8 +180,9 @@ public final class GatherPipeline<T>
         final OverflowPool overflow = new OverflowPool(e.overflowBuffers(),
             Math.min(e.maxRecordBytes(), e.slotBytes() * 4),
             e.maxRecordBytes());
-        route = new RouteStage<>(spec.name(), spec.decoder(), spec.split(), spec.onError(), branchSinks,
-            branchWorkers, pools, resolver, trackers, topics, overflow, control, stats);
+        route = new RouteStage<>(spec.name(), spec.decoder(), spec.split(), spec.onError(), spec.tombstones(),
+            branchSinks,
+            branchWorkers, pools, resolver, trackers, topics, overflow, control, stats, SystemNanoClock.INSTANCE);
         if (spec.decoder() instanceof JsonRecord json)
         {
             json.topics(topics);
@@ -216,6 +222,11 @@ public final class GatherPipeline<T>
         {
             threads.add(StageAgents.thread(spec.name(), spec.name() + "-route", routeThreadPlan.cpu(), routeProcessor));
         }
+        // tables that change while running are noticed within schema_refresh_ms (off the record path)
+        schemaWatch = new SchemaWatch(spec.name() + "-schema-watch", resolver);
+        threads.add(StageAgents.start(schemaWatch, new SleepingMillisIdleStrategy(50),
+            StageErrorHandler.forAgent(spec.name(), "schema watch", control, () -> null),
+            spec.name() + "-schema-watch", CpuAffinity.UNPINNED));
         sourceThread = StageAgents.start(source, source.idleStrategy(),
             StageErrorHandler.forAgent(spec.name(), "source", control, source::describeWork), spec.name() + "-source",
             sourceThreadPlan.cpu());
@@ -342,7 +353,7 @@ public final class GatherPipeline<T>
             spec.topics(),
             spec.autoOffsetReset(),
             spec.topicRefreshMs(),
-            KafkaSource.withIsolationLevel(config.kafkaForSink(spec.name()).consumerProperties(), isolationLevel()),
+            KafkaChecks.withIsolationLevel(config.kafkaForSink(spec.name()).consumerProperties(), isolationLevel()),
             config.checkpoint().commitIntervalMs(),
             config.checkpoint().stalledFailAfterMs(),
             config.checkpoint().drainTimeoutMs(),
@@ -424,6 +435,10 @@ public final class GatherPipeline<T>
         for (final InsertWorker w : workers)
         {
             w.stop();
+        }
+        if (schemaWatch != null)
+        {
+            schemaWatch.stop();
         }
         if (deadLetters != null)
         {

@@ -347,12 +347,17 @@ public final class InsertWorker implements Agent, SealedBatchQueue
     private void onFailure(final BatchBuffer batch, final SinkException e)
     {
         stats.insertFailures.incrementAndGet();
-        stats.table(batch.destination()).onInsertFailed(e.retriable()
-            ? TableStats.RETRIABLE
-            : TableStats.PERMANENT);
+        stats.table(batch.destination()).onInsertFailed(e.schemaChanged()
+            ? TableStats.SCHEMA_CHANGED
+            : e.retriable() ? TableStats.RETRIABLE : TableStats.PERMANENT);
         final String reason = "insert of " + batch.rowCount() + " rows into " + batch.destination().sqlTable()
             + " via " + writer.describe() + " failed: " + e.getMessage();
         lastError = reason;
+        if (e.schemaChanged())
+        {
+            onSchemaChanged(batch, e, reason);
+            return;
+        }
         if (!e.retriable())
         {
             if (deadLetters != null && e.recordCaused() && deadLetters.markBatch(batch, e, reason))
@@ -381,6 +386,24 @@ public final class InsertWorker implements Agent, SealedBatchQueue
         }
         retryAtNanos = now + backoffWaitNanos;
         backoffWaitNanos = Math.min(backoffWaitNanos * 2, backoffMaxNanos);
+    }
+
+    /**
+     * The server refused the batch because the table is no longer the one its rows were encoded for: nothing was
+     * written. The offsets fail first, then the destination is asked to describe the table again: a record the
+     * route stage encodes for the new columns was routed after the failure, so it is held for the re-read
+     * ({@code RouteStage.heldForReread}) instead of written now and again by the re-read. The source reads the
+     * records again (after {@code retry_backoff_ms}) and the route stage encodes them for the table's new columns.
+     */
+    private void onSchemaChanged(final BatchBuffer batch, final SinkException e, final String reason)
+    {
+        LOG.atWarn().addKeyValue("table", batch.destination().toString())
+            .log("{}: {} (the table changed: the batch was not written; its records are read again and encoded for "
+                + "the table's new columns)", name, reason);
+        failRows(batch, e.code(), reason);
+        batch.destination().requestRefresh(e.getMessage());
+        batch.release();
+        done();
     }
 
     private void onWritten(final BatchBuffer batch, final long startNanos, final long endNanos)

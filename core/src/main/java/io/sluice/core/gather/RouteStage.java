@@ -9,7 +9,6 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongConsumer;
 
 import org.agrona.concurrent.NanoClock;
-import org.agrona.concurrent.SystemNanoClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,7 +16,6 @@ import com.lmax.disruptor.EventHandler;
 
 import net.openhft.chronicle.bytes.Bytes;
 
-import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
 import io.sluice.core.config.ErrorPolicy;
 import io.sluice.core.deadletter.DeadLetter;
@@ -26,6 +24,7 @@ import io.sluice.core.deadletter.DeadLetterReason;
 import io.sluice.core.gather.batch.BatchBuffer;
 import io.sluice.core.gather.batch.BatchPool;
 import io.sluice.core.gather.batch.Destination;
+import io.sluice.core.gather.sink.SinkException;
 import io.sluice.core.gather.split.BranchHandle;
 import io.sluice.core.gather.split.ChunkConfig;
 import io.sluice.core.gather.split.Emitter;
@@ -61,15 +60,19 @@ import io.sluice.ringbuffers.RecordEvent;
  * <p>Dispatch is O(1): the handle carries the branch index; destinations are cached in arrays indexed by topic id.
  * Nothing here allocates per record in steady state.
  *
- * <p>Errors: a record that cannot be written (malformed JSON, a null value, a value that does not convert to its
- * column type, a record above {@code max_record_bytes}, a topic whose destination cannot be resolved, a classifier,
- * shard router or encoder that throws, a shard router that returns a shard out of range) follows the
- * {@code on_error} policy, with the cause; a record no branch takes follows the split's unmatched policy. {@code fail} marks the
- * record failed in its partition's tracker (so nothing is committed past it) and stops the pipeline naming topic,
- * partition and offset, and column, path and type where they apply; {@code skip} counts and acknowledges it;
+ * <p>Errors: a record that cannot be written (malformed JSON, a value that is not a JSON object, a key that occurs
+ * twice under {@code duplicate_keys = "fail"}, a value that does not convert to its column type, a record above
+ * {@code max_record_bytes}, a topic whose destination cannot be resolved, a classifier, shard router or encoder that
+ * throws, a shard router that returns a shard out of range) follows the {@code on_error} policy, with the cause,
+ * before any branch is chosen where the decoder finds it; a tombstone (a null Kafka value) is never a row and follows
+ * {@code tombstones}; a record no branch takes follows the split's unmatched policy. {@code fail} marks the record
+ * failed in its partition's tracker (so nothing is committed past it) and stops the pipeline naming topic, partition
+ * and offset, and column, path and type where they apply; {@code skip} counts and acknowledges it;
  * {@code dead_letter} hands it to the pipeline's {@link GatherDeadLetters}, which acknowledges it once the broker has
- * its dead letter. A record an insert worker marked (its batch was refused for its data) is sent there too when
- * the re-read brings it back, instead of being written again.
+ * its dead letter (one place: {@code recordError}). A record an insert worker marked (its batch was refused for its
+ * data) is sent there too when the re-read brings it back, instead of being written again. A record whose partition
+ * has already failed at an earlier offset is not written: the source reads it again (a topic whose destination
+ * cannot be resolved, or an insert the server refused, fails its records that way).
  *
  * <p>Keys and headers: the source copies them only when a stage needs them. A destination whose encoder reads them
  * ({@link RowEncoder.Bound#readsKeyAndHeaders()}) asks the source for them when it is bound; a record that was
@@ -139,20 +142,17 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
     private final OverflowPool overflow;
     private final PipelineControl control;
     private final PipelineStats stats;
+
     private final ErrorPolicy unmatched;
     private final ErrorPolicy onError;
+    private final ErrorPolicy tombstones;
     private final RowEmitter emitter = new RowEmitter();
+    private final RecordFates fates;
     private final Sealer sealer;
     private final NanoClock clock;
 
     private long nowNanos;
     private volatile long lastFlushToken;
-    private long errorsLogged;
-    private GatherDeadLetters deadLetters;
-    private Runnable keysAndHeadersRequest = () ->
-    {
-    };
-    private volatile boolean keysAndHeadersNeeded;
     private boolean blocking = true;
     private LongConsumer onFlushed = sequence ->
     {
@@ -161,51 +161,24 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
     private volatile boolean abandoned;
 
     /**
-     * A route stage on the system clock.
-     *
-     * @param pipeline pipeline name
-     * @param decoder  record → view
-     * @param split    the split
-     * @param onError  record error policy
-     * @param sinks    per branch, the sink it writes to
-     * @param queues   per branch, the queues of its sink's insert workers, by shard then worker
-     * @param pools    per branch, its batch pool
-     * @param resolver resolves destinations
-     * @param trackers the pipeline's ack trackers
-     * @param topics   the pipeline's topic registry
-     * @param overflow where overflow buffers go back
-     * @param control  the pipeline's run state
-     * @param stats    the pipeline's counters
+     * @param pipeline   pipeline name
+     * @param decoder    record → view
+     * @param split      the split
+     * @param onError    record error policy
+     * @param tombstones what a record with a null Kafka value does ({@code tombstones})
+     * @param sinks      per branch, the sink it writes to
+     * @param queues     per branch, the queues of its sink's insert workers, by shard then worker
+     * @param pools      per branch, its batch pool
+     * @param resolver   resolves destinations
+     * @param trackers   the pipeline's ack trackers
+     * @param topics     the pipeline's topic registry
+     * @param overflow   where overflow buffers go back
+     * @param control    the pipeline's run state
+     * @param stats      the pipeline's counters
+     * @param clock      the time source of linger, ring-hop latency and retries, nanoseconds
      */
     public RouteStage(final String pipeline, final RecordDecoder<T> decoder, final Split<T> split,
-        final ErrorPolicy onError,
-        final List<DestinationResolver.SinkTarget> sinks, final List<? extends SealedBatchQueue[][]> queues,
-        final List<BatchPool> pools,
-        final DestinationResolver resolver, final PartitionTrackers trackers, final TopicRegistry topics,
-        final OverflowPool overflow, final PipelineControl control, final PipelineStats stats)
-    {
-        this(pipeline, decoder, split, onError, sinks, queues, pools, resolver, trackers, topics, overflow, control,
-            stats, SystemNanoClock.INSTANCE);
-    }
-
-    /**
-     * @param pipeline pipeline name
-     * @param decoder  record → view
-     * @param split    the split
-     * @param onError  record error policy
-     * @param sinks    per branch, the sink it writes to
-     * @param queues   per branch, the queues of its sink's insert workers, by shard then worker
-     * @param pools    per branch, its batch pool
-     * @param resolver resolves destinations
-     * @param trackers the pipeline's ack trackers
-     * @param topics   the pipeline's topic registry
-     * @param overflow where overflow buffers go back
-     * @param control  the pipeline's run state
-     * @param stats    the pipeline's counters
-     * @param clock    the time source of linger, ring-hop latency and retries, nanoseconds
-     */
-    public RouteStage(final String pipeline, final RecordDecoder<T> decoder, final Split<T> split,
-        final ErrorPolicy onError,
+        final ErrorPolicy onError, final ErrorPolicy tombstones,
         final List<DestinationResolver.SinkTarget> sinks, final List<? extends SealedBatchQueue[][]> queues,
         final List<BatchPool> pools,
         final DestinationResolver resolver, final PartitionTrackers trackers, final TopicRegistry topics,
@@ -232,6 +205,9 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         this.stats = stats;
         this.unmatched = split.unmatched();
         this.onError = onError;
+        this.tombstones = tombstones;
+        this.fates = new RecordFates(pipeline, trackers, topics, control, new ErrorPolicy[]{unmatched, onError,
+            tombstones}, new AtomicLong[]{stats.droppedUnrouted, stats.droppedInvalid, stats.droppedTombstone});
     }
 
     /**
@@ -251,7 +227,7 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
                 {
                     return r.error();
                 }
-                noteKeysAndHeaders(r.destination());
+                fates.noteKeysAndHeaders(r.destination());
             }
         }
         return null;
@@ -265,7 +241,7 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
      */
     public RouteStage<T> deadLetters(final GatherDeadLetters d)
     {
-        this.deadLetters = d;
+        fates.deadLetters(d);
         return this;
     }
 
@@ -290,18 +266,14 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
      */
     public RouteStage<T> keysAndHeadersRequest(final Runnable request)
     {
-        this.keysAndHeadersRequest = request;
-        if (keysAndHeadersNeeded)
-        {
-            request.run();
-        }
+        fates.keysAndHeadersRequest(request);
         return this;
     }
 
     /** @return whether a destination bound so far reads records' keys or headers */
     public boolean keysAndHeadersNeeded()
     {
-        return keysAndHeadersNeeded;
+        return fates.keysAndHeadersNeeded();
     }
 
     /**
@@ -450,21 +422,22 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         {
             Failpoints.check(Failpoints.GATHER_ROUTE, event.offset());
         }
-        if (deadLetters != null && redrive(event))
+        if (fates.heldForReread(event) || fates.redrive(event))
         {
             return;
         }
         if (event.tooLargeBytes() > 0)
         {
             final String what = "record of " + event.tooLargeBytes() + " bytes exceeds engine.max_record_bytes";
-            recordError(event, what, onError, stats.droppedInvalid,
+            fates.notARow(event, RecordFates.INVALID, what,
                 DeadLetter.Why.of(DeadLetterReason.INVALID, DeadLetterHeaders.STAGE_PARSE, what));
             return;
         }
         if (event.valueLength() < 0)
         {
-            final String what = "record value is null (a tombstone); there is nothing to write";
-            recordError(event, what, onError, stats.droppedInvalid,
+            final String what = "record value is null (a tombstone): it is no row (tombstones = "
+                + tombstones.configName() + ")";
+            fates.notARow(event, RecordFates.TOMBSTONE, what,
                 DeadLetter.Why.of(DeadLetterReason.TOMBSTONE, DeadLetterHeaders.STAGE_PARSE, what));
             return;
         }
@@ -472,7 +445,7 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         if (view == null)
         {
             final String what = decoder.error();
-            recordError(event, what, onError, stats.droppedInvalid,
+            fates.notARow(event, RecordFates.INVALID, what,
                 DeadLetter.Why.of(DeadLetterReason.INVALID, DeadLetterHeaders.STAGE_PARSE, what));
             return;
         }
@@ -492,13 +465,14 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             {
                 e.settled = true;
                 final String what = "the classifier failed: " + ex;
-                recordError(event, what, onError, stats.droppedInvalid, new DeadLetter.Why(DeadLetterReason.INVALID,
+                fates.notARow(event, RecordFates.INVALID, what, new DeadLetter.Why(DeadLetterReason.INVALID,
                     DeadLetterHeaders.STAGE_CLASSIFY, what, ex.getClass().getName(), null, null, null, null, 0));
             }
-            else if (errorsLogged++ < 10 || errorsLogged % 10_000 == 0)
+            else if (fates.logNow())
             {
                 // the record itself was settled (written or failed) before the classifier threw
-                LOG.error("{}: the classifier failed on {} after it emitted the record", pipeline, where(event), ex);
+                LOG.error("{}: the classifier failed on {} after it emitted the record", pipeline, fates.where(event),
+                    ex);
             }
             return;
         }
@@ -509,26 +483,9 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         if (!e.settled)
         {
             final String what = "no branch matches the record (unmatched = " + unmatched.configName() + ")";
-            recordError(event, what, unmatched, stats.droppedUnrouted,
+            fates.notARow(event, RecordFates.UNROUTED, what,
                 DeadLetter.Why.of(DeadLetterReason.UNROUTED, DeadLetterHeaders.STAGE_CLASSIFY, what));
         }
-    }
-
-    /**
-     * A record an insert worker marked (its batch was refused for its data) becomes a dead letter now that the
-     * re-read brought it back, instead of being written again.
-     *
-     * @return true when the record was marked
-     */
-    private boolean redrive(final RecordEvent event)
-    {
-        final DeadLetter.Why marked = deadLetters.marked(event);
-        if (marked == null)
-        {
-            return false;
-        }
-        deadLetter(event, marked);
-        return true;
     }
 
     /** The emitter handed to the classifier; one per stage, reset per record. */
@@ -553,7 +510,7 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             if (settled)
             {
                 LOG.error("{}: {} emitted to a second branch ({}); a record goes to exactly one branch", pipeline,
-                    where(ev), handle);
+                    fates.where(ev), handle);
                 return;
             }
             settled = true;
@@ -571,8 +528,8 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             catch (final RuntimeException ex)
             {
                 final String what = "branch " + branch.name + ": resolving its destination failed: " + ex;
-                recordError(ev, what, onError, stats.droppedInvalid,
-                    thrown(DeadLetterHeaders.STAGE_ROUTE, what, ex, branch.name, null));
+                fates.recordError(ev, what, onError, stats.droppedInvalid,
+                    RecordFates.thrown(DeadLetterHeaders.STAGE_ROUTE, what, ex, branch.name, null));
                 return;
             }
             if (dest == null)
@@ -581,7 +538,7 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             }
             if (dest.encoder().readsKeyAndHeaders() && !ev.hasKeyAndHeaders())
             {
-                rereadWithKeys(ev, dest);
+                fates.rereadWithKeys(ev, dest);
                 return;
             }
             final int shard = shardOf(ev, branch, row);
@@ -605,7 +562,8 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             final Bytes<Void> rows = batch.rows();
             final long start = rows.writePosition();
             @SuppressWarnings("unchecked")
-            final RowEncoder.Bound<R> encoder = (RowEncoder.Bound<R>)dest.encoder();
+            // the encoder the batch was opened with: its rows are inserted with that binding's types
+            final RowEncoder.Bound<R> encoder = (RowEncoder.Bound<R>)batch.binding().encoder();
             final String error;
             try
             {
@@ -617,8 +575,8 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
                 rows.writePosition(start);
                 s.discardIfEmpty(batch);
                 final String what = "the encoder failed: " + ex + " (table " + dest + ")";
-                recordError(ev, what, onError, stats.droppedInvalid,
-                    thrown(DeadLetterHeaders.STAGE_CONVERT, what, ex, branch.name, dest.toString()));
+                fates.recordError(ev, what, onError, stats.droppedInvalid,
+                    RecordFates.thrown(DeadLetterHeaders.STAGE_CONVERT, what, ex, branch.name, dest.toString()));
                 return;
             }
             catch (final Error ex)
@@ -630,7 +588,7 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             if (error != null)
             {
                 rows.writePosition(start);
-                recordError(ev, error + " (table " + dest + ")", onError, stats.droppedInvalid,
+                fates.notARow(ev, RecordFates.INVALID, error + " (table " + dest + ")",
                     GatherDeadLetters.conversion(branch.name, dest, error));
                 s.discardIfEmpty(batch);
                 return;
@@ -667,16 +625,16 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         catch (final RuntimeException ex)
         {
             final String what = "branch " + branch.name + ": the shard router failed: " + ex;
-            recordError(ev, what, onError, stats.droppedInvalid,
-                thrown(DeadLetterHeaders.STAGE_ROUTE, what, ex, branch.name, null));
+            fates.recordError(ev, what, onError, stats.droppedInvalid,
+                RecordFates.thrown(DeadLetterHeaders.STAGE_ROUTE, what, ex, branch.name, null));
             return -1;
         }
         if (shard < 0 || shard >= branch.shards)
         {
             final String what = "branch " + branch.name + ": the shard router returned shard " + shard + ", not in [0, "
                 + branch.shards + ")";
-            recordError(ev, what, onError, stats.droppedInvalid,
-                thrown(DeadLetterHeaders.STAGE_ROUTE, what, null, branch.name, null));
+            fates.recordError(ev, what, onError, stats.droppedInvalid,
+                RecordFates.thrown(DeadLetterHeaders.STAGE_ROUTE, what, null, branch.name, null));
             return -1;
         }
         return shard;
@@ -697,7 +655,10 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         final Destination cached = branch.byTopic[topicId];
         if (cached != null)
         {
-            return cached;
+            if (cached.refreshRequested() == null || refreshed(branch, cached))
+            {
+                return cached;
+            }
         }
         String error = branch.errorByTopic[topicId];
         if (error != null && nowNanos - branch.errorUntilNanos[topicId] >= 0)
@@ -720,7 +681,7 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
                     topics.name(topicId));
                 if (r.destination() != null)
                 {
-                    noteKeysAndHeaders(r.destination());
+                    fates.noteKeysAndHeaders(r.destination());
                     branch.byTopic[topicId] = r.destination();
                     branch.resolveWaitMs[topicId] = 0;
                     if (branch.errorByTopic[topicId] != null)
@@ -761,8 +722,47 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             }
         }
         trackers.get(event.trackerId()).fail(event.offset(), event.trackerGeneration(), -1,
-            where(event) + ": " + error);
+            fates.where(event) + ": " + error);
         return null;
+    }
+
+    /**
+     * Describes a destination's table again and rebinds it, because an insert worker or the schema watch noticed a
+     * change (off the hot path: once per change). Open batches are sealed first, so that no batch mixes rows of two
+     * bindings. When the branch cannot write the changed table (a mapped column dropped, a type it cannot write),
+     * the destination is forgotten: the record's partition stops at it, naming the reason, as for a missing table.
+     *
+     * @return true when the destination can be used (rebound, or kept because the table cannot be described now)
+     */
+    private boolean refreshed(final Branch branch, final Destination dest)
+    {
+        final String why = dest.refreshRequested();
+        LOG.info("{}: destination {} (branch {}) is described again: {}", pipeline, dest, branch.name, why);
+        sealer.flush();
+        awaitHandOffs();
+        try
+        {
+            if (resolver.refresh(dest, branch.encoder, branch.sink) == null)
+            {
+                dest.clearRefresh();
+            }
+            return true;
+        }
+        catch (final SinkException | IllegalArgumentException e)
+        {
+            LOG.error("{}: destination {} (branch {}) changed and cannot be written any more: {}", pipeline, dest,
+                branch.name, e.getMessage());
+            dest.clearRefresh();
+            dest.unwritable(e.getMessage());
+            for (int t = 0; t < branch.byTopic.length; t++)
+            {
+                if (branch.byTopic[t] == dest)
+                {
+                    branch.byTopic[t] = null;
+                }
+            }
+            return false;
+        }
     }
 
     /**
@@ -824,108 +824,5 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
     {
         LockSupport.parkNanos(50_000);
         nowNanos = clock.nanoTime();
-    }
-
-    private String where(final RecordEvent event)
-    {
-        return "record " + topics.name(event.topicId()) + "-" + event.partition() + "@" + event.offset();
-    }
-
-    /** Why a record is a dead letter when user code (resolver, shard router, encoder) threw or answered wrongly. */
-    private static DeadLetter.Why thrown(final String stage, final String what, final RuntimeException ex,
-        final String branch, final String table)
-    {
-        return new DeadLetter.Why(DeadLetterReason.INVALID, stage, what, ex == null ? null : ex.getClass().getName(),
-            branch, table, null, null, 0);
-    }
-
-    private void recordError(final RecordEvent event, final String what, final ErrorPolicy policy,
-        final AtomicLong dropped, final DeadLetter.Why why)
-    {
-        if (policy == ErrorPolicy.DEAD_LETTER)
-        {
-            deadLetter(event, why);
-            return;
-        }
-        dropOrFail(event, what, policy, dropped);
-    }
-
-    /** fail or skip: {@link #recordError} decides dead letters first. */
-    private void dropOrFail(final RecordEvent event, final String what, final ErrorPolicy policy,
-        final AtomicLong dropped)
-    {
-        final AckTracker tracker = trackers.get(event.trackerId());
-        if (policy == ErrorPolicy.SKIP)
-        {
-            dropped.lazySet(dropped.get() + 1);
-            tracker.ack(event.offset(), event.trackerGeneration());
-            if (errorsLogged++ < 10 || errorsLogged % 10_000 == 0)
-            {
-                LOG.warn("{}: skipped {}: {} (skipped so far: {})", pipeline, where(event), what, dropped.get());
-            }
-            return;
-        }
-        final String reason = where(event) + ": " + what;
-        if (!control.failed())
-        {
-            LOG.error("{}: {}; stopping (nothing is committed past offset {})", pipeline, reason, event.offset());
-        }
-        // the pipeline fails first, so that the source, seeing the nack, knows not to announce a re-read
-        control.fail(reason);
-        tracker.fail(event.offset(), event.trackerGeneration(), -1, reason);
-    }
-
-    /**
-     * Hands a record to the dead-letter stage; its offset is acknowledged when the broker has the dead letter. A
-     * record whose key and headers were not copied (published before a dead-letter policy asked for them) is re-read.
-     */
-    private void deadLetter(final RecordEvent event, final DeadLetter.Why why)
-    {
-        final GatherDeadLetters d = deadLetters;
-        if (d == null)
-        {
-            final String reason = where(event) + ": " + why.message() + " (dead_letter, but the pipeline has no "
-                + "dead-letter stage)";
-            control.fail(reason);
-            trackers.get(event.trackerId()).fail(event.offset(), event.trackerGeneration(), -1, reason);
-            return;
-        }
-        if (!event.hasKeyAndHeaders())
-        {
-            keysAndHeadersRequest.run();
-            trackers.get(event.trackerId()).fail(event.offset(), event.trackerGeneration(), -1, where(event)
-                + ": re-read for its dead letter (its key and headers were not copied)");
-            return;
-        }
-        if (!d.send(event, why))
-        {
-            // stopping: the offset stays unacknowledged, so the record is read again by the next run
-            return;
-        }
-        if (errorsLogged++ < 10 || errorsLogged % 10_000 == 0)
-        {
-            LOG.warn("{}: {} goes to the dead-letter topic ({}, stage {}): {}", pipeline, where(event),
-                why.reason().label(), why.stage(), why.message());
-        }
-    }
-
-    /** Remembers that a bound destination reads keys or headers, and asks the source for them once. */
-    private void noteKeysAndHeaders(final Destination d)
-    {
-        if (!keysAndHeadersNeeded && d.encoder().readsKeyAndHeaders())
-        {
-            keysAndHeadersNeeded = true;
-            LOG.info("{}: {} reads record keys or headers: the source copies them from now on", pipeline, d);
-            keysAndHeadersRequest.run();
-        }
-    }
-
-    /** A record for a destination that reads keys and headers, published before the source copied them. */
-    private void rereadWithKeys(final RecordEvent event, final Destination d)
-    {
-        noteKeysAndHeaders(d);
-        keysAndHeadersRequest.run();
-        trackers.get(event.trackerId()).fail(event.offset(), event.trackerGeneration(), -1,
-            where(event) + ": re-read with its key and headers (table " + d + " reads them)");
     }
 }

@@ -13,6 +13,7 @@ import javax.net.ssl.SSLException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
@@ -209,5 +210,21 @@ public final class KafkaChecks
             }
         }
         return false;
+    }
+
+    /**
+     * The consumer properties of a pipeline with its {@code isolation_level} (Kafka's {@code isolation.level}, which
+     * Sluice owns: the raw {@code [kafka.consumer]} table may not set it).
+     *
+     * @param properties     the connection's raw consumer properties
+     * @param isolationLevel {@code read_committed} or {@code read_uncommitted}
+     * @return a copy with {@code isolation.level} set
+     */
+    public static Map<String, String> withIsolationLevel(final Map<String, String> properties,
+        final String isolationLevel)
+    {
+        final Map<String, String> out = new HashMap<>(properties);
+        out.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolationLevel);
+        return out;
     }
 }

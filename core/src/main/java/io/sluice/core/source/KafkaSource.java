@@ -218,22 +218,6 @@ public final class KafkaSource implements Agent
         return polled.copiesKeysAndHeaders();
     }
 
-    /**
-     * The consumer properties of a pipeline with its {@code isolation_level} (Kafka's {@code isolation.level}, which
-     * Sluice owns: the raw {@code [kafka.consumer]} table may not set it).
-     *
-     * @param properties     the connection's raw consumer properties
-     * @param isolationLevel {@code read_committed} or {@code read_uncommitted}
-     * @return a copy with {@code isolation.level} set
-     */
-    public static Map<String, String> withIsolationLevel(final Map<String, String> properties,
-        final String isolationLevel)
-    {
-        final Map<String, String> out = new HashMap<>(properties);
-        out.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolationLevel);
-        return out;
-    }
-
     /** @return true once the agent has closed (drained, committed, consumer closed) */
     public boolean finished()
     {

@@ -24,6 +24,8 @@ public final class PipelineStats
     public final PaddedAtomicLong droppedUnrouted = new PaddedAtomicLong();
     /** Records dropped because they could not be written, under {@code on_error = "skip"}. */
     public final PaddedAtomicLong droppedInvalid = new PaddedAtomicLong();
+    /** Tombstones (records whose Kafka value is null) dropped under {@code tombstones = "skip"}. */
+    public final PaddedAtomicLong droppedTombstone = new PaddedAtomicLong();
     /** Rows durably written (insert workers). */
     public final PaddedAtomicLong rowsWritten = new PaddedAtomicLong();
     /** Encoded bytes durably written (insert workers). */

@@ -15,7 +15,12 @@ public final class TableStats
     public static final int PERMANENT = 1;
     /** Error class of an unexpected exception in the sink (a bug; the batch's offsets are failed). */
     public static final int UNEXPECTED = 2;
-    private static final String[] CLASS_NAMES = {"retriable", "permanent", "unexpected"};
+    /**
+     * Error class of a refusal because the table changed (a column retyped, dropped or added): the batch was not
+     * written, the table is described again and its records are re-read and encoded for the new columns.
+     */
+    public static final int SCHEMA_CHANGED = 3;
+    private static final String[] CLASS_NAMES = {"retriable", "permanent", "unexpected", "schema_changed"};
 
     private final String label;
     /** Upper bounds of the insert duration histogram, nanoseconds (1 ms to 60 s). */
@@ -33,7 +38,7 @@ public final class TableStats
     private final BucketHistogram batchRows = new BucketHistogram(BATCH_ROWS_BUCKETS);
     private final BucketHistogram batchBytes = new BucketHistogram(BATCH_BYTES_BUCKETS);
     private final PaddedAtomicLong[] failures = {new PaddedAtomicLong(), new PaddedAtomicLong(),
-        new PaddedAtomicLong()};
+        new PaddedAtomicLong(), new PaddedAtomicLong()};
 
     TableStats(final String label)
     {
@@ -57,7 +62,7 @@ public final class TableStats
     /**
      * Counts one failed insert attempt.
      *
-     * @param errorClass {@link #RETRIABLE}, {@link #PERMANENT} or {@link #UNEXPECTED}
+     * @param errorClass {@link #RETRIABLE}, {@link #PERMANENT}, {@link #UNEXPECTED} or {@link #SCHEMA_CHANGED}
      */
     public void onInsertFailed(final int errorClass)
     {
@@ -75,7 +80,7 @@ public final class TableStats
 
     /**
      * @param errorClass an error class
-     * @return its label value: {@code retriable}, {@code permanent} or {@code unexpected}
+     * @return its label value: {@code retriable}, {@code permanent}, {@code unexpected} or {@code schema_changed}
      */
     public static String className(final int errorClass)
     {

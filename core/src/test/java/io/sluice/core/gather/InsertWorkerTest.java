@@ -1,6 +1,7 @@
 package io.sluice.core.gather;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Deque;
@@ -20,6 +21,7 @@ import io.sluice.core.gather.batch.BatchPool;
 import io.sluice.core.gather.batch.Destination;
 import io.sluice.core.gather.sink.SinkException;
 import io.sluice.core.stage.PipelineStats;
+import io.sluice.core.stage.TableStats;
 
 /**
  * The insert worker's delivery rules with a scripted writer (the retry and ack logic, not ClickHouse: the real
@@ -119,6 +121,39 @@ class InsertWorkerTest
         assertEquals(15, tracker.watermark());
         assertEquals(1, stats.insertFailures.get());
         assertEquals(5, stats.rowsWritten.get());
+    }
+
+    /**
+     * A refusal because the table changed: no retry, the offsets fail (so the source re-reads them) and only then
+     * the destination asks for its table to be described again; counted in its own class.
+     */
+    @Test
+    void shouldFailTheOffsetsThenAskForARefreshWhenTheTableChanged() throws Exception
+    {
+        for (long o = 10; o <= 12; o++)
+        {
+            tracker.tryRegister(o);
+        }
+        final ScriptedWriter writer = new ScriptedWriter();
+        final PipelineStats stats = new PipelineStats();
+        final InsertWorker w = worker(writer, stats);
+        writer.script.add(SinkException.schemaChanged("insert: ClickHouse error 368 (BAD_CAST): Bad cast", 368, null));
+        assertNull(table.refreshRequested());
+        final BatchBuffer b = pool.tryAcquire();
+        b.open(table, 0, System.nanoTime());
+        for (long o = 10; o <= 12; o++)
+        {
+            b.addRow(0, tracker.generation(), o, System.currentTimeMillis());
+        }
+        w.offer(b);
+        runUntilIdle(w);
+        assertEquals(1, writer.calls, "not retried as it is");
+        assertTrue(tracker.failed());
+        assertEquals(10, tracker.failedOffset());
+        assertEquals(10, tracker.watermark(), "nothing committed past the refused rows");
+        assertTrue(table.refreshRequested().contains("BAD_CAST"), table.refreshRequested());
+        assertEquals(1, stats.table(table).failures(TableStats.SCHEMA_CHANGED));
+        assertEquals(0, stats.table(table).failures(TableStats.PERMANENT));
     }
 
     @Test

@@ -16,6 +16,7 @@ import java.util.zip.GZIPInputStream;
 import org.agrona.ExpandableDirectByteBuffer;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.SystemNanoClock;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
@@ -24,6 +25,7 @@ import com.lmax.disruptor.BlockingWaitStrategy;
 import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
 import io.sluice.core.config.ConfigLoader;
+import io.sluice.core.config.ErrorPolicy;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.gather.batch.BatchBuffer;
 import io.sluice.core.gather.batch.BatchPool;
@@ -195,8 +197,8 @@ class RecordPathAllocationTest
         }
         final OverflowPool overflow = new OverflowPool(4, 64 << 10, 1 << 20);
         final RouteStage<JsonRecord> route = new RouteStage<>("g", spec.decoder(), spec.split(), spec.onError(),
-            targets, workers,
-            pools, new DestinationResolver(), trackers, topics, overflow, control, stats);
+            ErrorPolicy.SKIP, targets, workers, pools, new DestinationResolver(), trackers, topics, overflow, control,
+            stats, SystemNanoClock.INSTANCE);
         assertEquals(null, route.resolveLiteralDestinations());
         final RecordRing ring = new RecordRing(64, 8192, new BlockingWaitStrategy());
         final List<byte[]> lines = sample();

@@ -15,7 +15,8 @@ import io.sluice.core.naming.ClickHouseIdentifiers;
 
 /**
  * A ClickHouse sink's catalog: table existence and columns through {@code DESCRIBE TABLE … FORMAT TabSeparated}
- * (name, type, default kind, default expression — the first four columns on every server version), table creation
+ * (name, type, default kind, default expression — the first four columns on every server version), the table's
+ * engine and version from {@code system.tables} ({@link #versionQuery}), table creation
  * from {@code create_table_ddl} (its {@code {database}} and {@code {table}} placeholders replaced by quoted identifiers
  * in one pass) or {@code create_table_like}, constant DEFAULT evaluation and the server's time zone. Creation that
  * races another process is not an error: TABLE_ALREADY_EXISTS, or any failure after which the table exists, counts
@@ -58,9 +59,56 @@ final class ClickHouseCatalog implements DestinationCatalog
         this.config = config;
     }
 
+    /**
+     * The query of a table's engine and version: {@code engine}, then {@code metadata_modification_time} (as epoch
+     * seconds) and {@code cityHash64(create_table_query)} joined by a colon. The modification time has one-second
+     * resolution; the statement's hash changes with every ALTER, so two changes in one second are still told apart
+     * (docs/schema-changes.md, section 3). Both columns exist on 18.16 and on current releases.
+     *
+     * @param database database name, verbatim
+     * @param table    table name, verbatim
+     * @return the query, answering one row (the table exists) or none
+     */
+    static String versionQuery(final String database, final String table)
+    {
+        return "SELECT engine, concat(toString(toUnixTimestamp(metadata_modification_time)), ':', "
+            + "toString(cityHash64(create_table_query))) FROM system.tables WHERE database = "
+            + ClickHouseIdentifiers.quoteString(database) + " AND name = " + ClickHouseIdentifiers.quoteString(table);
+    }
+
+    /**
+     * Runs {@link #versionQuery}.
+     *
+     * @return {engine, version}, or null when the table does not exist
+     */
+    static String[] engineAndVersion(final Client client, final String endpoint, final String database,
+        final String table) throws SinkException
+    {
+        final List<List<String>> rows = TabSeparated.parse(ClickHouseConnections.query(client,
+            versionQuery(database, table), "read the version of " + database + "." + table + " at " + endpoint,
+            30_000));
+        if (rows.isEmpty() || rows.get(0).size() < 2)
+        {
+            return null;
+        }
+        return new String[]{rows.get(0).get(0), rows.get(0).get(1)};
+    }
+
+    @Override
+    public String tableVersion(final String database, final String table) throws SinkException
+    {
+        final String[] v = engineAndVersion(client, endpoint, database, table);
+        return v == null ? null : v[1];
+    }
+
+    /**
+     * Reads the table's engine and version (first: a change between the two reads shows as a version that moved
+     * later), then its columns with DESCRIBE.
+     */
     @Override
     public TableSchema describe(final String database, final String table) throws SinkException
     {
+        final String[] engineVersion = engineAndVersion(client, endpoint, database, table);
         final String sql = "DESCRIBE TABLE " + qualifiedName(database, table);
         final String body;
         try
@@ -91,7 +139,8 @@ final class ClickHouseCatalog implements DestinationCatalog
             throw new SinkException("describe " + database + "." + table + " at " + endpoint + " returned no columns",
                 false, 0, null);
         }
-        return new TableSchema(database, table, columns);
+        return new TableSchema(database, table, columns, engineVersion == null ? "" : engineVersion[0],
+            engineVersion == null ? "" : engineVersion[1]);
     }
 
     @Override

@@ -89,6 +89,24 @@ public final class ClickHouseErrors
         Map.entry(407, "DECIMAL_OVERFLOW"),
         Map.entry(469, "VIOLATED_CONSTRAINT"));
 
+    /**
+     * Codes with which ClickHouse refuses a typed (Native) insert because the table is no longer the one the rows
+     * were encoded for: a column retyped (18.16's MergeTree writer: BAD_CAST "Bad cast from type
+     * DB::ColumnVector&lt;long&gt; to DB::ColumnVector&lt;int&gt;"; current releases with
+     * {@code input_format_native_allow_types_conversion = 0}: TYPE_MISMATCH "Cannot convert: Int64 to Int32"), a
+     * column dropped that the insert names (NO_SUCH_COLUMN_IN_TABLE), or a conversion the server cannot make
+     * (CANNOT_CONVERT_TYPE). INCORRECT_DATA (117) counts only with the texts of a changed table ("Unknown column",
+     * "Type of"; {@link #schemaChanged(int, String)}). These are looked at before {@link #RECORD_CAUSED}: a batch
+     * refused with one of them is re-read and encoded again, never dead-lettered. Neither retriable as they are nor permanent: the rows must be
+     * encoded again for the table's new columns (docs/schema-changes.md). Names as ClickHouse spells them.
+     */
+    public static final Map<Integer, String> SCHEMA_CHANGED = Map.ofEntries(
+        Map.entry(16, "NO_SUCH_COLUMN_IN_TABLE"),
+        Map.entry(53, "TYPE_MISMATCH"),
+        Map.entry(70, "CANNOT_CONVERT_TYPE"),
+        Map.entry(117, "INCORRECT_DATA"),
+        Map.entry(368, "BAD_CAST"));
+
     /** ClickHouse's UNKNOWN_TABLE. */
     public static final int UNKNOWN_TABLE = 60;
     /** ClickHouse's UNKNOWN_DATABASE. */
@@ -108,6 +126,21 @@ public final class ClickHouseErrors
     }
 
     /**
+     * @param code    a ClickHouse error code
+     * @param message the server's message
+     * @return whether the server refused an insert because the table changed ({@link #SCHEMA_CHANGED})
+     */
+    public static boolean schemaChanged(final int code, final String message)
+    {
+        if (code == 117)
+        {
+            final String m = String.valueOf(message);
+            return m.contains("Unknown column") || m.contains("Type of ");
+        }
+        return SCHEMA_CHANGED.containsKey(code);
+    }
+
+    /**
      * Classifies any failure of a client-v2 call.
      *
      * @param what     what was being done, naming the table and endpoint (e.g. "insert into `db`.`t` at http://…")
@@ -120,6 +153,12 @@ public final class ClickHouseErrors
         if (server != null)
         {
             final int code = server.getCode() > 0 ? server.getCode() : codeIn(server.getMessage());
+            if (schemaChanged(code, server.getMessage()))
+            {
+                return SinkException.schemaChanged(what + ": ClickHouse error " + code + " (" + SCHEMA_CHANGED.get(code)
+                    + "): " + Secrets.redact(serverText(server.getMessage())) + " (the table is not the one the rows "
+                    + "were encoded for)", code, failure);
+            }
             final boolean retry = retriable(code);
             final String refused = REFUSED.get(code);
             final String data = RECORD_CAUSED.get(code);

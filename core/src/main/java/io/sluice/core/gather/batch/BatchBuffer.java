@@ -8,8 +8,9 @@ import net.openhft.chronicle.bytes.Bytes;
  * A batch of encoded rows for one (destination, shard), plus the coordinates of the records they came from so the
  * insert worker can acknowledge exactly those offsets once the destination has durably written them.
  *
- * <p>Rows are written into an elastic off-heap chronicle-bytes buffer in the destination's row format (RowBinary for
- * ClickHouse). The row-coordinate arrays grow by doubling up to {@code maxRows} and keep their capacity, so a recycled
+ * <p>Rows are written into an elastic off-heap chronicle-bytes buffer in the row format of the binding the batch was
+ * opened with (RowBinary, each row preceded by its omission mask when the binding has omittable columns; see
+ * {@link Binding}). The row-coordinate arrays grow by doubling up to {@code maxRows} and keep their capacity, so a recycled
  * buffer allocates nothing in steady state.
  *
  * <p>Ownership moves, it is never shared: the route stage owns an open batch; sealing hands it to a shard's insert
@@ -26,6 +27,7 @@ public final class BatchBuffer
     private long openedNanos;
     private long sealedNanos;
     private volatile Destination destination;
+    private Binding binding;
     private long[] firstOffsetByTracker = new long[16];
     private int[] stampByTracker = new int[16];
     private int stamp;
@@ -59,6 +61,7 @@ public final class BatchBuffer
     public void open(final Destination destination, final int shard, final long nowNanos)
     {
         this.destination = destination;
+        this.binding = destination.binding();
         this.shard = shard;
         this.openedNanos = nowNanos;
         this.rowCount = 0;
@@ -166,6 +169,15 @@ public final class BatchBuffer
     public Destination destination()
     {
         return destination;
+    }
+
+    /**
+     * @return what the rows were encoded for: the destination's binding when the batch was opened (it may have been
+     *     rebound since; the rows are still those of this binding)
+     */
+    public Binding binding()
+    {
+        return binding;
     }
 
     /** @return 0-based shard */

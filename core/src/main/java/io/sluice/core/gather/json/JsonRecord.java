@@ -3,6 +3,7 @@ package io.sluice.core.gather.json;
 import org.agrona.MutableDirectBuffer;
 
 import io.sluice.codecs.json.JsonError;
+import io.sluice.codecs.json.JsonKind;
 import io.sluice.codecs.json.JsonScanner;
 import io.sluice.codecs.json.JsonValueView;
 import io.sluice.codecs.json.RoutingValues;
@@ -28,8 +29,12 @@ public final class JsonRecord implements RecordDecoder<JsonRecord>
     private RecordEvent event;
     private long stamp;
     private TopicRegistry topics;
+    private int rootKind = JsonKind.OBJECT;
 
-    /** @param paths the record scope's path registry (the classifier's conditions register their paths in it) */
+    /**
+     * @param paths the record scope's path registry (the classifier's conditions register their paths in it); its
+     *              duplicate-key policy is every scope's
+     */
     public JsonRecord(final PathRegistry paths)
     {
         this.own = new Scope(this, paths);
@@ -53,21 +58,36 @@ public final class JsonRecord implements RecordDecoder<JsonRecord>
      */
     public Scope scope()
     {
-        return new Scope(this, new PathRegistry(own.paths.maxDepth()));
+        return new Scope(this, new PathRegistry(own.paths.maxDepth(), own.paths.duplicateKeys()));
     }
 
+    /**
+     * Scans the record's own scope and accepts only a JSON object as a row: an array, a number, a string,
+     * {@code true}/{@code false} or {@code null} is refused ("value is a JSON array, not an object"), as are
+     * malformed JSON, an empty or blank value and, under {@code duplicate_keys = "fail"}, a key that occurs twice at
+     * a path of the scope. The caller (the route stage) applies {@code on_error} before any branch is chosen.
+     *
+     * @param e the record
+     * @return this view, or {@code null} when the value is no row ({@link #error()} says why)
+     */
     @Override
     public JsonRecord decode(final RecordEvent e)
     {
         this.event = e;
         stamp++;
-        return own.scan() == JsonError.NONE ? this : null;
+        if (own.scan() != JsonError.NONE)
+        {
+            rootKind = JsonKind.OBJECT;
+            return null;
+        }
+        rootKind = own.scanner.rootKind();
+        return rootKind == JsonKind.OBJECT ? this : null;
     }
 
     @Override
     public String error()
     {
-        return own.error();
+        return rootKind != JsonKind.OBJECT ? JsonKind.notAnObject(rootKind) : own.error();
     }
 
     /**
@@ -169,6 +189,15 @@ public final class JsonRecord implements RecordDecoder<JsonRecord>
         /** @return why the last {@link #scan()} failed */
         public String error()
         {
+            if (errorCode == JsonError.EMPTY_DOCUMENT)
+            {
+                return JsonKind.notAnObject(JsonKind.MISSING);
+            }
+            if (errorCode == JsonError.DUPLICATE_KEY)
+            {
+                return "duplicate key " + scanner.duplicateKey() + " at byte " + scanner.errorOffset()
+                    + " (duplicate_keys = \"fail\"; \"first\" or \"last\" would take one of them)";
+            }
             return "malformed JSON: " + JsonError.describe(errorCode) + " at byte " + scanner.errorOffset();
         }
 

@@ -1,17 +1,12 @@
 package io.sluice.core.gather.json;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
-import java.time.LocalDate;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -35,6 +30,7 @@ import io.sluice.codecs.rowbinary.EncodeScratch;
 import io.sluice.codecs.rowbinary.EncoderOptions;
 import io.sluice.codecs.rowbinary.RowBinary;
 import io.sluice.core.gather.batch.BoundColumn;
+import io.sluice.core.gather.batch.NativeBatch;
 import io.sluice.core.gather.sink.ColumnSpec;
 import io.sluice.core.gather.sink.DestinationCatalog;
 import io.sluice.core.gather.sink.SinkException;
@@ -49,15 +45,20 @@ import io.sluice.ringbuffers.RecordEvent;
  *
  * <p>A value that is absent from the record takes, in this order, as ClickHouse does for an omitted column:
  * <ol>
- *   <li>the column's DEFAULT: a constant expression is evaluated once by the server at bind time; {@code now()},
- *       {@code today()}, {@code toDate(now())} and {@code now64([p])} are evaluated here, when the row is encoded
- *       (the clock of this machine, ms resolution, and the server's time zone for dates), an approximation of the
- *       server's insert time that is earlier by at most the batch's linger and insert time;</li>
+ *   <li>the column's DEFAULT: a constant expression ({@code 0}, {@code 'x'}, {@code CAST(7, 'Int32')}) is
+ *       evaluated once by the server at bind time and its bytes are written here; any other expression
+ *       ({@code cityHash64(id)}, {@code now()}, {@code concat(a, 'x')}) is left to the server: the column is
+ *       omitted from the row ({@link RowEncoder.Bound#omittableColumns()}: every row starts with its omission
+ *       mask), so the server evaluates it for that row, per Native block, exactly as for an INSERT that does not
+ *       name the column (case T5: {@code hn Nullable(UInt64) DEFAULT cityHash64(id)} gets {@code cityHash64(id)},
+ *       never NULL);</li>
  *   <li>NULL when the column is Nullable, an empty Array or Map;</li>
  *   <li>else the record fails, naming column and path.</li>
  * </ol>
  * A JSON {@code null} is NULL for a Nullable column; for any other column it fails the record unless
  * {@code null_as_default} is on, which writes the column's DEFAULT (or the type's zero when it has none).
+ * A table with more than 64 columns whose DEFAULT only the server can evaluate is refused at bind, naming the
+ * table, the 65th column and its expression.
  *
  * <p>Unknown JSON fields are ignored by default. With {@code unknown_fields = "fail"} a record whose top level has a
  * key that no column reads (by its own name or as the first part of a mapped path) fails, naming the key: the
@@ -70,9 +71,6 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
 {
     private static final Logger LOG = LoggerFactory.getLogger(JsonRowEncoder.class);
 
-    /** A DEFAULT expression evaluated when the row is encoded: the current time or date. */
-    private static final Pattern TIME_DEFAULT = Pattern.compile(
-        "\\s*(?i:(now)\\(\\s*\\)|(today)\\(\\s*\\)|todate\\(\\s*(now)\\(\\s*\\)\\s*\\)|(now64)\\(\\s*[0-9]?\\s*\\))\\s*");
     private static final int JSON_WHITESPACE_MAX = ' ';
 
     private final String branch;
@@ -123,7 +121,7 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
     {
         final Set<String> mapped = new HashSet<>(columnPaths.keySet());
         final List<BoundColumn> columns = new ArrayList<>();
-        final List<TimeDefault> timeDefaults = new ArrayList<>();
+        final List<Integer> serverDefaults = new ArrayList<>();
         final List<MetadataColumn> metadata = new ArrayList<>();
         final Set<String> topLevel = new HashSet<>();
         for (final ColumnSpec c : schema.columns())
@@ -147,18 +145,22 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
             final ColumnEncoder encoder = meta != null ? meta.encoder() : ColumnEncoder.forType(type, options);
             final String path = meta != null ? meta.spec() : jsonPathOf(c.name());
             final int pathIndex = meta != null ? -1 : scope.field(path);
-            final TimeDefault time = c.hasDefault() ? TimeDefault.of(c, type, catalog) : null;
-            final byte[] defaultBytes = c.hasDefault() && time == null ? encodeDefault(c, encoder, catalog) : null;
-            if (c.hasDefault() && time == null && defaultBytes == null)
+            final byte[] defaultBytes = c.hasDefault() ? encodeDefault(c, encoder, catalog) : null;
+            if (c.hasDefault() && defaultBytes == null)
             {
-                LOG.info(
-                    "default of column {} ({} DEFAULT {}) of {}.{} is evaluated by the server only: a record without "
-                        + "the value gets NULL (Nullable), an empty Array or Map, or fails naming the column",
-                    c.name(), c.type(),
-                    c.defaultExpression(), schema.database(), schema.table());
+                if (serverDefaults.size() == 64)
+                {
+                    throw new IllegalArgumentException("table " + schema.database() + "." + schema.table()
+                        + " has more than 64 columns whose DEFAULT only the server can evaluate; column " + c.name()
+                        + " (DEFAULT " + c.defaultExpression() + ") would be the 65th: a row can leave at most 64 "
+                        + "to the server");
+                }
+                serverDefaults.add(columns.size());
+                LOG.info("default of column {} ({} DEFAULT {}) of {}.{} is evaluated by the server: a record without "
+                    + "the value leaves the column out of its row", c.name(), c.type(), c.defaultExpression(),
+                    schema.database(), schema.table());
             }
             columns.add(new BoundColumn(c.name(), c.type(), path, pathIndex, encoder, defaultBytes));
-            timeDefaults.add(time);
             metadata.add(meta);
             if (meta == null)
             {
@@ -171,7 +173,8 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
                 + schema.database() + "." + schema.table() + " does not have (its columns: "
                 + schema.columns().stream().map(ColumnSpec::name).toList() + ")");
         }
-        return new BoundJson(columns.toArray(new BoundColumn[0]), timeDefaults.toArray(new TimeDefault[0]),
+        final int[] omittable = serverDefaults.stream().mapToInt(Integer::intValue).toArray();
+        return new BoundJson(columns.toArray(new BoundColumn[0]), omittable,
             failOnUnknownFields ? new KnownFields(topLevel) : null,
             metadata.stream().allMatch(m -> m == null) ? null : metadata.toArray(new MetadataColumn[0]));
     }
@@ -217,16 +220,16 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
     }
 
     /**
-     * Whether a bound column's DEFAULT is a time function ({@code now()}, {@code today()}, ...) written from this
-     * machine's clock when the value is missing.
+     * Whether a bound column's DEFAULT is left to the server: a record without the value omits the column from its
+     * row, so the server evaluates the expression.
      *
      * @param bound an encoder returned by {@link #bind}
      * @param index the column's index in {@link #columnsOf}
-     * @return true for a clock default
+     * @return true for a server-evaluated default
      */
-    public static boolean hasClockDefault(final Bound<?> bound, final int index)
+    public static boolean hasServerDefault(final Bound<?> bound, final int index)
     {
-        return bound instanceof BoundJson b && b.timeDefaults[index] != null;
+        return bound instanceof BoundJson b && b.bitOf[index] >= 0;
     }
 
     /** A column name used as a JSON path: dots and backslashes in the name are escaped (JsonPath syntax). */
@@ -238,21 +241,24 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
     private final class BoundJson implements Bound<JsonRecord>
     {
         private final BoundColumn[] columns;
-        private final TimeDefault[] timeDefaults;
+        private final int[] omittable;
+        /** Per column: its bit in the omission mask, or -1 when the column is never left out. */
+        private final int[] bitOf;
         private final boolean[] hasDefault;
         private final boolean[] nullable;
         private final KnownFields known;
         private final boolean nullAsDefault = options.nullAsDefault();
         private final List<String> names;
+
         /** Per column, its Kafka metadata source; null when every column reads JSON. */
         private final MetadataColumn[] metadata;
         private final boolean readsKeyAndHeaders;
 
-        BoundJson(final BoundColumn[] columns, final TimeDefault[] timeDefaults, final KnownFields known,
+        BoundJson(final BoundColumn[] columns, final int[] omittable, final KnownFields known,
             final MetadataColumn[] metadata)
         {
             this.columns = columns;
-            this.timeDefaults = timeDefaults;
+            this.omittable = omittable;
             this.known = known;
             this.metadata = metadata;
             boolean keys = false;
@@ -261,13 +267,19 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
                 keys |= metadata[i] != null && metadata[i].readsKeyAndHeaders();
             }
             this.readsKeyAndHeaders = keys;
+            this.bitOf = new int[columns.length];
+            Arrays.fill(bitOf, -1);
+            for (int bit = 0; bit < omittable.length; bit++)
+            {
+                bitOf[omittable[bit]] = bit;
+            }
             this.hasDefault = new boolean[columns.length];
             this.nullable = new boolean[columns.length];
             final List<String> n = new ArrayList<>(columns.length);
             for (int i = 0; i < columns.length; i++)
             {
                 n.add(columns[i].name());
-                hasDefault[i] = columns[i].defaultValue() != null || timeDefaults[i] != null;
+                hasDefault[i] = columns[i].defaultValue() != null || bitOf[i] >= 0;
                 nullable[i] = columns[i].encoder().type().isNullable();
             }
             this.names = List.copyOf(n);
@@ -277,6 +289,12 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
         public List<String> columns()
         {
             return names;
+        }
+
+        @Override
+        public int[] omittableColumns()
+        {
+            return omittable.clone();
         }
 
         @Override
@@ -292,6 +310,13 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
             {
                 return scope.error();
             }
+            final boolean masked = omittable.length > 0;
+            final long maskAt = out.writePosition();
+            if (masked)
+            {
+                RowBinary.writeInt64(out, 0);
+            }
+            long mask = 0;
             final BoundColumn[] cs = columns;
             final boolean[] defaults = hasDefault;
             final MetadataColumn[] meta = metadata;
@@ -322,7 +347,15 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
                     // takes it only where NULL cannot be stored and null_as_default says so
                     if (kind == JsonKind.MISSING || kind == JsonKind.NULL && nullAsDefault && !nullable[i])
                     {
-                        writeDefault(i, c, out);
+                        final int bit = bitOf[i];
+                        if (bit >= 0)
+                        {
+                            mask |= 1L << bit; // left to the server: nothing is written
+                        }
+                        else
+                        {
+                            out.write(c.defaultValue());
+                        }
                         continue;
                     }
                 }
@@ -333,112 +366,11 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
                         + ConversionError.describe(code);
                 }
             }
+            if (masked)
+            {
+                NativeBatch.writeMask(out, maskAt, mask);
+            }
             return known == null ? null : known.check(row, view);
-        }
-
-        private void writeDefault(final int i, final BoundColumn c, final Bytes<?> out)
-        {
-            final TimeDefault time = timeDefaults[i];
-            if (time != null)
-            {
-                time.write(out, System.currentTimeMillis());
-            }
-            else
-            {
-                out.write(c.defaultValue());
-            }
-        }
-    }
-
-    /**
-     * A {@code now()}, {@code today()}, {@code toDate(now())} or {@code now64([p])} DEFAULT of a Date, Date32, DateTime
-     * or DateTime64 column (Nullable or not), written from this machine's clock. {@code today()} is the date in the
-     * server's time zone; the next local midnight is kept so that the zone's rules are consulted once a day, not per
-     * row.
-     */
-    static final class TimeDefault
-    {
-        private final ClickHouseType.Kind kind;
-        private final boolean nullable;
-        private final ZoneId zone;
-        private final long ticksPerMilli;
-        private final long millisPerTick;
-        private long dayStartMillis = Long.MAX_VALUE;
-        private long nextDayMillis = Long.MIN_VALUE;
-        private int day;
-
-        private TimeDefault(final ClickHouseType.Kind kind, final boolean nullable, final ZoneId zone, final int scale)
-        {
-            this.kind = kind;
-            this.nullable = nullable;
-            this.zone = zone;
-            this.ticksPerMilli = scale >= 3 ? pow10(scale - 3) : 0;
-            this.millisPerTick = scale < 3 ? pow10(3 - scale) : 0;
-        }
-
-        /** @return the time default of the column, or null when its DEFAULT is not one or its type takes none */
-        static TimeDefault of(final ColumnSpec c, final ClickHouseType type, final DestinationCatalog catalog)
-            throws SinkException
-        {
-            final Matcher m = TIME_DEFAULT.matcher(c.defaultExpression());
-            if (!m.matches())
-            {
-                return null;
-            }
-            final boolean nullable = type.kind() == ClickHouseType.Kind.NULLABLE;
-            final ClickHouseType base = nullable ? type.nested(0) : type;
-            final boolean date = m.group(2) != null || m.group(3) != null;
-            final ClickHouseType.Kind kind = base.kind();
-            final boolean fits = date
-                ? kind == ClickHouseType.Kind.DATE || kind == ClickHouseType.Kind.DATE32
-                : kind == ClickHouseType.Kind.DATETIME || kind == ClickHouseType.Kind.DATETIME64;
-            if (!fits)
-            {
-                LOG.warn("default of column {} ({} {}) is evaluated by the server only; rows without the value fail",
-                    c.name(), c.type(), c.defaultExpression());
-                return null;
-            }
-            final ZoneId zone = date ? ZoneId.of(catalog.serverTimeZone()) : ZoneOffset.UTC;
-            return new TimeDefault(kind, nullable, zone, kind == ClickHouseType.Kind.DATETIME64 ? base.precision() : 0);
-        }
-
-        void write(final Bytes<?> out, final long nowMillis)
-        {
-            if (nullable)
-            {
-                RowBinary.writeInt8(out, 0);
-            }
-            switch (kind)
-            {
-                case DATETIME -> RowBinary.writeInt32(out, (int)Math.floorDiv(nowMillis, 1000L));
-                case DATETIME64 -> RowBinary.writeInt64(out, ticksPerMilli != 0
-                    ? nowMillis * ticksPerMilli
-                    : Math.floorDiv(nowMillis, millisPerTick));
-                case DATE -> RowBinary.writeInt16(out, today(nowMillis));
-                default -> RowBinary.writeInt32(out, today(nowMillis));
-            }
-        }
-
-        private int today(final long nowMillis)
-        {
-            if (nowMillis < dayStartMillis || nowMillis >= nextDayMillis)
-            {
-                final LocalDate date = Instant.ofEpochMilli(nowMillis).atZone(zone).toLocalDate();
-                day = (int)date.toEpochDay();
-                dayStartMillis = date.atStartOfDay(zone).toInstant().toEpochMilli();
-                nextDayMillis = date.plusDays(1).atStartOfDay(zone).toInstant().toEpochMilli();
-            }
-            return day;
-        }
-
-        private static long pow10(final int n)
-        {
-            long v = 1;
-            for (int i = 0; i < n; i++)
-            {
-                v *= 10;
-            }
-            return v;
         }
     }
 

@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.sluice.codecs.json.DuplicateKeys;
 import io.sluice.codecs.json.JsonPath;
 import io.sluice.codecs.json.JsonPathSet;
 import io.sluice.codecs.json.JsonScanner;
@@ -19,12 +20,30 @@ public final class PathRegistry
     private final List<String> paths = new ArrayList<>();
     private final Map<String, Integer> index = new HashMap<>();
     private final int maxDepth;
+    private final DuplicateKeys duplicateKeys;
     private JsonScanner scanner;
 
-    /** @param maxDepth deepest nesting a record may have before it is rejected as malformed */
+    /**
+     * A registry whose scanner fails a record that holds a key twice at a registered path
+     * ({@code duplicate_keys = "fail"}, the default).
+     *
+     * @param maxDepth deepest nesting a record may have before it is rejected as malformed
+     */
     public PathRegistry(final int maxDepth)
     {
+        this(maxDepth, DuplicateKeys.FAIL);
+    }
+
+    /**
+     * @param maxDepth      deepest nesting a record may have before it is rejected as malformed
+     * @param duplicateKeys what a key that occurs twice at a registered path does; every registry of one record (its
+     *                      own scope and its branches' scopes) must have the same, so that the branch chosen and the
+     *                      row read the same occurrence
+     */
+    public PathRegistry(final int maxDepth, final DuplicateKeys duplicateKeys)
+    {
         this.maxDepth = maxDepth;
+        this.duplicateKeys = duplicateKeys;
     }
 
     /**
@@ -53,10 +72,16 @@ public final class PathRegistry
         JsonScanner s = scanner;
         if (s == null)
         {
-            s = new JsonScanner(JsonPathSet.compile(List.copyOf(paths)), maxDepth);
+            s = new JsonScanner(JsonPathSet.compile(List.copyOf(paths)), maxDepth, duplicateKeys);
             scanner = s;
         }
         return s;
+    }
+
+    /** @return what a key that occurs twice at a registered path does */
+    public DuplicateKeys duplicateKeys()
+    {
+        return duplicateKeys;
     }
 
     /** @return the deepest nesting accepted */

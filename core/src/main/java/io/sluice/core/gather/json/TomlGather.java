@@ -35,7 +35,7 @@ public final class TomlGather
      */
     public static GatherSpec<JsonRecord> build(final SluiceConfig.Sink sink)
     {
-        final PathRegistry paths = new PathRegistry(128);
+        final PathRegistry paths = new PathRegistry(128, sink.duplicateKeys());
         final JsonRecord record = new JsonRecord(paths);
         final EncoderOptions options = EncoderOptions.DEFAULTS.withNullAsDefault(sink.plugin().nullAsDefault());
         final EncodeScratch scratch = new EncodeScratch(1 << 20);
@@ -68,6 +68,6 @@ public final class TomlGather
         return new GatherSpec<>(sink.name(), sink.groupId(),
             sink.pattern() == null ? null : Pattern.compile(sink.pattern()),
             sink.topics(), sink.autoOffsetReset(), sink.topicRefreshMs(), record, split, sinks, sink.onError(),
-            sink.deadLetter());
+            sink.deadLetter(), sink.tombstones());
     }
 }

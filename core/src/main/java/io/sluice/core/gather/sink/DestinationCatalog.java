@@ -15,6 +15,22 @@ public interface DestinationCatalog
     TableSchema describe(String database, String table) throws SinkException;
 
     /**
+     * The version of a table: a token that changes whenever the table's definition changes (a column added,
+     * dropped or retyped, a default changed), read cheaply and often (every {@code schema_refresh_ms}) to notice an
+     * {@code ALTER TABLE} without describing the table each time. ClickHouse: {@code system.tables}'
+     * {@code metadata_modification_time} and a hash of {@code create_table_query}.
+     *
+     * @param database database name, verbatim
+     * @param table    table name, verbatim
+     * @return the token, empty when the destination keeps none, or {@code null} when the table does not exist
+     * @throws SinkException when the destination cannot be asked
+     */
+    default String tableVersion(final String database, final String table) throws SinkException
+    {
+        return "";
+    }
+
+    /**
      * Creates a table as the sink's configuration says ({@code create_table_ddl} or {@code create_table_like}).
      * Creating a table that meanwhile exists is not an error.
      *

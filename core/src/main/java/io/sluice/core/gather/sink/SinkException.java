@@ -6,13 +6,18 @@ package io.sluice.core.gather.sink;
  * <p>{@link #retriable()} decides what the insert worker does: a retriable failure (a timeout, a refused connection,
  * an overloaded server) is retried with backoff behind the shard's circuit breaker; a non-retriable one (a missing
  * table, a type mismatch, a syntax error) fails the batch, which stalls its partitions until
- * {@code checkpoint.stalled_fail_after_ms} ends the run. Each sink documents its classification table.
+ * {@code checkpoint.stalled_fail_after_ms} ends the run. A third class, {@link #schemaChanged()}, is a refusal
+ * because the destination's table is no longer the one the rows were encoded for (a column retyped, dropped or
+ * added): the batch was not written; the insert worker asks for the table to be described again and fails the
+ * batch's offsets, so the source re-reads them and they are encoded for the new columns. Each sink documents its
+ * classification table.
  */
 public final class SinkException extends Exception
 {
     private static final long serialVersionUID = 1L;
 
     private final boolean retriable;
+    private final boolean schemaChanged;
     private final int code;
     private final boolean recordCaused;
 
@@ -24,7 +29,7 @@ public final class SinkException extends Exception
      */
     public SinkException(final String message, final boolean retriable, final int code, final Throwable cause)
     {
-        this(message, retriable, code, false, cause);
+        this(message, retriable, false, code, false, cause);
     }
 
     /**
@@ -39,8 +44,16 @@ public final class SinkException extends Exception
     public SinkException(final String message, final boolean retriable, final int code, final boolean recordCaused,
         final Throwable cause)
     {
+        this(message, retriable, false, code, recordCaused, cause);
+    }
+
+    private SinkException(final String message, final boolean retriable, final boolean schemaChanged, final int code,
+        final boolean recordCaused,
+        final Throwable cause)
+    {
         super(message, cause);
         this.retriable = retriable;
+        this.schemaChanged = schemaChanged;
         this.code = code;
         this.recordCaused = recordCaused && !retriable;
     }
@@ -52,6 +65,26 @@ public final class SinkException extends Exception
     public boolean recordCaused()
     {
         return recordCaused;
+    }
+
+    /**
+     * A refusal because the table changed since its columns were read: not retriable as it is, the rows must be
+     * encoded again for the table's new columns.
+     *
+     * @param message what failed, naming the table and what the destination said
+     * @param code    the destination's error code, or 0
+     * @param cause   the underlying exception, or {@code null}
+     * @return the exception
+     */
+    public static SinkException schemaChanged(final String message, final int code, final Throwable cause)
+    {
+        return new SinkException(message, false, true, code, false, cause);
+    }
+
+    /** @return whether the destination refused the rows because its table changed (they were not written) */
+    public boolean schemaChanged()
+    {
+        return schemaChanged;
     }
 
     /** @return whether retrying the same request may succeed */

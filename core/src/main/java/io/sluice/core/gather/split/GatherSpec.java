@@ -26,6 +26,8 @@ import io.sluice.core.gather.sink.SinkSpec;
  * @param sinks           sinks by name
  * @param onError         what happens to a record that cannot be decoded or encoded
  * @param deadLetter      where a {@code dead_letter} policy (unmatched or on_error) sends records, or {@code null}
+ * @param tombstones      what happens to a record whose Kafka value is null ({@code tombstones}): never a row;
+ *                        {@link ErrorPolicy#SKIP} counts it as dropped (reason {@code tombstone})
  * @param <T>             view type
  */
 public record GatherSpec<T>(
@@ -39,10 +41,11 @@ public record GatherSpec<T>(
     Split<T> split,
     Map<String, SinkSpec> sinks,
     ErrorPolicy onError,
-    DeadLetterConfig deadLetter)
+    DeadLetterConfig deadLetter,
+    ErrorPolicy tombstones)
 {
     /**
-     * A pipeline without a dead-letter topic.
+     * A pipeline without a dead-letter topic that skips tombstones (the default of {@code tombstones}).
      *
      * @param name            pipeline name
      * @param groupId         Kafka consumer group
@@ -59,7 +62,8 @@ public record GatherSpec<T>(
         final String autoOffsetReset, final long topicRefreshMs, final RecordDecoder<T> decoder, final Split<T> split,
         final Map<String, SinkSpec> sinks, final ErrorPolicy onError)
     {
-        this(name, groupId, pattern, topics, autoOffsetReset, topicRefreshMs, decoder, split, sinks, onError, null);
+        this(name, groupId, pattern, topics, autoOffsetReset, topicRefreshMs, decoder, split, sinks, onError, null,
+            ErrorPolicy.SKIP);
     }
 
     /**
@@ -76,6 +80,7 @@ public record GatherSpec<T>(
      * @param sinks           sinks by name
      * @param onError         what happens to a record that cannot be decoded or encoded
      * @param deadLetter      where a {@code dead_letter} policy (unmatched or on_error) sends records, or {@code null}
+     * @param tombstones      what happens to a record whose Kafka value is null
      * @throws IllegalArgumentException when a branch names a sink that is not installed, or no classifier or no branch is set
      */
     public GatherSpec
@@ -97,7 +102,8 @@ public record GatherSpec<T>(
         {
             throw new IllegalArgumentException("pipeline " + name + ": the split has no branches");
         }
-        if (deadLetter == null && (onError == ErrorPolicy.DEAD_LETTER || split.unmatched() == ErrorPolicy.DEAD_LETTER))
+        if (deadLetter == null && (onError == ErrorPolicy.DEAD_LETTER || split.unmatched() == ErrorPolicy.DEAD_LETTER
+            || tombstones == ErrorPolicy.DEAD_LETTER))
         {
             throw new IllegalArgumentException("pipeline " + name + ": a dead_letter policy needs a dead-letter topic");
         }

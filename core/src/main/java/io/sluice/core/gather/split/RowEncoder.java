@@ -57,5 +57,19 @@ public interface RowEncoder<R>
         {
             return false;
         }
+
+        /**
+         * The columns a row may leave out so that the destination evaluates their DEFAULT (ClickHouse: an expression
+         * only the server can evaluate, such as {@code cityHash64(id)}), as indexes into {@link #columns()}, at most
+         * 64. When there are any, every row {@link #encode} writes starts with a 64-bit little-endian mask whose bit
+         * {@code i} says that the {@code i}-th of these columns is not in the row (its value is not written), and the
+         * row's values follow. The insert then groups rows by mask, one block per group without those columns.
+         *
+         * @return the indexes, in column order; empty (the default) when every row holds every column
+         */
+        default int[] omittableColumns()
+        {
+            return new int[0];
+        }
     }
 }

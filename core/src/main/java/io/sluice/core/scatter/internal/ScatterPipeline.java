@@ -1,6 +1,5 @@
 package io.sluice.core.scatter.internal;
 
-import io.sluice.core.scatter.ScatterStats;
 import java.io.FilterInputStream;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -29,8 +28,10 @@ import io.sluice.core.deadletter.DeadLetters;
 import io.sluice.core.deadletter.KafkaDeadLetterClients;
 import io.sluice.core.scatter.ScatterDriver;
 import io.sluice.core.scatter.ScatterException;
+import io.sluice.core.scatter.ScatterStats;
 import io.sluice.core.scatter.TopicAdmin;
 import io.sluice.core.scatter.TopicProducer;
+import io.sluice.core.source.KafkaChecks;
 import io.sluice.core.source.KafkaSource;
 import io.sluice.core.source.LineSource;
 import io.sluice.core.source.ReplayLog;
@@ -136,7 +137,8 @@ public final class ScatterPipeline
         final SluiceConfig.TopicRule rule = source.rule();
 
         final RecordFailures failures = new RecordFailures(source.name(), trackers, this::where, stats);
-        final ScatterRouteStage route = new ScatterRouteStage(source.name(), new TopicRouter(rule), table, provisioner,
+        final ScatterRouteStage route = new ScatterRouteStage(source.name(),
+            new TopicRouter(rule, source.duplicateKeys()), table, provisioner,
             new NewTopicRateLimiter(source.maxNewTopicsPerMinute()),
             TimeUnit.MILLISECONDS.toNanos(source.retryBackoffMs()),
             trackers, slots, failures, stats, e.maxRecordBytes());
@@ -284,7 +286,7 @@ public final class ScatterPipeline
                     source.inputTopics(),
                     source.autoOffsetReset(),
                     source.topicRefreshMs(),
-                    KafkaSource.withIsolationLevel(config.kafkaFor(source).consumerProperties(),
+                    KafkaChecks.withIsolationLevel(config.kafkaFor(source).consumerProperties(),
                         source.isolationLevel() == null ? SluiceConfig.Sink.READ_COMMITTED : source.isolationLevel()),
                     config.checkpoint().commitIntervalMs(),
                     config.checkpoint().stalledFailAfterMs(),

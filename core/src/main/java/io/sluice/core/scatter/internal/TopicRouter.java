@@ -8,6 +8,7 @@ import org.agrona.ExpandableArrayBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import io.sluice.codecs.hash.Murmur2;
+import io.sluice.codecs.json.DuplicateKeys;
 import io.sluice.codecs.json.JsonError;
 import io.sluice.codecs.json.JsonKind;
 import io.sluice.codecs.json.JsonPathSet;
@@ -78,6 +79,8 @@ public final class TopicRouter
     public static final int WHY_BLANK = 8;
     /** The rendered name is empty, {@code .} or {@code ..} after sanitising. */
     public static final int WHY_ILLEGAL_NAME = 9;
+    /** The key of the rule's path occurs twice in one object ({@code duplicate_keys = "fail"}). */
+    public static final int WHY_DUPLICATE_KEY = 10;
 
     private static final int MAX_DEPTH = 128;
 
@@ -111,6 +114,19 @@ public final class TopicRouter
      */
     public TopicRouter(final TopicRule rule)
     {
+        this(rule, DuplicateKeys.FAIL);
+    }
+
+    /**
+     * @param rule          a validated rule from the configuration
+     * @param duplicateKeys which occurrence of a key that occurs twice at the rule's path routes the record
+     *                      ({@code duplicate_keys}); under {@link DuplicateKeys#FAIL} such a record's value is
+     *                      missing ({@link #WHY_DUPLICATE_KEY}: the fallback, else the record fails)
+     * @throws IllegalArgumentException if the rule's template, path or names do not parse (the configuration
+     *                                  loader has reported those already)
+     */
+    public TopicRouter(final TopicRule rule, final DuplicateKeys duplicateKeys)
+    {
         this.rule = rule;
         this.valueFrom = rule.strategy() == Strategy.HASH ? rule.hashOf() : rule.strategy();
         this.buckets = rule.buckets();
@@ -134,7 +150,7 @@ public final class TopicRouter
             this.template = RoutingTemplate.parse(rule.template());
         }
         this.scanner = valueFrom == Strategy.FIELD
-            ? new JsonScanner(JsonPathSet.compile(List.of(rule.path())), MAX_DEPTH)
+            ? new JsonScanner(JsonPathSet.compile(List.of(rule.path())), MAX_DEPTH, duplicateKeys)
             : null;
         if (valueFrom == Strategy.HEADER)
         {
@@ -261,6 +277,12 @@ public final class TopicRouter
         }
         final JsonScanner s = scanner;
         final int rc = s.scan(record.value(), 0, length);
+        if (rc == JsonError.DUPLICATE_KEY)
+        {
+            // the first occurrence was kept before the scan failed: routing by it would be first, not fail
+            jsonErrorOffset = s.errorOffset();
+            return -WHY_DUPLICATE_KEY;
+        }
         s.value(0, view);
         switch (view.kind())
         {
@@ -409,6 +431,8 @@ public final class TopicRouter
             case WHY_ARRAY -> "an array at the path (only a string, number or boolean routes)";
             case WHY_BAD_STRING -> "the string at the path cannot be decoded (" + JsonError.describe(jsonError) + ")";
             case WHY_BLANK -> "blank value" + at;
+            case WHY_DUPLICATE_KEY -> "the key of the path occurs twice in one object (the second at byte "
+                + jsonErrorOffset + "; duplicate_keys = \"fail\", \"first\" or \"last\" would take one of them)";
             case WHY_ILLEGAL_NAME -> "the name '" + rendered.getStringWithoutLengthUtf8(0, Math.max(0, renderedLength))
                 + "' is not a topic name after sanitising (empty, '.' or '..')";
             default -> "unknown reason " + why;

@@ -3,14 +3,13 @@ package io.sluice.core.gather.json;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.time.LocalDate;
-import java.time.ZoneId;
 import java.util.List;
 import java.util.Map;
 
@@ -19,6 +18,7 @@ import org.junit.jupiter.api.Test;
 
 import net.openhft.chronicle.bytes.Bytes;
 
+import io.sluice.codecs.json.DuplicateKeys;
 import io.sluice.codecs.rowbinary.ConversionError;
 import io.sluice.codecs.rowbinary.EncodeScratch;
 import io.sluice.codecs.rowbinary.EncoderOptions;
@@ -29,8 +29,8 @@ import io.sluice.core.gather.split.RowEncoder;
 import io.sluice.ringbuffers.RecordEvent;
 
 /**
- * Columns from the table: an omitted value takes the column's DEFAULT (constant, or the current time for
- * {@code now()} / {@code today()}), then NULL when Nullable, else the record fails naming column and path; and the
+ * Columns from the table: an omitted value takes the column's DEFAULT (a constant's bytes, or left out of the row
+ * for the server to evaluate), then NULL when Nullable, else the record fails naming column and path; and the
  * {@code unknown_fields = "fail"} switch, which names the first top-level key no column reads and allocates nothing
  * while records pass.
  */
@@ -81,7 +81,8 @@ class JsonRowEncoderTest
         }
     }
 
-    private final PathRegistry paths = new PathRegistry(64);
+    // first: the unknown-field records below repeat id as "\u0069d", which duplicate_keys = "fail" would refuse
+    private final PathRegistry paths = new PathRegistry(64, DuplicateKeys.FIRST);
     private final JsonRecord record = new JsonRecord(paths);
     private final RecordEvent event = new RecordEvent(new UnsafeBuffer(new byte[1 << 12]));
     private final Bytes<Void> out = Bytes.allocateElasticDirect(256);
@@ -123,48 +124,69 @@ class JsonRowEncoderTest
         return new ColumnSpec(name, type, "DEFAULT", expression);
     }
 
+    /**
+     * Case T5 and its kind: a DEFAULT only the server can evaluate ({@code cityHash64(id)}, {@code now()},
+     * {@code today()}, {@code concat(...)}) is never written here; a record without the value sets the column's bit
+     * in the row's omission mask (8 bytes, little endian, before the values) and writes nothing for it, so the
+     * Native block the row goes into leaves the column out and the server evaluates the DEFAULT. Never NULL for a
+     * Nullable one; a constant DEFAULT keeps its bytes; an explicit value or null is written as before.
+     */
     @Test
-    void shouldTakeTheCurrentTimeForANowDefaultWhenTheValueIsMissing() throws Exception
+    void shouldLeaveADefaultOnlyTheServerCanEvaluateOutOfTheRow() throws Exception
     {
         final RowEncoder.Bound<JsonRecord> bound = bind(false, false, Map.of(), column("id", "UInt8"),
-            withDefault("ts", "DateTime", "now()"), withDefault("ts64", "DateTime64(3)", "now64(3)"),
-            withDefault("ts_upper", "Nullable(DateTime)", "NOW()"));
-        final long before = System.currentTimeMillis();
+            withDefault("ts", "DateTime", "now()"), withDefault("h", "UInt64", "cityHash64(id)"),
+            withDefault("hn", "Nullable(UInt64)", "CAST(cityHash64(id), 'Nullable(UInt64)')"),
+            withDefault("s", "String", "'x'"), withDefault("d", "Date", "today()"));
+        assertArrayEquals(new int[]{1, 2, 3, 5}, bound.omittableColumns(), "ts, h, hn, d: in column order");
+
         assertNull(encode(bound, "{\"id\":1}"));
-        final long after = System.currentTimeMillis();
-        final ByteBuffer row = ByteBuffer.wrap(row()).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer row = ByteBuffer.wrap(row()).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(0b1111L, row.getLong(), "every server default left out");
         assertEquals(1, row.get());
-        final long seconds = Integer.toUnsignedLong(row.getInt());
-        assertTrue(seconds >= before / 1000 && seconds <= after / 1000,
-            seconds + " in [" + before + ", " + after + "] ms");
-        final long millis = row.getLong();
-        assertTrue(millis >= before && millis <= after, millis + " in [" + before + ", " + after + "]");
-        assertEquals(0, row.get(), "Nullable: not null");
-        final long upper = Integer.toUnsignedLong(row.getInt());
-        assertTrue(upper >= before / 1000 && upper <= after / 1000);
+        assertEquals(1, row.get(), "s: the constant DEFAULT 'x' is written");
+        assertEquals('x', row.get());
+        assertEquals(0, row.remaining(), "nothing written for ts, h, hn, d");
+
+        assertNull(encode(bound, "{\"id\":2,\"ts\":\"2020-01-02 03:04:05\",\"h\":7,\"hn\":null,\"s\":\"y\","
+            + "\"d\":3}"));
+        row = ByteBuffer.wrap(row()).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(0L, row.getLong(), "nothing left out");
+        assertEquals(2, row.get());
+        assertEquals(1577934245L, Integer.toUnsignedLong(row.getInt()), "a value that is there is used");
+        assertEquals(7L, row.getLong());
+        assertEquals(1, row.get(), "an explicit null into a Nullable column is NULL, not the DEFAULT");
+        assertEquals(1, row.get());
+        assertEquals('y', row.get());
+        assertEquals(3, row.getShort());
         assertEquals(0, row.remaining());
 
-        assertNull(encode(bound, "{\"id\":2,\"ts\":\"2020-01-02 03:04:05\",\"ts64\":0,\"ts_upper\":null}"));
-        final ByteBuffer given = ByteBuffer.wrap(row()).order(ByteOrder.LITTLE_ENDIAN);
-        assertEquals(2, given.get());
-        assertEquals(1577934245L, Integer.toUnsignedLong(given.getInt()), "a value that is there is used");
-        assertEquals(0L, given.getLong());
-        assertEquals(1, given.get(), "an explicit null into a Nullable column is NULL, not the DEFAULT");
+        assertNull(encode(bound, "{\"id\":3,\"h\":1,\"hn\":4}"));
+        row = ByteBuffer.wrap(row()).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(0b1001L, row.getLong(), "ts and d left out, h and hn given");
+        assertEquals(3, row.get());
+        assertEquals(1L, row.getLong());
+        assertEquals(0, row.get(), "hn: not null");
+        assertEquals(4L, row.getLong());
+
+        assertArrayEquals(new int[0], bind(false, false, Map.of(), column("id", "UInt8"),
+            withDefault("s", "String", "'x'")).omittableColumns(), "constant defaults only: rows carry no mask");
     }
 
+    /** More than 64 server-evaluated defaults cannot be told apart in one mask: refused at bind, naming the 65th. */
     @Test
-    void shouldTakeTodayInTheServersTimeZone() throws Exception
+    void shouldRefuseMoreThan64ServerDefaultsAtBindNamingTheColumn()
     {
-        final RowEncoder.Bound<JsonRecord> bound = bind(false, false, Map.of(), withDefault("d", "Date", "today()"),
-            withDefault("d2", "Date", "toDate(now())"), withDefault("d32", "Date32", "today()"));
-        final long before = LocalDate.now(ZoneId.of("Pacific/Kiritimati")).toEpochDay();
-        assertNull(encode(bound, "{}"));
-        final long after = LocalDate.now(ZoneId.of("Pacific/Kiritimati")).toEpochDay();
-        final ByteBuffer row = ByteBuffer.wrap(row()).order(ByteOrder.LITTLE_ENDIAN);
-        for (final long day : new long[]{row.getShort() & 0xFFFF, row.getShort() & 0xFFFF, row.getInt()})
+        final ColumnSpec[] columns = new ColumnSpec[66];
+        columns[0] = column("id", "UInt8");
+        for (int i = 1; i < columns.length; i++)
         {
-            assertTrue(day == before || day == after, day + " is today at UTC+14 (" + before + ")");
+            columns[i] = withDefault("h" + i, "UInt64", "cityHash64(id, " + i + ")");
         }
+        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> bind(false, false, Map.of(), columns));
+        assertTrue(e.getMessage().contains("db.t") && e.getMessage().contains("column h65")
+            && e.getMessage().contains("cityHash64(id, 65)"), e.getMessage());
     }
 
     @Test
