@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.regex.Pattern;
 
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.IdleStrategy;
@@ -25,6 +24,7 @@ import com.lmax.disruptor.WaitStrategy;
 import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.config.UserRegex;
 import io.sluice.core.scatter.ScatterDriver;
 import io.sluice.core.scatter.ScatterException;
 import io.sluice.core.scatter.TopicAdmin;
@@ -243,7 +243,7 @@ public final class ScatterPipeline
                     source.name(),
                     config.kafkaFor(source).bootstrapServers(),
                     source.groupId(),
-                    source.pattern() == null ? null : Pattern.compile(source.pattern()),
+                    source.pattern() == null ? null : UserRegex.compile(source.pattern()),
                     source.inputTopics(),
                     source.autoOffsetReset(),
                     source.topicRefreshMs(),
