@@ -10,7 +10,6 @@ import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
@@ -53,18 +52,22 @@ import io.sluice.core.gather.split.Emitter;
 import io.sluice.core.gather.split.GatherSpec;
 import io.sluice.core.gather.split.RowEncoder;
 import io.sluice.core.gather.split.Split;
+import io.sluice.core.stage.TopicRegistry;
 import io.sluice.ringbuffers.RecordEvent;
 import io.sluice.sinks.clickhouse.ClickHouseDriver;
 
 /**
  * {@code engine.jar explain --config F --sink NAME [--topic T] [--envelope] (--schema FILE | --connect)}: a dry run
  * of a gather sink, record by record. Reads JSON lines on stdin (or, with {@code --envelope}, objects
- * {@code {"key": ..., "headers": {...}, "timestamp": ms, "value": <record>}}) and prints one JSON object per line:
+ * {@code {"key": ..., "headers": {...}, "timestamp": ms, "partition": n, "offset": n, "value": <record>}}) and
+ * prints one JSON object per line:
  * <ul>
  *   <li>{@code branch}, {@code database}, {@code table}, {@code shard}, and {@code columns}: per column its
  *       {@code name}, {@code type}, {@code source} ({@code path}: read from the record at {@code path};
  *       {@code default}: the column's DEFAULT, the value missing or a null where NULL cannot be stored;
- *       {@code null}: NULL, the value missing or null) and {@code value} as ClickHouse prints it in TabSeparated;</li>
+ *       {@code null}: NULL, the value missing or null; {@code metadata}: filled from the record's Kafka
+ *       coordinates, {@code path} naming the source such as {@code $offset}) and {@code value} as ClickHouse
+ *       prints it in TabSeparated;</li>
  *   <li>or {@code error} with the {@code column} and {@code path} that could not be converted, and the
  *       {@code outcome} under {@code on_error};</li>
  *   <li>or {@code "branch": null} with {@code unmatched} (the policy) and its {@code outcome}.</li>
@@ -241,6 +244,13 @@ public final class ExplainCommand implements Callable<Integer>
             this.topic = topic;
             this.envelope = envelope;
             this.maxRecordBytes = maxRecordBytes;
+            final TopicRegistry topics = new TopicRegistry();
+            topics.idOf(topic);
+            if (spec.decoder() instanceof JsonRecord json)
+            {
+                // the record's topic is id 0: the one --topic names
+                json.topics(topics);
+            }
             for (final SinkSpec s : spec.sinks().values())
             {
                 final DestinationCatalog catalog = catalogs.catalog(s);
@@ -288,10 +298,14 @@ public final class ExplainCommand implements Callable<Integer>
             {
                 final ErrorPolicy p = spec.split().unmatched();
                 o.nullField("branch");
-                o.field("unmatched", p.name().toLowerCase(Locale.ROOT));
+                o.field("unmatched", p.configName());
                 o.field("outcome", p == ErrorPolicy.SKIP
                     ? "dropped: counted in sluice_records_dropped_total{reason=\"unrouted\"}; its offset is committed"
-                    : "the pipeline stops (exit 1): nothing from this record on is committed in its partition");
+                    : p == ErrorPolicy.DEAD_LETTER
+                        ? "dead letter: written to " + spec.deadLetter().topic() + " with the reason in its headers, "
+                            + "counted in sluice_dead_letters_total{reason=\"unrouted\"}; its offset is committed "
+                            + "once the broker has it"
+                        : "the pipeline stops (exit 1): nothing from this record on is committed in its partition");
                 return o.end();
             }
             return explainRow(o, spec.split().branches().get(handle.index()));
@@ -344,6 +358,10 @@ public final class ExplainCommand implements Callable<Integer>
             final int[] pathOf = new int[bound.size()];
             for (int i = 0; i < bound.size(); i++)
             {
+                if (JsonRowEncoder.metadataOf(encoder, i) != null)
+                {
+                    continue;
+                }
                 final int at = paths.indexOf(bound.get(i).path());
                 pathOf[i] = at >= 0 ? at : paths.size();
                 if (at < 0)
@@ -367,7 +385,12 @@ public final class ExplainCommand implements Callable<Integer>
                 final String v = text.next(type);
                 final BoundColumn b = i < bound.size() ? bound.get(i) : null;
                 String source = "path";
-                if (b != null && scanner != null)
+                final String metadata = JsonRowEncoder.metadataOf(encoder, i);
+                if (metadata != null)
+                {
+                    source = "metadata";
+                }
+                else if (b != null && scanner != null)
                 {
                     scanner.value(pathOf[i], value);
                     final int kind = value.kind();
@@ -419,6 +442,8 @@ public final class ExplainCommand implements Callable<Integer>
             }
             byte[] key = null;
             long timestamp = System.currentTimeMillis();
+            int partition = 0;
+            long offset = 0;
             final List<String> headerNames = new ArrayList<>();
             final List<byte[]> headerValues = new ArrayList<>();
             int valueOffset = 0;
@@ -438,7 +463,7 @@ public final class ExplainCommand implements Callable<Integer>
                     {
                         final String field = p.currentName();
                         known += "key".equals(field) || "headers".equals(field) || "timestamp".equals(field)
-                            || "value".equals(field) ? 1 : 0;
+                            || "value".equals(field) || "partition".equals(field) || "offset".equals(field) ? 1 : 0;
                         final JsonToken t = p.nextToken();
                         switch (field)
                         {
@@ -446,6 +471,8 @@ public final class ExplainCommand implements Callable<Integer>
                                 ? null
                                 : p.getText().getBytes(StandardCharsets.UTF_8);
                             case "timestamp" -> timestamp = p.getLongValue();
+                            case "partition" -> partition = p.getIntValue();
+                            case "offset" -> offset = p.getLongValue();
                             case "headers" -> {
                                 if (t == JsonToken.START_OBJECT)
                                 {
@@ -496,7 +523,8 @@ public final class ExplainCommand implements Callable<Integer>
             {
                 event = new RecordEvent(new UnsafeBuffer(new byte[Math.max(need, 2 * event.slotCapacity())]));
             }
-            event.beginRecord(null, need, 0, 0, 0L, timestamp, 0, 1);
+            event.beginRecord(null, need, 0, partition, offset, timestamp, 0, 1);
+            event.timestampType(RecordEvent.CREATE_TIME);
             if (valueLength < 0)
             {
                 event.putValue((byte[])null);
@@ -560,8 +588,11 @@ public final class ExplainCommand implements Callable<Integer>
                 }
                 g.writeStringField("outcome", onError == ErrorPolicy.SKIP
                     ? "dropped (on_error = \"skip\"): counted in sluice_records_dropped_total{reason=\"invalid\"}"
-                    : "the record is failed (on_error = \"fail\"): the pipeline stops (exit 1), nothing from this "
-                        + "record on is committed in its partition");
+                    : onError == ErrorPolicy.DEAD_LETTER
+                        ? "dead letter (on_error = \"dead_letter\"): written to the dead-letter topic with the reason "
+                            + "in its headers, counted in sluice_dead_letters_total{reason=\"invalid\"}"
+                        : "the record is failed (on_error = \"fail\"): the pipeline stops (exit 1), nothing from "
+                            + "this record on is committed in its partition");
             });
             return this;
         }

@@ -33,6 +33,13 @@ public final class RecordEvent
     /** Length value that stands for {@code null}. */
     public static final int NULL_LENGTH = -1;
 
+    /** Timestamp type of a record without one (Kafka's {@code TimestampType.NO_TIMESTAMP_TYPE}, id -1). */
+    public static final int NO_TIMESTAMP_TYPE = -1;
+    /** The producer set the timestamp (Kafka's {@code TimestampType.CREATE_TIME}, id 0). */
+    public static final int CREATE_TIME = 0;
+    /** The broker set the timestamp when it appended the record (Kafka's {@code TimestampType.LOG_APPEND_TIME}, id 1). */
+    public static final int LOG_APPEND_TIME = 1;
+
     private final UnsafeBuffer slot;
     private final UnsafeBuffer valueView;
     private final UnsafeBuffer keyView;
@@ -47,6 +54,8 @@ public final class RecordEvent
     private int partition;
     private long offset;
     private long timestampMs;
+    private int timestampType = NO_TIMESTAMP_TYPE;
+    private boolean keyAndHeaders;
     private int trackerId;
     private int trackerGeneration;
     private long publishNanos;
@@ -147,6 +156,51 @@ public final class RecordEvent
         this.headerCount = 0;
         this.writePosition = 0;
         this.tooLargeBytes = 0;
+        this.timestampType = NO_TIMESTAMP_TYPE;
+        this.keyAndHeaders = false;
+    }
+
+    /**
+     * Sets the record's timestamp type (source thread, after {@link #beginRecord}); records start with
+     * {@link #NO_TIMESTAMP_TYPE}.
+     *
+     * @param type {@link #CREATE_TIME}, {@link #LOG_APPEND_TIME} or {@link #NO_TIMESTAMP_TYPE} (Kafka's
+     *             {@code TimestampType.id})
+     */
+    public void timestampType(final int type)
+    {
+        this.timestampType = type;
+    }
+
+    /** @return {@link #CREATE_TIME}, {@link #LOG_APPEND_TIME} or {@link #NO_TIMESTAMP_TYPE} */
+    public int timestampType()
+    {
+        return timestampType;
+    }
+
+    /**
+     * The name Kafka gives a timestamp type ({@code TimestampType.toString()}).
+     *
+     * @param type a timestamp type id
+     * @return {@code CreateTime}, {@code LogAppendTime} or {@code NoTimestampType}
+     */
+    public static String timestampTypeName(final int type)
+    {
+        return switch (type)
+        {
+            case CREATE_TIME -> "CreateTime";
+            case LOG_APPEND_TIME -> "LogAppendTime";
+            default -> "NoTimestampType";
+        };
+    }
+
+    /**
+     * @return whether the source copied this record's key and headers (a {@code put*Key} call); a gather source
+     *         copies them only while a stage needs them, so a null key and no headers can also mean "not copied"
+     */
+    public boolean hasKeyAndHeaders()
+    {
+        return keyAndHeaders;
     }
 
     /**
@@ -213,6 +267,7 @@ public final class RecordEvent
      */
     public void putKey(final java.nio.ByteBuffer key)
     {
+        keyAndHeaders = true;
         if (key == null)
         {
             keyLength = NULL_LENGTH;
@@ -244,6 +299,7 @@ public final class RecordEvent
      */
     public void putKey(final byte[] key)
     {
+        keyAndHeaders = true;
         if (key == null)
         {
             keyLength = NULL_LENGTH;
@@ -265,6 +321,7 @@ public final class RecordEvent
      */
     public void putKey(final DirectBuffer src, final int srcOffset, final int length)
     {
+        keyAndHeaders = true;
         storage.putBytes(writePosition, src, srcOffset, length);
         keyView.wrap(storage, writePosition, length);
         keyLength = length;
@@ -347,6 +404,7 @@ public final class RecordEvent
         this.keyLength = NULL_LENGTH;
         this.headerCount = 0;
         this.trackerId = -1;
+        this.keyAndHeaders = false;
     }
 
     /**

@@ -404,7 +404,8 @@ public final class ConfigLoader
             pc.string(PC_SSL_CERTIFICATE_FILE),
             pc.string(PC_SSL_KEY_FILE),
             pc.bool(PC_SSL_VERIFY_HOSTNAME),
-            pc.string(PC_COMPRESSION));
+            pc.string(PC_COMPRESSION),
+            InsertSettingsConfig.read(pc, PC_SETTINGS));
         ClickHouseEndpoints.checkTls(pc, plugin);
         if (plugin.createTable() && plugin.createTableDdl() == null && plugin.createTableLike() == null)
         {
@@ -469,13 +470,14 @@ public final class ConfigLoader
             branches.add(new Branch("default", null, plugin.database(), plugin.targetTable(), Map.of(), null,
                 plugin.maxRows(), plugin.maxBytes(), plugin.lingerMs()));
         }
+        final DeadLetterConfig deadLetter = DeadLetterConfigs.readSink(r, unmatched, onError);
         r.finish();
         if (name == null || kind == null || groupId == null)
         {
             return null;
         }
         return new SluiceConfig.Sink(name, kind, pattern, topics, groupId, unmatched, onError, reset, refresh, plugin,
-            List.copyOf(branches), ownKafka);
+            List.copyOf(branches), ownKafka, deadLetter);
     }
 
     /**

@@ -201,15 +201,36 @@ public final class ConfigSchema
     public static final ConfigKey SINK_GROUP_ID = ConfigKey.in("sinks[]", "group_id", STRING).required()
         .doc("Kafka consumer group; several engine processes with the same group share the partitions.");
     public static final ConfigKey SINK_UNMATCHED = ConfigKey.in("sinks[]", "unmatched", STRING)
-        .defaultValue("fail").allowed("fail", "skip")
+        .defaultValue("fail").allowed("fail", "skip", "dead_letter")
         .doc("What happens to a record that no branch matches: fail stops the pipeline with the reason "
             + "(nothing is committed past it); skip drops it, counts records_dropped_total{reason=\"unrouted\"} and "
-            + "lets its offset commit.");
+            + "lets its offset commit; dead_letter writes it to dead_letter_topic (docs/dead-letters.md) and commits "
+            + "its offset once the broker acknowledged it.");
     public static final ConfigKey SINK_ON_ERROR = ConfigKey.in("sinks[]", "on_error", STRING)
-        .defaultValue("fail").allowed("fail", "skip")
+        .defaultValue("fail").allowed("fail", "skip", "dead_letter")
         .doc("What happens to a record that cannot be written (malformed JSON, a value that does not convert to "
             + "its column type, a record above max_record_bytes): fail stops the pipeline naming topic, partition, "
-            + "offset, path and type; skip drops it and counts records_dropped_total{reason=...}.");
+            + "offset, path and type; skip drops it and counts records_dropped_total{reason=...}; dead_letter writes "
+            + "it to dead_letter_topic with the reason in its headers, also when ClickHouse refuses a batch for its "
+            + "data (a conversion or constraint error; a missing table still stops the partition): see "
+            + "docs/dead-letters.md.");
+    public static final ConfigKey SINK_DEAD_LETTER_TOPIC = ConfigKey.in("sinks[]", "dead_letter_topic", STRING)
+        .doc("Where a dead_letter policy sends records: a topic name, or a template over the record's topic "
+            + "({topic}, {topic_segment[n]}, {topic_segment[-n]}, e.g. \"dlq.{topic}\"), sanitised as routed topic "
+            + "names are. Each dead letter carries the record's key, value and headers byte for byte and headers "
+            + "that say why (docs/dead-letters.md). Required when a policy is dead_letter.");
+    public static final ConfigKey SINK_CREATE_TOPICS = ConfigKey.in("sinks[]", "create_topics", BOOLEAN)
+        .defaultValue("false")
+        .doc("Create the dead-letter topic through the admin API the first time a dead letter needs it (cached), as "
+            + "a source's create_topics creates routed topics. false: a dead letter for a topic that does not exist "
+            + "stops its partition, naming the topic.");
+    public static final ConfigKey SINK_PARTITIONS = ConfigKey.in("sinks[]", "partitions", INT)
+        .defaultValue("1").unit("partitions").range(-1, 100_000)
+        .doc("Partitions of a dead-letter topic created by create_topics; -1 takes the broker's num.partitions.");
+    public static final ConfigKey SINK_REPLICATION_FACTOR = ConfigKey.in("sinks[]", "replication_factor", INT)
+        .defaultValue("-1").unit("replicas").range(-1, Short.MAX_VALUE)
+        .doc("Replication factor of a dead-letter topic created by create_topics; -1 takes the broker's "
+            + "default.replication.factor.");
     public static final ConfigKey SINK_AUTO_OFFSET_RESET = ConfigKey.in("sinks[]", "auto_offset_reset", STRING)
         .defaultValue("earliest").allowed("earliest", "latest")
         .doc("Where a partition without a committed offset starts (also for topics that appear while running).");
@@ -303,6 +324,12 @@ public final class ConfigSchema
             + "skips it; fail fails the record naming the field (then on_error decides), like ClickHouse's "
             + "input_format_skip_unknown_fields = 0. fail costs one more pass over each record's top-level keys; "
             + "nested objects are not checked.");
+    public static final ConfigKey PC_SETTINGS = ConfigKey.in("sinks[].plugin_config", "settings", STRING_MAP)
+        .doc("ClickHouse settings sent with every INSERT of this sink, as [sinks.plugin_config.settings] name = "
+            + "\"value\" (e.g. insert_quorum = \"2\", async_insert = \"1\", max_insert_block_size = \"1048576\"): "
+            + "names of [A-Za-z0-9_], values without control characters. The engine asks each shard at start "
+            + "whether it takes them (a SELECT 1 with the settings), so a setting the server does not know, or a "
+            + "value it cannot parse, fails the start naming it. See docs/effectively-once.md.");
     public static final ConfigKey PC_INSERT_TIMEOUT_MS = ConfigKey
         .in("sinks[].plugin_config", "insert_timeout_ms", LONG)
         .defaultValue("60000").unit("ms").range(100, 3_600_000).doc("Timeout of one INSERT request.");
@@ -406,6 +433,18 @@ public final class ConfigSchema
             + "of the input's first 64 KiB, and a run refuses (exit 1) an input that does not match it or has fewer "
             + "lines, rather than skip the wrong lines. Lines appended to the file since are read. Delete the file to "
             + "start over. Unset: every run reads from line 1 (at-least-once: a restart produces the lines again).");
+    public static final ConfigKey SRC_ON_ERROR = ConfigKey.in("sources[]", "on_error", STRING)
+        .defaultValue("fail").allowed("fail", "dead_letter")
+        .doc("What happens to a record that cannot be produced and has no fallback (its rule finds no value, its "
+            + "topic cannot be created, the broker refuses it for good, it exceeds max_record_bytes): fail nacks its "
+            + "batch, which is re-read until it goes through or checkpoint.stalled_fail_after_ms ends the run; "
+            + "dead_letter writes it to dead_letter_topic with the reason in its headers (docs/dead-letters.md) and "
+            + "moves on once the broker acknowledged it.");
+    public static final ConfigKey SRC_DEAD_LETTER_TOPIC = ConfigKey.in("sources[]", "dead_letter_topic", STRING)
+        .doc("Where on_error = \"dead_letter\" sends records: a topic name, or for kind = kafka a template over the "
+            + "record's input topic ({topic}, {topic_segment[n]}, e.g. \"dlq.{topic}\"), sanitised as routed "
+            + "topic names are; created on first use when create_topics = true (with partitions and "
+            + "replication_factor).");
     public static final ConfigKey SRC_KAFKA = ConfigKey.in("sources[]", "kafka", TABLE)
         .doc("This source's own Kafka connection (for its consumer, producer and admin client), when it talks to "
             + "another cluster or with other credentials: any key of [kafka]. A key not given here is [kafka]'s; the "

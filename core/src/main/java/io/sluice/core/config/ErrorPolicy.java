@@ -1,18 +1,38 @@
 package io.sluice.core.config;
 
 /**
- * What a pipeline does with a record that reaches no branch (the unmatched policy) or that cannot be written
- * (the record error policy), as seed 001 ("Multi-sink split") defines it.
+ * What a pipeline does with a record whose fate a policy decides: one that reaches no branch (the unmatched policy),
+ * one that cannot be written (the record error policy), as seed 001 ("Multi-sink split") defines the first two, and
+ * the third choice of Kafka Connect's {@code errors.deadletterqueue.topic.name} and ClickHouse's
+ * {@code kafka_handle_error_mode = 'dead_letter_queue'}: keep the pipeline flowing and put the record, untouched
+ * and with the reason in its headers, into a dead-letter topic (docs/dead-letters.md).
  */
 public enum ErrorPolicy
 {
     /** The pipeline stops with the reason; nothing is committed past the record. The operator default. */
     FAIL,
     /** The record is dropped, its ack share released as success, and counted in records_dropped_total. */
-    SKIP;
+    SKIP,
+    /**
+     * The record's key, value and headers go, byte for byte, to the pipeline's {@code dead_letter_topic} with headers
+     * that say why; its offset commits only once the broker acknowledged the dead letter, and a dead letter that
+     * cannot be written stops its partition (the stall limit applies). Counted in dead_letters_total.
+     */
+    DEAD_LETTER;
+
+    /** @return the value as the configuration spells it: {@code fail}, {@code skip} or {@code dead_letter} */
+    public String configName()
+    {
+        return switch (this)
+        {
+            case FAIL -> "fail";
+            case SKIP -> "skip";
+            case DEAD_LETTER -> "dead_letter";
+        };
+    }
 
     /**
-     * @param configValue {@code "fail"} or {@code "skip"}
+     * @param configValue {@code "fail"}, {@code "skip"} or {@code "dead_letter"}
      * @return the policy
      * @throws IllegalArgumentException for any other value
      */
@@ -22,7 +42,9 @@ public enum ErrorPolicy
         {
             case "fail" -> FAIL;
             case "skip" -> SKIP;
-            default -> throw new IllegalArgumentException("expected \"fail\" or \"skip\", got \"" + configValue + "\"");
+            case "dead_letter" -> DEAD_LETTER;
+            default -> throw new IllegalArgumentException(
+                "expected \"fail\", \"skip\" or \"dead_letter\", got \"" + configValue + "\"");
         };
     }
 }

@@ -294,7 +294,10 @@ public record SluiceConfig(
         }
     }
 
-    /** One [[sinks]] gather pipeline; {@code kafka} is its effective connection with its own override, or null. */
+    /**
+     * One [[sinks]] gather pipeline; {@code kafka} is its effective connection with its own override, or null;
+     * {@code deadLetter} its {@code dead_letter_topic} with the creation keys, or null when it has none.
+     */
     public record Sink(
         String name,
         String kind,
@@ -307,8 +310,33 @@ public record SluiceConfig(
         long topicRefreshMs,
         ClickHouse plugin,
         List<Branch> branches,
-        Kafka kafka)
+        Kafka kafka,
+        DeadLetterConfig deadLetter)
     {
+        /**
+         * A sink without a dead-letter topic.
+         *
+         * @param name            sink name
+         * @param kind            destination kind
+         * @param pattern         topic pattern, or null
+         * @param topics          literal topics
+         * @param groupId         consumer group
+         * @param unmatched       unmatched policy
+         * @param onError         record error policy
+         * @param autoOffsetReset earliest or latest
+         * @param topicRefreshMs  pattern refresh, ms
+         * @param plugin          plugin_config
+         * @param branches        the branches
+         * @param kafka           its own Kafka connection, or null
+         */
+        public Sink(final String name, final String kind, final String pattern, final List<String> topics,
+            final String groupId, final ErrorPolicy unmatched, final ErrorPolicy onError, final String autoOffsetReset,
+            final long topicRefreshMs, final ClickHouse plugin, final List<Branch> branches, final Kafka kafka)
+        {
+            this(name, kind, pattern, topics, groupId, unmatched, onError, autoOffsetReset, topicRefreshMs, plugin,
+                branches, kafka, null);
+        }
+
         /**
          * A sink on the configuration's [kafka] connection.
          *
@@ -363,8 +391,63 @@ public record SluiceConfig(
         String sslCertificateFile,
         String sslKeyFile,
         boolean sslVerifyHostname,
-        String compression)
+        String compression,
+        Map<String, String> settings)
     {
+        /**
+         * The settings before {@code settings} existed: no ClickHouse settings are sent with the inserts.
+         *
+         * @param endpoints          endpoints of the single shard
+         * @param shards             endpoint lists, one per shard
+         * @param insertWorkers      insert worker threads per shard
+         * @param database           database, literal or template
+         * @param targetTable        table, literal or template, or null
+         * @param username           ClickHouse user
+         * @param password           ClickHouse password
+         * @param maxRows            rows per batch
+         * @param maxBytes           bytes per batch
+         * @param lingerMs           linger, ms
+         * @param identifier         identifier policy
+         * @param createTable        whether missing tables are created
+         * @param createTableDdl     CREATE TABLE template, or null
+         * @param createTableLike    template table, or null
+         * @param nullAsDefault      whether null into a non-Nullable column takes the default
+         * @param insertTimeoutMs    insert timeout, ms
+         * @param retryBackoffMs     first retry wait, ms
+         * @param retryBackoffMaxMs  longest retry wait, ms
+         * @param breakerFailures    failures that open the breaker
+         * @param breakerOpenMs      how long the breaker stays open, ms
+         * @param unknownFields      ignore or fail
+         * @param sslCaFile          CA file, or null
+         * @param sslCertificateFile client certificate, or null
+         * @param sslKeyFile         client key, or null
+         * @param sslVerifyHostname  whether the server's certificate must name the host
+         * @param compression        none, lz4 or gzip
+         */
+        public ClickHouse(final List<String> endpoints, final List<List<String>> shards, final int insertWorkers,
+            final String database, final String targetTable, final String username, final String password,
+            final int maxRows, final long maxBytes, final long lingerMs, final String identifier,
+            final boolean createTable, final String createTableDdl, final String createTableLike,
+            final boolean nullAsDefault, final long insertTimeoutMs, final long retryBackoffMs,
+            final long retryBackoffMaxMs, final int breakerFailures, final long breakerOpenMs,
+            final String unknownFields, final String sslCaFile, final String sslCertificateFile,
+            final String sslKeyFile, final boolean sslVerifyHostname, final String compression)
+        {
+            this(endpoints, shards, insertWorkers, database, targetTable, username, password, maxRows, maxBytes,
+                lingerMs, identifier, createTable, createTableDdl, createTableLike, nullAsDefault, insertTimeoutMs,
+                retryBackoffMs, retryBackoffMaxMs, breakerFailures, breakerOpenMs, unknownFields, sslCaFile,
+                sslCertificateFile, sslKeyFile, sslVerifyHostname, compression, Map.of());
+        }
+
+        /** Copies the settings (null is none). */
+        public ClickHouse
+        {
+            settings = settings == null
+                ? Map.of()
+                : java.util.Collections.unmodifiableMap(
+                    new java.util.LinkedHashMap<>(settings));
+        }
+
         /** {@code compression = "none"}: INSERT bodies travel as they are. */
         public static final String COMPRESSION_NONE = "none";
         /** {@code compression = "lz4"}: ClickHouse's LZ4 block format, {@code decompress=1}. */
@@ -496,6 +579,9 @@ public record SluiceConfig(
      * @param rule                  the routing rule of the source's [[sources.topics]] block
      * @param kafka                 its effective Kafka connection with its own [sources.kafka] override, or null
      *                              for the configuration's [kafka]
+     * @param onError               {@code on_error}: {@link ErrorPolicy#FAIL} or {@link ErrorPolicy#DEAD_LETTER}
+     * @param deadLetter            its {@code dead_letter_topic} (creation by create_topics, partitions,
+     *                              replication_factor), or null
      */
     public record Source(
         String name,
@@ -515,8 +601,43 @@ public record SluiceConfig(
         long replayBufferBytes,
         String checkpointFile,
         TopicRule rule,
-        Kafka kafka)
+        Kafka kafka,
+        ErrorPolicy onError,
+        DeadLetterConfig deadLetter)
     {
+        /**
+         * A source whose failed records fail their batch (on_error = fail), on its own Kafka connection or null.
+         *
+         * @param name                  unique source name
+         * @param kind                  kind
+         * @param inputTopics           kafka: topics
+         * @param pattern               kafka: pattern, or null
+         * @param groupId               kafka: group, or null
+         * @param autoOffsetReset       kafka: earliest or latest
+         * @param topicRefreshMs        kafka: refresh, ms
+         * @param path                  file: path, or null
+         * @param createTopics          whether topics are created
+         * @param partitions            partitions of created topics
+         * @param replicationFactor     replicas of created topics
+         * @param maxNewTopicsPerMinute topic creation limit
+         * @param retryBackoffMs        first re-read wait, ms
+         * @param retryBackoffMaxMs     longest re-read wait, ms
+         * @param replayBufferBytes     replay buffer, bytes
+         * @param checkpointFile        file: checkpoint file, or null
+         * @param rule                  the routing rule
+         * @param kafka                 its own Kafka connection, or null
+         */
+        public Source(final String name, final String kind, final List<String> inputTopics, final String pattern,
+            final String groupId, final String autoOffsetReset, final long topicRefreshMs, final String path,
+            final boolean createTopics, final int partitions, final int replicationFactor,
+            final int maxNewTopicsPerMinute, final long retryBackoffMs, final long retryBackoffMaxMs,
+            final long replayBufferBytes, final String checkpointFile, final TopicRule rule, final Kafka kafka)
+        {
+            this(name, kind, inputTopics, pattern, groupId, autoOffsetReset, topicRefreshMs, path, createTopics,
+                partitions, replicationFactor, maxNewTopicsPerMinute, retryBackoffMs, retryBackoffMaxMs,
+                replayBufferBytes, checkpointFile, rule, kafka, ErrorPolicy.FAIL, null);
+        }
+
         /**
          * A source on the configuration's [kafka] connection (see the record's components).
          *

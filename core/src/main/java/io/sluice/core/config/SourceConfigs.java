@@ -112,13 +112,16 @@ final class SourceConfigs
         }
 
         final TopicRule rule = readTopics(r, path, problems);
+        final DeadLetterConfigs.Result deadLetter = DeadLetterConfigs.readSource(r, kind, create, partitions,
+            replication);
         r.finish();
         if (problems.size() != before || name == null || kind == null || rule == null)
         {
             return null;
         }
         return new Source(name, kind, inputTopics, pattern, groupId, reset, refresh, file, create, partitions,
-            replication, maxNew, backoff, backoffMax, replay, checkpointFile, rule, ownKafka);
+            replication, maxNew, backoff, backoffMax, replay, checkpointFile, rule, ownKafka, deadLetter.onError(),
+            deadLetter.deadLetter());
     }
 
     private static void checkKind(final TableReader r, final String kind, final List<String> inputTopics,

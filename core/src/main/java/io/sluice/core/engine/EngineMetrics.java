@@ -26,6 +26,8 @@ import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.deadletter.DeadLetterReason;
+import io.sluice.core.deadletter.DeadLetters;
 import io.sluice.core.gather.GatherPipeline;
 import io.sluice.core.gather.InsertWorker;
 import io.sluice.core.gather.batch.BatchBuffer;
@@ -138,12 +140,18 @@ final class EngineMetrics implements MultiCollector
         g.emit(out);
     }
 
+    private static final DeadLetterReason[] GATHER_REASONS = {DeadLetterReason.INVALID, DeadLetterReason.UNROUTED,
+        DeadLetterReason.TOMBSTONE, DeadLetterReason.INSERT};
+    private static final DeadLetterReason[] SCATTER_REASONS = {DeadLetterReason.ROUTING, DeadLetterReason.PRODUCE};
+
     /** The gather side's series of one scrape, collected pipeline by pipeline. */
     private static final class GatherSeries
     {
         final Family in = new Family();
         final Family routed = new Family();
         final Family dropped = new Family();
+        final Family deadLetters = new Family();
+        final Family deadLetterFailures = new Family();
         final Family pauses = new Family();
         final Family sealed = new Family();
         final Family rebalances = new Family();
@@ -182,6 +190,7 @@ final class EngineMetrics implements MultiCollector
             routed.add(s.recordsRouted.get(), pl);
             dropped.add(s.droppedUnrouted.get(), Labels.of("pipeline", name, "reason", "unrouted"));
             dropped.add(s.droppedInvalid.get(), Labels.of("pipeline", name, "reason", "invalid"));
+            deadLetters(name, p.deadLetters(), GATHER_REASONS);
             pauses.add(s.backpressurePauses.get(), pl);
             sealed.add(s.sealedByRows.get(), Labels.of("pipeline", name, "reason", "max_rows"));
             sealed.add(s.sealedByBytes.get(), Labels.of("pipeline", name, "reason", "max_bytes"));
@@ -235,6 +244,7 @@ final class EngineMetrics implements MultiCollector
 
         void add(final ScatterPipeline p)
         {
+            deadLetters(p.name(), p.deadLetters(), SCATTER_REASONS);
             if (!SluiceConfig.Source.KAFKA.equals(p.source().kind()))
             {
                 return; // a file or stdin source has lines, not partitions
@@ -243,9 +253,23 @@ final class EngineMetrics implements MultiCollector
             partitions(p.name(), p.trackers(), p.sourceStats(), now, consumerLag, checkpointLag, checkpointLagSeconds);
         }
 
+        /** The dead letters of a pipeline, by reason (zero when it has no dead-letter topic). */
+        private void deadLetters(final String name, final DeadLetters d, final DeadLetterReason[] reasons)
+        {
+            for (final DeadLetterReason r : reasons)
+            {
+                deadLetters.add(d == null ? 0 : d.written(r), Labels.of("pipeline", name, "reason", r.label()));
+            }
+            deadLetterFailures.add(d == null ? 0 : d.notWritten(), Labels.of("pipeline", name));
+        }
+
         void emit(final List<MetricSnapshot> out)
         {
             in.counter(out, "sluice_records_in", "Records copied into the ingest ring (re-reads count again)");
+            deadLetters.counter(out, "sluice_dead_letters",
+                "Records written to the dead-letter topic (the broker acknowledged them), by reason");
+            deadLetterFailures.counter(out, "sluice_dead_letter_failures",
+                "Dead letters that could not be written (their offsets failed: the partition stops and is re-read)");
             routed.counter(out, "sluice_records_routed", "Records routed to a branch and encoded");
             dropped.counter(out, "sluice_records_dropped", "Records dropped under a skip policy, by reason");
             pauses.counter(out, "sluice_backpressure_pauses",

@@ -20,10 +20,15 @@ import com.lmax.disruptor.Sequence;
 
 import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
+import io.sluice.core.config.ErrorPolicy;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.deadletter.DeadLetterClients;
+import io.sluice.core.deadletter.DeadLetters;
+import io.sluice.core.deadletter.KafkaDeadLetterClients;
 import io.sluice.core.gather.batch.BatchBuffer;
 import io.sluice.core.gather.batch.BatchPool;
 import io.sluice.core.gather.batch.Destination;
+import io.sluice.core.gather.json.JsonRecord;
 import io.sluice.core.gather.sink.SinkException;
 import io.sluice.core.gather.sink.SinkSpec;
 import io.sluice.core.gather.split.GatherSpec;
@@ -93,6 +98,8 @@ public final class GatherPipeline<T>
     private KafkaSource source;
     private Thread sourceThread;
     private long startNanos;
+    private GatherDeadLetters deadLetters;
+    private Thread deadLetterThread;
 
     /**
      * @param config  the whole configuration (engine, checkpoint, tuning, kafka)
@@ -159,6 +166,11 @@ public final class GatherPipeline<T>
             e.maxRecordBytes());
         route = new RouteStage<>(spec.name(), spec.decoder(), spec.split(), spec.onError(), branchSinks,
             branchWorkers, pools, resolver, trackers, topics, overflow, control, stats);
+        if (spec.decoder() instanceof JsonRecord json)
+        {
+            json.topics(topics);
+        }
+        buildDeadLetters();
         final String problem = route.resolveLiteralDestinations();
         if (problem != null)
         {
@@ -166,6 +178,12 @@ public final class GatherPipeline<T>
         }
         wireRouteStage();
         source = buildSource(e, overflow, minLingerMs, WaitStrategies.idleStrategy(sourceThreadPlan.waitKind()));
+        if (deadLetters != null)
+        {
+            // a dead letter carries the record whole: its key and headers too
+            source.copyKeysAndHeaders();
+        }
+        route.keysAndHeadersRequest(source::copyKeysAndHeaders);
         logBounds(e, branches, plan);
 
         startNanos = System.nanoTime();
@@ -174,6 +192,13 @@ public final class GatherPipeline<T>
             threads.add(StageAgents.start(w, w.idleStrategy(),
                 StageErrorHandler.forAgent(spec.name(), "insert worker " + w.name(), control, w::describeWork),
                 w.name(), sinkThreadPlan.cpu()));
+        }
+        if (deadLetters != null)
+        {
+            final DeadLetters d = deadLetters.stage();
+            deadLetterThread = StageAgents.start(d, d.idleStrategy(),
+                StageErrorHandler.forAgent(spec.name(), "dead letters", control, d::lastError), d.roleName(), -1);
+            threads.add(deadLetterThread);
         }
         if (routeProcessor != null)
         {
@@ -257,6 +282,39 @@ public final class GatherPipeline<T>
         }
     }
 
+    /**
+     * The dead-letter stage, when the pipeline has a dead-letter topic: its own producer and admin client on the
+     * sink's Kafka connection, given to the route stage, and to the insert workers when {@code on_error} is
+     * {@code dead_letter} (a batch refused for its data goes there too).
+     */
+    private void buildDeadLetters()
+    {
+        if (spec.deadLetter() == null)
+        {
+            return;
+        }
+        final DeadLetterClients clients = new KafkaDeadLetterClients(config.kafkaForSink(spec.name()),
+            "sluice-" + spec.name() + "-dead-letters");
+        deadLetters = new GatherDeadLetters(spec.name(), new DeadLetters(spec.name(), spec.deadLetter(), clients,
+            trackers, 256, Math.max(32L << 20, 2L * config.engine().maxRecordBytes())), topics, control);
+        route.deadLetters(deadLetters);
+        if (spec.onError() == ErrorPolicy.DEAD_LETTER)
+        {
+            for (final InsertWorker w : workers)
+            {
+                w.deadLetters(deadLetters);
+            }
+        }
+        LOG.info("{}: dead letters (unmatched = {}, on_error = {}) go to {}", spec.name(),
+            spec.split().unmatched().configName(), spec.onError().configName(), spec.deadLetter().topic());
+    }
+
+    /** @return the dead-letter stage, or null when the pipeline has no dead-letter topic */
+    public DeadLetters deadLetters()
+    {
+        return deadLetters == null ? null : deadLetters.stage();
+    }
+
     private KafkaSource buildSource(final SluiceConfig.Engine e, final OverflowPool overflow, final long minLingerMs,
         final IdleStrategy idle)
     {
@@ -331,6 +389,10 @@ public final class GatherPipeline<T>
         for (final InsertWorker w : workers)
         {
             w.stop();
+        }
+        if (deadLetters != null)
+        {
+            deadLetters.stage().stop();
         }
         for (final Thread t : threads)
         {
@@ -488,7 +550,7 @@ public final class GatherPipeline<T>
                     return false;
                 }
             }
-            return true;
+            return deadLetters == null || deadLetters.stage().idle();
         }
 
         @Override
@@ -497,6 +559,10 @@ public final class GatherPipeline<T>
             for (final InsertWorker w : workers)
             {
                 w.abandon();
+            }
+            if (deadLetters != null)
+            {
+                deadLetters.stage().abandon();
             }
         }
 
@@ -518,6 +584,11 @@ public final class GatherPipeline<T>
                     sb.append(", last error: ").append(err);
                 }
                 sb.append("; ");
+            }
+            if (deadLetters != null && deadLetters.stage().lastError() != null)
+            {
+                sb.append("dead letters: ").append(deadLetters.stage().inFlight()).append(" in flight, last error: ")
+                    .append(deadLetters.stage().lastError()).append("; ");
             }
             return sb.toString();
         }

@@ -66,6 +66,8 @@ public final class InsertWorker implements Agent, SealedBatchQueue
     private long retryAtNanos;
     /** The batch of the last unexpected failure, for the error handler that runs after it (agent thread only). */
     private String failedWork;
+    /** Set when {@code on_error = "dead_letter"}: a batch refused for its data is marked for the dead-letter topic. */
+    private GatherDeadLetters deadLetters;
 
     /**
      * @param name          thread/log name, e.g. {@code github/shard-0}
@@ -134,6 +136,20 @@ public final class InsertWorker implements Agent, SealedBatchQueue
     {
         abandon = true;
         stopping = true;
+    }
+
+    /**
+     * With {@code on_error = "dead_letter"}: a batch the sink refuses for its data ({@link SinkException#recordCaused()})
+     * has its records marked for the dead-letter topic before their offsets fail, so the re-read sends them there
+     * (call before the agent starts).
+     *
+     * @param d the pipeline's dead letters
+     * @return this worker
+     */
+    public InsertWorker deadLetters(final GatherDeadLetters d)
+    {
+        this.deadLetters = d;
+        return this;
     }
 
     /** @return the idle strategy to run this agent with */
@@ -324,8 +340,17 @@ public final class InsertWorker implements Agent, SealedBatchQueue
         lastError = reason;
         if (!e.retriable())
         {
-            LOG.atError().addKeyValue("table", batch.destination().toString())
-                .log("{}: {} (not retriable; the partitions of these records stop here)", name, reason);
+            if (deadLetters != null && e.recordCaused() && deadLetters.markBatch(batch, e, reason))
+            {
+                LOG.atWarn().addKeyValue("table", batch.destination().toString())
+                    .log("{}: {} (refused for its data: the {} records are read again and go to the dead-letter "
+                        + "topic)", name, reason, batch.rowCount());
+            }
+            else
+            {
+                LOG.atError().addKeyValue("table", batch.destination().toString())
+                    .log("{}: {} (not retriable; the partitions of these records stop here)", name, reason);
+            }
             failRows(batch, e.code(), reason);
             batch.release();
             done();

@@ -3,7 +3,6 @@ package io.sluice.core.gather;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -20,6 +19,9 @@ import net.openhft.chronicle.bytes.Bytes;
 import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
 import io.sluice.core.config.ErrorPolicy;
+import io.sluice.core.deadletter.DeadLetter;
+import io.sluice.core.deadletter.DeadLetterHeaders;
+import io.sluice.core.deadletter.DeadLetterReason;
 import io.sluice.core.gather.batch.BatchBuffer;
 import io.sluice.core.gather.batch.BatchPool;
 import io.sluice.core.gather.batch.Destination;
@@ -54,7 +56,14 @@ import io.sluice.ringbuffers.RecordEvent;
  * column type, a record above {@code max_record_bytes}, a topic whose destination cannot be resolved) follows the
  * {@code on_error} policy; a record no branch takes follows the split's unmatched policy. {@code fail} marks the
  * record failed in its partition's tracker (so nothing is committed past it) and stops the pipeline naming topic,
- * partition and offset, and column, path and type where they apply; {@code skip} counts and acknowledges it.
+ * partition and offset, and column, path and type where they apply; {@code skip} counts and acknowledges it;
+ * {@code dead_letter} hands it to the pipeline's {@link GatherDeadLetters}, which acknowledges it once the broker has
+ * its dead letter. A record an insert worker marked (its batch was refused for its data) is sent there too when
+ * the re-read brings it back, instead of being written again.
+ *
+ * <p>Keys and headers: the source copies them only when a stage needs them. A destination whose encoder reads them
+ * ({@link RowEncoder.Bound#readsKeyAndHeaders()}) asks the source for them when it is bound; a record that was
+ * published before that fails its offset once and is re-read with them.
  *
  * <p>Thread-safety: runs on one thread; not thread-safe.
  *
@@ -108,6 +117,11 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
     private long nowNanos;
     private volatile long lastFlushToken;
     private long errorsLogged;
+    private GatherDeadLetters deadLetters;
+    private Runnable keysAndHeadersRequest = () ->
+    {
+    };
+    private volatile boolean keysAndHeadersNeeded;
 
     /**
      * A route stage on the system clock.
@@ -200,9 +214,45 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
                 {
                     return r.error();
                 }
+                noteKeysAndHeaders(r.destination());
             }
         }
         return null;
+    }
+
+    /**
+     * Gives the stage its dead-letter stage (before it runs; required when a policy is {@code dead_letter}).
+     *
+     * @param d the pipeline's dead letters
+     * @return this stage
+     */
+    public RouteStage<T> deadLetters(final GatherDeadLetters d)
+    {
+        this.deadLetters = d;
+        return this;
+    }
+
+    /**
+     * Says how to ask the source for keys and headers (before it runs); called once, when the first destination that
+     * reads them is bound.
+     *
+     * @param request asks the source to copy keys and headers from its next record on (any thread)
+     * @return this stage
+     */
+    public RouteStage<T> keysAndHeadersRequest(final Runnable request)
+    {
+        this.keysAndHeadersRequest = request;
+        if (keysAndHeadersNeeded)
+        {
+            request.run();
+        }
+        return this;
+    }
+
+    /** @return whether a destination bound so far reads records' keys or headers */
+    public boolean keysAndHeadersNeeded()
+    {
+        return keysAndHeadersNeeded;
     }
 
     /** @return the token of the last flush control event this stage completed */
@@ -279,22 +329,30 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         {
             Failpoints.check(Failpoints.GATHER_ROUTE, event.offset());
         }
+        if (deadLetters != null && redrive(event))
+        {
+            return;
+        }
         if (event.tooLargeBytes() > 0)
         {
-            recordError(event, "record of " + event.tooLargeBytes() + " bytes exceeds engine.max_record_bytes", onError,
-                stats.droppedInvalid);
+            final String what = "record of " + event.tooLargeBytes() + " bytes exceeds engine.max_record_bytes";
+            recordError(event, what, onError, stats.droppedInvalid,
+                DeadLetter.Why.of(DeadLetterReason.INVALID, DeadLetterHeaders.STAGE_PARSE, what));
             return;
         }
         if (event.valueLength() < 0)
         {
-            recordError(event, "record value is null (a tombstone); there is nothing to write", onError,
-                stats.droppedInvalid);
+            final String what = "record value is null (a tombstone); there is nothing to write";
+            recordError(event, what, onError, stats.droppedInvalid,
+                DeadLetter.Why.of(DeadLetterReason.TOMBSTONE, DeadLetterHeaders.STAGE_PARSE, what));
             return;
         }
         final T view = decoder.decode(event);
         if (view == null)
         {
-            recordError(event, decoder.error(), onError, stats.droppedInvalid);
+            final String what = decoder.error();
+            recordError(event, what, onError, stats.droppedInvalid,
+                DeadLetter.Why.of(DeadLetterReason.INVALID, DeadLetterHeaders.STAGE_PARSE, what));
             return;
         }
         final RowEmitter e = emitter;
@@ -308,17 +366,36 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             if (!e.settled)
             {
                 e.settled = true;
-                recordError(event, "the classifier failed: " + ex, onError, stats.droppedInvalid);
+                final String what = "the classifier failed: " + ex;
+                recordError(event, what, onError, stats.droppedInvalid, new DeadLetter.Why(DeadLetterReason.INVALID,
+                    DeadLetterHeaders.STAGE_CLASSIFY, what, ex.getClass().getName(), null, null, null, null, 0));
             }
             LOG.error("{}: classifier failed on {}", pipeline, where(event), ex);
             return;
         }
         if (!e.settled)
         {
-            recordError(event,
-                "no branch matches the record (unmatched = " + unmatched.name().toLowerCase(Locale.ROOT) + ")",
-                unmatched, stats.droppedUnrouted);
+            final String what = "no branch matches the record (unmatched = " + unmatched.configName() + ")";
+            recordError(event, what, unmatched, stats.droppedUnrouted,
+                DeadLetter.Why.of(DeadLetterReason.UNROUTED, DeadLetterHeaders.STAGE_CLASSIFY, what));
         }
+    }
+
+    /**
+     * A record an insert worker marked (its batch was refused for its data) becomes a dead letter now that the
+     * re-read brought it back, instead of being written again.
+     *
+     * @return true when the record was marked
+     */
+    private boolean redrive(final RecordEvent event)
+    {
+        final DeadLetter.Why marked = deadLetters.marked(event);
+        if (marked == null)
+        {
+            return false;
+        }
+        deadLetter(event, marked);
+        return true;
     }
 
     /** The emitter handed to the classifier; one per stage, reset per record. */
@@ -350,6 +427,11 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             {
                 return;
             }
+            if (dest.encoder().readsKeyAndHeaders() && !ev.hasKeyAndHeaders())
+            {
+                rereadWithKeys(ev, dest);
+                return;
+            }
             final int shard = branch.shards == 1 ? 0 : branch.router.shard(row, branch.shards);
             final Sealer s = sealer;
             BatchBuffer batch = s.batchFor(branch.index, dest, shard);
@@ -376,7 +458,8 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             if (error != null)
             {
                 rows.writePosition(start);
-                recordError(ev, error + " (table " + dest + ")", onError, stats.droppedInvalid);
+                recordError(ev, error + " (table " + dest + ")", onError, stats.droppedInvalid,
+                    GatherDeadLetters.conversion(branch.name, dest, error));
                 s.discardIfEmpty(batch);
                 return;
             }
@@ -428,6 +511,7 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
                     topics.name(topicId));
                 if (r.destination() != null)
                 {
+                    noteKeysAndHeaders(r.destination());
                     branch.byTopic[topicId] = r.destination();
                     if (branch.errorByTopic[topicId] != null)
                     {
@@ -500,6 +584,17 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
     }
 
     private void recordError(final RecordEvent event, final String what, final ErrorPolicy policy,
+        final AtomicLong dropped, final DeadLetter.Why why)
+    {
+        if (policy == ErrorPolicy.DEAD_LETTER)
+        {
+            deadLetter(event, why);
+            return;
+        }
+        recordError(event, what, policy, dropped);
+    }
+
+    private void recordError(final RecordEvent event, final String what, final ErrorPolicy policy,
         final AtomicLong dropped)
     {
         final AckTracker tracker = trackers.get(event.trackerId());
@@ -521,5 +616,59 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         // the pipeline fails first, so that the source, seeing the nack, knows not to announce a re-read
         control.fail(reason);
         tracker.fail(event.offset(), event.trackerGeneration(), -1, reason);
+    }
+
+    /**
+     * Hands a record to the dead-letter stage; its offset is acknowledged when the broker has the dead letter. A
+     * record whose key and headers were not copied (published before a dead-letter policy asked for them) is re-read.
+     */
+    private void deadLetter(final RecordEvent event, final DeadLetter.Why why)
+    {
+        final GatherDeadLetters d = deadLetters;
+        if (d == null)
+        {
+            final String reason = where(event) + ": " + why.message() + " (dead_letter, but the pipeline has no "
+                + "dead-letter stage)";
+            control.fail(reason);
+            trackers.get(event.trackerId()).fail(event.offset(), event.trackerGeneration(), -1, reason);
+            return;
+        }
+        if (!event.hasKeyAndHeaders())
+        {
+            keysAndHeadersRequest.run();
+            trackers.get(event.trackerId()).fail(event.offset(), event.trackerGeneration(), -1, where(event)
+                + ": re-read for its dead letter (its key and headers were not copied)");
+            return;
+        }
+        if (!d.send(event, why))
+        {
+            // stopping: the offset stays unacknowledged, so the record is read again by the next run
+            return;
+        }
+        if (errorsLogged++ < 10 || errorsLogged % 10_000 == 0)
+        {
+            LOG.warn("{}: {} goes to the dead-letter topic ({}, stage {}): {}", pipeline, where(event),
+                why.reason().label(), why.stage(), why.message());
+        }
+    }
+
+    /** Remembers that a bound destination reads keys or headers, and asks the source for them once. */
+    private void noteKeysAndHeaders(final Destination d)
+    {
+        if (!keysAndHeadersNeeded && d.encoder().readsKeyAndHeaders())
+        {
+            keysAndHeadersNeeded = true;
+            LOG.info("{}: {} reads record keys or headers: the source copies them from now on", pipeline, d);
+            keysAndHeadersRequest.run();
+        }
+    }
+
+    /** A record for a destination that reads keys and headers, published before the source copied them. */
+    private void rereadWithKeys(final RecordEvent event, final Destination d)
+    {
+        noteKeysAndHeaders(d);
+        keysAndHeadersRequest.run();
+        trackers.get(event.trackerId()).fail(event.offset(), event.trackerGeneration(), -1,
+            where(event) + ": re-read with its key and headers (table " + d + " reads them)");
     }
 }

@@ -206,6 +206,22 @@ public final class KafkaSource implements Agent
         return p;
     }
 
+    /**
+     * From the next record on, copies each record's key and headers into its slot as well as its value (any thread).
+     * A gather pipeline asks for it when a table reads the key or headers (metadata columns) or a dead-letter policy
+     * needs the record whole; until then it copies values only, so a pipeline that needs neither pays nothing.
+     */
+    public void copyKeysAndHeaders()
+    {
+        polled.copyKeysAndHeaders();
+    }
+
+    /** @return whether keys and headers are copied into the slots */
+    public boolean copiesKeysAndHeaders()
+    {
+        return polled.copiesKeysAndHeaders();
+    }
+
     /** @return true once the agent has closed (drained, committed, consumer closed) */
     public boolean finished()
     {

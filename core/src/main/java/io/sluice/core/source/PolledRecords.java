@@ -28,7 +28,10 @@ final class PolledRecords
 {
     private final RingPublisher publisher;
     private final RecordClaim claim = new RecordClaim();
-    private final boolean withKeyAndHeaders;
+    /** Copy keys and headers too: from the start (scatter), or once a gather stage asked ({@link #copyKeysAndHeaders}). */
+    private volatile boolean withKeyAndHeaders;
+    /** {@link #withKeyAndHeaders} as read at the start of a {@link #publish} (source thread). */
+    private boolean copyKeys;
     private final PipelineStats stats;
     private final List<TopicPartition> partitions = new ArrayList<>();
     private ConsumerRecords<ByteBuffer, ByteBuffer> records;
@@ -39,7 +42,8 @@ final class PolledRecords
 
     /**
      * @param publisher         the ring's publisher (single producer)
-     * @param withKeyAndHeaders copy keys and headers too (scatter), or values only (gather)
+     * @param withKeyAndHeaders copy keys and headers too (scatter), or values only until a stage asks for them with
+     *                          {@link #copyKeysAndHeaders()} (gather)
      * @param stats             counts {@code recordsIn}
      */
     PolledRecords(final RingPublisher publisher, final boolean withKeyAndHeaders, final PipelineStats stats)
@@ -47,6 +51,21 @@ final class PolledRecords
         this.publisher = publisher;
         this.withKeyAndHeaders = withKeyAndHeaders;
         this.stats = stats;
+    }
+
+    /**
+     * From the next record on, copies keys and headers too (any thread: a gather stage that finds it needs them, a
+     * dead-letter policy). Never switched off again.
+     */
+    void copyKeysAndHeaders()
+    {
+        withKeyAndHeaders = true;
+    }
+
+    /** @return whether keys and headers are copied */
+    boolean copiesKeysAndHeaders()
+    {
+        return withKeyAndHeaders;
     }
 
     /** @return whether records of the last poll are still kept */
@@ -113,6 +132,7 @@ final class PolledRecords
      */
     void publish(final Map<TopicPartition, KafkaPartition> assigned)
     {
+        copyKeys = withKeyAndHeaders;
         while (true)
         {
             if (list == null)
@@ -164,7 +184,7 @@ final class PolledRecords
     {
         // ByteBufferDeserializer hands over the fetched bytes without copying them into a byte[] first
         final ByteBuffer value = r.value();
-        final boolean withKey = withKeyAndHeaders;
+        final boolean withKey = copyKeys;
         final ByteBuffer key = withKey ? r.key() : null;
         int headerBytes = 0;
         if (withKey)
@@ -194,6 +214,7 @@ final class PolledRecords
         {
             final RecordEvent event = c.record(ps.topicId, r.partition(), r.offset(), r.timestamp(), ps.trackerId,
                 ps.tracker.generation());
+            event.timestampType(r.timestampType().id);
             if (Failpoints.ENABLED)
             {
                 Failpoints.check(Failpoints.SOURCE, r.offset());

@@ -84,7 +84,38 @@ final class ClickHouseConnections
                 .httpHeader("Content-Encoding", "gzip");
             default -> s.compressClientRequest(false);
         }
+        config.settings().forEach(s::serverSetting);
         return s;
+    }
+
+    /**
+     * Asks a server whether it takes a sink's insert settings ({@code [sinks.plugin_config.settings]}): a
+     * {@code SELECT 1} with the same settings as URL parameters, which ClickHouse applies (and checks) before it
+     * runs the query, as it does for an INSERT. An unknown setting is ClickHouse's error 115 (UNKNOWN_SETTING); a
+     * value it cannot parse, a setting a read-only user may not change, the same.
+     *
+     * @param client  the client
+     * @param config  the sink's plugin_config
+     * @param endpoint the endpoint, for messages
+     * @throws SinkException naming the settings and the server's answer
+     */
+    static void checkSettings(final Client client, final SluiceConfig.ClickHouse config, final String endpoint)
+        throws SinkException
+    {
+        if (config.settings().isEmpty())
+        {
+            return;
+        }
+        final QuerySettings settings = new QuerySettings().setFormat(ClickHouseFormat.TabSeparated);
+        config.settings().forEach(settings::serverSetting);
+        call("plugin_config.settings " + config.settings() + " at " + endpoint, () ->
+        {
+            try (QueryResponse r = client.query("SELECT 1", settings).get(10_000, TimeUnit.MILLISECONDS);
+                InputStream in = r.getInputStream())
+            {
+                return in.readAllBytes();
+            }
+        });
     }
 
     /** A client call that may throw anything; {@link #call} classifies what it throws. */

@@ -62,10 +62,15 @@ public final class ClickHouseDriver implements SinkDriver
                 {
                     ClickHouseConnections.query(c, "SELECT 1", "connect to ClickHouse at " + endpoint, 10_000);
                     ok = true;
+                    checkSettings(sink, c, endpoint);
                     break;
                 }
                 catch (final SinkException e)
                 {
+                    if (ok)
+                    {
+                        throw e;
+                    }
                     last = e;
                 }
             }
@@ -87,6 +92,24 @@ public final class ClickHouseDriver implements SinkDriver
                         : ""),
                     !refused, last == null ? 0 : last.code(), last);
             }
+        }
+    }
+
+    /**
+     * The server answers: whether it takes the sink's insert settings is asked now, at start, rather than found out
+     * on the first insert, where a refusal (a permanent error) would stop the partitions until the stall limit.
+     */
+    private static void checkSettings(final SinkSpec sink, final Client c, final String endpoint)
+        throws SinkException
+    {
+        try
+        {
+            ClickHouseConnections.checkSettings(c, sink.connection(), endpoint);
+        }
+        catch (final SinkException e)
+        {
+            throw new SinkException("ClickHouse does not take the insert settings of sink " + sink.name() + ": "
+                + e.getMessage(), false, e.code(), e);
         }
     }
 

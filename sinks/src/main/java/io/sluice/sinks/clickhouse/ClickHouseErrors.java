@@ -62,6 +62,33 @@ public final class ClickHouseErrors
         Map.entry(497, "ACCESS_DENIED"),
         Map.entry(516, "AUTHENTICATION_FAILED"));
 
+    /**
+     * Permanent codes with which ClickHouse refuses a batch for the data in it rather than for the table or the
+     * user: a value it cannot parse or store, an expression of a DEFAULT or MATERIALIZED column that fails for a
+     * row (a division by zero, {@code throwIf}), a constraint. Under {@code on_error = "dead_letter"} the batch's
+     * records go to the dead-letter topic; every other permanent code (a missing table or column, a denied right, a
+     * syntax error) stops the partitions as under {@code fail}. Names as ClickHouse spells them.
+     */
+    public static final Map<Integer, String> RECORD_CAUSED = Map.ofEntries(
+        Map.entry(6, "CANNOT_PARSE_TEXT"),
+        Map.entry(26, "CANNOT_PARSE_QUOTED_STRING"),
+        Map.entry(27, "CANNOT_PARSE_INPUT_ASSERTION_FAILED"),
+        Map.entry(38, "CANNOT_PARSE_DATE"),
+        Map.entry(41, "CANNOT_PARSE_DATETIME"),
+        Map.entry(69, "ARGUMENT_OUT_OF_BOUND"),
+        Map.entry(70, "CANNOT_CONVERT_TYPE"),
+        Map.entry(72, "CANNOT_PARSE_NUMBER"),
+        Map.entry(117, "INCORRECT_DATA"),
+        Map.entry(131, "TOO_LARGE_STRING_SIZE"),
+        Map.entry(153, "ILLEGAL_DIVISION"),
+        Map.entry(190, "SIZES_OF_ARRAYS_DOESNT_MATCH"),
+        Map.entry(321, "VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE"),
+        Map.entry(349, "CANNOT_INSERT_NULL_IN_ORDINARY_COLUMN"),
+        Map.entry(376, "CANNOT_PARSE_UUID"),
+        Map.entry(395, "FUNCTION_THROW_IF_VALUE_IS_NON_ZERO"),
+        Map.entry(407, "DECIMAL_OVERFLOW"),
+        Map.entry(469, "VIOLATED_CONSTRAINT"));
+
     /** ClickHouse's UNKNOWN_TABLE. */
     public static final int UNKNOWN_TABLE = 60;
     /** ClickHouse's UNKNOWN_DATABASE. */
@@ -95,9 +122,10 @@ public final class ClickHouseErrors
             final int code = server.getCode() > 0 ? server.getCode() : codeIn(server.getMessage());
             final boolean retry = retriable(code);
             final String refused = REFUSED.get(code);
+            final String data = RECORD_CAUSED.get(code);
             return new SinkException(
                 what + ": ClickHouse error " + code + (retry ? " (" + RETRIABLE.get(code) + ")" : "")
-                    + (refused != null ? " (" + refused + ")" : "")
+                    + (refused != null ? " (" + refused + ")" : "") + (data != null ? " (" + data + ")" : "")
                     + ": " + Secrets.redact(serverText(server.getMessage()))
                     + (refused == null
                         ? ""
@@ -105,7 +133,7 @@ public final class ClickHouseErrors
                             ? " (the user lacks the right: grant it, or give plugin_config.username of a user who "
                                 + "has it)"
                             : " (check plugin_config.username and password)"),
-                retry, code, failure);
+                retry, code, data != null, failure);
         }
         final Throwable io = ioCause(failure);
         if (io != null)

@@ -32,6 +32,29 @@ class ClickHouseErrorsTest
         assertEquals(code, e.code());
     }
 
+    @ParameterizedTest(name = "code {0} record-caused={1}")
+    @CsvSource({
+        "153, true", "6, true", "27, true", "72, true", "117, true", "349, true", "395, true", "469, true",
+        "16, false", "53, false", "60, false", "62, false", "81, false", "115, false", "497, false", "241, false",
+        "252, false"})
+    void shouldTellADataRefusalFromADestinationRefusal(final int code, final boolean recordCaused)
+    {
+        final SinkException e = ClickHouseErrors.classify("insert",
+            new ServerException(code, "DB::Exception: x", 500, "q"));
+        assertEquals(recordCaused, e.recordCaused());
+        assertFalse(e.recordCaused() && e.retriable(), "a record-caused refusal is permanent");
+    }
+
+    @Test
+    void shouldNameTheDataRefusalOfAnOldServer()
+    {
+        final String body = "Code: 153, e.displayText() = DB::Exception: Division by zero, e.what() = DB::Exception";
+        final SinkException e = ClickHouseErrors.classify("insert into `d`.`t`", new ServerException(0, body, 500,
+            "q"));
+        assertTrue(e.recordCaused());
+        assertEquals("insert into `d`.`t`: ClickHouse error 153 (ILLEGAL_DIVISION): Division by zero", e.getMessage());
+    }
+
     @Test
     void shouldReadTheCodeOfAnOldServerMessage()
     {

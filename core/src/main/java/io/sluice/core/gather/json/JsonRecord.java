@@ -7,6 +7,7 @@ import io.sluice.codecs.json.JsonScanner;
 import io.sluice.codecs.json.JsonValueView;
 import io.sluice.codecs.json.RoutingValues;
 import io.sluice.core.gather.split.RecordDecoder;
+import io.sluice.core.stage.TopicRegistry;
 import io.sluice.ringbuffers.RecordEvent;
 
 /**
@@ -26,6 +27,7 @@ public final class JsonRecord implements RecordDecoder<JsonRecord>
     private final Scope own;
     private RecordEvent event;
     private long stamp;
+    private TopicRegistry topics;
 
     /** @param paths the record scope's path registry (the classifier's conditions register their paths in it) */
     public JsonRecord(final PathRegistry paths)
@@ -92,6 +94,23 @@ public final class JsonRecord implements RecordDecoder<JsonRecord>
     public JsonScanner scanner()
     {
         return own.scanner;
+    }
+
+    /**
+     * Gives the record its pipeline's topic registry, so that columns filled from the topic name find it (the
+     * pipeline calls this before the route stage runs).
+     *
+     * @param registry the pipeline's topic ids and names
+     */
+    public void topics(final TopicRegistry registry)
+    {
+        this.topics = registry;
+    }
+
+    /** @return the pipeline's topic registry, or null before {@link #topics(TopicRegistry)} */
+    public TopicRegistry topics()
+    {
+        return topics;
     }
 
     /** @return the current record's ring event (coordinates, key, headers) */

@@ -124,6 +124,7 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
         final Set<String> mapped = new HashSet<>(columnPaths.keySet());
         final List<BoundColumn> columns = new ArrayList<>();
         final List<TimeDefault> timeDefaults = new ArrayList<>();
+        final List<MetadataColumn> metadata = new ArrayList<>();
         final Set<String> topLevel = new HashSet<>();
         for (final ColumnSpec c : schema.columns())
         {
@@ -142,9 +143,10 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
                 throw new IllegalArgumentException("column " + c.name() + " has type " + c.type()
                     + " which Sluice cannot write: " + e.getMessage(), e);
             }
-            final ColumnEncoder encoder = ColumnEncoder.forType(type, options);
-            final String path = columnPaths.getOrDefault(c.name(), escapeName(c.name()));
-            final int pathIndex = scope.field(path);
+            final MetadataColumn meta = metadataColumn(c.name(), type);
+            final ColumnEncoder encoder = meta != null ? meta.encoder() : ColumnEncoder.forType(type, options);
+            final String path = meta != null ? meta.spec() : jsonPathOf(c.name());
+            final int pathIndex = meta != null ? -1 : scope.field(path);
             final TimeDefault time = c.hasDefault() ? TimeDefault.of(c, type, catalog) : null;
             final byte[] defaultBytes = c.hasDefault() && time == null ? encodeDefault(c, encoder, catalog) : null;
             if (c.hasDefault() && time == null && defaultBytes == null)
@@ -157,7 +159,11 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
             }
             columns.add(new BoundColumn(c.name(), c.type(), path, pathIndex, encoder, defaultBytes));
             timeDefaults.add(time);
-            topLevel.add(JsonPath.parse(path).segment(0));
+            metadata.add(meta);
+            if (meta == null)
+            {
+                topLevel.add(JsonPath.parse(path).segment(0));
+            }
         }
         if (!mapped.isEmpty())
         {
@@ -166,7 +172,36 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
                 + schema.columns().stream().map(ColumnSpec::name).toList() + ")");
         }
         return new BoundJson(columns.toArray(new BoundColumn[0]), timeDefaults.toArray(new TimeDefault[0]),
-            failOnUnknownFields ? new KnownFields(topLevel) : null);
+            failOnUnknownFields ? new KnownFields(topLevel) : null,
+            metadata.stream().allMatch(m -> m == null) ? null : metadata.toArray(new MetadataColumn[0]));
+    }
+
+    /** @return the Kafka metadata a column is filled from ({@link MetadataColumn}), or null when it reads JSON */
+    private MetadataColumn metadataColumn(final String column, final ClickHouseType type)
+    {
+        final String spec = MetadataColumn.specOf(column, columnPaths.get(column));
+        return spec == null ? null : MetadataColumn.bind(column, spec, type, options);
+    }
+
+    /** @return the JSON path a column reads: its mapping ({@code \$} for a leading {@code $}), else its name */
+    private String jsonPathOf(final String column)
+    {
+        final String mapping = columnPaths.get(column);
+        return mapping != null ? MetadataColumn.jsonPath(mapping) : escapeName(column);
+    }
+
+    /**
+     * The Kafka metadata a bound column is filled from: what {@code engine.jar explain} reports as its source.
+     *
+     * @param bound an encoder returned by {@link #bind}
+     * @param index the column's index in {@link #columnsOf}
+     * @return the spec ({@code $offset}, {@code $header.trace}), or null when the column reads a JSON path
+     */
+    public static String metadataOf(final Bound<?> bound, final int index)
+    {
+        return bound instanceof BoundJson b && b.metadata != null && b.metadata[index] != null
+            ? b.metadata[index].spec()
+            : null;
     }
 
     /**
@@ -209,12 +244,23 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
         private final KnownFields known;
         private final boolean nullAsDefault = options.nullAsDefault();
         private final List<String> names;
+        /** Per column, its Kafka metadata source; null when every column reads JSON. */
+        private final MetadataColumn[] metadata;
+        private final boolean readsKeyAndHeaders;
 
-        BoundJson(final BoundColumn[] columns, final TimeDefault[] timeDefaults, final KnownFields known)
+        BoundJson(final BoundColumn[] columns, final TimeDefault[] timeDefaults, final KnownFields known,
+            final MetadataColumn[] metadata)
         {
             this.columns = columns;
             this.timeDefaults = timeDefaults;
             this.known = known;
+            this.metadata = metadata;
+            boolean keys = false;
+            for (int i = 0; metadata != null && i < metadata.length; i++)
+            {
+                keys |= metadata[i] != null && metadata[i].readsKeyAndHeaders();
+            }
+            this.readsKeyAndHeaders = keys;
             this.hasDefault = new boolean[columns.length];
             this.nullable = new boolean[columns.length];
             final List<String> n = new ArrayList<>(columns.length);
@@ -234,6 +280,12 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
         }
 
         @Override
+        public boolean readsKeyAndHeaders()
+        {
+            return readsKeyAndHeaders;
+        }
+
+        @Override
         public String encode(final JsonRecord row, final Bytes<?> out)
         {
             if (scope.scan() != JsonError.NONE)
@@ -242,10 +294,27 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
             }
             final BoundColumn[] cs = columns;
             final boolean[] defaults = hasDefault;
+            final MetadataColumn[] meta = metadata;
             for (int i = 0; i < cs.length; i++)
             {
                 final BoundColumn c = cs[i];
-                scope.value(c.pathIndex(), view);
+                if (meta == null || meta[i] == null)
+                {
+                    scope.value(c.pathIndex(), view);
+                }
+                else
+                {
+                    final int rc = meta[i].write(row, out, view);
+                    if (rc == MetadataColumn.WRITTEN)
+                    {
+                        continue;
+                    }
+                    if (rc < 0)
+                    {
+                        return "column " + c.name() + " (" + c.type() + ") from path " + c.path() + ": "
+                            + ConversionError.describe(rc);
+                    }
+                }
                 if (defaults[i])
                 {
                     final int kind = view.kind();

@@ -67,6 +67,7 @@ public final class TomlGather
         });
         return new GatherSpec<>(sink.name(), sink.groupId(),
             sink.pattern() == null ? null : UserRegex.compile(sink.pattern()),
-            sink.topics(), sink.autoOffsetReset(), sink.topicRefreshMs(), record, split, sinks, sink.onError());
+            sink.topics(), sink.autoOffsetReset(), sink.topicRefreshMs(), record, split, sinks, sink.onError(),
+            sink.deadLetter());
     }
 }

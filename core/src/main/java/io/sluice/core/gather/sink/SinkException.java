@@ -14,6 +14,7 @@ public final class SinkException extends Exception
 
     private final boolean retriable;
     private final int code;
+    private final boolean recordCaused;
 
     /**
      * @param message   what failed, naming the destination (e.g. the table and endpoint)
@@ -23,9 +24,34 @@ public final class SinkException extends Exception
      */
     public SinkException(final String message, final boolean retriable, final int code, final Throwable cause)
     {
+        this(message, retriable, code, false, cause);
+    }
+
+    /**
+     * @param message      what failed, naming the destination (e.g. the table and endpoint)
+     * @param retriable    whether retrying the same request may succeed
+     * @param code         the destination's error code (e.g. ClickHouse's exception code), or 0
+     * @param recordCaused whether the destination refused the data itself (a value it cannot parse or store, a
+     *                     constraint), rather than the destination (a missing table, a denied right): what
+     *                     {@code on_error = "dead_letter"} sends to the dead-letter topic. Never with retriable.
+     * @param cause        the underlying exception, or {@code null}
+     */
+    public SinkException(final String message, final boolean retriable, final int code, final boolean recordCaused,
+        final Throwable cause)
+    {
         super(message, cause);
         this.retriable = retriable;
         this.code = code;
+        this.recordCaused = recordCaused && !retriable;
+    }
+
+    /**
+     * @return whether the destination refused the batch for the records' data (permanent): each sink lists the error
+     *         codes it counts as such
+     */
+    public boolean recordCaused()
+    {
+        return recordCaused;
     }
 
     /** @return whether retrying the same request may succeed */

@@ -5,6 +5,7 @@ import java.util.Map;
 
 import com.google.re2j.Pattern;
 
+import io.sluice.core.config.DeadLetterConfig;
 import io.sluice.core.config.ErrorPolicy;
 import io.sluice.core.gather.sink.SinkSpec;
 
@@ -25,6 +26,7 @@ import io.sluice.core.gather.sink.SinkSpec;
  * @param split           the split
  * @param sinks           sinks by name
  * @param onError         what happens to a record that cannot be decoded or encoded
+ * @param deadLetter      where a {@code dead_letter} policy (unmatched or on_error) sends records, or {@code null}
  * @param <T>             view type
  */
 public record GatherSpec<T>(
@@ -37,8 +39,29 @@ public record GatherSpec<T>(
     RecordDecoder<T> decoder,
     Split<T> split,
     Map<String, SinkSpec> sinks,
-    ErrorPolicy onError)
+    ErrorPolicy onError,
+    DeadLetterConfig deadLetter)
 {
+    /**
+     * A pipeline without a dead-letter topic.
+     *
+     * @param name            pipeline name
+     * @param groupId         Kafka consumer group
+     * @param pattern         topic pattern, or {@code null}
+     * @param topics          literal topics
+     * @param autoOffsetReset {@code earliest} or {@code latest}
+     * @param topicRefreshMs  pattern refresh, ms
+     * @param decoder         record → view
+     * @param split           the split
+     * @param sinks           sinks by name
+     * @param onError         record error policy
+     */
+    public GatherSpec(final String name, final String groupId, final Pattern pattern, final List<String> topics,
+        final String autoOffsetReset, final long topicRefreshMs, final RecordDecoder<T> decoder, final Split<T> split,
+        final Map<String, SinkSpec> sinks, final ErrorPolicy onError)
+    {
+        this(name, groupId, pattern, topics, autoOffsetReset, topicRefreshMs, decoder, split, sinks, onError, null);
+    }
 
     /** Checks that every branch names an installed sink and a classifier is set. */
     public GatherSpec
@@ -59,6 +82,10 @@ public record GatherSpec<T>(
         if (split.branches().isEmpty())
         {
             throw new IllegalArgumentException("pipeline " + name + ": the split has no branches");
+        }
+        if (deadLetter == null && (onError == ErrorPolicy.DEAD_LETTER || split.unmatched() == ErrorPolicy.DEAD_LETTER))
+        {
+            throw new IllegalArgumentException("pipeline " + name + ": a dead_letter policy needs a dead-letter topic");
         }
         topics = List.copyOf(topics);
         sinks = Map.copyOf(sinks);

@@ -46,5 +46,16 @@ public interface RowEncoder<R>
          * @return {@code null} on success, else what is wrong, naming the column (and path) — computed only on failure
          */
         String encode(R row, Bytes<?> out);
+
+        /**
+         * Whether rows read the record's key or headers (Kafka metadata columns): the source copies them into the
+         * ring only while some bound encoder says so, so a pipeline that reads neither pays nothing for them.
+         *
+         * @return false unless the encoder reads keys or headers
+         */
+        default boolean readsKeyAndHeaders()
+        {
+            return false;
+        }
     }
 }

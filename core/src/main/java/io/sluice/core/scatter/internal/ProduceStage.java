@@ -52,6 +52,7 @@ public final class ProduceStage implements EventHandler<RecordEvent>, Delivery.C
     private volatile String lastError;
     /** The ring sequence of the last record whose outcome this stage settled (stage thread only). */
     private long settledSequence = -1;
+    private ScatterDeadLetters deadLetters;
 
     ProduceStage(final String name, final TopicProducer producer, final TopicTable table,
         final TopicProvisioner provisioner,
@@ -70,6 +71,17 @@ public final class ProduceStage implements EventHandler<RecordEvent>, Delivery.C
         this.overflow = overflow;
         this.control = control;
         this.stats = stats;
+    }
+
+    /**
+     * With {@code on_error = "dead_letter"}: a record the broker refuses for good is marked for the dead-letter topic
+     * before its offset fails, so the re-read sends it there (call before the stage runs).
+     *
+     * @param d the source's dead letters
+     */
+    void deadLetters(final ScatterDeadLetters d)
+    {
+        this.deadLetters = d;
     }
 
     @Override
@@ -209,6 +221,10 @@ public final class ProduceStage implements EventHandler<RecordEvent>, Delivery.C
         }
         final String why = "producing to topic " + topic.name() + " failed: " + error;
         lastError = why;
+        if (deadLetters != null && d.listener == null)
+        {
+            deadLetters.markRefused(d.trackerId, d.offset, topic.name(), error);
+        }
         failures.fail(d.trackerId, d.generation, d.offset, d.listener, RecordFailures.CODE_PRODUCE, why);
     }
 

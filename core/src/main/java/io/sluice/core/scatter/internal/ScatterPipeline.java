@@ -25,6 +25,8 @@ import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.config.UserRegex;
+import io.sluice.core.deadletter.DeadLetters;
+import io.sluice.core.deadletter.KafkaDeadLetterClients;
 import io.sluice.core.scatter.ScatterDriver;
 import io.sluice.core.scatter.ScatterException;
 import io.sluice.core.scatter.TopicAdmin;
@@ -89,6 +91,7 @@ public final class ScatterPipeline
     private Thread sourceThread;
     private volatile boolean stopped;
     private long startNanos;
+    private ScatterDeadLetters deadLetters;
 
     /**
      * @param config        the whole configuration
@@ -147,6 +150,7 @@ public final class ScatterPipeline
         produceProcessor.setExceptionHandler(
             StageErrorHandler.forRing(source.name(), "produce", control, this::recordName, produce::failEvent));
         ring.addGatingSequences(produceProcessor.getSequence());
+        buildDeadLetters(route);
         final Agent sourceAgent = buildSource(e, WaitStrategies.idleStrategy(stageWait("source", defaultWait)));
 
         LOG.info("{}: scatter {} source, rule {}{}; ring {} slots x {} B = {} MiB off-heap; up to {} records in flight "
@@ -160,6 +164,12 @@ public final class ScatterPipeline
         threads.add(StageAgents.start(provisioner, new SleepingIdleStrategy(TimeUnit.MILLISECONDS.toNanos(1)),
             StageErrorHandler.forAgent(source.name(), "admin", control, provisioner::describeWork),
             source.name() + "-admin", -1));
+        if (deadLetters != null)
+        {
+            final DeadLetters d = deadLetters.stage();
+            threads.add(StageAgents.start(d, d.idleStrategy(),
+                StageErrorHandler.forAgent(source.name(), "dead letters", control, d::lastError), d.roleName(), -1));
+        }
         startThread(source.name() + "-produce", stageCpu("sink"), produceProcessor);
         startThread(source.name() + "-route", stageCpu("route"), routeProcessor);
         if (sourceAgent != null)
@@ -170,6 +180,33 @@ public final class ScatterPipeline
                 source.name() + "-source", stageCpu("source"));
             threads.add(sourceThread);
         }
+    }
+
+    /**
+     * The dead-letter stage of {@code on_error = "dead_letter"}: its own producer and admin client on the source's
+     * Kafka connection, given to the route stage (records the rule cannot place) and the produce stage (records the
+     * broker refuses for good).
+     */
+    private void buildDeadLetters(final ScatterRouteStage route)
+    {
+        if (source.deadLetter() == null)
+        {
+            return;
+        }
+        final DeadLetters stage = new DeadLetters(source.name(), source.deadLetter(),
+            new KafkaDeadLetterClients(config.kafkaFor(source), "sluice-" + source.name() + "-dead-letters"), trackers,
+            256, Math.max(32L << 20, 2L * config.engine().maxRecordBytes()));
+        deadLetters = new ScatterDeadLetters(source.name(), stage, id -> trackers.get(id).topic(), control);
+        route.deadLetters(deadLetters);
+        produce.deadLetters(deadLetters);
+        LOG.info("{}: records that cannot be produced go to dead-letter topic {}", source.name(),
+            source.deadLetter().topic());
+    }
+
+    /** @return the dead-letter stage, or null when the source has no dead-letter topic */
+    public DeadLetters deadLetters()
+    {
+        return deadLetters == null ? null : deadLetters.stage();
     }
 
     /** Builds the ring (multi-producer for the embedded API), the overflow pool, the slots and the deliveries. */
@@ -399,6 +436,10 @@ public final class ScatterPipeline
         routeProcessor.halt();
         produceProcessor.halt();
         provisioner.stop();
+        if (deadLetters != null)
+        {
+            deadLetters.stage().stop();
+        }
         for (final Thread t : threads)
         {
             t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
@@ -533,13 +574,17 @@ public final class ScatterPipeline
         {
             final long cursor = ring.getCursor();
             return routeProcessor.getSequence().get() == cursor && produceProcessor.getSequence().get() == cursor
-                && deliveries.inFlight() == 0;
+                && deliveries.inFlight() == 0 && (deadLetters == null || deadLetters.stage().idle());
         }
 
         @Override
         public void abandon()
         {
             produce.abandon();
+            if (deadLetters != null)
+            {
+                deadLetters.stage().abandon();
+            }
         }
 
         @Override
@@ -553,7 +598,8 @@ public final class ScatterPipeline
         @Override
         public boolean settledThrough(final long sequence)
         {
-            return produceProcessor.getSequence().get() >= sequence && deliveries.settledThrough(sequence);
+            return produceProcessor.getSequence().get() >= sequence && deliveries.settledThrough(sequence)
+                && (deadLetters == null || deadLetters.stage().idle());
         }
     }
 

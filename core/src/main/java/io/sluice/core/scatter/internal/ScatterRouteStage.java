@@ -13,6 +13,9 @@ import com.lmax.disruptor.EventHandler;
 
 import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
+import io.sluice.core.deadletter.DeadLetter;
+import io.sluice.core.deadletter.DeadLetterHeaders;
+import io.sluice.core.deadletter.DeadLetterReason;
 import io.sluice.core.naming.TopicNameSanitizer;
 import io.sluice.core.stage.Failpoints;
 import io.sluice.ringbuffers.RecordEvent;
@@ -52,6 +55,7 @@ public final class ScatterRouteStage implements EventHandler<RecordEvent>
     private final Set<String> collisionsWarned = new HashSet<>();
     private int topicsSeen;
     private long fallbacksLogged;
+    private ScatterDeadLetters deadLetters;
 
     /**
      * @param name           the source's name, for logs
@@ -85,6 +89,18 @@ public final class ScatterRouteStage implements EventHandler<RecordEvent>
         this.maxRecordBytes = maxRecordBytes;
         this.fallbackId = router.rule().fallback() == null ? -1 : table.intern(router.rule().fallback());
         noteNewTopics();
+    }
+
+    /**
+     * With {@code on_error = "dead_letter"}: a record that fails here goes to the dead-letter topic instead of
+     * failing its batch, and a record the producer marked is sent there when the re-read brings it back (call before
+     * the stage runs).
+     *
+     * @param d the source's dead letters
+     */
+    void deadLetters(final ScatterDeadLetters d)
+    {
+        this.deadLetters = d;
     }
 
     @Override
@@ -129,6 +145,14 @@ public final class ScatterRouteStage implements EventHandler<RecordEvent>
             {
                 ScatterStats.increment(stats.skipped);
                 return ScatterSlots.SKIPPED;
+            }
+        }
+        if (deadLetters != null)
+        {
+            final DeadLetter.Why marked = deadLetters.marked(event);
+            if (marked != null)
+            {
+                return deadLetters.send(event, marked) ? ScatterSlots.DEAD_LETTER : ScatterSlots.SKIPPED;
             }
         }
         if (event.tooLargeBytes() > 0)
@@ -207,6 +231,18 @@ public final class ScatterRouteStage implements EventHandler<RecordEvent>
 
     private int fail(final RecordEvent event, final int slot, final String why)
     {
+        if (deadLetters != null && slots.listeners[slot] == null)
+        {
+            if (deadLetters.send(event, DeadLetterReason.ROUTING, DeadLetterHeaders.STAGE_ROUTE, why))
+            {
+                return ScatterSlots.DEAD_LETTER;
+            }
+            if (event.trackerId() >= 0)
+            {
+                // stopping: the offset stays unacknowledged, so the record is read again by the next run
+                return ScatterSlots.SKIPPED;
+            }
+        }
         failures.fail(event.trackerId(), event.trackerGeneration(), event.offset(), slots.listeners[slot],
             RecordFailures.CODE_ROUTING, why);
         return ScatterSlots.FAILED;

@@ -16,6 +16,8 @@ public final class ScatterSlots
     static final int FAILED = -2;
     /** Route result: a control event. */
     static final int CONTROL = -3;
+    /** Route result: the record went to the dead-letter topic (its dead letter acknowledges it). */
+    static final int DEAD_LETTER = -4;
 
     final int mask;
     final int[] topicIds;

@@ -1,0 +1,31 @@
+package io.sluice.core.deadletter;
+
+import org.apache.kafka.clients.producer.Producer;
+
+/**
+ * The Kafka clients a pipeline's {@link DeadLetters} use: one producer, and a way to make sure a dead-letter topic
+ * exists. {@link KafkaDeadLetterClients} is the real one; tests may give Kafka's {@code MockProducer}.
+ *
+ * <p>Threads: called by the dead-letter agent's thread only (the producer's callbacks run on its I/O thread).
+ */
+public interface DeadLetterClients extends AutoCloseable
+{
+    /** @return the producer (idempotent, {@code acks=all}, byte arrays) */
+    Producer<byte[], byte[]> producer();
+
+    /**
+     * Makes sure a topic exists: looks it up, and creates it when it is absent and creation is allowed. Blocks for at
+     * most the admin client's timeout.
+     *
+     * @param topic             the topic
+     * @param create            whether an absent topic may be created
+     * @param partitions        partitions of a created topic, -1 for the broker's default
+     * @param replicationFactor replicas of a created topic, -1 for the broker's default
+     * @return null when the topic exists now, else why not (naming the topic)
+     */
+    String ensureTopic(String topic, boolean create, int partitions, int replicationFactor);
+
+    /** Closes the clients, waiting at most a few seconds for buffered dead letters; never throws. */
+    @Override
+    void close();
+}

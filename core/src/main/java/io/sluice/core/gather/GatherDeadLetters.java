@@ -1,0 +1,139 @@
+package io.sluice.core.gather;
+
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.sluice.core.deadletter.DeadLetter;
+import io.sluice.core.deadletter.DeadLetterHeaders;
+import io.sluice.core.deadletter.DeadLetterMarks;
+import io.sluice.core.deadletter.DeadLetterReason;
+import io.sluice.core.deadletter.DeadLetters;
+import io.sluice.core.gather.batch.BatchBuffer;
+import io.sluice.core.gather.batch.Destination;
+import io.sluice.core.gather.sink.SinkException;
+import io.sluice.core.stage.PipelineControl;
+import io.sluice.core.stage.TopicRegistry;
+import io.sluice.ringbuffers.RecordEvent;
+
+/**
+ * Where a gather pipeline's {@code dead_letter} fates are carried out: the route stage hands over records whose
+ * policy says so ({@link #send}), an insert worker marks the records of a batch ClickHouse refused for its data
+ * ({@link #markBatch}: their offsets fail, the partitions are re-read, and the route stage, seeing a marked record
+ * again, {@link #marked takes} the mark and sends it instead of writing it twice). The dead letters themselves go
+ * through the pipeline's {@link DeadLetters} stage.
+ *
+ * <p>Threads: {@link #send} and {@link #marked} on the route stage, {@link #markBatch} on an insert worker.
+ */
+public final class GatherDeadLetters
+{
+    /** The shape of a conversion error of the JSON encoder: column, type, path, what. */
+    private static final Pattern CONVERSION = Pattern.compile("^column (.+?) \\((.+?)\\) from path (.+?): .*$",
+        Pattern.DOTALL);
+
+    private final String pipeline;
+    private final DeadLetters stage;
+    private final DeadLetterMarks marks = new DeadLetterMarks();
+    private final TopicRegistry topics;
+    private final PipelineControl control;
+
+    /**
+     * @param pipeline the pipeline's name
+     * @param stage    the pipeline's dead-letter stage
+     * @param topics   the pipeline's topic registry
+     * @param control  the pipeline's run state (a stop ends a wait for room)
+     */
+    public GatherDeadLetters(final String pipeline, final DeadLetters stage, final TopicRegistry topics,
+        final PipelineControl control)
+    {
+        this.pipeline = pipeline;
+        this.stage = stage;
+        this.topics = topics;
+        this.control = control;
+    }
+
+    /** @return the dead-letter stage */
+    public DeadLetters stage()
+    {
+        return stage;
+    }
+
+    /**
+     * Copies the record out of its slot and queues its dead letter, waiting while the queue is full.
+     *
+     * @param event the record
+     * @param why   why
+     * @return false when the pipeline stops first (the offset stays unacknowledged and is read again)
+     */
+    boolean send(final RecordEvent event, final DeadLetter.Why why)
+    {
+        final DeadLetter letter = DeadLetter.of(pipeline, event, topics.name(event.topicId()), why);
+        while (true)
+        {
+            final int rc = stage.offer(letter);
+            if (rc == DeadLetters.OFFERED)
+            {
+                return true;
+            }
+            if (rc == DeadLetters.CLOSED || control.stopRequested())
+            {
+                return false;
+            }
+            LockSupport.parkNanos(50_000);
+        }
+    }
+
+    /**
+     * @param event a record the route stage is about to route
+     * @return why it is to become a dead letter (the mark is taken), or null when it is not marked
+     */
+    DeadLetter.Why marked(final RecordEvent event)
+    {
+        return marks.take(event.trackerId(), event.offset());
+    }
+
+    /**
+     * Marks every record of a batch that ClickHouse refused for its data, before its offsets are failed.
+     *
+     * @param batch  the batch
+     * @param e      the refusal ({@link SinkException#recordCaused()})
+     * @param reason the message the offsets are failed with
+     * @return false when the marks are full (nothing more was marked: the partitions stop as under fail)
+     */
+    boolean markBatch(final BatchBuffer batch, final SinkException e, final String reason)
+    {
+        final Destination d = batch.destination();
+        final DeadLetter.Why why = new DeadLetter.Why(DeadLetterReason.INSERT, DeadLetterHeaders.STAGE_INSERT,
+            reason, e.getClass().getName(), d.branchName(), d.toString(), null, null, e.code());
+        final int rows = batch.rowCount();
+        for (int i = 0; i < rows; i++)
+        {
+            if (!marks.mark(batch.trackerId(i), batch.offset(i), why))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The reason of a record the encoder refused: names branch, table, and column and path when the message gives them.
+     *
+     * @param branch  the branch
+     * @param table   the destination
+     * @param message the encoder's message
+     * @return the why
+     */
+    static DeadLetter.Why conversion(final String branch, final Destination table, final String message)
+    {
+        if (message.startsWith("malformed JSON"))
+        {
+            // the branch's scan found the record malformed past the classifier's fields
+            return new DeadLetter.Why(DeadLetterReason.INVALID, DeadLetterHeaders.STAGE_PARSE, message, null, branch,
+                table.toString(), null, null, 0);
+        }
+        final Matcher m = CONVERSION.matcher(message);
+        return new DeadLetter.Why(DeadLetterReason.INVALID, DeadLetterHeaders.STAGE_CONVERT, message, null, branch,
+            table.toString(), m.matches() ? m.group(1) : null, m.matches() ? m.group(3) : null, 0);
+    }
+}
