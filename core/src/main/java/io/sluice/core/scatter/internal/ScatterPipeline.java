@@ -135,13 +135,19 @@ public final class ScatterPipeline
         final int known = openCluster();
         final SluiceConfig.TopicRule rule = source.rule();
 
-        final RecordFailures failures = new RecordFailures(source.name(), trackers, this::where, stats);
+        final RecordFailures failures = new RecordFailures(source.name(), trackers, this::where, stats, control);
         final ScatterRouteStage route = new ScatterRouteStage(source.name(), new TopicRouter(rule), table, provisioner,
             new NewTopicRateLimiter(source.maxNewTopicsPerMinute()),
             TimeUnit.MILLISECONDS.toNanos(source.retryBackoffMs()),
             trackers, slots, failures, stats, e.maxRecordBytes());
+        final int fallbackId = rule.fallback() == null ? -1 : table.intern(rule.fallback());
+        if (fallbackId >= 0)
+        {
+            // openCluster made sure it exists
+            table.entry(fallbackId).transition(TopicEntry.UNKNOWN, TopicEntry.EXISTS, null, System.nanoTime());
+        }
         produce = new ProduceStage(source.name(), producer, table, provisioner, deliveries, slots, failures, trackers,
-            overflow, control, stats);
+            overflow, control, stats, new RefusedRecords(source.name(), table, fallbackId, failures, stats));
         routeProcessor = new BatchEventProcessorBuilder().build(ring, ring.newBarrier(), route);
         routeProcessor.setExceptionHandler(
             StageErrorHandler.forRing(source.name(), "route", control, this::recordName, route::failEvent));
@@ -261,6 +267,20 @@ public final class ScatterPipeline
                         ? "fallback"
                         : "topic") + " of source " + source.name() + ") does not exist and create_topics = false");
                 }
+            }
+        }
+        else if (rule.fallback() != null)
+        {
+            // the fallback takes what the broker refuses: it exists before the first record, outside the rate limit
+            try
+            {
+                provisioner.ensureAtStart(rule.fallback());
+            }
+            catch (final RuntimeException ex)
+            {
+                admin.close();
+                throw new ScatterException("the fallback topic of source " + source.name() + ": " + ex.getMessage(),
+                    ex);
             }
         }
         producer = driver.producer(config, source);
