@@ -359,7 +359,11 @@ public final class ConfigSchema
         .doc("Database of this branch; default plugin_config.database.");
     public static final ConfigKey BR_COLUMNS = ConfigKey.in("sinks[].branches[]", "columns", STRING_MAP)
         .doc("column = \"json.path\" for columns whose path differs from their name; other columns are read from "
-            + "the JSON field of the same name.");
+            + "the JSON field of the same name. A value starting with $ fills the column from the record's Kafka "
+            + "metadata ($topic, $partition, $offset, $timestamp, $timestamp_type, $key, $header.NAME, $headers, "
+            + "$header_names, $header_values); columns named like the Kafka engine's virtual columns (_topic, "
+            + "_partition, _offset, _timestamp, _timestamp_ms, _key, _headers.name, _headers.value) are filled so "
+            + "without a mapping; a path starting with $ is written \\$ (docs/effectively-once.md).");
     public static final ConfigKey BR_SHARD_BY = ConfigKey.in("sinks[].branches[]", "shard_by", STRING)
         .doc("JSON path whose value picks the shard (murmur2, as Kafka's default partitioner); without it rows take "
             + "the shards in turn.");

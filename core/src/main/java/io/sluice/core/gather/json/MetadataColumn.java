@@ -42,14 +42,15 @@ import io.sluice.ringbuffers.RecordEvent;
  * types take Kafka's id (0, 1, -1)</td></tr>
  * <tr><td>{@code $key}, {@code $header.NAME}</td><td>the key, the last header of that name</td><td>String and
  * FixedString take the bytes as they are; any other type takes them as a JSON value when they parse as one
- * ({@code 42}, {@code {"a":1}}), else as a JSON string; a null key or an absent header is missing</td></tr>
+ * ({@code 42}, {@code {"a":1}}), else as a JSON string; a null key or an absent header is the column's DEFAULT,
+ * NULL, or else the type's zero (an empty String, as the Kafka engine's {@code _key} of an unkeyed record)</td></tr>
  * <tr><td>{@code $headers}</td><td>every header in order</td><td>Map(String, String) or
  * Array(Tuple(String, String)) (the same RowBinary bytes; a Nullable(String) value keeps a null as NULL, else it is
  * empty)</td></tr>
  * <tr><td>{@code $header_names}, {@code $header_values}</td><td>the names, the values</td><td>Array(String): the
  * Kafka engine's {@code _headers.name}, {@code _headers.value}</td></tr>
  * </table>
- * A missing value follows the JSON rules (the column's DEFAULT, NULL, or the record fails naming the column).
+ * A missing timestamp follows the JSON rules (the column's DEFAULT, NULL, or the record fails naming the column).
  *
  * <p>Each value becomes a view the column's own encoder writes, so every conversion rule and range check of a JSON
  * value applies; only raw bytes into String and FixedString and the header lists are written here. One instance per
@@ -108,7 +109,7 @@ final class MetadataColumn
         final ClickHouseType base = base(type);
         this.encoder = ColumnEncoder.forType(type, source == Source.TIMESTAMP
             ? options.withEpochUnit(EncoderOptions.EpochUnit.MILLISECONDS)
-            : options);
+            : source == Source.KEY || source == Source.HEADER ? options.withMissingAsDefault(true) : options);
         this.headerName = source == Source.HEADER
             ? spec.substring(Source.HEADER.spec.length()).getBytes(StandardCharsets.UTF_8)
             : null;
