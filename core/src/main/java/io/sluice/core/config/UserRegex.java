@@ -12,7 +12,8 @@ import com.google.re2j.PatternSyntaxException;
  * <p>The syntax is RE2's (https://github.com/google/re2/wiki/Syntax), which is java.util.regex's minus what needs
  * backtracking: backreferences, lookahead and lookbehind, atomic groups and possessive quantifiers are refused, and so
  * are the few java.util.regex spellings that RE2/J would read differently without saying so (a class intersection
- * {@code [a-z&&[^e]]}, {@code \v}, {@code {,n}}). docs/configuration.md lists what changes for users.
+ * {@code [a-z&&[^e]]}, {@code \v}, {@code {,n}}, an octal escape of two or more digits such as {@code \0101}).
+ * docs/configuration.md lists what changes for users.
  *
  * <p>Thread-safe (stateless). A compiled {@link Pattern} is thread-safe; its {@code Matcher}s are not.
  */
@@ -102,6 +103,24 @@ public final class UserRegex
      * whitespace; RE2/J: the vertical tab only) and {@code {,n}} (java.util.regex refuses it; RE2/J reads it
      * literally).
      */
+    /** @return whether the escape at {@code i} is {@code \0mnn} (m at most 3) or {@code \dn} with d in 1-7, n octal */
+    private static boolean octalDiffers(final String regex, final int i)
+    {
+        final int n = regex.length();
+        final char d = regex.charAt(i + 1);
+        if (d == '0')
+        {
+            return i + 4 < n && regex.charAt(i + 2) >= '0' && regex.charAt(i + 2) <= '3' && octal(regex.charAt(i + 3))
+                && octal(regex.charAt(i + 4));
+        }
+        return d >= '1' && d <= '7' && i + 2 < n && octal(regex.charAt(i + 2));
+    }
+
+    private static boolean octal(final char c)
+    {
+        return c >= '0' && c <= '7';
+    }
+
     private static String silentDifference(final String regex)
     {
         int depth = 0;
@@ -122,6 +141,14 @@ public final class UserRegex
                 {
                     return "\\v at index " + i + " means any vertical whitespace in java.util.regex but only the "
                         + "vertical tab in RE2/J (the engine Sluice matches with): write \\x0B, or [\\n\\x0B\\f\\r]";
+                }
+                if (octalDiffers(regex, i))
+                {
+                    // \0101 is 'A' in java.util.regex (\0 then up to three octal digits) but backspace and '1' in
+                    // RE2/J (three octal digits in all); \101 is a backreference there and 'A' here
+                    return "\\" + next + regex.charAt(i + 2) + " at index " + i + " is an octal escape that "
+                        + "java.util.regex and RE2/J (the engine Sluice matches with) read differently: write the "
+                        + "character as \\x{41} (hex), or the digit after an escape as [" + regex.charAt(i + 2) + "]";
                 }
                 i++;
                 continue;

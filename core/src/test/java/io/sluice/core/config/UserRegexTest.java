@@ -35,6 +35,8 @@ class UserRegexTest
         "[a-z&&[^e]]      | a class intersection (&&) at index 4",
         "x\\v             | \\v at index 1",
         "a{,3}            | {, at index 1",
+        "x\\0101         | \\01 at index 1 is an octal escape",
+        "\\101           | \\10 at index 0 is an octal escape",
     })
     void shouldRefuseWhatRe2jCannotRunOrWouldReadDifferently(final String regex, final String expected)
     {
@@ -48,7 +50,8 @@ class UserRegexTest
 
     @ParameterizedTest
     @ValueSource(strings = {"crawl\\.[0-9]+\\.fetched", "events\\..*", "(?i)push(event)?", "\\p{L}-[0-9]",
-        "[[:alpha:]]+", "(?<name>a|b)c", "\\Q&&\\v{,\\E", "[\\w.-]+", "[]a]", "a{0,3}", "\\{,", "[&]", "(.*a){8}b"})
+        "[[:alpha:]]+", "(?<name>a|b)c", "\\Q&&\\v{,\\E", "[\\w.-]+", "[]a]", "a{0,3}", "\\{,", "[&]", "(.*a){8}b",
+        "(a+)+$", "^(a|aa)+$", "(a|a)*b", "(\\w+\\s?)+$", "([a-z]+)*@", "\\x41", "\\0", "\\012"})
     void shouldAcceptWhatItRunsAsJavaWould(final String regex)
     {
         assertNull(UserRegex.problem(regex), regex);
@@ -79,5 +82,21 @@ class UserRegexTest
         assertFalse(p.matcher("a".repeat(10_240)).matches());
         assertFalse(p.matcher("a".repeat(10_239) + "c").matches());
         assertTrue(p.matcher("a".repeat(10_239) + "b").matches());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"(a+)+$", "^(a|aa)+$", "(a|a)*b", "(\\w+\\s?)+!", "([a-z]+)*@x", "(.*,){12}z"})
+    void shouldDecideOtherExpressionsOfTheSameKindOnTenKilobytes(final String regex)
+    {
+        // the classic catastrophic-backtracking shapes (nested or overlapping repetition) against inputs that almost
+        // match: each is one pass; the answers are java.util.regex's where it can finish (short inputs)
+        final var p = UserRegex.compile(regex);
+        final String almost = (regex.contains(",") ? "a," : "a").repeat(5_120) + "?";
+        assertFalse(p.matcher(almost).matches(), regex);
+        for (final String shortInput : List.of("aaaa", "aaaa!", "ab", "aa@x", "a,a,", "a".repeat(12) + "b"))
+        {
+            assertEquals(java.util.regex.Pattern.compile(regex).matcher(shortInput).matches(),
+                p.matcher(shortInput).matches(), regex + " on " + shortInput);
+        }
     }
 }
