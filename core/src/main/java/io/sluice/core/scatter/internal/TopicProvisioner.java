@@ -424,8 +424,9 @@ public final class TopicProvisioner implements Agent
                     final String why = (createTopics ? "cannot create topic " : "cannot look up topic ") + e.name()
                         + ": "
                         + (r != null ? r.error() : failure != null ? failure : "no answer from the admin client");
-                    final boolean refused = r != null
-                        && ProduceErrors.classify(r.cause()) != ProduceErrors.Kind.TRANSIENT;
+                    // the topic refused for good (invalid, a policy, no ACL); not an authentication failure of the
+                    // admin client itself, which is no reason to send the records elsewhere
+                    final boolean refused = r != null && ProduceErrors.permanent(ProduceErrors.classify(r.cause()));
                     LOG.warn("{}: {}{}", name, why, refused ? " (refused for good: the fallback, else stop)" : "");
                     e.transition(TopicEntry.PENDING, refused ? TopicEntry.REFUSED : TopicEntry.FAILED, why, now);
                 }
