@@ -28,6 +28,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
@@ -250,7 +251,24 @@ class RefusedTopicsIT
         assertEquals(List.of(text(in, 0), text(in, 2), text(in, 3)), texts("big" + s + ".ok"), "each once, in order");
         assertEquals(Map.of(new TopicPartition(input, 0), 4L), r.committed());
         assertEquals(1, r.pipeline().stats().refused.get());
-        ScatterEndToEndIT.deleteTopics(Set.of(input, small, fallback, "big" + s + ".ok"));
+
+        // without a fallback, on_error = dead_letter: the broker's refusal comes back on the producer's I/O thread,
+        // after the ring slot was reused; the dead letter is the record as the producer sent it, byte for byte
+        final String dlq = "big" + s + ".dlq";
+        final Run dead = run(input, "g2-" + input, "create_topics = true\non_error = \"dead_letter\"\n"
+            + "dead_letter_topic = \"" + dlq + "\"\n", field("big" + s + ".{value}", null));
+        assertEquals(SluiceEngine.EXIT_OK, dead.exit(), dead.failure());
+        final List<ConsumerRecord<byte[], byte[]>> letters = KafkaRecords.readAll(dlq);
+        assertEquals(1, letters.size());
+        assertArrayEquals(in.get(1), letters.get(0).value());
+        assertEquals("produce", header(letters.get(0), "sluice.errors.stage"));
+        assertEquals("1", header(letters.get(0), "__connect.errors.offset"));
+        assertEquals(input, header(letters.get(0), "__connect.errors.topic"));
+        assertEquals(RecordTooLargeException.class.getName(),
+            header(letters.get(0), "__connect.errors.exception.class.name"));
+        assertEquals(Map.of(new TopicPartition(input, 0), 4L), dead.committed());
+        assertEquals(6, texts("big" + s + ".ok").size(), "three per run, none re-sent");
+        ScatterEndToEndIT.deleteTopics(Set.of(input, small, fallback, dlq, "big" + s + ".ok"));
     }
 
     @Test
