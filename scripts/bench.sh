@@ -54,7 +54,7 @@ if [ "$mode" = jmh ]; then
   build
   out=bench/results/jmh-$(date -u +%Y%m%d-%H%M%S)
   mkdir -p "$out"
-  filter=${JMH_FILTER:-'io\.sluice\.bench\.(codecs\.(Extraction|Murmur2|RowBinary)|ring\.RingHop|route\.Sealer|ack\.AckTracker)Benchmark'}
+  filter=${JMH_FILTER:-'io\.sluice\.bench\.(codecs\.(Extraction|Murmur2|RowBinary)|ring\.RingHop|route\.(Sealer|Regex)|ack\.AckTracker)Benchmark'}
   echo "== JMH suites: $(nproc) cores, $(java -version 2>&1 | head -1), $(date -u +%Y-%m-%dT%H:%MZ)"
   echo "   filter: $filter   results: $out"
   # short iterations for a 2-core machine (about 3-5 minutes in all); JMH_ARGS="-wi 5 -i 10" for longer runs

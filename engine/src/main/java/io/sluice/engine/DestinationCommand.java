@@ -6,7 +6,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.regex.Pattern;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -15,6 +14,7 @@ import picocli.CommandLine.Spec;
 
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.config.UserRegex;
 import io.sluice.core.engine.SluiceEngine;
 import io.sluice.core.gather.DestinationNames;
 
@@ -167,7 +167,7 @@ public final class DestinationCommand implements Callable<Integer>
     {
         if (s.pattern() != null)
         {
-            return Pattern.compile(s.pattern()).matcher(topic).matches()
+            return UserRegex.compile(s.pattern()).matcher(topic).matches()
                 ? null
                 : "sink " + s.name() + " does not follow topic " + topic + ": it does not match the pattern "
                     + s.pattern()

@@ -22,7 +22,6 @@ import java.util.Set;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
 import org.tomlj.Toml;
 import org.tomlj.TomlParseError;
@@ -349,17 +348,10 @@ public final class ConfigLoader
                 ? "give pattern (a regular expression) or topics (a list)"
                 : "give either pattern or topics, not both");
         }
-        if (pattern != null)
+        final String regexProblem = pattern == null ? null : UserRegex.problem(pattern);
+        if (regexProblem != null)
         {
-            try
-            {
-                Pattern.compile(pattern);
-            }
-            catch (final PatternSyntaxException e)
-            {
-                r.problem(SINK_PATTERN.name(),
-                    "not a valid regular expression: " + e.getDescription() + " at index " + e.getIndex());
-            }
+            r.problem(SINK_PATTERN.name(), regexProblem);
         }
         final String groupId = r.string(SINK_GROUP_ID);
         final ErrorPolicy unmatched = ErrorPolicy.parse(r.string(SINK_UNMATCHED));
@@ -556,17 +548,10 @@ public final class ConfigLoader
                     if (v instanceof String s)
                     {
                         values = List.of(s);
-                        if (op == Condition.Op.MATCHES)
+                        final String regexProblem = op == Condition.Op.MATCHES ? UserRegex.problem(s) : null;
+                        if (regexProblem != null)
                         {
-                            try
-                            {
-                                Pattern.compile(s);
-                            }
-                            catch (final PatternSyntaxException e)
-                            {
-                                local.add(new ConfigProblem(key + ".matches", line,
-                                    "not a valid regular expression: " + e.getDescription()));
-                            }
+                            local.add(new ConfigProblem(key + ".matches", line, regexProblem));
                         }
                     }
                     else if (v instanceof Long || v instanceof Boolean)

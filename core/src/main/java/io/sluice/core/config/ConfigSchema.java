@@ -197,8 +197,9 @@ public final class ConfigSchema
     static final ConfigKey SINK_KIND = ConfigKey.in("sinks[]", "kind", STRING).required().allowed("clickhouse")
         .doc("The destination system.");
     static final ConfigKey SINK_PATTERN = ConfigKey.in("sinks[]", "pattern", STRING)
-        .doc("Java regular expression over topic names; the whole name must match. New matching topics are "
-            + "followed within topic_refresh_ms. Give pattern or topics.");
+        .doc("Regular expression over topic names (RE2/J syntax, linear time: see Regular expressions); the "
+            + "whole name must match. New matching topics are followed within topic_refresh_ms. Give pattern or "
+            + "topics.");
     static final ConfigKey SINK_TOPICS = ConfigKey.in("sinks[]", "topics", STRING_LIST)
         .doc("Literal topic names to consume. Give pattern or topics.");
     static final ConfigKey SINK_GROUP_ID = ConfigKey.in("sinks[]", "group_id", STRING).required()
@@ -383,7 +384,8 @@ public final class ConfigSchema
         .doc("Unique name of the branch within its sink.");
     static final ConfigKey BR_WHEN = ConfigKey.in("sinks[].branches[]", "when", RULE)
         .doc("Condition on a JSON path: { path = \"type\", equals = \"PushEvent\" }; also in = [..], prefix = \"..\", "
-            + "matches = \"regex\", exists = true|false. A branch without when takes every record and must be last.");
+            + "matches = \"regex\" (the whole value, RE2/J syntax: see Regular expressions), exists = true|false. "
+            + "A branch without when takes every record and must be last.");
     static final ConfigKey BR_TARGET_TABLE = ConfigKey.in("sinks[].branches[]", "target_table", STRING)
         .doc("Table of this branch (literal or template); default plugin_config.target_table.");
     static final ConfigKey BR_DATABASE = ConfigKey.in("sinks[].branches[]", "database", STRING)
@@ -418,8 +420,8 @@ public final class ConfigSchema
         .doc("kind = kafka: literal topic names to consume. Give pattern or input_topics. (Not topics: "
             + "[[sources.topics]] is the routing block.)");
     static final ConfigKey SRC_PATTERN = ConfigKey.in("sources[]", "pattern", STRING)
-        .doc("kind = kafka: Java regular expression over topic names to consume; the whole name must match. "
-            + "Give pattern or input_topics.");
+        .doc("kind = kafka: regular expression over topic names to consume (RE2/J syntax, linear time: see Regular "
+            + "expressions); the whole name must match. Give pattern or input_topics.");
     static final ConfigKey SRC_GROUP_ID = ConfigKey.in("sources[]", "group_id", STRING)
         .doc("kind = kafka (required there): the consumer group whose committed offsets say where the source resumes.");
     static final ConfigKey SRC_AUTO_OFFSET_RESET = ConfigKey.in("sources[]", "auto_offset_reset", STRING)

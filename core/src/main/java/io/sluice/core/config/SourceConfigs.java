@@ -6,8 +6,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
 import org.tomlj.TomlArray;
 import org.tomlj.TomlTable;
@@ -140,17 +138,10 @@ final class SourceConfigs
                     ? "a kafka source needs pattern (a regular expression) or input_topics (a list)"
                     : "give either pattern or input_topics, not both");
             }
-            if (pattern != null)
+            final String regexProblem = pattern == null ? null : UserRegex.problem(pattern);
+            if (regexProblem != null)
             {
-                try
-                {
-                    Pattern.compile(pattern);
-                }
-                catch (final PatternSyntaxException e)
-                {
-                    r.problem(SRC_PATTERN.name(), "not a valid regular expression: " + e.getDescription() + " at index "
-                        + e.getIndex());
-                }
+                r.problem(SRC_PATTERN.name(), regexProblem);
             }
             if (groupId == null)
             {

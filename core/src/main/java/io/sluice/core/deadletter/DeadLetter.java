@@ -86,6 +86,59 @@ public final class DeadLetter
         this.why = why;
     }
 
+    private DeadLetter(final String pipeline, final Origin origin, final ProducerRecord<byte[], byte[]> sent,
+        final Why why)
+    {
+        this.pipeline = pipeline;
+        this.trackerId = origin.trackerId();
+        this.generation = origin.generation();
+        this.topic = origin.topic();
+        this.partition = origin.partition();
+        this.offset = origin.offset();
+        this.timestampMs = sent.timestamp() == null ? -1 : sent.timestamp();
+        this.timestampType = origin.timestampType();
+        this.valueOmittedBytes = 0;
+        this.value = sent.value();
+        this.key = sent.key();
+        this.headers = new RecordHeaders();
+        for (final Header h : sent.headers())
+        {
+            headers.add(h.key(), h.value());
+        }
+        this.why = why;
+    }
+
+    /**
+     * Where a record that already left its ring slot came from (its source position and tracker).
+     *
+     * @param trackerId     its tracker id
+     * @param generation    the tracker generation it was registered under
+     * @param topic         its source topic (or file, stdin)
+     * @param partition     its partition
+     * @param offset        its offset
+     * @param timestampType its timestamp type ({@code RecordEvent.timestampType()})
+     */
+    public record Origin(int trackerId, int generation, String topic, int partition, long offset, int timestampType)
+    {
+    }
+
+    /**
+     * A dead letter of a record as a scatter producer sent it (its key, value and headers are the producer's copies,
+     * shared, not copied again: neither side changes them), for a record the broker refused after its slot was reused.
+     *
+     * @param pipeline the pipeline's name
+     * @param origin   where the record came from
+     * @param sent     the record as it was sent (its timestamp is the source's, or null)
+     * @param why      why it is a dead letter
+     * @return the dead letter
+     */
+    public static DeadLetter ofSent(final String pipeline, final Origin origin,
+        final ProducerRecord<byte[], byte[]> sent,
+        final Why why)
+    {
+        return new DeadLetter(pipeline, origin, sent, why);
+    }
+
     /**
      * Copies a record out of its ring slot. The slot's key and headers are what the source copied: a gather source
      * copies them from the start when its pipeline has a dead-letter policy.

@@ -391,14 +391,15 @@ final class EngineMetrics implements MultiCollector
     private static void scatter(final List<MetricSnapshot> out, final List<ScatterPipeline> ps)
     {
         final String[] names = {"records_in", "routed", "fallback", "failed", "skipped", "sent", "produced",
-            "produce_errors", "topics_created", "rate_limited", "backpressure_pauses"};
+            "produce_errors", "topics_created", "rate_limited", "backpressure_pauses", "refused"};
         final String[] helps = {"Records the source read into its ring (re-reads count again)",
             "Records given a topic, by their rule or its fallback", "Records sent to the rule's fallback topic",
             "Records that failed before the producer (their batch is re-read)",
             "Records not produced because their partition was failed or re-read meanwhile",
             "Records handed to the producer", "Records the broker acknowledged", "Sends that failed",
             "Topics this source created", "Topics that needed creation beyond max_new_topics_per_minute",
-            "Times the source paused because its ring was full"};
+            "Times the source paused because its ring was full",
+            "Records the broker refused for good (then the fallback, the dead letter, or a stop)"};
         final Family[] counters = new Family[names.length];
         for (int i = 0; i < counters.length; i++)
         {
@@ -416,7 +417,7 @@ final class EngineMetrics implements MultiCollector
             final Labels pl = Labels.of("pipeline", p.name());
             final long[] v = {src.recordsIn.get(), s.routed.get(), s.fallbacks.get(), s.failed.get(), s.skipped.get(),
                 s.sent.get(), s.produced.get(), s.produceErrors.get(), s.topicsCreated.get(), s.rateLimited.get(),
-                src.backpressurePauses.get()};
+                src.backpressurePauses.get(), s.refused.get()};
             for (int i = 0; i < v.length; i++)
             {
                 counters[i].add(v[i], pl);

@@ -218,8 +218,8 @@ public final class TopicNameSanitizer
 
     /**
      * Whether two topic names are different but collide in Kafka's metric names, where {@code .} and {@code _}
-     * are the same character (Kafka's {@code Topic.hasCollision} warns about such pairs when a topic is
-     * created; unlike it, this returns false for two equal names). Zero allocation, thread-safe.
+     * are the same character (Kafka's {@code Topic.hasCollision}; Kafka 4 refuses to create a topic that collides
+     * with an existing one; unlike it, this returns false for two equal names). Zero allocation, thread-safe.
      *
      * @param a a topic name, not null.
      * @param b another topic name, not null.

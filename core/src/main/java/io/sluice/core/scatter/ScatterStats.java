@@ -16,11 +16,16 @@ public final class ScatterStats
 {
     /** Records given a topic, by their rule or its fallback (route stage). */
     public final PaddedAtomicLong routed = new PaddedAtomicLong();
-    /** Records that went to the fallback topic (route stage); they are counted in {@link #routed} too. */
+    /** Records that went to the fallback topic: their value was missing, the rate limit held their topic back (route
+     * stage), or the broker refused their topic or the record for good (produce stage, producer I/O thread); atomic.
+     * Those of the route stage are counted in {@link #routed} too. */
     public final PaddedAtomicLong fallbacks = new PaddedAtomicLong();
     /** Records that failed before reaching the producer: missing value without fallback, topic absent or not
      * created, rate limit without fallback, too large (route and produce stages). */
     public final PaddedAtomicLong failed = new PaddedAtomicLong();
+    /** Records the broker refused for good (ProduceErrors: too large, topic refused or absent), whether they then
+     * went to the fallback or stopped the pipeline (produce stage, producer I/O thread; atomic). */
+    public final PaddedAtomicLong refused = new PaddedAtomicLong();
     /** Records not produced because their partition was failed or re-read meanwhile (route stage). */
     public final PaddedAtomicLong skipped = new PaddedAtomicLong();
     /** Records sent to the producer (produce stage). */

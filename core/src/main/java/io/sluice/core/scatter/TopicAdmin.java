@@ -29,9 +29,18 @@ public interface TopicAdmin extends AutoCloseable
      *
      * @param outcome what happened
      * @param error   for FAILED, the broker's or client's message; else null
+     * @param cause   for FAILED, the exception (classified by {@link ProduceErrors}), or null
      */
-    record Result(Outcome outcome, String error)
+    record Result(Outcome outcome, String error, Throwable cause)
     {
+        /**
+         * @param outcome what happened
+         * @param error   for FAILED, the message; else null
+         */
+        public Result(final Outcome outcome, final String error)
+        {
+            this(outcome, error, null);
+        }
     }
 
     /**

@@ -11,7 +11,6 @@ import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
 
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.IdleStrategy;
@@ -30,6 +29,7 @@ import org.apache.kafka.common.serialization.ByteBufferDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import com.google.re2j.Pattern;
 import com.lmax.disruptor.RingBuffer;
 
 import io.sluice.core.ack.AckTracker;
@@ -105,6 +105,7 @@ public final class KafkaSource implements Agent
     private final Map<TopicPartition, OffsetAndMetadata> commitScratch = new HashMap<>();
 
     private KafkaConsumer<ByteBuffer, ByteBuffer> consumer;
+    private TopicSubscription subscription;
     private boolean paused;
     private long nextCommitNanos;
     private long nextCaughtUpCheckNanos;
@@ -195,6 +196,11 @@ public final class KafkaSource implements Agent
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, s.autoOffsetReset());
         p.put(ConsumerConfig.METADATA_MAX_AGE_CONFIG, String.valueOf(Math.max(1, s.topicRefreshMs() / 2)));
+        if (s.pattern() != null)
+        {
+            // the matched topics are subscribed by name: a deleted one must not be re-created by a metadata request
+            p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
+        }
         p.putIfAbsent(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
         p.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "sluice-" + s.name());
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteBufferDeserializer.class.getName());
@@ -240,15 +246,9 @@ public final class KafkaSource implements Agent
     public void onStart()
     {
         consumer = new KafkaConsumer<>(consumerProperties(settings));
-        final Listener listener = new Listener();
-        if (settings.pattern() != null)
-        {
-            consumer.subscribe(settings.pattern(), listener);
-        }
-        else
-        {
-            consumer.subscribe(settings.topics(), listener);
-        }
+        subscription = new TopicSubscription(settings.name(), settings.pattern(), settings.topics(),
+            settings.topicRefreshMs(), !"false".equals(settings.consumerProperties().get("exclude.internal.topics")));
+        subscription.subscribe(consumer, new Listener(), System.nanoTime());
         nextCommitNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.commitIntervalMs());
     }
 
@@ -334,7 +334,7 @@ public final class KafkaSource implements Agent
             resumeAssigned();
             paused = false;
         }
-        final ConsumerRecords<ByteBuffer, ByteBuffer> records = consumer.poll(pollTimeout);
+        final ConsumerRecords<ByteBuffer, ByteBuffer> records = subscription.poll(consumer, pollTimeout);
         final int count = records.count();
         if (count > 0 || !records.nextOffsets().isEmpty())
         {
@@ -355,6 +355,7 @@ public final class KafkaSource implements Agent
     private void housekeeping(final boolean blocked)
     {
         final long now = System.nanoTime();
+        subscription.refresh(consumer, now);
         if (rereadBackoffMs > 0)
         {
             rereadFailed(now);
@@ -363,7 +364,7 @@ public final class KafkaSource implements Agent
         {
             // paused partitions return nothing; polling keeps the group membership and rebalances moving
             lastHeartbeatPollNanos = now;
-            final ConsumerRecords<ByteBuffer, ByteBuffer> none = consumer.poll(Duration.ZERO);
+            final ConsumerRecords<ByteBuffer, ByteBuffer> none = subscription.poll(consumer, Duration.ZERO);
             if (!none.isEmpty())
             {
                 throw new IllegalStateException("records returned while paused");

@@ -183,6 +183,22 @@ class ConfigLoaderTest
     }
 
     @Test
+    void shouldRejectARegexThatNeedsBacktrackingNamingTheKeyAndLine()
+    {
+        final ConfigProblem matches = only(
+            MINIMAL + "[[sinks.branches]]\nname = \"a\"\nwhen = { path = \"t\", matches = '(\\w+)\\1' }\n");
+        assertEquals("sinks[0].branches[0].when", matches.key());
+        assertEquals(15, matches.line(), matches.toString());
+        assertTrue(matches.message().startsWith("matches: not a regular expression Sluice can run"), matches.message());
+        assertTrue(matches.message().contains("backreferences are not supported"), matches.message());
+
+        final ConfigProblem pattern = only(MINIMAL.replace("pattern = 'events\\..*'", "pattern = 'events(?=\\.).*'"));
+        assertEquals("sinks[0].pattern", pattern.key());
+        assertEquals(7, pattern.line(), pattern.toString());
+        assertTrue(pattern.message().contains("lookahead is not supported"), pattern.message());
+    }
+
+    @Test
     void shouldRejectMalformedConditions()
     {
         assertTrue(only(MINIMAL + "[[sinks.branches]]\nname = \"a\"\nwhen = { path = \"t\" }\n").message()
@@ -193,7 +209,7 @@ class ConfigLoaderTest
             .contains("only one of"));
         assertTrue(
             only(MINIMAL + "[[sinks.branches]]\nname = \"a\"\nwhen = { path = \"t\", matches = \"(\" }\n").message()
-                .contains("not a valid regular expression"));
+                .contains("not a regular expression Sluice can run"));
         assertTrue(
             only(MINIMAL + "[[sinks.branches]]\nname = \"a\"\nwhen = { path = \"t\", equal = \"x\" }\n").message()
                 .contains("unknown key"));

@@ -259,4 +259,12 @@ class SourceConfigTest
         final ConfigException e = assertThrows(ConfigException.class, () -> c.source("nope"));
         assertTrue(e.getMessage().contains("no source named \"nope\" (sources: s)"), e.getMessage());
     }
+
+    @Test
+    void shouldRejectASourcePatternThatNeedsBacktrackingNamingTheKeyAndLine()
+    {
+        final String p = only(source("kind = \"kafka\"\ngroup_id = \"g\"\npattern = 'in\\.(a+)++'", "\"out\""));
+        assertTrue(p.startsWith("sources[0].pattern (line 8): not a regular expression Sluice can run"), p);
+        assertTrue(p.contains("possessive quantifiers are not supported"), p);
+    }
 }

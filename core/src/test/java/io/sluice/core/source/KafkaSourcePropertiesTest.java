@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.regex.Pattern;
+import com.google.re2j.Pattern;
 
 import org.junit.jupiter.api.Test;
 

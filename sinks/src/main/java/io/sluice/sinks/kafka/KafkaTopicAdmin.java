@@ -141,7 +141,7 @@ public final class KafkaTopicAdmin implements TopicAdmin
             {
                 return new Result(Outcome.ABSENT, null);
             }
-            return new Result(Outcome.FAILED, KafkaChecks.describe(cause));
+            return new Result(Outcome.FAILED, KafkaChecks.describe(cause), cause);
         }
         catch (final TimeoutException e)
         {

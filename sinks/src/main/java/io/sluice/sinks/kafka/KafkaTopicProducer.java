@@ -13,7 +13,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.agrona.DirectBuffer;
-import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerInterceptor;
@@ -23,6 +22,7 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.scatter.ProduceErrors;
 import io.sluice.core.scatter.TopicProducer;
 import io.sluice.core.source.KafkaChecks;
 import io.sluice.ringbuffers.RecordEvent;
@@ -49,10 +49,15 @@ import io.sluice.ringbuffers.RecordEvent;
  * key is a consumer setting, and a producer's metadata request always allows creation; whether a broker creates
  * topics on metadata requests is its {@code auto.create.topics.enable}.)
  *
- * <p>Refusals: when the broker refuses the producer (authentication, authorization: a missing ACL, the TLS
- * handshake), the records in flight fail through their callbacks as any failure does, and the next {@link #send}
- * throws, naming the broker's reason: the produce stage then ends the run, instead of re-reading and re-sending
- * until {@code checkpoint.stalled_fail_after_ms}.
+ * <p>Refusals: when the broker refuses the producer (authentication, cluster authorization, the TLS handshake), the
+ * records in flight fail through their callbacks as any failure does, and the next {@link #send} throws, naming the
+ * broker's reason: the produce stage then ends the run, instead of re-reading and re-sending until
+ * {@code checkpoint.stalled_fail_after_ms}. A refusal of one topic or one record (a topic's missing WRITE ACL, a
+ * record too large) is the produce stage's to decide ({@link ProduceErrors}: the fallback, else stop).
+ *
+ * <p>Resending: {@link #send} hands each {@link ProducerRecord} to its delivery ({@code retain}) before the client
+ * gets it, and {@link #resend} builds the fallback's record from its byte arrays, so a refused record reaches its
+ * fallback after its ring slot was reused, with no copy beyond the one every send makes.
  *
  * <p>Threads: one sending thread (the produce stage); {@code Callback.onCompletion} runs on the client's I/O thread.
  */
@@ -78,7 +83,8 @@ public final class KafkaTopicProducer implements TopicProducer
     }
 
     /**
-     * What the broker refused this producer (authentication, a missing ACL, a TLS failure), seen by
+     * What the broker refused this producer (authentication, a TLS failure, cluster authorization: the kinds
+     * {@link ProduceErrors} calls PRODUCER_REFUSED; a topic's missing ACL refuses that topic only), seen by
      * {@link RefusalInterceptor} on the client's I/O thread. The first refusal is kept; the next {@link #send} throws
      * it, which ends the run (retrying with the same credentials cannot succeed).
      */
@@ -88,7 +94,7 @@ public final class KafkaTopicProducer implements TopicProducer
 
         void offer(final Exception e)
         {
-            if (first == null && KafkaChecks.refusal(e))
+            if (first == null && ProduceErrors.classify(e) == ProduceErrors.Kind.PRODUCER_REFUSED)
             {
                 first = e;
             }
@@ -179,7 +185,7 @@ public final class KafkaTopicProducer implements TopicProducer
     }
 
     @Override
-    public void send(final String topic, final RecordEvent record, final Callback delivery)
+    public void send(final String topic, final RecordEvent record, final SendCallback delivery)
     {
         final Exception refused = refusals.first();
         if (refused != null)
@@ -202,7 +208,24 @@ public final class KafkaTopicProducer implements TopicProducer
             }
         }
         final Long timestamp = record.timestampMs() > 0 ? record.timestampMs() : null;
-        producer.send(new ProducerRecord<>(topic, null, timestamp, key, value, headers), delivery);
+        final ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(topic, null, timestamp, key, value, headers);
+        delivery.retain(r);
+        producer.send(r, delivery);
+    }
+
+    /** Sends the retained record (its byte arrays, not copied again) to another topic. */
+    @Override
+    public void resend(final String topic, final ProducerRecord<byte[], byte[]> sent, final SendCallback delivery)
+    {
+        final Exception refused = refusals.first();
+        if (refused != null)
+        {
+            throw new IllegalStateException("Kafka refused this producer: " + KafkaChecks.describe(refused), refused);
+        }
+        final ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(topic, null, sent.timestamp(), sent.key(),
+            sent.value(), sent.headers());
+        delivery.retain(r);
+        producer.send(r, delivery);
     }
 
     private static byte[] copy(final DirectBuffer b, final int length)

@@ -2,17 +2,18 @@ package io.sluice.core.gather.json;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
+
+import com.google.re2j.Matcher;
 
 import io.sluice.codecs.json.JsonKind;
 import io.sluice.codecs.json.JsonScanner;
 import io.sluice.codecs.json.JsonValueView;
 import io.sluice.codecs.json.RoutingValues;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.config.UserRegex;
 
 /**
  * The TOML form of a split's classifier: each branch's {@code when} condition, tried in branch order; the first that
@@ -20,8 +21,12 @@ import io.sluice.core.config.SluiceConfig;
  * values (a string's text, a number's text as written, {@code true}/{@code false}; null, object, array or absent is
  * missing and never matches, except {@code exists = false}).
  *
- * <p>Zero allocation per record: literals are pre-encoded to UTF-8, the derived value is written into a reusable
- * direct buffer, and {@code matches} runs a reused {@link Matcher} over a reusable char view. Not thread-safe: one
+ * <p>{@code matches} is a full match (the whole value) in RE2/J's syntax and linear time ({@link UserRegex}): no value
+ * can make a condition take longer than a constant times its length, whatever the expression.
+ *
+ * <p>Allocation per record: literals are pre-encoded to UTF-8 and the derived value is written into a reusable direct
+ * buffer (nothing); {@code matches} runs a reused RE2/J {@link Matcher} over a reusable char view, and RE2/J
+ * allocates a few small objects per match inside itself (measured in bench/ RegexBenchmark). Not thread-safe: one
  * per route stage.
  */
 public final class Classifier
@@ -136,7 +141,7 @@ public final class Classifier
                 literals[i] = c.values().get(i).getBytes(StandardCharsets.UTF_8);
             }
             this.matcher = op == SluiceConfig.Condition.Op.MATCHES
-                ? Pattern.compile(c.values().get(0)).matcher("")
+                ? UserRegex.compile(c.values().get(0)).matcher("")
                 : null;
         }
     }

@@ -4,11 +4,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 import io.sluice.codecs.rowbinary.EncodeScratch;
 import io.sluice.codecs.rowbinary.EncoderOptions;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.config.UserRegex;
 import io.sluice.core.gather.sink.SinkSpec;
 import io.sluice.core.gather.split.BranchHandle;
 import io.sluice.core.gather.split.ChunkConfig;
@@ -66,7 +66,7 @@ public final class TomlGather
             }
         });
         return new GatherSpec<>(sink.name(), sink.groupId(),
-            sink.pattern() == null ? null : Pattern.compile(sink.pattern()),
+            sink.pattern() == null ? null : UserRegex.compile(sink.pattern()),
             sink.topics(), sink.autoOffsetReset(), sink.topicRefreshMs(), record, split, sinks, sink.onError(),
             sink.deadLetter(), sink.tombstones());
     }

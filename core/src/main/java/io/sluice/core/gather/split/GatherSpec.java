@@ -2,7 +2,8 @@ package io.sluice.core.gather.split;
 
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
+
+import com.google.re2j.Pattern;
 
 import io.sluice.core.config.DeadLetterConfig;
 import io.sluice.core.config.ErrorPolicy;
@@ -17,7 +18,8 @@ import io.sluice.core.gather.sink.SinkSpec;
  *
  * @param name            pipeline name (logs, metrics, thread names)
  * @param groupId         Kafka consumer group
- * @param pattern         topic pattern, or {@code null} when {@code topics} is given
+ * @param pattern         topic pattern (RE2/J, matched against whole topic names: {@code UserRegex}), or {@code null}
+ *                        when {@code topics} is given
  * @param topics          literal topics (empty when a pattern is given)
  * @param autoOffsetReset {@code earliest} or {@code latest}
  * @param topicRefreshMs  how often the pattern is re-evaluated, ms

@@ -4,9 +4,11 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 import org.apache.kafka.clients.producer.Callback;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 
 import io.sluice.core.scatter.DeliveryListener;
+import io.sluice.core.scatter.TopicProducer;
 
 /**
  * One record in flight between the produce stage and the broker: which record it is (tracker, generation, offset, or
@@ -15,18 +17,22 @@ import io.sluice.core.scatter.DeliveryListener;
  * and hands the completion to the pipeline's {@link Completion} before going back to the pool.
  *
  * <p>Threads: filled by the produce stage; completed once, on the producer's I/O thread (or on the produce stage when
- * the send fails before it is queued); then free again. {@link #inFlightSequence()} may be read by any thread.
+ * the send fails before it is queued); then free again. A record the broker refused for good stays in flight while
+ * its completion hands it back to the produce stage, which sends it to the fallback ({@link #retained()}, the record
+ * as the producer sent it) with the same delivery, or makes a dead letter of it ({@link #deadLetter}). {@link #inFlightSequence()} may be read by any thread.
  */
-public final class Delivery implements Callback
+public final class Delivery implements TopicProducer.SendCallback
 {
     /** What the pipeline does when a send completes. */
     interface Completion
     {
         /**
-         * @param delivery the send that completed (still filled in; freed after this returns)
+         * @param delivery the send that completed (still filled in)
          * @param error    null when the broker acknowledged the record, else why the send failed
+         * @return true when the delivery is done (it goes back to the pool), false when the completion kept it in
+         *         flight to send it again
          */
-        void onSendCompleted(Delivery delivery, Exception error);
+        boolean onSendCompleted(Delivery delivery, Exception error);
     }
 
     private static final VarHandle IN_FLIGHT_SEQUENCE;
@@ -60,6 +66,16 @@ public final class Delivery implements Callback
     /** {@link System#nanoTime()} when the record was handed to the producer (produce latency). */
     long sentNanos;
     DeliveryListener listener;
+    /** The record's timestamp type in its source ({@code RecordEvent.timestampType()}), for a dead letter. */
+    int timestampType;
+    /** The record as the producer sent it ({@link #retain}), for a resend to the fallback or a dead letter. */
+    private ProducerRecord<byte[], byte[]> sent;
+    /** Why the broker refused it, while it waits for its resend or dead letter. */
+    String refusal;
+    /** The class name of the broker's refusal, for a dead letter's header. */
+    String refusalClass;
+    /** Held for a dead letter (not a resend) with {@link #refusal} as the reason. */
+    boolean deadLetter;
 
     Delivery(final DeliveryPool pool)
     {
@@ -98,23 +114,55 @@ public final class Delivery implements Callback
     @Override
     public void onCompletion(final RecordMetadata metadata, final Exception error)
     {
+        boolean done = true;
         try
         {
-            completion.onSendCompleted(this, error);
+            done = completion.onSendCompleted(this, error);
         }
         finally
         {
-            listener = null;
-            IN_FLIGHT_SEQUENCE.setRelease(this, FREE);
-            pool.release(this);
+            if (done)
+            {
+                free();
+            }
         }
     }
 
-    /** Frees a delivery whose send threw (no completion will come). Produce stage. */
-    void abort()
+    @Override
+    public void retain(final ProducerRecord<byte[], byte[]> record)
+    {
+        this.sent = record;
+    }
+
+    /** @return the record as the producer sent it, for {@code TopicProducer.resend} or a dead letter */
+    ProducerRecord<byte[], byte[]> retained()
+    {
+        return sent;
+    }
+
+    /** Points a kept delivery at another topic for its resend (produce stage). */
+    void retarget(final int topic)
+    {
+        this.topicId = topic;
+        this.refusal = null;
+        this.deadLetter = false;
+        this.sentNanos = System.nanoTime();
+    }
+
+    private void free()
     {
         listener = null;
+        sent = null;
+        refusal = null;
+        refusalClass = null;
+        deadLetter = false;
         IN_FLIGHT_SEQUENCE.setRelease(this, FREE);
         pool.release(this);
+    }
+
+    /** Frees a delivery whose send threw (no completion will come), or that was kept and is settled. Produce stage. */
+    void abort()
+    {
+        free();
     }
 }

@@ -7,12 +7,14 @@ import org.slf4j.LoggerFactory;
 import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
 import io.sluice.core.scatter.DeliveryListener;
+import io.sluice.core.stage.PipelineControl;
 
 /**
  * Reports a record that cannot be produced: a record from a source is failed in its partition's {@link AckTracker}
  * (worst-status merge: nothing at or after it is committed, and the source re-reads the batch), and the first failure
  * of a batch is logged naming the source, the record's position, the rule and why; a record offered through the
- * embedded API is reported to its {@link DeliveryListener}. Nothing is ever dropped silently.
+ * embedded API is reported to its {@link DeliveryListener}. A record the broker refuses for good and that has no
+ * fallback ({@link #stop}) stops the pipeline at once instead. Nothing is ever dropped silently.
  *
  * <p>Thread-safe: called by the route stage, the produce stage and the producer's I/O thread.
  */
@@ -35,19 +37,59 @@ final class RecordFailures
     static final int CODE_ROUTING = 1;
     /** Error code stored with a producer failure in the tracker. */
     static final int CODE_PRODUCE = 2;
+    /** Error code stored with a record the broker refused for good (the pipeline stops). */
+    static final int CODE_REFUSED = 3;
 
     private final String name;
     private final PartitionTrackers trackers;
     private final Positions positions;
     private final ScatterStats stats;
+    private final PipelineControl control;
 
     RecordFailures(final String name, final PartitionTrackers trackers, final Positions positions,
-        final ScatterStats stats)
+        final ScatterStats stats, final PipelineControl control)
     {
         this.name = name;
         this.trackers = trackers;
         this.positions = positions;
         this.stats = stats;
+        this.control = control;
+    }
+
+    /**
+     * A record that can never be produced and has nowhere else to go: it is failed in its tracker (nothing at or
+     * after it is committed) and the pipeline stops at once with exit 1, naming the record and why; a record of the
+     * embedded API is reported to its listener instead, and the pipeline goes on (its host decides).
+     *
+     * @param trackerId  the record's tracker, or -1 for an embedded record
+     * @param generation the tracker generation the record was registered under
+     * @param offset     its offset (for an embedded record: the correlation id)
+     * @param listener   the embedded caller's listener, or null
+     * @param why        what the broker refused and why, naming the topic
+     */
+    void stop(final int trackerId, final int generation, final long offset, final DeliveryListener listener,
+        final String why)
+    {
+        if (listener != null || trackerId < 0)
+        {
+            fail(trackerId, generation, offset, listener, CODE_REFUSED, why);
+            return;
+        }
+        stats.failed.incrementAndGet();
+        final String reason = "record " + positions.where(trackerId, offset) + ": " + why;
+        trackers.get(trackerId).fail(offset, generation, CODE_REFUSED, reason);
+        LOG.error("{}: {}; the pipeline stops", name, reason);
+        control.fail(name + ": " + reason);
+    }
+
+    /**
+     * @param trackerId the record's tracker, or -1
+     * @param offset    its offset, or the embedded correlation id
+     * @return the record's name for messages (allocates)
+     */
+    String where(final int trackerId, final long offset)
+    {
+        return trackerId < 0 ? "embedded record " + offset : "record " + positions.where(trackerId, offset);
     }
 
     /**

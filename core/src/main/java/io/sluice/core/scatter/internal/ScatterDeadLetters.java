@@ -3,6 +3,7 @@ package io.sluice.core.scatter.internal;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntFunction;
 
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.RetriableException;
 
 import io.sluice.core.deadletter.DeadLetter;
@@ -16,12 +17,14 @@ import io.sluice.ringbuffers.RecordEvent;
 /**
  * Where a scatter source's {@code on_error = "dead_letter"} is carried out: the route stage hands over a record its
  * rule cannot place (no value and no fallback, a topic it may not create, a record above max_record_bytes), and
- * the produce stage marks a record the broker refused for good (a non-retriable error, such as a record too large
- * for the topic or a topic it may not write); the mark makes the re-read (the source reads the batch again) send it
- * to the dead-letter topic instead of producing it again. The dead letters go through the pipeline's
- * {@link DeadLetters}.
+ * the produce stage sends it a record the broker refused for good and that the rule's fallback cannot take
+ * ({@link RefusedRecords}: a record too large, a topic refused, {@link #sendRefused}), and marks a record that failed
+ * with another non-retriable error that {@code ProduceErrors} does not name; the mark makes the re-read (the source
+ * reads the batch again) send it to the dead-letter topic instead of producing it again. The dead letters go through
+ * the pipeline's {@link DeadLetters}.
  *
- * <p>Threads: {@link #send} and {@link #marked} on the route stage, {@link #markRefused} on the producer's I/O thread.
+ * <p>Threads: {@link #send} and {@link #marked} on the route stage, {@link #sendRefused} on the produce stage,
+ * {@link #markRefused} on the producer's I/O thread.
  */
 final class ScatterDeadLetters
 {
@@ -80,6 +83,49 @@ final class ScatterDeadLetters
     boolean send(final RecordEvent event, final DeadLetter.Why why)
     {
         return offer(DeadLetter.of(pipeline, event, topicOfTracker.apply(event.trackerId()), why));
+    }
+
+    /**
+     * Sends the dead letter of a record the broker refused for good, from its ring slot (produce stage; waits while
+     * the dead-letter queue is full).
+     *
+     * @return false when the pipeline stops first (the offset stays unacknowledged: the next run reads it again)
+     */
+    boolean sendRefused(final RecordEvent event, final String why, final String exceptionClass)
+    {
+        if (event.trackerId() < 0)
+        {
+            return false;
+        }
+        return offer(DeadLetter.of(pipeline, event, topicOfTracker.apply(event.trackerId()), why(why, exceptionClass)));
+    }
+
+    private static DeadLetter.Why why(final String why, final String exceptionClass)
+    {
+        return new DeadLetter.Why(DeadLetterReason.PRODUCE, DeadLetterHeaders.STAGE_PRODUCE, why, exceptionClass, null,
+            null, null, null, 0);
+    }
+
+    /**
+     * Sends the dead letter of a record the broker refused for good after its slot was reused, from the record as
+     * the producer sent it (produce stage; waits while the dead-letter queue is full).
+     *
+     * @param origin where it came from
+     * @param sent   the record as sent
+     * @param why            what was refused and the broker's reason
+     * @param exceptionClass the refusal's class name, or null
+     * @return false when the pipeline stops first (the offset stays unacknowledged)
+     */
+    boolean sendRefused(final DeadLetter.Origin origin, final ProducerRecord<byte[], byte[]> sent, final String why,
+        final String exceptionClass)
+    {
+        return offer(DeadLetter.ofSent(pipeline, origin, sent, why(why, exceptionClass)));
+    }
+
+    /** @return the source's name of a tracker (a topic, a file, stdin) */
+    String topicOf(final int trackerId)
+    {
+        return topicOfTracker.apply(trackerId);
     }
 
     /**

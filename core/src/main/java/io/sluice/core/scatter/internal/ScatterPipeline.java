@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.regex.Pattern;
 
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.IdleStrategy;
@@ -24,6 +23,7 @@ import com.lmax.disruptor.WaitStrategy;
 import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.config.UserRegex;
 import io.sluice.core.deadletter.DeadLetters;
 import io.sluice.core.deadletter.KafkaDeadLetterClients;
 import io.sluice.core.scatter.ScatterDriver;
@@ -136,14 +136,20 @@ public final class ScatterPipeline
         final int known = openCluster();
         final SluiceConfig.TopicRule rule = source.rule();
 
-        final RecordFailures failures = new RecordFailures(source.name(), trackers, this::where, stats);
+        final RecordFailures failures = new RecordFailures(source.name(), trackers, this::where, stats, control);
         final ScatterRouteStage route = new ScatterRouteStage(source.name(),
             new TopicRouter(rule, source.duplicateKeys()), table, provisioner,
             new NewTopicRateLimiter(source.maxNewTopicsPerMinute()),
             TimeUnit.MILLISECONDS.toNanos(source.retryBackoffMs()),
             trackers, slots, failures, stats, e.maxRecordBytes());
+        final int fallbackId = rule.fallback() == null ? -1 : table.intern(rule.fallback());
+        if (fallbackId >= 0)
+        {
+            // openCluster made sure it exists
+            table.entry(fallbackId).transition(TopicEntry.UNKNOWN, TopicEntry.EXISTS, null, System.nanoTime());
+        }
         produce = new ProduceStage(source.name(), producer, table, provisioner, deliveries, slots, failures, trackers,
-            overflow, control, stats);
+            overflow, control, stats, new RefusedRecords(source.name(), table, fallbackId, failures, stats));
         routeProcessor = new BatchEventProcessorBuilder().build(ring, ring.newBarrier(), route);
         routeProcessor.setExceptionHandler(
             StageErrorHandler.forRing(source.name(), "route", control, this::recordName, route::failEvent));
@@ -265,6 +271,20 @@ public final class ScatterPipeline
                 }
             }
         }
+        else if (rule.fallback() != null)
+        {
+            // the fallback takes what the broker refuses: it exists before the first record, outside the rate limit
+            try
+            {
+                provisioner.ensureAtStart(rule.fallback());
+            }
+            catch (final RuntimeException ex)
+            {
+                admin.close();
+                throw new ScatterException("the fallback topic of source " + source.name() + ": " + ex.getMessage(),
+                    ex);
+            }
+        }
         producer = driver.producer(config, source);
         provisioner.prepareWith(producer);
         return known;
@@ -282,7 +302,7 @@ public final class ScatterPipeline
                     source.name(),
                     config.kafkaFor(source).bootstrapServers(),
                     source.groupId(),
-                    source.pattern() == null ? null : Pattern.compile(source.pattern()),
+                    source.pattern() == null ? null : UserRegex.compile(source.pattern()),
                     source.inputTopics(),
                     source.autoOffsetReset(),
                     source.topicRefreshMs(),

@@ -1,10 +1,6 @@
 package io.sluice.core.scatter.internal;
 
 import io.sluice.core.scatter.ScatterStats;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Map;
-import java.util.Set;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,7 +12,6 @@ import io.sluice.core.ack.PartitionTrackers;
 import io.sluice.core.deadletter.DeadLetter;
 import io.sluice.core.deadletter.DeadLetterHeaders;
 import io.sluice.core.deadletter.DeadLetterReason;
-import io.sluice.core.naming.TopicNameSanitizer;
 import io.sluice.core.stage.Failpoints;
 import io.sluice.ringbuffers.RecordEvent;
 
@@ -30,8 +25,8 @@ import io.sluice.ringbuffers.RecordEvent;
  * <p>A record whose value is missing and whose rule has no fallback, or that needs a new topic beyond the rate limit
  * without a fallback, fails: its partition's batch is nacked ({@link RecordFailures}). A record of a partition that
  * already failed further back, or of an older tracker generation (a re-read started), is skipped: the source reads it
- * again. Two produced names that differ only in {@code .} versus {@code _} (they collide in Kafka's metric names) are
- * warned about once per pair.
+ * again. (A new name that collides with an existing topic once {@code .} and {@code _} are the same is refused by
+ * {@link TopicProvisioner}, as Kafka refuses to create it.)
  *
  * <p>Thread-safety: runs on one thread; not thread-safe.
  */
@@ -51,9 +46,6 @@ public final class ScatterRouteStage implements EventHandler<RecordEvent>
     private final ScatterStats stats;
     private final int maxRecordBytes;
     private final int fallbackId;
-    private final Map<String, String> byMetricName = new HashMap<>();
-    private final Set<String> collisionsWarned = new HashSet<>();
-    private int topicsSeen;
     private long fallbacksLogged;
     private ScatterDeadLetters deadLetters;
 
@@ -88,7 +80,6 @@ public final class ScatterRouteStage implements EventHandler<RecordEvent>
         this.stats = stats;
         this.maxRecordBytes = maxRecordBytes;
         this.fallbackId = router.rule().fallback() == null ? -1 : table.intern(router.rule().fallback());
-        noteNewTopics();
     }
 
     /**
@@ -167,13 +158,9 @@ public final class ScatterRouteStage implements EventHandler<RecordEvent>
             return fail(event, slot, "routing rule " + router.reason() + "; the rule has no fallback");
         }
         int id = table.intern(router.topic(), router.topicLength());
-        if (table.size() != topicsSeen)
-        {
-            noteNewTopics();
-        }
         if (result == TopicRouter.FALLBACK)
         {
-            ScatterStats.increment(stats.fallbacks);
+            stats.fallbacks.incrementAndGet();
             logFallback(event, router.reason());
         }
         if (!admit(id))
@@ -183,7 +170,7 @@ public final class ScatterRouteStage implements EventHandler<RecordEvent>
                 + table.entry(id).name() + " is not created now";
             if (result == TopicRouter.ROUTED && fallbackId >= 0 && admit(fallbackId))
             {
-                ScatterStats.increment(stats.fallbacks);
+                stats.fallbacks.incrementAndGet();
                 logFallback(event, why);
                 id = fallbackId;
             }
@@ -210,16 +197,19 @@ public final class ScatterRouteStage implements EventHandler<RecordEvent>
         final long now = System.nanoTime();
         if (state == TopicEntry.UNKNOWN && provisioner.isKnownAtStart(e.name()))
         {
-            e.transition(TopicEntry.UNKNOWN, TopicEntry.EXISTS, null, now);
+            // an internal topic (__consumer_offsets) is listed too, and refused before any send
+            final String internal = provisioner.internalRefusal(e.name());
+            e.transition(TopicEntry.UNKNOWN, internal == null ? TopicEntry.EXISTS : TopicEntry.REFUSED, internal, now);
             return true;
         }
         if (state != TopicEntry.UNKNOWN && now - e.changedNanos() < recheckNanos)
         {
-            // ABSENT or FAILED a moment ago: the produce stage fails the record with the topic's error
+            // ABSENT, FAILED or REFUSED a moment ago: the produce stage settles the record with the topic's error
             return true;
         }
-        if (provisioner.createsTopics() && !limiter.tryAcquire(now))
+        if (provisioner.createsTopics() && state != TopicEntry.REFUSED && !limiter.tryAcquire(now))
         {
+            // (looking again at a refused topic creates nothing: no token)
             return false;
         }
         if (e.transition(state, TopicEntry.PENDING, null, now))
@@ -255,24 +245,5 @@ public final class ScatterRouteStage implements EventHandler<RecordEvent>
         {
             LOG.info("{}: a record took the fallback {} ({} so far): {}", name, router.rule().fallback(), n, why);
         }
-    }
-
-    /** Warns once per pair of produced names that collide in Kafka's metric names (allocates; new topics only). */
-    private void noteNewTopics()
-    {
-        final int size = table.size();
-        for (int id = topicsSeen; id < size; id++)
-        {
-            final String topic = table.entry(id).name();
-            final String metricName = topic.replace('.', '_');
-            final String other = byMetricName.putIfAbsent(metricName, topic);
-            if (other != null && TopicNameSanitizer.collidesInMetrics(other, topic)
-                && collisionsWarned.add(other + "\u0000" + topic))
-            {
-                LOG.warn("{}: topics {} and {} collide in Kafka's metric names ('.' and '_' are the same there); both "
-                    + "are produced, but their metrics are merged", name, other, topic);
-            }
-        }
-        topicsSeen = size;
     }
 }

@@ -10,8 +10,9 @@ import io.sluice.core.stage.PaddedAtomicLong;
  * {@link TopicTable#intern}; the name never changes, the state moves as the admin thread learns about the topic:
  *
  * <pre>
- *   UNKNOWN --(route stage asks)--> PENDING --(admin thread)--> EXISTS | ABSENT | FAILED
- *   ABSENT | FAILED --(re-check after a while)--> PENDING;  EXISTS --(producer: unknown topic)--> PENDING
+ *   UNKNOWN --(route stage asks)--> PENDING --(admin thread)--> EXISTS | ABSENT | FAILED | REFUSED
+ *   ABSENT | FAILED | REFUSED --(re-check after a while)--> PENDING
+ *   EXISTS --(producer: unknown topic, create_topics)--> PENDING;  EXISTS --(producer: refused for good)--> REFUSED
  * </pre>
  *
  * <p>Thread-safety: the state, its error and its time are one immutable status swapped with compare-and-set by the
@@ -26,10 +27,14 @@ public final class TopicEntry
     public static final int PENDING = 1;
     /** The topic exists on the broker: records for it are produced. */
     public static final int EXISTS = 2;
-    /** The topic does not exist and may not be created ({@code create_topics = false}): its records fail. */
+    /** The topic does not exist and may not be created ({@code create_topics = false}): permanent, as REFUSED. */
     public static final int ABSENT = 3;
-    /** Creating or looking up the topic failed: its records fail with {@link #error()}. */
+    /** Creating or looking up the topic failed, for now (a timeout, a broker away): its records fail with
+     * {@link #error()} and are read again. */
     public static final int FAILED = 4;
+    /** The broker refuses the topic for good (an invalid, internal or colliding name, a missing ACL; ProduceErrors'
+     * TOPIC_REFUSED): its records go to the rule's fallback, else the pipeline stops. */
+    public static final int REFUSED = 5;
 
     private static final VarHandle STATUS;
 
@@ -88,13 +93,14 @@ public final class TopicEntry
         return hash;
     }
 
-    /** @return {@link #UNKNOWN}, {@link #PENDING}, {@link #EXISTS}, {@link #ABSENT} or {@link #FAILED} (any thread) */
+    /** @return {@link #UNKNOWN}, {@link #PENDING}, {@link #EXISTS}, {@link #ABSENT}, {@link #FAILED} or
+     *     {@link #REFUSED} (any thread) */
     public int state()
     {
         return status.state();
     }
 
-    /** @return why the topic is ABSENT or FAILED, else null (any thread) */
+    /** @return why the topic is ABSENT, FAILED or REFUSED, else null (any thread) */
     public String error()
     {
         return status.error();
@@ -111,7 +117,7 @@ public final class TopicEntry
      *
      * @param expected the state the caller saw
      * @param next     the new state
-     * @param why      the error for ABSENT and FAILED, else null
+     * @param why      the error for ABSENT, FAILED and REFUSED, else null
      * @param nowNanos {@link System#nanoTime()}
      * @return true if the state was {@code expected} and is now {@code next}
      */
@@ -151,6 +157,7 @@ public final class TopicEntry
             case EXISTS -> "EXISTS";
             case ABSENT -> "ABSENT";
             case FAILED -> "FAILED";
+            case REFUSED -> "REFUSED";
             default -> "state " + state;
         };
     }

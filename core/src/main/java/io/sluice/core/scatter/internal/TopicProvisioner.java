@@ -2,15 +2,19 @@ package io.sluice.core.scatter.internal;
 
 import io.sluice.core.scatter.ScatterStats;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+import org.apache.kafka.common.internals.Topic;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.sluice.core.naming.TopicNameSanitizer;
+import io.sluice.core.scatter.ProduceErrors;
 import io.sluice.core.scatter.TopicAdmin;
 import io.sluice.core.scatter.TopicProducer;
 import io.sluice.core.stage.Failpoints;
@@ -24,6 +28,14 @@ import io.sluice.core.stage.StageAgents;
  * one round trip over the life of the process unless the producer reports it unknown again.
  *
  * <p>At start, {@link #seed()} lists the broker's topics once: known topics never cost a round trip.
+ *
+ * <p>Refusals (state REFUSED, permanent: the produce stage sends the topic's records to the rule's fallback, or stops
+ * the pipeline): a Kafka internal topic ({@code __consumer_offsets}, {@code __transaction_state}, ...: Kafka's
+ * {@code Topic.isInternal}, never asked for); with {@code create_topics}, a new name that collides with a topic known
+ * to exist once {@code .} and {@code _} are the same ({@code x_eu} when {@code x.eu} exists: Kafka 4 refuses to create
+ * it, and the message names both topics); and whatever the broker answers that {@link ProduceErrors} classifies as
+ * permanent (an invalid name, a missing ACL, a policy). Other failures (a timeout, the broker away) are FAILED: the
+ * records are read again. Every state but EXISTS is looked at again after {@code retry_backoff_ms}.
  *
  * <p>An Agrona {@link Agent} on the pipeline's admin thread: each {@link #doWork()} takes every waiting request into one
  * admin call and returns how many it took (0 lets the runner's idle strategy wait). An exception of the admin client
@@ -48,6 +60,8 @@ public final class TopicProvisioner implements Agent
     private final List<String> names = new ArrayList<>();
     private final List<String> ready = new ArrayList<>();
     private Set<String> known = Set.of();
+    /** Topics known to exist (at start, then found or created), by their name with every '.' read as '_'. */
+    private final Map<String, String> existingByUnified = new HashMap<>();
     private TopicProducer producer;
     private volatile boolean stopped;
     private volatile long roundTrips;
@@ -81,7 +95,114 @@ public final class TopicProvisioner implements Agent
     public int seed()
     {
         known = new HashSet<>(admin.listTopics());
+        synchronized (existingByUnified)
+        {
+            for (final String t : known)
+            {
+                existingByUnified.putIfAbsent(Topic.unifyCollisionChars(t), t);
+            }
+        }
         return known.size();
+    }
+
+    /**
+     * Makes sure a topic exists before the stages start (the starting thread): the rule's fallback, which every
+     * refused record may need and which never waits for {@code max_new_topics_per_minute}. With
+     * {@code create_topics} a missing topic is created; without, it must exist.
+     *
+     * @param topic a topic name
+     * @return true when this call created it
+     * @throws IllegalStateException naming the topic and the broker's reason when it does not exist and cannot be
+     *                               created
+     */
+    public boolean ensureAtStart(final String topic)
+    {
+        if (known.contains(topic))
+        {
+            return false;
+        }
+        if (!createTopics)
+        {
+            throw new IllegalStateException("topic " + topic + " does not exist and create_topics = false");
+        }
+        final String refusal = refusalBeforeAsking(topic);
+        if (refusal != null)
+        {
+            throw new IllegalStateException(refusal);
+        }
+        final TopicAdmin.Result r = admin.createTopics(List.of(topic), partitions, replicationFactor).get(topic);
+        roundTrips = roundTrips + 1;
+        if (r == null || r.outcome() != TopicAdmin.Outcome.CREATED && r.outcome() != TopicAdmin.Outcome.EXISTS)
+        {
+            throw new IllegalStateException("cannot create topic " + topic + ": "
+                + (r == null ? "no answer from the admin client" : r.error()));
+        }
+        known.add(topic);
+        exists(topic);
+        if (r.outcome() == TopicAdmin.Outcome.CREATED)
+        {
+            ScatterStats.increment(stats.topicsCreated);
+            LOG.info("{}: created topic {} at start ({} partitions, replication factor {})", name, topic,
+                partitions < 0 ? "broker default" : partitions,
+                replicationFactor < 0 ? "broker default" : replicationFactor);
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * @param topic a routed topic name
+     * @return why it is refused without asking the broker (internal; colliding with an existing topic when it
+     *         would be created), or null
+     */
+    String refusalBeforeAsking(final String topic)
+    {
+        final String internal = internalRefusal(topic);
+        if (internal != null)
+        {
+            return internal;
+        }
+        if (!createTopics)
+        {
+            return null;
+        }
+        final String other;
+        synchronized (existingByUnified)
+        {
+            other = existingByUnified.get(Topic.unifyCollisionChars(topic));
+        }
+        if (other != null && TopicNameSanitizer.collidesInMetrics(other, topic))
+        {
+            return collision(topic, other, "the existing topic " + other);
+        }
+        return null;
+    }
+
+    private static String collision(final String topic, final String other, final String otherDescribed)
+    {
+        return "topic " + topic + " collides with " + otherDescribed + ": " + topic + " and " + other + " are the "
+            + "same name once '.' and '_' are read alike (as Kafka's metric names read them), and Kafka refuses to "
+            + "create it";
+    }
+
+    /**
+     * @param topic a topic name
+     * @return why records cannot go to it when it is one of Kafka's internal topics ({@code Topic.isInternal}:
+     *         {@code __consumer_offsets}, {@code __transaction_state}, {@code __share_group_state}), else null
+     */
+    public String internalRefusal(final String topic)
+    {
+        return Topic.isInternal(topic)
+            ? "topic " + topic + " is internal to Kafka: records cannot be produced to it"
+            : null;
+    }
+
+    private void exists(final String topic)
+    {
+        synchronized (existingByUnified)
+        {
+            existingByUnified.putIfAbsent(Topic.unifyCollisionChars(topic), topic);
+        }
     }
 
     /**
@@ -197,9 +318,45 @@ public final class TopicProvisioner implements Agent
         batch.clear();
     }
 
+    /** Takes out of the batch (state REFUSED) what the broker would refuse: internal names, collisions. */
+    private void refuseBeforeAsking()
+    {
+        final long start = System.nanoTime();
+        final Map<String, String> asked = new HashMap<>();
+        int kept = 0;
+        for (int i = 0; i < batch.size(); i++)
+        {
+            final TopicEntry e = batch.get(i);
+            String refusal = refusalBeforeAsking(e.name());
+            if (refusal == null && createTopics)
+            {
+                // two new names of one request that collide: the first is asked for, the second refused
+                final String other = asked.putIfAbsent(Topic.unifyCollisionChars(e.name()), e.name());
+                if (other != null && !other.equals(e.name()))
+                {
+                    refusal = collision(e.name(), other, "the topic " + other + " asked for first");
+                }
+            }
+            if (refusal != null)
+            {
+                LOG.warn("{}: {}", name, refusal);
+                e.transition(TopicEntry.PENDING, TopicEntry.REFUSED, refusal, start);
+                continue;
+            }
+            batch.set(kept++, e);
+        }
+        batch.subList(kept, batch.size()).clear();
+    }
+
     private void process()
     {
         names.clear();
+        refuseBeforeAsking();
+        if (batch.isEmpty())
+        {
+            return;
+        }
+
         for (final TopicEntry e : batch)
         {
             names.add(e.name());
@@ -250,21 +407,28 @@ public final class TopicProvisioner implements Agent
             switch (outcome)
             {
                 case CREATED -> {
+                    exists(e.name());
                     ScatterStats.increment(stats.topicsCreated);
                     LOG.info("{}: created topic {} ({} partitions, replication factor {})", name, e.name(),
                         partitions < 0 ? "broker default" : partitions,
                         replicationFactor < 0 ? "broker default" : replicationFactor);
                     e.transition(TopicEntry.PENDING, TopicEntry.EXISTS, null, now);
                 }
-                case EXISTS -> e.transition(TopicEntry.PENDING, TopicEntry.EXISTS, null, now);
+                case EXISTS -> {
+                    exists(e.name());
+                    e.transition(TopicEntry.PENDING, TopicEntry.EXISTS, null, now);
+                }
                 case ABSENT -> e.transition(TopicEntry.PENDING, TopicEntry.ABSENT, "topic " + e.name()
                     + " does not exist and create_topics = false (it has to be provisioned first)", now);
                 default -> {
                     final String why = (createTopics ? "cannot create topic " : "cannot look up topic ") + e.name()
                         + ": "
                         + (r != null ? r.error() : failure != null ? failure : "no answer from the admin client");
-                    LOG.warn("{}: {}", name, why);
-                    e.transition(TopicEntry.PENDING, TopicEntry.FAILED, why, now);
+                    // the topic refused for good (invalid, a policy, no ACL); not an authentication failure of the
+                    // admin client itself, which is no reason to send the records elsewhere
+                    final boolean refused = r != null && ProduceErrors.permanent(ProduceErrors.classify(r.cause()));
+                    LOG.warn("{}: {}{}", name, why, refused ? " (refused for good: the fallback, else stop)" : "");
+                    e.transition(TopicEntry.PENDING, refused ? TopicEntry.REFUSED : TopicEntry.FAILED, why, now);
                 }
             }
         }

@@ -110,4 +110,13 @@ class ClassifierTest
             assertEquals(expected[i], c.classify(s), docs[i]);
         }
     }
+
+    @org.junit.jupiter.api.Test
+    void shouldDecideAHostileMatchesOnTenKilobytes()
+    {
+        // issue 12: java.util.regex never finished this on 200 characters; RE2/J is linear (bench/ RegexBenchmark)
+        final Condition hostile = cond("v", Op.MATCHES, "(.*a){8}b");
+        assertEquals(Classifier.UNMATCHED, classify(hostile, "{\"v\":\"" + "a".repeat(10_240) + "\"}"));
+        assertEquals(0, classify(hostile, "{\"v\":\"" + "a".repeat(10_239) + "b\"}"));
+    }
 }

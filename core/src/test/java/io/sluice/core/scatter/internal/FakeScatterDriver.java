@@ -13,9 +13,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
-import org.apache.kafka.clients.producer.Callback;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.NotEnoughReplicasException;
 
 import io.sluice.core.config.SluiceConfig;
@@ -26,7 +28,9 @@ import io.sluice.ringbuffers.RecordEvent;
 
 /**
  * An in-memory cluster for scatter tests: topics, the records produced into each (value text, key text), admin round
- * trips, and injectable send failures. Sends complete asynchronously on one "I/O" thread, like Kafka's producer.
+ * trips, and injectable send failures. Sends complete asynchronously on one "I/O" thread, like Kafka's producer; a
+ * refusal injected with {@link #refuseNow} completes on the sending thread, inside {@code send}, as Kafka's producer
+ * does for a record over {@code max.request.size}.
  */
 final class FakeScatterDriver implements ScatterDriver
 {
@@ -42,6 +46,13 @@ final class FakeScatterDriver implements ScatterDriver
     final AtomicInteger failuresLeft = new AtomicInteger();
     /** Holds every completion while true (to fill the pipeline). */
     volatile boolean holdCompletions;
+    /** The broker's answer to a send of "topic value" on the I/O thread: an exception, or null to take it. */
+    volatile Function<String, Exception> refuse = v -> null;
+    /** The producer's answer inside send, on the sending thread: an exception, or null to send it. */
+    volatile Function<String, Exception> refuseNow = v -> null;
+    /** CreateTopics' answer per name: an exception, or null to create it. */
+    volatile Function<String, Exception> refuseCreate = n -> null;
+
     private final ExecutorService io = Executors.newSingleThreadExecutor(r ->
     {
         final Thread t = new Thread(r, "fake-kafka-io");
@@ -100,7 +111,21 @@ final class FakeScatterDriver implements ScatterDriver
                 final Map<String, Result> out = new HashMap<>();
                 for (final String n : names)
                 {
-                    if (topics.add(n))
+                    Exception refused = refuseCreate.apply(n);
+                    final String colliding = topics.stream()
+                        .filter(t -> !t.equals(n) && t.replace('.', '_').equals(n.replace('.', '_'))).findFirst()
+                        .orElse(null);
+                    if (refused == null && colliding != null)
+                    {
+                        // what Kafka 4's controller answers
+                        refused = new InvalidTopicException("Topic '" + n + "' collides with existing topic: "
+                            + colliding);
+                    }
+                    if (refused != null)
+                    {
+                        out.put(n, new Result(Outcome.FAILED, refused.getMessage(), refused));
+                    }
+                    else if (topics.add(n))
                     {
                         created.incrementAndGet();
                         out.put(n, new Result(Outcome.CREATED, null));
@@ -126,25 +151,56 @@ final class FakeScatterDriver implements ScatterDriver
         return new TopicProducer()
         {
             @Override
-            public void send(final String topic, final RecordEvent record, final Callback delivery)
+            public void send(final String topic, final RecordEvent record, final SendCallback delivery)
+            {
+                final byte[] v = new byte[Math.max(0, record.valueLength())];
+                record.value().getBytes(0, v);
+                final byte[] k = record.keyLength() < 0 ? null : new byte[record.keyLength()];
+                if (k != null)
+                {
+                    record.key().getBytes(0, k);
+                }
+                send(topic, new ProducerRecord<>(topic, null, record.timestampMs() > 0 ? record.timestampMs() : null,
+                    k, v), delivery);
+            }
+
+            @Override
+            public void resend(final String topic, final ProducerRecord<byte[], byte[]> sent,
+                final SendCallback delivery)
+            {
+                send(topic, new ProducerRecord<>(topic, null, sent.timestamp(), sent.key(), sent.value(),
+                    sent.headers()), delivery);
+            }
+
+            private void send(final String topic, final ProducerRecord<byte[], byte[]> sent,
+                final SendCallback delivery)
             {
                 if (!topics.contains(topic))
                 {
                     throw new IllegalStateException("send to a topic that does not exist: " + topic);
                 }
                 sends.incrementAndGet();
-                final byte[] v = new byte[Math.max(0, record.valueLength())];
-                record.value().getBytes(0, v);
-                final String value = new String(v, StandardCharsets.UTF_8);
-                final String key = record.keyLength() < 0
-                    ? null
-                    : record.key().getStringWithoutLengthUtf8(0, record.keyLength());
+                final String value = new String(sent.value(), StandardCharsets.UTF_8);
+                final String key = sent.key() == null ? null : new String(sent.key(), StandardCharsets.UTF_8);
                 sendOrder.add(topic + " " + value);
+                delivery.retain(sent);
+                final Exception now = refuseNow.apply(topic + " " + value);
+                if (now != null)
+                {
+                    delivery.onCompletion(null, now);
+                    return;
+                }
                 io.execute(() ->
                 {
                     while (holdCompletions)
                     {
                         Thread.onSpinWait();
+                    }
+                    final Exception refused = refuse.apply(topic + " " + value);
+                    if (refused != null)
+                    {
+                        delivery.onCompletion(null, refused);
+                        return;
                     }
                     if (failWhen.test(value) && failuresLeft.getAndDecrement() > 0)
                     {
