@@ -12,7 +12,8 @@ import io.sluice.bench.codecs.RowBinaryBenchmark;
 
 /**
  * The record path's CPU per record on a shared machine, by thread CPU time rather than wall time: the very benchmark
- * methods of {@link ExtractionBenchmark} (Sluice's scan and Jackson streaming, 7 paths), {@link RowBinaryBenchmark}
+ * methods of {@link ExtractionBenchmark} (Sluice's scan and Jackson streaming, 7 paths; the whole record with every
+ * member skipped by structure against validated in full), {@link RowBinaryBenchmark}
  * (scan, scan + encode of 8 columns) and {@link SealerBenchmark} (the whole route stage: copy, scan, classify,
  * encode, seal, hand-off; plus the insert worker thread's CPU), run alternately one batch of 8,192 records each, for
  * many rounds in one JVM. Printed per step: the median and the fastest round after the first third (warm-up), in ns
@@ -47,7 +48,8 @@ public final class RecordPathCpu
         final RowBinaryBenchmark rows = new RowBinaryBenchmark();
         final SealerBenchmark sealer = new SealerBenchmark();
         sealer.setUp();
-        final String[] names = {"scan, 7 paths (Sluice)", "Jackson streaming, 7 paths", "scan, 8 columns",
+        final String[] names = {"scan, 7 paths (Sluice)", "Jackson streaming, 7 paths",
+            "whole record, members skipped", "whole record, validated", "scan, 8 columns",
             "scan + RowBinary, 8 columns", "route stage (copy .. hand-off)", "  insert worker thread"};
         final double[][] perRecord = new double[names.length][rounds];
         long sink = 0;
@@ -62,20 +64,28 @@ public final class RecordPathCpu
             t1 = cpu.getCurrentThreadCpuTime();
             perRecord[1][round] = (t1 - t0) / (double)RECORDS;
             t0 = cpu.getCurrentThreadCpuTime();
-            sink += rows.scanOnly();
+            extraction.skipWhole(bh);
             t1 = cpu.getCurrentThreadCpuTime();
             perRecord[2][round] = (t1 - t0) / (double)RECORDS;
             t0 = cpu.getCurrentThreadCpuTime();
-            sink += rows.scanAndEncode();
+            extraction.validateWhole(bh);
             t1 = cpu.getCurrentThreadCpuTime();
             perRecord[3][round] = (t1 - t0) / (double)RECORDS;
+            t0 = cpu.getCurrentThreadCpuTime();
+            sink += rows.scanOnly();
+            t1 = cpu.getCurrentThreadCpuTime();
+            perRecord[4][round] = (t1 - t0) / (double)RECORDS;
+            t0 = cpu.getCurrentThreadCpuTime();
+            sink += rows.scanAndEncode();
+            t1 = cpu.getCurrentThreadCpuTime();
+            perRecord[5][round] = (t1 - t0) / (double)RECORDS;
             final long w0 = sealer.workerCpuNanos();
             t0 = cpu.getCurrentThreadCpuTime();
             sink += sealer.routeAndSeal();
             t1 = cpu.getCurrentThreadCpuTime();
             final long w1 = sealer.workerCpuNanos();
-            perRecord[4][round] = (t1 - t0) / (double)RECORDS;
-            perRecord[5][round] = (w1 - w0) / (double)RECORDS;
+            perRecord[6][round] = (t1 - t0) / (double)RECORDS;
+            perRecord[7][round] = (w1 - w0) / (double)RECORDS;
         }
         sealer.tearDown();
         rows.release();
