@@ -19,6 +19,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.sluice.codecs.json.DuplicateKeys;
 import io.sluice.codecs.json.JsonPathSet;
 import io.sluice.codecs.json.JsonScanner;
 
@@ -41,6 +42,9 @@ public class ExtractionBenchmark
 
     private final BenchData data = new BenchData();
     private final JsonScanner scanner = new JsonScanner(JsonPathSet.compile(PATHS), JsonScanner.DEFAULT_MAX_DEPTH);
+    /** A path on no event: every member of the top-level object is skipped, the whole record read (no early stop). */
+    private final JsonScanner nothing = new JsonScanner(JsonPathSet.compile(List.of("zzz")),
+        JsonScanner.DEFAULT_MAX_DEPTH, DuplicateKeys.FAIL);
     private final JsonFactory factory = new JsonFactory();
     private final ObjectMapper mapper = new ObjectMapper();
 
@@ -63,6 +67,42 @@ public class ExtractionBenchmark
                 sum += scanner.kind(p) + scanner.valueOffset(p) + scanner.valueLength(p);
             }
             bh.consume(sum);
+        }
+    }
+
+    /**
+     * The whole record with every member skipped: objects and arrays by their structure only (bracket counting),
+     * scalars and the top level validated; against {@link #validateWhole}, the same bytes validated in full.
+     *
+     * @param bh sink for the results.
+     */
+    @Benchmark
+    @OperationsPerInvocation(BenchData.RECORDS)
+    public void skipWhole(final Blackhole bh)
+    {
+        final JsonScanner scanner = this.nothing;
+        final BenchData data = this.data;
+        for (int r = 0; r < BenchData.RECORDS; r++)
+        {
+            bh.consume(scanner.scan(data.slab, data.offsets[r], data.lengths[r]));
+        }
+    }
+
+    /**
+     * The whole record validated in full (RFC 8259, UTF-8, escapes, numbers), the walk a skipped subtree took before
+     * structure skips.
+     *
+     * @param bh sink for the results.
+     */
+    @Benchmark
+    @OperationsPerInvocation(BenchData.RECORDS)
+    public void validateWhole(final Blackhole bh)
+    {
+        final JsonScanner scanner = this.nothing;
+        final BenchData data = this.data;
+        for (int r = 0; r < BenchData.RECORDS; r++)
+        {
+            bh.consume(scanner.validate(data.slab, data.offsets[r], data.lengths[r]));
         }
     }
 

@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
@@ -105,6 +106,7 @@ public final class BenchRun
     private int kafkaEngineConsumers = 1;
     private List<Integer> batchSweep = List.of();
     private long sampleMillis = 200;
+    private boolean jfr;
 
     private Path engineJar;
     private Path benchJar;
@@ -144,7 +146,7 @@ public final class BenchRun
             "                [--clickhouse URL] [--root DIR] [--out DIR] [--topic T] [--database D] [--reload]",
             "                [--live-rate R] [--live-seconds S] [--live-warmup-seconds W] [--jvm-opts \"...\"]",
             "                [--contenders A,B,...] [--kafka-engine-block-size N] [--kafka-engine-consumers N]",
-            "                [--batch-sweep N,N,...] [--sample-ms MS]",
+            "                [--batch-sweep N,N,...] [--sample-ms MS] [--jfr]",
             "  --quick          100,000 records, 1 round, a live phase of 3 s warm-up + 5 s at 2,000 records/s",
             "  --records N      records in the topic (default 1,000,000; the 8,502-event sample repeated with distinct ids)",
             "  --rounds R       rounds of limits, baseline, Sluice, kafka-engine (default 3)",
@@ -155,6 +157,9 @@ public final class BenchRun
             "  --batch-sweep L  after the rounds, clickhouse-limit once per rows-per-insert of L (e.g. 1000,20000,100000):",
             "                   ClickHouse CPU per row against batch size",
             "  --sample-ms MS   how often the services' CPU, the rows and the offsets are sampled (default 200)",
+            "  --jfr            record Sluice's drain runs with Flight Recorder: allocation per record by Sluice class",
+            "                   (first io.sluice frame), CPU samples per thread and per part of the source thread, JIT,",
+            "                   between 20% and 80% of the rows (JfrProfile; the .jfr stays in the run's directory)",
             "  --live-rate R    records/s of the paced latency phase (default 2000; 0 skips the phase)",
             "  --live-seconds S length of the latency phase (default 10)",
             "  --live-warmup-seconds W  records produced first at the same rate and left out of the percentiles (default 5)",
@@ -272,6 +277,7 @@ public final class BenchRun
                     batchSweep = List.copyOf(sizes);
                     i++;
                 }
+                case "--jfr" -> jfr = true;
                 case "--sample-ms" -> {
                     sampleMillis = Long.parseLong(value.get());
                     i++;
@@ -931,8 +937,19 @@ public final class BenchRun
                     ? () -> committed(admin, group, topic)
                     : null,
                 metricsPort > 0 ? engineLagProbes(metricsPort) : Map.of());
-            run = launch(name, contender, round, "drain", command(contender, config, json, 0, 0), json,
-                600 + records / 200, s);
+            final List<String> cmd = command(contender, config, json, 0, 0);
+            final Path recording = runDir.resolve(name + ".jfr");
+            if (jfr && contender.equals("sluice"))
+            {
+                cmd.addAll(1, JfrProfile.jvmOptions(recording, JfrProfile.settings(runDir)));
+            }
+            final Instant wallAtLaunch = Instant.now();
+            final long nanosAtLaunch = System.nanoTime();
+            run = launch(name, contender, round, "drain", cmd, json, 600 + records / 200, s);
+            if (jfr && contender.equals("sluice") && Files.isRegularFile(recording))
+            {
+                putJfrProfile(run, s, recording, wallAtLaunch, nanosAtLaunch);
+            }
             if (writes && Boolean.TRUE.equals(run.get("exited_ok")))
             {
                 putParts(run);
@@ -950,6 +967,51 @@ public final class BenchRun
         }
         printRun(run);
         return run;
+    }
+
+    /**
+     * Analyzes a run's Flight Recorder file over its steady state: from the first sample that saw 20 % of the rows to
+     * the first that saw 80 % ({@link JfrProfile}); prints the allocation attributed to Sluice's code.
+     */
+    private void putJfrProfile(final Map<String, Object> run, final Sampler s, final Path recording,
+        final Instant wallAtLaunch, final long nanosAtLaunch) throws IOException
+    {
+        long from = Long.MIN_VALUE;
+        long to = Long.MIN_VALUE;
+        double rowsFrom = Double.NaN;
+        double rowsTo = Double.NaN;
+        for (final Sampler.Sample x : s.samples())
+        {
+            if (from == Long.MIN_VALUE && x.rows() >= 0.2 * records)
+            {
+                from = x.rowsNanos();
+                rowsFrom = x.rows();
+            }
+            if (to == Long.MIN_VALUE && x.rows() >= 0.8 * records)
+            {
+                to = x.rowsNanos();
+                rowsTo = x.rows();
+            }
+        }
+        if (from == Long.MIN_VALUE || to == Long.MIN_VALUE || rowsTo <= rowsFrom)
+        {
+            run.put("jfr_error", "no samples between 20% and 80% of the rows");
+            return;
+        }
+        final Map<String, Object> profile = JfrProfile.analyze(recording, wallAtLaunch.plusNanos(from - nanosAtLaunch),
+            wallAtLaunch.plusNanos(to - nanosAtLaunch), rowsTo - rowsFrom);
+        run.put("jfr_file", recording.getFileName().toString());
+        run.putAll(profile);
+        System.out.printf(Locale.ROOT,
+            "     JFR, 20-80%% of the rows (%,.0f records, %.1f s): allocation %.0f B/record; "
+                + "allocated by Sluice's code %.2f B/record, without the bench's own meter %.2f: %s%n"
+                + "     by libraries: %s%n     source thread by part: %s%n",
+            rowsTo - rowsFrom,
+            (Double)profile.get("jfr_window_s"), (Double)profile.get("jfr_alloc_all_B_per_record"),
+            (Double)profile.get("jfr_alloc_sluice_B_per_record"),
+            (Double)profile.get("jfr_alloc_sluice_engine_B_per_record"),
+            profile.get("jfr_alloc_sluice_by_class_B_per_record"), profile.get("jfr_alloc_libraries_B_per_record"),
+            profile.get("jfr_source_parts_share"));
     }
 
     /**

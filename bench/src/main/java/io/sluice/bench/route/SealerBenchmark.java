@@ -4,6 +4,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -291,6 +292,16 @@ public class SealerBenchmark
             route.onEvent(e, o, true);
         }
         return stats.recordsRouted.get();
+    }
+
+    /**
+     * CPU time of the insert worker thread so far (for {@link RecordPathCpu}).
+     *
+     * @return nanoseconds, or -1 if the JVM does not measure thread CPU time
+     */
+    public long workerCpuNanos()
+    {
+        return ManagementFactory.getThreadMXBean().getThreadCpuTime(workerThread.getId());
     }
 
     /** Stops the insert worker. */

@@ -1,6 +1,9 @@
 package io.sluice.codecs.json;
 
+import java.nio.ByteOrder;
+
 import org.agrona.DirectBuffer;
+import org.agrona.UnsafeApi;
 
 /**
  * The validating lexer under {@link JsonScanner} and {@link JsonCursor}: skips whitespace, strings, numbers,
@@ -20,6 +23,10 @@ final class JsonReader
     private final long[] containerIsObject;
 
     DirectBuffer buffer;
+    /** {@link DirectBuffer#byteArray()} of {@link #buffer}: null for off-heap memory. */
+    private Object array;
+    /** {@link DirectBuffer#addressOffset()} of {@link #buffer}. */
+    private long address;
     int end;
     int errorCode;
     int errorIndex;
@@ -36,9 +43,15 @@ final class JsonReader
         this.containerIsObject = new long[(maxDepth >>> 6) + 2];
     }
 
+    /**
+     * Points the reader at a buffer. The caller has checked that {@code [start, end)} lies inside the buffer's
+     * capacity: {@link #skipStructure} reads it without Agrona's per-access bounds checks.
+     */
     void reset(final DirectBuffer buffer, final int end)
     {
         this.buffer = buffer;
+        this.array = buffer.byteArray();
+        this.address = buffer.addressOffset();
         this.end = end;
         this.errorCode = JsonError.NONE;
         this.errorIndex = 0;
@@ -496,5 +509,121 @@ final class JsonReader
                 }
             }
         }
+    }
+
+    private static final boolean NATIVE_LE = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
+    private static final long ONES = 0x0101010101010101L;
+    private static final long HIGH_BITS = 0x8080808080808080L;
+    private static final long QUOTES = 0x2222222222222222L;
+    private static final long BACKSLASHES = 0x5C5C5C5C5C5C5C5CL;
+
+    /**
+     * Skips an object or array whose opening bracket is at {@code index}, inside containers already open to
+     * {@code depth}, checking its <em>structure</em> only: every unescaped {@code "} opens or closes a string, a
+     * backslash inside a string escapes the next byte, brackets outside strings nest and match in kind, nesting stays
+     * within {@link #maxDepth}, no backslash stands outside a string, and the input does not end inside it. Nothing
+     * else is checked (the grammar between tokens, escape letters, UTF-8, control characters, numbers and literals):
+     * the caller reads nothing inside the skipped value, so those bytes never become a value.
+     *
+     * <p>Bracket counting: outside strings one byte per step (brackets, quotes and backslashes are all that matter
+     * there); a string's contents 8 bytes per step, testing each word for a quote or a backslash at once (SWAR, the
+     * "determine if a word has a zero byte" test of Anderson's Bit Twiddling Hacks on the word XOR a repeated quote
+     * or backslash).
+     *
+     * @return the index after the closing bracket, or {@link #FAIL}: {@link JsonError#TRUNCATED} (at the end),
+     *     {@link JsonError#UNEXPECTED_BYTE} at a closing bracket of the wrong kind or a backslash outside a string,
+     *     {@link JsonError#TOO_DEEP} at the first bracket past the limit.
+     */
+    int skipStructure(final int index, final int depth)
+    {
+        final long[] stack = this.containerIsObject;
+        final int maxDepth = this.maxDepth;
+        final int end = this.end;
+        final Object array = this.array;
+        final long address = this.address;
+        int d = depth;
+        int i = index;
+        while (i < end)
+        {
+            final int c = UnsafeApi.getByte(array, address + i);
+            if (c == '"')
+            {
+                i = skipStringStructure(i + 1, end);
+                continue;
+            }
+            final int folded = c | 0x20;
+            if (folded == '{')
+            {
+                if (++d > maxDepth)
+                {
+                    return fail(JsonError.TOO_DEEP, i);
+                }
+                if (c == '{')
+                {
+                    stack[d >>> 6] |= 1L << d;
+                }
+                else
+                {
+                    stack[d >>> 6] &= ~(1L << d);
+                }
+            }
+            else if (folded == '}')
+            {
+                if (((stack[d >>> 6] & (1L << d)) != 0) != (c == '}'))
+                {
+                    return fail(JsonError.UNEXPECTED_BYTE, i);
+                }
+                if (--d == depth)
+                {
+                    return i + 1;
+                }
+            }
+            else if (c == '\\')
+            {
+                return fail(JsonError.UNEXPECTED_BYTE, i);
+            }
+            i++;
+        }
+        return fail(JsonError.TRUNCATED, end);
+    }
+
+    /** The index after the quote that closes the string whose contents start at {@code from}, or {@code end}. */
+    private int skipStringStructure(final int from, final int end)
+    {
+        int i = from;
+        while (true)
+        {
+            while (i + 8 <= end)
+            {
+                final long w = word(i);
+                final long q = w ^ QUOTES;
+                final long b = w ^ BACKSLASHES;
+                final long m = (((q - ONES) & ~q) | ((b - ONES) & ~b)) & HIGH_BITS;
+                if (m != 0)
+                {
+                    // the lowest flag is exact (a borrow only flags lanes above a real match)
+                    i += Long.numberOfTrailingZeros(m) >>> 3;
+                    break;
+                }
+                i += 8;
+            }
+            if (i >= end)
+            {
+                return end;
+            }
+            final int c = UnsafeApi.getByte(array, address + i);
+            if (c == '"')
+            {
+                return i + 1;
+            }
+            i += c == '\\' ? 2 : 1;
+        }
+    }
+
+    /** The 8 bytes at {@code i} as a little-endian word; {@code i + 8 <= end}. */
+    private long word(final int i)
+    {
+        final long w = UnsafeApi.getLong(array, address + i);
+        return NATIVE_LE ? w : Long.reverseBytes(w);
     }
 }

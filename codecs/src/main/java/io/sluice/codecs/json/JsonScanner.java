@@ -12,12 +12,16 @@ import org.agrona.concurrent.UnsafeBuffer;
  * <h2>What a scan does</h2>
  * <ul>
  *   <li>{@link #scan} reads the document from the start and descends only into objects and arrays that lie on a
- *       compiled path; every other value is skipped, but still validated against RFC 8259 (UTF-8, control
- *       characters, escapes and surrogate pairing in strings, number grammar, literals, brackets, depth). Under
- *       {@link DuplicateKeys#FIRST} it stops as soon as every distinct path has been found: bytes after that point
- *       are not looked at.</li>
- *   <li>{@link #validate} does the same without the early stop and so checks the whole document, including that
- *       only whitespace follows the top-level value. With an empty path set {@link #scan} behaves the same.</li>
+ *       compiled path. Every level it descends into, and every value it yields, is validated against RFC 8259
+ *       (UTF-8, control characters, escapes and surrogate pairing in strings, number grammar, literals, brackets,
+ *       depth). An object or array that lies on no path is skipped by its structure only (bracket counting,
+ *       strings 8 bytes per step): its strings must close, its brackets nest and match in kind within the depth limit, and no backslash may
+ *       stand outside a string; nothing else inside it is checked, since no value comes out of it (docs/codecs.md,
+ *       "Skipped subtrees"). Under {@link DuplicateKeys#FIRST} it stops as soon as every distinct path has been
+ *       found: bytes after that point are not looked at.</li>
+ *   <li>{@link #validate} does the same without the early stop and without structure skips, and so checks every
+ *       byte of the document, including that only whitespace follows the top-level value. With an empty path set
+ *       {@link #scan} behaves the same.</li>
  *   <li>Duplicate keys at a compiled path follow the scanner's {@link DuplicateKeys} policy: {@link
  *       DuplicateKeys#FAIL} ends the scan with {@link JsonError#DUPLICATE_KEY} and names the key in
  *       {@link #duplicateKey()}; {@link DuplicateKeys#FIRST} keeps the first occurrence (later ones are validated,
@@ -79,6 +83,8 @@ public final class JsonScanner
     private int epoch;
     private int found;
     private boolean stopEarly;
+    /** Whether values off every path are skipped by structure only ({@link #scan}) or validated ({@link #validate}). */
+    private boolean structureSkips;
     private int errorCode;
     private int errorOffset;
     private int rootKind;
@@ -157,7 +163,7 @@ public final class JsonScanner
 
     /**
      * Scans a document for every path, stopping once all are found (under {@link DuplicateKeys#FIRST}; the other
-     * policies read the whole document).
+     * policies read the whole document); objects and arrays on no path are checked for their structure only.
      *
      * @param buffer the document's buffer.
      * @param offset index of the document's first byte.
@@ -192,6 +198,7 @@ public final class JsonScanner
         this.buffer = buffer;
         this.start = offset;
         this.stopEarly = stopEarly && firstWins;
+        this.structureSkips = stopEarly;
         this.elementsDone = true;
         clearResults();
         final int end = offset + length;
@@ -303,6 +310,7 @@ public final class JsonScanner
         this.buffer = buffer;
         this.start = offset;
         this.stopEarly = false;
+        this.structureSkips = true;
         this.elementsDone = true;
         clearResults();
         final int end = offset + length;
@@ -524,7 +532,7 @@ public final class JsonScanner
             }
             else
             {
-                i = child < 0 ? reader.skipValue(i, d) : scanMember(i, child, d);
+                i = child < 0 ? skipUnread(i, d) : scanMember(i, child, d);
             }
             if (i < 0)
             {
@@ -579,7 +587,7 @@ public final class JsonScanner
         while (true)
         {
             final int child = findIndex(node, element);
-            i = child < 0 ? reader.skipValue(i, d) : scanMember(i, child, d);
+            i = child < 0 ? skipUnread(i, d) : scanMember(i, child, d);
             if (i < 0)
             {
                 return i;
@@ -610,12 +618,29 @@ public final class JsonScanner
         }
     }
 
+    /**
+     * Skips a value that lies on no path: an object or array by its structure only under {@link #scan} (see
+     * {@link JsonReader#skipStructure}), anything else, and everything under {@link #validate}, validated in full.
+     */
+    private int skipUnread(final int index, final int depth)
+    {
+        if (structureSkips)
+        {
+            final int c = buffer.getByte(index);
+            if (c == '{' || c == '[')
+            {
+                return reader.skipStructure(index, depth);
+            }
+        }
+        return reader.skipValue(index, depth);
+    }
+
     /** A member whose key matched trie node {@code child} a second time in the same object. */
     private int duplicate(final int index, final int child, final int depth, final int keyQuote)
     {
         if (firstWins)
         {
-            return reader.skipValue(index, depth);
+            return skipUnread(index, depth);
         }
         if (failOnDuplicate)
         {
@@ -657,14 +682,15 @@ public final class JsonScanner
 
         final JsonPathSet paths = this.paths;
         final int c = buffer.getByte(index);
+        final int slot = paths.terminalSlot[child];
         final int after;
-        if (paths.childCount[child] > 0 && c == '{')
+        if (paths.childCount[child] > 0 && (c == '{' || c == '['))
         {
-            after = scanObject(index, child, depth);
-        }
-        else if (paths.childCount[child] > 0 && c == '[')
-        {
-            after = scanArray(index, child, depth);
+            // a value that is itself a result is validated in full, also where paths below it are not
+            final boolean skips = structureSkips;
+            structureSkips = skips && slot < 0;
+            after = c == '{' ? scanObject(index, child, depth) : scanArray(index, child, depth);
+            structureSkips = skips;
         }
         else
         {
@@ -674,7 +700,6 @@ public final class JsonScanner
         {
             return after;
         }
-        final int slot = paths.terminalSlot[child];
         if (slot >= 0)
         {
             final int kind = JsonKind.ofFirstByte(c);

@@ -31,8 +31,9 @@ import io.sluice.codecs.testing.TestData;
 
 /**
  * Compares the scanner with a full parser (Jackson's tree model): on valid documents every path agrees in kind and
- * value; on broken documents the scanner never throws, never accepts what Jackson rejects, and never yields a value
- * that ends after the first error.
+ * value; on broken documents the scanner never throws, {@code validate} never accepts what Jackson rejects, {@code
+ * scan} (which checks skipped objects and arrays for structure only) never fails before {@code validate}'s first
+ * error and yields only valid values, and neither yields a value that ends after its error.
  */
 class JsonScannerOracleTest
 {
@@ -185,14 +186,16 @@ class JsonScannerOracleTest
     }
 
     @Test
-    void shouldNeverAcceptWhatJacksonRejectsNorYieldPastAnError() throws Exception
+    void shouldValidateAsJacksonAndNeverYieldPastAnError() throws Exception
     {
         final SplittableRandom random = new SplittableRandom(42);
         final List<byte[]> events = TestData.githubEvents();
         final JsonPathSet paths = JsonPathSet.compile(GITHUB_PATHS);
         final JsonScanner scan = new JsonScanner(paths, 32);
         final JsonScanner validate = new JsonScanner(paths, 32);
+        final JsonScanner scanAll = new JsonScanner(paths, 32, DuplicateKeys.LAST);
         int rejected = 0;
+        int acceptedByScanOnly = 0;
         for (int round = 0; round < 8000; round++)
         {
             final byte[] original = round % 2 == 0
@@ -225,26 +228,64 @@ class JsonScannerOracleTest
             {
                 rejected++;
                 final int errorAt = validate.errorOffset();
-                for (int p = 0; p < paths.size(); p++)
-                {
-                    for (final JsonScanner scanner : new JsonScanner[]{scan, validate})
-                    {
-                        if (scanner.kind(p) != JsonKind.MISSING)
-                        {
-                            final int endOfValue = scanner.valueOffset(p) - Buffers.PAD + scanner.valueLength(p) +
-                                (scanner.kind(p) == JsonKind.STRING ? 1 : 0);
-                            assertTrue(endOfValue <= errorAt, "value ends before the error: " + context);
-                        }
-                    }
-                }
+                assertValuesEndBefore(validate, errorAt, context);
+                // scan checks skipped objects and arrays for structure only: it may accept a document whose first
+                // error lies inside one, or meet a later error first; but it never fails before validate's first
+                // error (the bytes before it are valid JSON, read the same way), everything it yields is valid JSON
+                // ending before its own error, and what it accepts is structurally sound as a whole
                 if (scanCode != JsonError.NONE)
                 {
-                    assertEquals(validateCode, scanCode, context);
-                    assertEquals(errorAt, scan.errorOffset(), context);
+                    assertTrue(scan.errorOffset() >= errorAt, "scan fails no earlier than validate: " + context);
+                    assertValuesEndBefore(scan, scan.errorOffset(), context);
                 }
+                else
+                {
+                    acceptedByScanOnly++;
+                }
+                if (scanAll.scan(buffer, Buffers.PAD, mutated.length) == JsonError.NONE)
+                {
+                    // a scan that reads to the end (no early stop) accepts only structurally sound documents
+                    assertEquals(JsonError.NONE, StructureReference.check(mutated, 32), context);
+                }
+                assertValuesAreValid(scan, context);
             }
         }
         assertTrue(rejected > 2000, "mutations mostly break documents: " + rejected);
+        assertTrue(acceptedByScanOnly > 100, "some errors lie in skipped subtrees: " + acceptedByScanOnly);
+    }
+
+    private static void assertValuesEndBefore(final JsonScanner scanner, final int errorAt, final String context)
+    {
+        for (int p = 0; p < scanner.paths().size(); p++)
+        {
+            if (scanner.kind(p) != JsonKind.MISSING)
+            {
+                final int endOfValue = scanner.valueOffset(p) - Buffers.PAD + scanner.valueLength(p) +
+                    (scanner.kind(p) == JsonKind.STRING ? 1 : 0);
+                assertTrue(endOfValue <= errorAt, "value ends before the error: " + context);
+            }
+        }
+    }
+
+    /** Every value a scan yields validates on its own in full (strings with their quotes). */
+    private static void assertValuesAreValid(final JsonScanner scanner, final String context)
+    {
+        final JsonScanner check = new JsonScanner(JsonPathSet.compile(List.of()), 32);
+        final JsonValueView view = new JsonValueView();
+        for (int p = 0; p < scanner.paths().size(); p++)
+        {
+            scanner.value(p, view);
+            if (view.kind() == JsonKind.MISSING)
+            {
+                continue;
+            }
+            final boolean string = view.kind() == JsonKind.STRING;
+            final byte[] value = new byte[view.length() + (string ? 2 : 0)];
+            view.buffer().getBytes(view.offset() - (string ? 1 : 0), value);
+            final UnsafeBuffer copy = Buffers.offHeap(value);
+            assertEquals(JsonError.NONE, check.validate(copy, Buffers.PAD, value.length),
+                "the value of " + scanner.paths().expression(p) + " is valid JSON: " + context);
+        }
     }
 
     private static String printable(final String text)

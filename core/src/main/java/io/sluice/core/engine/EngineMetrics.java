@@ -243,10 +243,12 @@ final class EngineMetrics implements MultiCollector
                 breaker.add(w.breaker().state(), wl);
                 queued.add(w.queued(), wl);
             }
-            final Histogram[] h = s.totals();
-            endToEnd.add(hdr(h[0], 1e-6, END_TO_END_BUCKETS, pl));
-            ringHop.add(hdr(h[1], 1e-9, RING_HOP_BUCKETS, Labels.of("pipeline", name, "stage", "route")));
-            queueWait.add(hdr(h[3], 1e-6, WAIT_BUCKETS, Labels.of("pipeline", name, "stage", "insert")));
+            s.readTotals(h ->
+            {
+                endToEnd.add(hdr(h[0], 1e-6, END_TO_END_BUCKETS, pl));
+                ringHop.add(hdr(h[1], 1e-9, RING_HOP_BUCKETS, Labels.of("pipeline", name, "stage", "route")));
+                queueWait.add(hdr(h[3], 1e-6, WAIT_BUCKETS, Labels.of("pipeline", name, "stage", "insert")));
+            });
         }
 
         void add(final ScatterPipeline p)
@@ -442,9 +444,11 @@ final class EngineMetrics implements MultiCollector
             {
                 perTopic.add(other, Labels.of("pipeline", p.name(), "topic", OTHER_TOPICS));
             }
-            final Histogram[] h = s.totals();
-            produceLatency.add(hdr(h[0], 1e-9, WAIT_BUCKETS, pl));
-            ringHop.add(hdr(h[1], 1e-9, RING_HOP_BUCKETS, Labels.of("pipeline", p.name(), "stage", "route")));
+            s.readTotals(h ->
+            {
+                produceLatency.add(hdr(h[0], 1e-9, WAIT_BUCKETS, pl));
+                ringHop.add(hdr(h[1], 1e-9, RING_HOP_BUCKETS, Labels.of("pipeline", p.name(), "stage", "route")));
+            });
         }
         for (int i = 0; i < names.length; i++)
         {

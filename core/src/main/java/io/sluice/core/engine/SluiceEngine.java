@@ -2,6 +2,7 @@ package io.sluice.core.engine;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -57,6 +58,7 @@ public final class SluiceEngine
     private final GatherPipeline.RunOptions options;
     // read by the metrics endpoint's threads while run() adds to them
     private final List<GatherPipeline<?>> pipelines = new CopyOnWriteArrayList<>();
+    private final List<GatherPipeline<?>> pipelinesView = Collections.unmodifiableList(pipelines);
     private final List<SinkDriver> openDrivers = new ArrayList<>();
     private final Function<SluiceConfig.Source, ScatterDriver> scatterDrivers;
     private final List<ScatterPipeline> scatters = new CopyOnWriteArrayList<>();
@@ -475,10 +477,15 @@ public final class SluiceEngine
         return finished;
     }
 
-    /** @return the pipelines (for tests and tools) */
+    /**
+     * The pipelines (for tests and tools), as a read-only view of the engine's copy-on-write list: iterating it sees
+     * a snapshot, and a monitor that asks every 200 ms copies nothing.
+     *
+     * @return the pipelines
+     */
     public List<GatherPipeline<?>> pipelines()
     {
-        return List.copyOf(pipelines);
+        return pipelinesView;
     }
 
     /** @return why the run failed (the reason {@link #run()} logged with exit 1), or null; any thread */

@@ -170,7 +170,8 @@ public final class GatherPipeline<T>
                 perBranchWorkers += shard.length;
             }
             pools.add(new BatchPool(perBranchWorkers * (e.queueDepth() + 1) + w.length + 4,
-                Math.min(b.chunk().maxBytes() + 4096, 1 << 20), Math.min(b.chunk().maxRows(), 1024)));
+                Math.min(b.chunk().maxBytes() + 4096, 1 << 20), Math.min(b.chunk().maxRows(), 1024),
+                b.chunk().maxRows()));
             minLingerMs = Math.min(minLingerMs, b.chunk().lingerMs());
         }
 

@@ -1,6 +1,7 @@
 package io.sluice.core.scatter;
 
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 import org.HdrHistogram.Histogram;
 
@@ -46,6 +47,7 @@ public final class ScatterStats
 
     private Histogram produceLatencyTotal;
     private Histogram ringHopTotal;
+    private final Histogram[] totalsView = new Histogram[2];
 
     /**
      * Folds the interval histograms into the run totals and returns copies (any thread; synchronised).
@@ -57,6 +59,21 @@ public final class ScatterStats
         produceLatencyTotal = fold(produceLatencyTotal, produceLatencyNanos);
         ringHopTotal = fold(ringHopTotal, ringHopNanos);
         return new Histogram[]{produceLatencyTotal.copy(), ringHopTotal.copy()};
+    }
+
+    /**
+     * Folds the interval histograms into the run totals and hands the totals themselves to {@code reader}, under this
+     * object's lock and without copying them (for a metrics scrape).
+     *
+     * @param reader reads {produce latency ns, ring hop ns}; must not keep them or block
+     */
+    public synchronized void readTotals(final Consumer<Histogram[]> reader)
+    {
+        produceLatencyTotal = fold(produceLatencyTotal, produceLatencyNanos);
+        ringHopTotal = fold(ringHopTotal, ringHopNanos);
+        totalsView[0] = produceLatencyTotal;
+        totalsView[1] = ringHopTotal;
+        reader.accept(totalsView);
     }
 
     private static Histogram fold(final Histogram total, final LatencyRecorder recorder)

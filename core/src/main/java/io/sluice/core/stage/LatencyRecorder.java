@@ -8,12 +8,15 @@ import org.HdrHistogram.Recorder;
  * for writers) with a fixed range, values clamped into it. A Recorder that auto-resizes allocates a larger array the
  * first time a value exceeds its range, which is exactly when the engine is under stress; this one never does.
  *
- * <p>Thread-safety: {@link #record(long)} from any number of threads; {@link #interval()} from one reader thread.
+ * <p>Thread-safety: {@link #record(long)} from any number of threads; {@link #interval()} from one reader thread
+ * at a time.
  */
 public final class LatencyRecorder
 {
     private final Recorder recorder;
     private final long highest;
+    /** The interval histogram the reader got last; handed back to the recorder for reuse. */
+    private Histogram interval;
 
     /**
      * @param highest largest value kept (larger values are recorded as this), in the recorder's unit
@@ -32,10 +35,16 @@ public final class LatencyRecorder
         recorder.recordValue(value < 0 ? 0 : value > highest ? highest : value);
     }
 
-    /** @return the values recorded since the previous call (a new histogram; reader thread) */
+    /**
+     * The values recorded since the previous call, in a histogram this recorder reuses from call to call (HdrHistogram's
+     * interval recycling), so that reading allocates nothing after the first call.
+     *
+     * @return the interval's values, valid until the next call (one reader thread at a time)
+     */
     public Histogram interval()
     {
-        return recorder.getIntervalHistogram();
+        interval = recorder.getIntervalHistogram(interval);
+        return interval;
     }
 
     /** @return the largest value kept */

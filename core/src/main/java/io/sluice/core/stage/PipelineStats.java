@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.Consumer;
 
 import org.HdrHistogram.Histogram;
 
@@ -79,6 +80,7 @@ public final class PipelineStats
     private Histogram ringHopTotal;
     private Histogram queueWaitTotal;
     private Histogram insertTotal;
+    private final Histogram[] totalsView = new Histogram[4];
 
     /**
      * Folds the interval histograms into the run totals and returns them (status thread only).
@@ -92,6 +94,26 @@ public final class PipelineStats
         insertTotal = fold(insertTotal, insertMicros);
         queueWaitTotal = fold(queueWaitTotal, queueWaitMicros);
         return new Histogram[]{endToEndTotal.copy(), ringHopTotal.copy(), insertTotal.copy(), queueWaitTotal.copy()};
+    }
+
+    /**
+     * Folds the interval histograms into the run totals and hands the totals themselves to {@code reader}, under this
+     * object's lock and without copying them: for a reader that runs often (a metrics scrape), which
+     * {@link #totals()}'s copies of four histograms of a few hundred KB each would make allocate at every call.
+     *
+     * @param reader reads {end-to-end µs, ring hop ns, insert µs, queue wait µs}; must not keep them or block
+     */
+    public synchronized void readTotals(final Consumer<Histogram[]> reader)
+    {
+        endToEndTotal = fold(endToEndTotal, endToEndMicros);
+        ringHopTotal = fold(ringHopTotal, ringHopNanos);
+        insertTotal = fold(insertTotal, insertMicros);
+        queueWaitTotal = fold(queueWaitTotal, queueWaitMicros);
+        totalsView[0] = endToEndTotal;
+        totalsView[1] = ringHopTotal;
+        totalsView[2] = insertTotal;
+        totalsView[3] = queueWaitTotal;
+        reader.accept(totalsView);
     }
 
     private static Histogram fold(final Histogram total, final LatencyRecorder recorder)

@@ -11,8 +11,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.zip.GZIPInputStream;
 
+import org.HdrHistogram.Histogram;
 import org.agrona.ExpandableDirectByteBuffer;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
@@ -46,7 +48,8 @@ import io.sluice.ringbuffers.RecordRing;
 
 /**
  * Zero allocation after poll (issue 7): the record path from a filled ring slot through decode, classify, encode,
- * seal, the insert worker's acknowledgement and the watermark, over real GitHub events, for a long steady loop.
+ * seal, the insert worker's acknowledgement and the watermark, over real GitHub events, for a long steady loop, with
+ * a metrics scrape's read of the latency totals every 4,096 records on the measured thread.
  * The engine threads' allocated bytes per record (ThreadMXBean) must stay at zero within a tiny tolerance. The
  * writer is a stand-in that accepts each batch at once: the ClickHouse client's own allocation per batch is outside
  * the record path and measured by the benchmarks.
@@ -218,6 +221,8 @@ class RecordPathAllocationTest
         recording.enable("jdk.ObjectAllocationOutsideTLAB").withStackTrace();
         long mainBefore = 0;
         long workerBefore = 0;
+        final long[] latencyRead = new long[1];
+        final Consumer<Histogram[]> readLatency = h -> latencyRead[0] = h[0].getTotalCount() + h[1].getTotalCount();
         for (int i = 0; i < warmup + measured; i++)
         {
             if (i == warmup)
@@ -265,6 +270,11 @@ class RecordPathAllocationTest
             {
                 tracker.watermark();
             }
+            if ((i & 4095) == 0)
+            {
+                // what a metrics scrape reads of the stats (the latency totals), here on the measured thread
+                stats.readTotals(readLatency);
+            }
         }
         route.onEvent(flush(ring), -1, true);
         final long deadline = System.nanoTime() + 30_000_000_000L;
@@ -281,6 +291,7 @@ class RecordPathAllocationTest
         workerThread.join(10_000);
 
         assertEquals(offset, tracker.watermark(), "every record acknowledged");
+        assertTrue(latencyRead[0] > 0, "the scrape's read saw the latencies");
         assertEquals(warmup + measured, writer.rows);
         assertEquals(0, control.failureReason() == null ? 0 : 1, String.valueOf(control.failureReason()));
         // two halves: a one-off JVM event (a late JIT recompilation linking a call site) may land in one of them;

@@ -41,4 +41,13 @@ class KafkaSourcePropertiesTest
         assertEquals("250", p.get("fetch.max.wait.ms"));
         assertEquals("1000", p.get("metadata.max.age.ms"), "topic_refresh_ms is the setting for that");
     }
+
+    @Test
+    void shouldReadWithAOneMebibyteSocketBufferUnlessTheUserSetsOne()
+    {
+        assertEquals("1048576", properties(2000, Map.of()).get("receive.buffer.bytes"));
+        assertEquals("-1", properties(2000, Map.of("receive.buffer.bytes", "-1")).get("receive.buffer.bytes"));
+        assertEquals("2000", properties(2000, Map.of()).get("max.poll.records"));
+        assertEquals(String.valueOf(8 << 20), properties(2000, Map.of()).get("max.partition.fetch.bytes"));
+    }
 }

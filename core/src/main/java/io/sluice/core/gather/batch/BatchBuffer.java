@@ -10,7 +10,8 @@ import net.openhft.chronicle.bytes.Bytes;
  *
  * <p>Rows are written into an elastic off-heap chronicle-bytes buffer in the row format of the binding the batch was
  * opened with (RowBinary, each row preceded by its omission mask when the binding has omittable columns; see
- * {@link Binding}). The row-coordinate arrays grow by doubling up to {@code maxRows} and keep their capacity, so a recycled
+ * {@link Binding}). The row-coordinate arrays grow once, straight to {@code maxRows} when the pool knows it (by doubling
+ * beyond it or otherwise), and keep their capacity, so a recycled
  * buffer allocates nothing in steady state.
  *
  * <p>Ownership moves, it is never shared: the route stage owns an open batch; sealing hands it to a shard's insert
@@ -33,14 +34,17 @@ public final class BatchBuffer
     private int stamp;
     private int shard;
     private final BatchPool pool;
+    private final int maxRows;
 
     /**
      * @param initialBytes initial capacity of the row buffer, in bytes (it grows on demand)
      * @param initialRows  initial capacity of the coordinate arrays, in rows (they grow on demand)
+     * @param maxRows      the rows at which the batch seals: the first growth goes straight there; 0 if unknown
      * @param pool         the pool this buffer returns to
      */
-    BatchBuffer(final long initialBytes, final int initialRows, final BatchPool pool)
+    BatchBuffer(final long initialBytes, final int initialRows, final int maxRows, final BatchPool pool)
     {
+        this.maxRows = maxRows;
         this.rows = Bytes.allocateElasticDirect(initialBytes);
         this.rows.singleThreadedCheckDisabled(true);
         final int n = Math.max(16, initialRows);
@@ -136,7 +140,7 @@ public final class BatchBuffer
 
     private void grow()
     {
-        final int n = offsets.length * 2;
+        final int n = maxRows > offsets.length ? maxRows : offsets.length * 2;
         offsets = Arrays.copyOf(offsets, n);
         timestampsMs = Arrays.copyOf(timestampsMs, n);
         trackerIds = Arrays.copyOf(trackerIds, n);

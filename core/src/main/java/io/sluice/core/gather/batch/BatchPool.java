@@ -15,6 +15,7 @@ public final class BatchPool
     private final int maxBuffers;
     private final long initialBytes;
     private final int initialRows;
+    private final int maxRows;
     private int created;
     private volatile BatchBuffer[] all = new BatchBuffer[0];
 
@@ -25,6 +26,19 @@ public final class BatchPool
      */
     public BatchPool(final int maxBuffers, final long initialBytes, final int initialRows)
     {
+        this(maxBuffers, initialBytes, initialRows, 0);
+    }
+
+    /**
+     * @param maxBuffers   most buffers that may exist
+     * @param initialBytes initial row-buffer capacity of a new buffer, bytes
+     * @param initialRows  initial coordinate capacity of a new buffer, rows
+     * @param maxRows      the rows at which a batch seals ({@code max_rows}): a buffer that outgrows
+     *                     {@code initialRows} grows straight to it, one copy instead of a doubling series whose
+     *                     garbage a long warm-up of a large pool spreads over the first minutes; 0 for doubling only
+     */
+    public BatchPool(final int maxBuffers, final long initialBytes, final int initialRows, final int maxRows)
+    {
         if (maxBuffers < 1)
         {
             throw new IllegalArgumentException("maxBuffers must be >= 1: " + maxBuffers);
@@ -32,6 +46,7 @@ public final class BatchPool
         this.maxBuffers = maxBuffers;
         this.initialBytes = initialBytes;
         this.initialRows = initialRows;
+        this.maxRows = maxRows;
         this.free = new ManyToOneConcurrentArrayQueue<>(Math.max(2, maxBuffers));
     }
 
@@ -46,7 +61,7 @@ public final class BatchPool
         if (this.created < maxBuffers)
         {
             this.created++;
-            final BatchBuffer created = new BatchBuffer(initialBytes, initialRows, this);
+            final BatchBuffer created = new BatchBuffer(initialBytes, initialRows, maxRows, this);
             final BatchBuffer[] grown = java.util.Arrays.copyOf(all, all.length + 1);
             grown[grown.length - 1] = created;
             all = grown;
