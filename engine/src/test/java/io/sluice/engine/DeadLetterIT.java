@@ -153,6 +153,61 @@ class DeadLetterIT
     }
 
     @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void shouldSendTombstonesAndValuesThatAreNoObjectToTheDeadLetterTopicByTheirOwnPolicies() throws Exception
+    {
+        final String s = unique("");
+        final String topic = "dl-tomb-" + s;
+        final String db = "dl_" + s;
+        TestServices.sql("CREATE DATABASE " + db);
+        TestServices.sql("CREATE TABLE " + db + ".clicks (id UInt32, n UInt8) ENGINE = MergeTree ORDER BY id");
+        TestServices.createTopic(topic, 1);
+        final List<ProducerRecord<byte[], byte[]>> input = List.of(
+            record(topic, "k0", utf8("{\"type\":\"click\",\"id\":1,\"n\":5}")),
+            new ProducerRecord<>(topic, 0, 1_700_000_000_001L, utf8("k1"), null,
+                new RecordHeaders().add("op", utf8("delete"))),
+            record(topic, "k2", utf8("[{\"type\":\"click\",\"id\":2,\"n\":1}]")),
+            record(topic, "k3", utf8("42")),
+            record(topic, "k4", utf8("{\"type\":\"click\",\"id\":5,\"n\":6}")));
+        KafkaRecords.produce(input);
+        // a tombstone goes to the dead letter by its own policy; a value that is no object is an error (on_error)
+        final SluiceEngine engine = engine(sinkToml(topic, "g-" + s, db, "tombstones = \"dead_letter\"\n"
+            + "on_error = \"dead_letter\"\ndead_letter_topic = \"dlq.{topic}\"\ncreate_topics = true\n", """
+                [[sinks.branches]]
+                name = "clicks"
+                target_table = "clicks"
+                """, 60_000));
+        assertEquals(SluiceEngine.EXIT_OK, engine.run(), "the pipeline flows on: " + engine.failure());
+
+        assertEquals("1\t5\n5\t6\n", TestServices.sql("SELECT id, n FROM " + db + ".clicks ORDER BY id"),
+            "no row from the tombstone, the array or the number");
+        assertEquals(Map.of(new TopicPartition(topic, 0), 5L), TestServices.committed("g-" + s));
+        final DeadLetters d = engine.pipelines().get(0).deadLetters();
+        assertEquals(1, d.written(DeadLetterReason.TOMBSTONE));
+        assertEquals(2, d.written(DeadLetterReason.INVALID));
+        final List<ConsumerRecord<byte[], byte[]>> dlq = KafkaRecords.readAll("dlq." + topic);
+        assertEquals(3, dlq.size(), "offsets 1, 2 and 3");
+        assertNull(dlq.get(0).value(), "the tombstone stays a tombstone");
+        assertArrayEquals(utf8("k1"), dlq.get(0).key());
+        assertEquals("tombstone", header(dlq.get(0), "sluice.errors.reason"));
+        assertEquals("1", header(dlq.get(0), "__connect.errors.offset"));
+        assertEquals(List.of("op=delete"), KafkaRecords.ownHeaders(dlq.get(0), "__connect.errors.", "sluice.errors."));
+        for (int i = 1; i < 3; i++)
+        {
+            assertArrayEquals(input.get(i + 1).value(), dlq.get(i).value(), "value byte for byte");
+            assertEquals("invalid", header(dlq.get(i), "sluice.errors.reason"));
+            assertEquals("parse", header(dlq.get(i), "sluice.errors.stage"));
+            assertEquals(Integer.toString(i + 1), header(dlq.get(i), "__connect.errors.offset"));
+        }
+        assertTrue(header(dlq.get(1), "__connect.errors.exception.message").contains("array"),
+            header(dlq.get(1), "__connect.errors.exception.message"));
+        assertTrue(header(dlq.get(2), "__connect.errors.exception.message").contains("number"),
+            header(dlq.get(2), "__connect.errors.exception.message"));
+        ScatterEndToEndIT.deleteTopics(java.util.Set.of(topic, "dlq." + topic));
+        dropDatabase(db);
+    }
+
+    @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void shouldCommitPastADeadLetterOnlyOnceTheBrokerHasItAndStallWhileItCannotBeWritten() throws Exception
     {

@@ -17,8 +17,6 @@ final class KafkaPartition
     /** When to read it again after a failure; null when the source does not re-read. */
     final RereadSchedule reread;
     long committed;
-    /** Ring sequence of the last record published from this partition. */
-    long lastSequence = -1;
     /**
      * The consumer's position after the last poll that returned this partition, once every record of it was
      * registered, while the tracker could not take it yet (its window was full); -1 when there is none.

@@ -272,7 +272,6 @@ final class PolledRecords
         {
             return false;
         }
-        ps.lastSequence = c.sequence();
         try
         {
             final RecordEvent event = c.record(ps.topicId, r.partition(), r.offset(), r.timestamp(), ps.trackerId,
