@@ -50,7 +50,9 @@ import org.junit.jupiter.params.provider.CsvSource;
  * <p>Asserted afterwards, by id against what Kafka acknowledged to the producer: each table holds each of its ids
  * exactly once (0 duplicates, 0 missing, none in a wrong table); the committed offsets equal the end offsets; the
  * engine's consumer lag ({@code sluice_consumer_lag_records}) is 0 for every partition; SIGTERM ends the run with
- * exit 0; the stall limit (120 s) never fired. In both thread layouts.
+ * exit 0; the stall limit (120 s) never fired. In both thread layouts, with the default {@code linger_ms} (1000) and
+ * with 50 (a failed batch is refused again sooner, while a re-read may still walk what was written). Figures:
+ * docs/faults.md.
  */
 class RenamedTableFaultIT
 {
