@@ -15,7 +15,8 @@ import io.sluice.core.ack.AckTracker;
  * everything published of the partition has settled, so the flags are final); {@link #written} answers per offset
  * while the re-read passes that range, and the filter empties itself once it is passed.
  *
- * <p>Thread-safety: the source thread only. Allocates only in {@link #capture} (a bitmap of the range, reused).
+ * <p>Thread-safety: the source thread only. Allocates only in {@link #capture} (two bitmaps of the range, the last
+ * capture's and the new one, reused).
  */
 final class RereadFilter
 {
@@ -23,10 +24,15 @@ final class RereadFilter
     private long to;
     private long end;
     private long[] bits = new long[0];
+    /** The bitmap before the last capture, reused by the next one. */
+    private long[] spare = new long[0];
     private long written;
 
     /**
-     * Takes which offsets of {@code [watermark, tracker.registeredEnd())} are done.
+     * Takes which offsets of {@code [watermark, tracker.registeredEnd())} are done. When the last capture's range is
+     * not passed yet (the failure came back while the re-read was still inside it), its offsets at or beyond
+     * {@code tracker.registeredEnd()} keep what that capture found: the tracker, reset since, knows only the offsets
+     * the re-read reached, and a durably written row stays written.
      *
      * @param tracker   the partition's tracker, before its reset
      * @param watermark its watermark (the re-read starts here)
@@ -34,34 +40,48 @@ final class RereadFilter
      */
     long capture(final AckTracker tracker, final long watermark)
     {
-        final long registered = tracker.registeredEnd();
-        from = watermark;
-        to = Math.max(watermark, registered);
-        this.end = to;
-        final int words = (int)((to - from + 63) >>> 6);
-        if (bits.length < words)
+        final long registered = Math.max(watermark, tracker.registeredEnd());
+        final boolean carry = active();
+        final long lastFrom = from;
+        final long lastTo = to;
+        final long[] last = bits;
+        final long newTo = carry ? Math.max(registered, lastTo) : registered;
+        final int words = (int)((newTo - watermark + 63) >>> 6);
+        long[] next = spare;
+        if (next.length < words)
         {
-            bits = new long[words];
+            next = new long[Math.max(words, last.length)];
         }
         else
         {
-            Arrays.fill(bits, 0, words, 0L);
+            Arrays.fill(next, 0, words, 0L);
         }
         long n = 0;
-        for (long o = from; o < to; o++)
+        for (long o = watermark; o < registered; o++)
         {
             if (tracker.isDone(o))
             {
-                final long i = o - from;
-                bits[(int)(i >>> 6)] |= 1L << (int)(i & 63);
+                final long i = o - watermark;
+                next[(int)(i >>> 6)] |= 1L << (int)(i & 63);
                 n++;
             }
         }
-        written = n;
-        if (n == 0)
+        for (long o = Math.max(registered, lastFrom); o < newTo; o++)
         {
-            to = from;
+            final long j = o - lastFrom;
+            if ((last[(int)(j >>> 6)] & (1L << (int)(j & 63))) != 0)
+            {
+                final long i = o - watermark;
+                next[(int)(i >>> 6)] |= 1L << (int)(i & 63);
+                n++;
+            }
         }
+        spare = last;
+        bits = next;
+        from = watermark;
+        to = n == 0 ? watermark : newTo;
+        end = newTo;
+        written = n;
         return n;
     }
 
