@@ -168,7 +168,9 @@ class DeadLetterIT
                 new RecordHeaders().add("op", utf8("delete"))),
             record(topic, "k2", utf8("[{\"type\":\"click\",\"id\":2,\"n\":1}]")),
             record(topic, "k3", utf8("42")),
-            record(topic, "k4", utf8("{\"type\":\"click\",\"id\":5,\"n\":6}")));
+            record(topic, "k4", utf8("{\"type\":\"click\",\"id\":5,\"n\":6}")),
+            record(topic, "k5", utf8("{\"type\":\"click\",\"id\":6,\"n\":1,\"pad\":\"" + "x".repeat(20_000) + "\"}"),
+                "trace", "t-5"));
         KafkaRecords.produce(input);
         // a tombstone goes to the dead letter by its own policy; a value that is no object is an error (on_error)
         final SluiceEngine engine = engine(sinkToml(topic, "g-" + s, db, "tombstones = \"dead_letter\"\n"
@@ -176,17 +178,24 @@ class DeadLetterIT
                 [[sinks.branches]]
                 name = "clicks"
                 target_table = "clicks"
-                """, 60_000));
+                """, 60_000) + "[engine]\nmax_record_bytes = 8192\n");
         assertEquals(SluiceEngine.EXIT_OK, engine.run(), "the pipeline flows on: " + engine.failure());
 
         assertEquals("1\t5\n5\t6\n", TestServices.sql("SELECT id, n FROM " + db + ".clicks ORDER BY id"),
-            "no row from the tombstone, the array or the number");
-        assertEquals(Map.of(new TopicPartition(topic, 0), 5L), TestServices.committed("g-" + s));
+            "no row from the tombstone, the array, the number or the record above max_record_bytes");
+        assertEquals(Map.of(new TopicPartition(topic, 0), 6L), TestServices.committed("g-" + s));
         final DeadLetters d = engine.pipelines().get(0).deadLetters();
         assertEquals(1, d.written(DeadLetterReason.TOMBSTONE));
-        assertEquals(2, d.written(DeadLetterReason.INVALID));
+        assertEquals(3, d.written(DeadLetterReason.INVALID));
         final List<ConsumerRecord<byte[], byte[]>> dlq = KafkaRecords.readAll("dlq." + topic);
-        assertEquals(3, dlq.size(), "offsets 1, 2 and 3");
+        assertEquals(4, dlq.size(), "offsets 1, 2, 3 and 5");
+        // the record too large for the ring: its value is omitted (it was never copied), its key and headers are kept
+        final ConsumerRecord<byte[], byte[]> big = dlq.get(3);
+        assertEquals("5", header(big, "__connect.errors.offset"));
+        assertNull(big.value());
+        assertArrayEquals(utf8("k5"), big.key());
+        assertEquals(List.of("trace=t-5"), KafkaRecords.ownHeaders(big, "__connect.errors.", "sluice.errors."));
+        assertTrue(header(big, "sluice.errors.value.omitted") != null, "the dead letter says its value is omitted");
         assertNull(dlq.get(0).value(), "the tombstone stays a tombstone");
         assertArrayEquals(utf8("k1"), dlq.get(0).key());
         assertEquals("tombstone", header(dlq.get(0), "sluice.errors.reason"));

@@ -89,7 +89,11 @@ class ScatterExampleIT
                 }
             }
         }
-        assertEquals(expected.keySet(), topics, "one topic per type and 8 user shards, no fallback");
+        // with create_topics the rule's fallback is created at start (outside max_new_topics_per_minute), so that a
+        // record the broker refuses can go there at once; it stays empty here
+        final Set<String> expectedTopics = new TreeSet<>(expected.keySet());
+        expectedTopics.add(s + ".github.unrouted");
+        assertEquals(expectedTopics, topics, "one topic per type, 8 user shards and the (empty) fallback");
         final Map<String, Long> actual = new TreeMap<>();
         final JsonScanner login = new JsonScanner(JsonPathSet.compile(List.of("actor.login")), 64);
         for (final ConsumerRecord<byte[], byte[]> r : ScatterEndToEndIT.readAll(topics))
@@ -118,7 +122,8 @@ class ScatterExampleIT
             assertEquals(0, metric(metrics, "sluice_scatter_fallback_total", source), metrics);
             assertEquals(0, metric(metrics, "sluice_scatter_failed_total", source), metrics);
             assertEquals(0, metric(metrics, "sluice_scatter_produce_errors_total", source), metrics);
-            assertEquals(topicsOfSource, metric(metrics, "sluice_scatter_topics_created_total", source), metrics);
+            assertEquals(topicsOfSource + (source.equals("github-by-type") ? 1 : 0),
+                metric(metrics, "sluice_scatter_topics_created_total", source), metrics);
             // the fallback topic (github-by-type's github.unrouted) is known from the start, used or not
             assertEquals(topicsOfSource + (source.equals("github-by-type") ? 1 : 0),
                 metric(metrics, "sluice_scatter_topics", source), metrics);

@@ -18,6 +18,8 @@ import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.gather.CircuitBreaker;
+import io.sluice.core.deadletter.DeadLetterReason;
+import io.sluice.core.deadletter.DeadLetters;
 import io.sluice.core.gather.GatherPipeline;
 import io.sluice.core.gather.InsertWorker;
 import io.sluice.core.gather.SinkDriver;
@@ -524,10 +526,10 @@ public final class SluiceEngine
             final Histogram[] h = s.totals();
             final StringBuilder sb = new StringBuilder();
             sb.append(String.format("%s: summary: %d records in, %d rows written in %.1f s (%.0f records/s); "
-                + "dropped unrouted=%d invalid=%d tombstone=%d; inserts=%d (failed attempts %d)%n",
+                + "dropped unrouted=%d invalid=%d tombstone=%d; dead letters=%d; inserts=%d (failed attempts %d)%n",
                 p.name(), s.recordsIn.get(), s.rowsWritten.get(), seconds, s.recordsIn.get() / seconds,
-                s.droppedUnrouted.get(), s.droppedInvalid.get(), s.droppedTombstone.get(), s.inserts.get(),
-                s.insertFailures.get()));
+                s.droppedUnrouted.get(), s.droppedInvalid.get(), s.droppedTombstone.get(), deadLetters(p),
+                s.inserts.get(), s.insertFailures.get()));
             for (final Map.Entry<String, Long> e : perTable.entrySet())
             {
                 sb.append(String.format("  %-40s %d rows%n", e.getKey(), e.getValue()));
@@ -543,6 +545,18 @@ public final class SluiceEngine
                 ms(h[2], 99)));
             LOG.info("{}", sb);
         }
+    }
+
+    /** @return the dead letters the broker acknowledged for a gather pipeline, over every reason */
+    private static long deadLetters(final GatherPipeline<?> p)
+    {
+        final DeadLetters d = p.deadLetters();
+        long n = 0;
+        for (int i = 0; d != null && i < DeadLetterReason.values().length; i++)
+        {
+            n += d.written(DeadLetterReason.values()[i]);
+        }
+        return n;
     }
 
     private static String ms(final Histogram micros, final double percentile)

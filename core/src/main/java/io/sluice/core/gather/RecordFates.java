@@ -50,6 +50,7 @@ final class RecordFates
     {
     };
     private volatile boolean keysAndHeadersNeeded;
+    private boolean keysAndHeadersRequested;
 
     RecordFates(final String pipeline, final PartitionTrackers trackers, final TopicRegistry topics,
         final PipelineControl control, final ErrorPolicy[] policyOf, final AtomicLong[] droppedOf)
@@ -204,8 +205,11 @@ final class RecordFates
             trackers.get(event.trackerId()).fail(event.offset(), event.trackerGeneration(), -1, reason);
             return;
         }
-        if (!event.hasKeyAndHeaders())
+        if (!event.hasKeyAndHeaders() && !(event.tooLargeBytes() > 0 && keysAndHeadersRequested))
         {
+            // once asked for, a record too large for the ring whose key and headers do not fit either goes without
+            // them (sluice.errors.value.omitted says so) rather than being re-read for ever
+            keysAndHeadersRequested = true;
             keysAndHeadersRequest.run();
             trackers.get(event.trackerId()).fail(event.offset(), event.trackerGeneration(), -1, where(event)
                 + ": re-read for its dead letter (its key and headers were not copied)");

@@ -699,21 +699,23 @@ public final class KafkaSource implements Agent
             }
             if (closing)
             {
-                remove(partitions);
+                // the run is over: the trackers stay, so the end-of-run summary and a last scrape still report
+                // each partition's final lag (they go with the pipeline)
+                remove(partitions, false);
                 return;
             }
             LOG.info("{}: partitions revoked: {}; flushing and committing what they acknowledged", settings.name(),
                 partitions);
             drainForRebalance();
             commit(true);
-            remove(partitions);
+            remove(partitions, true);
         }
 
         @Override
         public void onPartitionsLost(final Collection<TopicPartition> partitions)
         {
             LOG.warn("{}: partitions lost (no commit possible): {}", settings.name(), partitions);
-            remove(partitions);
+            remove(partitions, true);
         }
 
         @Override
@@ -755,7 +757,7 @@ public final class KafkaSource implements Agent
             stats.onAssigned(assigned.size());
         }
 
-        private void remove(final Collection<TopicPartition> partitions)
+        private void remove(final Collection<TopicPartition> partitions, final boolean release)
         {
             synchronized (KafkaSource.this)
             {
@@ -767,7 +769,7 @@ public final class KafkaSource implements Agent
                         polled.forget(ps);
                         // its ack state is freed: a late acknowledgement lands on a placeholder, or on a newer
                         // generation of the id's next partition, and is ignored (PartitionTrackers)
-                        final int id = trackers.release(tp);
+                        final int id = release ? trackers.release(tp) : -1;
                         if (id >= 0)
                         {
                             stats.consumerLag(id, -1);

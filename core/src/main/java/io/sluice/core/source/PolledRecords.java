@@ -263,10 +263,20 @@ final class PolledRecords
         final RecordClaim c = claim;
         int rc = publisher.tryClaim(need, ps.tracker, r.offset(), c);
         final boolean tooLarge = rc == RingPublisher.TOO_LARGE;
+        boolean keysOfTooLarge = false;
         if (tooLarge)
         {
-            // the route stage applies on_error to it: the value is not copied
-            rc = publisher.tryClaim(0, ps.tracker, r.offset(), c);
+            // the route stage applies on_error to it: the value is not copied; its key and headers are, when they
+            // are wanted and fit, so that a dead letter can carry them
+            final int keysOnly = withKey
+                ? RecordEvent.requiredBytes(key == null ? -1 : key.remaining(), -1, headerBytes)
+                : 0;
+            rc = withKey ? publisher.tryClaim(keysOnly, ps.tracker, r.offset(), c) : RingPublisher.TOO_LARGE;
+            keysOfTooLarge = rc == RingPublisher.OFFERED;
+            if (rc == RingPublisher.TOO_LARGE)
+            {
+                rc = publisher.tryClaim(0, ps.tracker, r.offset(), c);
+            }
         }
         if (rc != RingPublisher.OFFERED)
         {
@@ -284,6 +294,14 @@ final class PolledRecords
             if (tooLarge)
             {
                 event.markTooLarge(need);
+                if (keysOfTooLarge)
+                {
+                    event.putKey(key);
+                    for (final Header h : r.headers())
+                    {
+                        event.putHeader(h.key(), h.value());
+                    }
+                }
             }
             else
             {
