@@ -43,6 +43,7 @@ final class ClickHouseCatalog implements DestinationCatalog
     private final String endpoint;
     private final SluiceConfig.ClickHouse config;
     private volatile String timeZone;
+    private volatile Boolean legacyDates;
 
     /**
      * @param shards         one metadata client per shard (its first endpoint)
@@ -229,6 +230,30 @@ final class ClickHouseCatalog implements DestinationCatalog
         {
             return false;
         }
+    }
+
+    @Override
+    public boolean legacyDateRange() throws SinkException
+    {
+        Boolean legacy = legacyDates;
+        if (legacy == null)
+        {
+            final String version = ClickHouseConnections.query(client, "SELECT version()", "version of " + endpoint,
+                30_000).strip();
+            final int dot = version.indexOf('.');
+            int major;
+            try
+            {
+                major = Integer.parseInt(dot < 0 ? version : version.substring(0, dot));
+            }
+            catch (final NumberFormatException e)
+            {
+                major = Integer.MAX_VALUE;
+            }
+            legacy = major < 19;
+            legacyDates = legacy;
+        }
+        return legacy;
     }
 
     @Override

@@ -124,6 +124,10 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
         final List<Integer> serverDefaults = new ArrayList<>();
         final List<MetadataColumn> metadata = new ArrayList<>();
         final Set<String> topLevel = new HashSet<>();
+        // ClickHouse 18.x stores Date/DateTime past 2105-12-31 but reads them back wrong: refuse them there
+        final EncoderOptions opts = catalog.legacyDateRange()
+            ? options.withDateRange(EncoderOptions.DateRange.CLICKHOUSE_18_16)
+            : options;
         for (final ColumnSpec c : schema.columns())
         {
             mapped.remove(c.name());
@@ -141,8 +145,8 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
                 throw new IllegalArgumentException("column " + c.name() + " has type " + c.type()
                     + " which Sluice cannot write: " + e.getMessage(), e);
             }
-            final MetadataColumn meta = metadataColumn(c.name(), type);
-            final ColumnEncoder encoder = meta != null ? meta.encoder() : ColumnEncoder.forType(type, options);
+            final MetadataColumn meta = metadataColumn(c.name(), type, opts);
+            final ColumnEncoder encoder = meta != null ? meta.encoder() : ColumnEncoder.forType(type, opts);
             final String path = meta != null ? meta.spec() : jsonPathOf(c.name());
             final int pathIndex = meta != null ? -1 : scope.field(path);
             final byte[] defaultBytes = c.hasDefault() ? encodeDefault(c, encoder, catalog) : null;
@@ -180,10 +184,10 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
     }
 
     /** @return the Kafka metadata a column is filled from ({@link MetadataColumn}), or null when it reads JSON */
-    private MetadataColumn metadataColumn(final String column, final ClickHouseType type)
+    private MetadataColumn metadataColumn(final String column, final ClickHouseType type, final EncoderOptions opts)
     {
         final String spec = MetadataColumn.specOf(column, columnPaths.get(column));
-        return spec == null ? null : MetadataColumn.bind(column, spec, type, options);
+        return spec == null ? null : MetadataColumn.bind(column, spec, type, opts);
     }
 
     /** @return the JSON path a column reads: its mapping ({@code \$} for a leading {@code $}), else its name */

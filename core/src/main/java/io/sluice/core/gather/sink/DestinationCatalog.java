@@ -63,6 +63,19 @@ public interface DestinationCatalog
     }
 
     /**
+     * Whether the destination's Date and DateTime end at 2105-12-31 (ClickHouse 18.x's documentation: later days and
+     * seconds are stored but read back wrong), so that encoders refuse such values instead of writing a wrong row.
+     * Asked once per destination, off the hot path.
+     *
+     * @return true for such a server; false (the current ranges) unless the catalog knows better
+     * @throws SinkException when the destination cannot be asked
+     */
+    default boolean legacyDateRange() throws SinkException
+    {
+        return false;
+    }
+
+    /**
      * Turns a database and table name into the text an INSERT names them by, quoted as the destination requires.
      *
      * @param database database name, verbatim

@@ -39,6 +39,24 @@ class JsonRowEncoderTest
     /** Answers constant defaults as ClickHouse's toString would, and a server time zone far from UTC. */
     private static final class Catalog implements DestinationCatalog
     {
+        private final boolean legacyDates;
+
+        Catalog()
+        {
+            this(false);
+        }
+
+        Catalog(final boolean legacyDates)
+        {
+            this.legacyDates = legacyDates;
+        }
+
+        @Override
+        public boolean legacyDateRange()
+        {
+            return legacyDates;
+        }
+
         @Override
         public TableSchema describe(final String database, final String table)
         {
@@ -93,6 +111,29 @@ class JsonRowEncoderTest
         final JsonRowEncoder encoder = new JsonRowEncoder("b", paths, record.scope(),
             EncoderOptions.DEFAULTS.withNullAsDefault(nullAsDefault), new EncodeScratch(1 << 12), failOnUnknown);
         return encoder.bind(new TableSchema("db", "t", List.of(columns)), new Catalog());
+    }
+
+    /**
+     * A ClickHouse 18.x server stores a Date or DateTime past 2105-12-31 but reads it back wrong (day 65535 as
+     * 1970-01-01): against such a destination the encoders refuse those values, naming the column; against a current
+     * one the same values are written (found by a hostile-input trial: dates past 2105 landed as wrong rows).
+     */
+    @Test
+    void shouldRefuseDatesPast2105OnlyWhereTheServerReadsThemBackWrong() throws Exception
+    {
+        final ColumnSpec[] columns = {column("d", "Date"), column("dt", "DateTime")};
+        final JsonRowEncoder encoder = new JsonRowEncoder("b", Map.of(), record.scope(), EncoderOptions.DEFAULTS,
+            new EncodeScratch(1 << 12), false);
+        final RowEncoder.Bound<JsonRecord> old = encoder.bind(new TableSchema("db", "t", List.of(columns)),
+            new Catalog(true));
+        assertNull(encode(old, "{\"d\":\"2105-12-31\",\"dt\":\"2105-12-31 23:59:59\"}"));
+        final String date = encode(old, "{\"d\":\"2106-01-01\",\"dt\":0}");
+        assertTrue(date != null && date.contains("column d (Date)") && date.contains("out of range"), date);
+        final String time = encode(old, "{\"d\":0,\"dt\":4291747200}");
+        assertTrue(time != null && time.contains("column dt (DateTime)"), time);
+        final RowEncoder.Bound<JsonRecord> current = encoder.bind(new TableSchema("db", "t", List.of(columns)),
+            new Catalog(false));
+        assertNull(encode(current, "{\"d\":\"2149-06-06\",\"dt\":4291747200}"));
     }
 
     /** Encodes one record; returns the error, or null with the row in {@link #out}. */
