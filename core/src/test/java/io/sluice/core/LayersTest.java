@@ -3,7 +3,6 @@ package io.sluice.core;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,7 +14,6 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -25,14 +23,6 @@ import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import com.puppycrawl.tools.checkstyle.Checker;
-import com.puppycrawl.tools.checkstyle.ConfigurationLoader;
-import com.puppycrawl.tools.checkstyle.PropertiesExpander;
-import com.puppycrawl.tools.checkstyle.api.AuditEvent;
-import com.puppycrawl.tools.checkstyle.api.AuditListener;
-import com.puppycrawl.tools.checkstyle.api.CheckstyleException;
-import com.puppycrawl.tools.checkstyle.api.Configuration;
 
 /**
  * The layers of core/ (config/checkstyle/import-control.xml, drawn in docs/architecture.md): the package graph of
@@ -69,7 +59,7 @@ final class LayersTest
             final Matcher m = QUALIFIED.matcher(code);
             if (m.find())
             {
-                offenders.add(root().relativize(file) + ": " + m.group());
+                offenders.add(ProjectCheckstyle.root().relativize(file) + ": " + m.group());
             }
         }
         assertEquals(List.of(), offenders, "qualified names of core classes in code (import them)");
@@ -114,7 +104,8 @@ final class LayersTest
             }
             """);
 
-        final List<String> violations = checkstyle(List.of(upward.toFile(), sideways.toFile(), allowed.toFile()));
+        final List<String> violations = ProjectCheckstyle
+            .violations(List.of(upward.toFile(), sideways.toFile(), allowed.toFile()));
         assertEquals(2, violations.size(), violations.toString());
         assertTrue(violations.get(0).contains("Disallowed import - io.sluice.core.engine.SluiceEngine")
             || violations.get(1).contains("Disallowed import - io.sluice.core.engine.SluiceEngine"),
@@ -123,62 +114,6 @@ final class LayersTest
             violations.stream().anyMatch(v -> v.contains("Disallowed import - io.sluice.core.scatter.ScatterStats")),
             violations.toString());
         assertTrue(violations.stream().noneMatch(v -> v.contains("AckTracker")), violations.toString());
-    }
-
-    private static List<String> checkstyle(final List<File> files) throws CheckstyleException
-    {
-        final Properties props = new Properties();
-        props.setProperty("checkstyle.importcontrol.file",
-            root().resolve("config/checkstyle/import-control.xml").toString());
-        final Configuration config = ConfigurationLoader.loadConfiguration(
-            root().resolve("config/checkstyle/checkstyle.xml").toString(), new PropertiesExpander(props));
-        final Checker checker = new Checker();
-        checker.setModuleClassLoader(Checker.class.getClassLoader());
-        checker.configure(config);
-        final List<String> violations = new ArrayList<>();
-        checker.addListener(new AuditListener()
-        {
-            @Override
-            public void auditStarted(final AuditEvent event)
-            {
-            }
-
-            @Override
-            public void auditFinished(final AuditEvent event)
-            {
-            }
-
-            @Override
-            public void fileStarted(final AuditEvent event)
-            {
-            }
-
-            @Override
-            public void fileFinished(final AuditEvent event)
-            {
-            }
-
-            @Override
-            public void addError(final AuditEvent event)
-            {
-                violations.add(event.getFileName() + ":" + event.getLine() + ": " + event.getMessage());
-            }
-
-            @Override
-            public void addException(final AuditEvent event, final Throwable throwable)
-            {
-                violations.add(event.getFileName() + ": " + throwable);
-            }
-        });
-        try
-        {
-            checker.process(files);
-        }
-        finally
-        {
-            checker.destroy();
-        }
-        return violations;
     }
 
     private static Map<String, Set<String>> packageGraph() throws IOException
@@ -260,23 +195,10 @@ final class LayersTest
 
     private static List<Path> mainSources() throws IOException
     {
-        try (Stream<Path> files = Files.walk(root().resolve("core/src/main/java/io/sluice/core")))
+        try (Stream<Path> files = Files.walk(ProjectCheckstyle.root().resolve("core/src/main/java/io/sluice/core")))
         {
             return files.filter(f -> f.toString().endsWith(".java")).sorted().toList();
         }
     }
 
-    private static Path root()
-    {
-        Path dir = Path.of("").toAbsolutePath();
-        while (!Files.exists(dir.resolve("config/checkstyle/import-control.xml")))
-        {
-            dir = dir.getParent();
-            if (dir == null)
-            {
-                throw new IllegalStateException("project root (config/checkstyle/import-control.xml) not found");
-            }
-        }
-        return dir;
-    }
 }

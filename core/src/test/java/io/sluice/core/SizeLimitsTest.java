@@ -3,7 +3,6 @@ package io.sluice.core;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -11,18 +10,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
-import java.util.Properties;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import com.puppycrawl.tools.checkstyle.Checker;
-import com.puppycrawl.tools.checkstyle.ConfigurationLoader;
 import com.puppycrawl.tools.checkstyle.JavaParser;
-import com.puppycrawl.tools.checkstyle.PropertiesExpander;
-import com.puppycrawl.tools.checkstyle.api.AuditEvent;
-import com.puppycrawl.tools.checkstyle.api.AuditListener;
 import com.puppycrawl.tools.checkstyle.api.CheckstyleException;
 import com.puppycrawl.tools.checkstyle.api.DetailAST;
 import com.puppycrawl.tools.checkstyle.api.TokenTypes;
@@ -62,7 +55,8 @@ final class SizeLimitsTest
                 }
                 if (lines > MAX_CLASS_LINES)
                 {
-                    offenders.add(root().relativize(file) + ": class " + c[0] + " has " + c[1] + " lines of code");
+                    offenders.add(ProjectCheckstyle.root().relativize(file) + ": class " + c[0] + " has " + c[1]
+                        + " lines of code");
                 }
             }
         }
@@ -122,7 +116,8 @@ final class SizeLimitsTest
         Files.writeString(notCore, source("Long", "notGoverned", 150, 0).replace("package io.sluice.core.naming;",
             "package io.sluice.engine;"));
 
-        final List<String> violations = checkstyle(List.of(tooLong.toFile(), padded.toFile(), notCore.toFile()));
+        final List<String> violations = ProjectCheckstyle
+            .violations(List.of(tooLong.toFile(), padded.toFile(), notCore.toFile()));
         assertEquals(1, violations.size(), violations.toString());
         assertTrue(violations.get(0).contains("TooLong.java")
             && violations.get(0).contains("Method tooLong length is 101 lines (max allowed is 100)"),
@@ -247,82 +242,12 @@ final class SizeLimitsTest
         return code;
     }
 
-    private static List<String> checkstyle(final List<File> files) throws CheckstyleException
-    {
-        final Properties props = new Properties();
-        props.setProperty("checkstyle.importcontrol.file",
-            root().resolve("config/checkstyle/import-control.xml").toString());
-        props.setProperty("checkstyle.suppressions.file",
-            root().resolve("config/checkstyle/suppressions.xml").toString());
-        final Checker checker = new Checker();
-        checker.setModuleClassLoader(Checker.class.getClassLoader());
-        checker.configure(ConfigurationLoader.loadConfiguration(
-            root().resolve("config/checkstyle/checkstyle.xml").toString(), new PropertiesExpander(props)));
-        final List<String> violations = new ArrayList<>();
-        checker.addListener(new AuditListener()
-        {
-            @Override
-            public void auditStarted(final AuditEvent event)
-            {
-            }
-
-            @Override
-            public void auditFinished(final AuditEvent event)
-            {
-            }
-
-            @Override
-            public void fileStarted(final AuditEvent event)
-            {
-            }
-
-            @Override
-            public void fileFinished(final AuditEvent event)
-            {
-            }
-
-            @Override
-            public void addError(final AuditEvent event)
-            {
-                violations.add(event.getFileName() + ":" + event.getLine() + ": " + event.getMessage());
-            }
-
-            @Override
-            public void addException(final AuditEvent event, final Throwable throwable)
-            {
-                violations.add(event.getFileName() + ": " + throwable);
-            }
-        });
-        try
-        {
-            checker.process(files);
-        }
-        finally
-        {
-            checker.destroy();
-        }
-        return violations;
-    }
-
     private static List<Path> mainSources() throws IOException
     {
-        try (Stream<Path> s = Files.walk(root().resolve("core/src/main/java")))
+        try (Stream<Path> s = Files.walk(ProjectCheckstyle.root().resolve("core/src/main/java")))
         {
             return s.filter(p -> p.toString().endsWith(".java")).sorted().toList();
         }
     }
 
-    private static Path root()
-    {
-        Path dir = Path.of("").toAbsolutePath();
-        while (!Files.exists(dir.resolve("config/checkstyle/checkstyle.xml")))
-        {
-            dir = dir.getParent();
-            if (dir == null)
-            {
-                throw new IllegalStateException("project root (config/checkstyle/checkstyle.xml) not found");
-            }
-        }
-        return dir;
-    }
 }

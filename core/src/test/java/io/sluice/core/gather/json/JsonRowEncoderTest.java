@@ -23,7 +23,6 @@ import io.sluice.codecs.rowbinary.ConversionError;
 import io.sluice.codecs.rowbinary.EncodeScratch;
 import io.sluice.codecs.rowbinary.EncoderOptions;
 import io.sluice.core.gather.sink.ColumnSpec;
-import io.sluice.core.gather.sink.DestinationCatalog;
 import io.sluice.core.gather.sink.TableSchema;
 import io.sluice.core.gather.split.RowEncoder;
 import io.sluice.ringbuffers.RecordEvent;
@@ -36,67 +35,13 @@ import io.sluice.ringbuffers.RecordEvent;
  */
 class JsonRowEncoderTest
 {
-    /** Answers constant defaults as ClickHouse's toString would, and a server time zone far from UTC. */
-    private static final class Catalog implements DestinationCatalog
+    /** Constant defaults as ClickHouse's toString would answer them; a server time zone far from UTC. */
+    private static final Map<String, String> DEFAULTS = Map.of("CAST(5, 'Nullable(UInt8)')", "\"5\"", "'x'", "\"x\"",
+        "CAST(NULL, 'Nullable(String)')", "null");
+
+    private static StubCatalog catalog(final boolean legacyDates)
     {
-        private final boolean legacyDates;
-
-        Catalog()
-        {
-            this(false);
-        }
-
-        Catalog(final boolean legacyDates)
-        {
-            this.legacyDates = legacyDates;
-        }
-
-        @Override
-        public boolean legacyDateRange()
-        {
-            return legacyDates;
-        }
-
-        @Override
-        public TableSchema describe(final String database, final String table)
-        {
-            return null;
-        }
-
-        @Override
-        public void create(final String database, final String table)
-        {
-        }
-
-        @Override
-        public String evaluateDefault(final ColumnSpec column)
-        {
-            return switch (column.defaultExpression())
-            {
-                case "CAST(5, 'Nullable(UInt8)')" -> "\"5\"";
-                case "'x'" -> "\"x\"";
-                case "CAST(NULL, 'Nullable(String)')" -> "null";
-                default -> null;
-            };
-        }
-
-        @Override
-        public String serverTimeZone()
-        {
-            return "Pacific/Kiritimati";
-        }
-
-        @Override
-        public String qualifiedName(final String database, final String table)
-        {
-            return database + "." + table;
-        }
-
-        @Override
-        public String quoteColumn(final String column)
-        {
-            return column;
-        }
+        return new StubCatalog(DEFAULTS, "Pacific/Kiritimati", legacyDates);
     }
 
     // first: the unknown-field records below repeat id as "\u0069d", which duplicate_keys = "fail" would refuse
@@ -110,7 +55,7 @@ class JsonRowEncoderTest
     {
         final JsonRowEncoder encoder = new JsonRowEncoder("b", paths, record.scope(),
             EncoderOptions.DEFAULTS.withNullAsDefault(nullAsDefault), new EncodeScratch(1 << 12), failOnUnknown);
-        return encoder.bind(new TableSchema("db", "t", List.of(columns)), new Catalog());
+        return encoder.bind(new TableSchema("db", "t", List.of(columns)), catalog(false));
     }
 
     /**
@@ -125,14 +70,14 @@ class JsonRowEncoderTest
         final JsonRowEncoder encoder = new JsonRowEncoder("b", Map.of(), record.scope(), EncoderOptions.DEFAULTS,
             new EncodeScratch(1 << 12), false);
         final RowEncoder.Bound<JsonRecord> old = encoder.bind(new TableSchema("db", "t", List.of(columns)),
-            new Catalog(true));
+            catalog(true));
         assertNull(encode(old, "{\"d\":\"2105-12-31\",\"dt\":\"2105-12-31 23:59:59\"}"));
         final String date = encode(old, "{\"d\":\"2106-01-01\",\"dt\":0}");
         assertTrue(date != null && date.contains("column d (Date)") && date.contains("out of range"), date);
         final String time = encode(old, "{\"d\":0,\"dt\":4291747200}");
         assertTrue(time != null && time.contains("column dt (DateTime)"), time);
         final RowEncoder.Bound<JsonRecord> current = encoder.bind(new TableSchema("db", "t", List.of(columns)),
-            new Catalog(false));
+            catalog(false));
         assertNull(encode(current, "{\"d\":\"2149-06-06\",\"dt\":4291747200}"));
     }
 

@@ -24,7 +24,6 @@ import net.openhft.chronicle.bytes.Bytes;
 import io.sluice.codecs.rowbinary.EncodeScratch;
 import io.sluice.codecs.rowbinary.EncoderOptions;
 import io.sluice.core.gather.sink.ColumnSpec;
-import io.sluice.core.gather.sink.DestinationCatalog;
 import io.sluice.core.gather.sink.TableSchema;
 import io.sluice.core.gather.split.RowEncoder;
 import io.sluice.core.stage.TopicRegistry;
@@ -43,44 +42,6 @@ class MetadataColumnTest
     private static final long OFFSET = 1_234_567_890_123L;
     private static final long TIMESTAMP = 1_736_235_881_542L;
 
-    private static final class Catalog implements DestinationCatalog
-    {
-        @Override
-        public TableSchema describe(final String database, final String table)
-        {
-            return null;
-        }
-
-        @Override
-        public void create(final String database, final String table)
-        {
-        }
-
-        @Override
-        public String evaluateDefault(final ColumnSpec column)
-        {
-            return "'none'".equals(column.defaultExpression()) ? "\"none\"" : null;
-        }
-
-        @Override
-        public String serverTimeZone()
-        {
-            return "UTC";
-        }
-
-        @Override
-        public String qualifiedName(final String database, final String table)
-        {
-            return database + "." + table;
-        }
-
-        @Override
-        public String quoteColumn(final String column)
-        {
-            return column;
-        }
-    }
-
     private final PathRegistry paths = new PathRegistry(64);
     private final JsonRecord record = new JsonRecord(paths);
     private final RecordEvent event = new RecordEvent(new UnsafeBuffer(new byte[1 << 12]));
@@ -98,7 +59,8 @@ class MetadataColumnTest
     {
         final JsonRowEncoder encoder = new JsonRowEncoder("b", mapping, record.scope(), EncoderOptions.DEFAULTS,
             new EncodeScratch(1 << 12));
-        return encoder.bind(new TableSchema("db", "t", List.of(columns)), new Catalog());
+        return encoder.bind(new TableSchema("db", "t", List.of(columns)),
+            new StubCatalog(Map.of("'none'", "\"none\""), "UTC", false));
     }
 
     private void fill(final String json, final byte[] key, final String... headers)
