@@ -17,7 +17,12 @@ import io.sluice.core.scatter.TopicProducer;
  * and hands the completion to the pipeline's {@link Completion} before going back to the pool.
  *
  * <p>Threads: filled by the produce stage; completed once, on the producer's I/O thread (or on the produce stage when
- * the send fails before it is queued); then free again. A record the broker refused for good stays in flight while
+ * the send fails before it is queued); then free again. A send that throws may still complete later: kafka-clients
+ * 4.1 appends the record to its batch before it checks the producer's error state
+ * ({@code KafkaProducer.doSend}: {@code accumulator.append}, then {@code TransactionManager.maybeAddPartition}, which
+ * throws "Cannot execute transactional method because we are in an error state"), and the batch is aborted with the
+ * record's callback afterwards. So whichever of the throw ({@link #sendThrew()}) and the completion comes first
+ * settles the record; the other one only frees the delivery, once ({@link #state}). A record the broker refused for good stays in flight while
  * its completion hands it back to the produce stage, which sends it to the fallback ({@link #retained()}, the record
  * as the producer sent it) with the same delivery, or makes a dead letter of it ({@link #deadLetter}). {@link #inFlightSequence()} may be read by any thread.
  */
@@ -36,12 +41,24 @@ public final class Delivery implements TopicProducer.SendCallback
     }
 
     private static final VarHandle IN_FLIGHT_SEQUENCE;
+    private static final VarHandle STATE;
+
+    /** {@link #state}: free (never sent, or freed after a send that threw). */
+    private static final int IDLE = 0;
+    /** {@link #state}: handed to the producer; neither completed nor thrown yet. */
+    private static final int SENDING = 1;
+    /** {@link #state}: its completion runs or ran (and may have kept it for a resend or a dead letter). */
+    private static final int COMPLETED = 2;
+    /** {@link #state}: the send threw and the produce stage settled the record; a late completion only frees it. */
+    private static final int THREW = 3;
 
     static
     {
         try
         {
-            IN_FLIGHT_SEQUENCE = MethodHandles.lookup().findVarHandle(Delivery.class, "inFlightSequence", long.class);
+            final MethodHandles.Lookup lookup = MethodHandles.lookup();
+            IN_FLIGHT_SEQUENCE = lookup.findVarHandle(Delivery.class, "inFlightSequence", long.class);
+            STATE = lookup.findVarHandle(Delivery.class, "state", int.class);
         }
         catch (final ReflectiveOperationException e)
         {
@@ -56,6 +73,9 @@ public final class Delivery implements TopicProducer.SendCallback
     private Completion completion;
     @SuppressWarnings("unused")
     private long inFlightSequence = FREE;
+    /** Who settles the current send: {@link #SENDING}, {@link #COMPLETED} or {@link #THREW} (VarHandle CAS). */
+    @SuppressWarnings("unused")
+    private int state = IDLE;
 
     int trackerId;
     int generation;
@@ -97,6 +117,7 @@ public final class Delivery implements TopicProducer.SendCallback
         this.correlationId = correlationId;
         this.sentNanos = System.nanoTime();
         IN_FLIGHT_SEQUENCE.setRelease(this, sequence);
+        STATE.setRelease(this, SENDING);
     }
 
     /** @return the ring sequence of the record in flight, or {@link #FREE} (any thread) */
@@ -114,6 +135,16 @@ public final class Delivery implements TopicProducer.SendCallback
     @Override
     public void onCompletion(final RecordMetadata metadata, final Exception error)
     {
+        if (!STATE.compareAndSet(this, SENDING, COMPLETED))
+        {
+            if (STATE.compareAndSet(this, THREW, IDLE))
+            {
+                // the produce stage settled the record when the send threw; the record was queued all the same
+                free(false);
+            }
+            // else a second completion of one send: nothing is left to settle
+            return;
+        }
         boolean done = true;
         try
         {
@@ -123,9 +154,28 @@ public final class Delivery implements TopicProducer.SendCallback
         {
             if (done)
             {
-                free();
+                free(true);
             }
+            // else kept (held for a resend or a dead letter) and still COMPLETED: retarget() or abort() go on
         }
+    }
+
+    /**
+     * The send threw (produce stage, right after {@code send} or {@code resend}).
+     *
+     * @return true when the caller settles the record (fails or re-reads it): the delivery leaves the in-flight count
+     *     and goes back to the pool when a late completion comes (none comes when the record was never queued); false
+     *     when the completion came first and settled it, so the caller must not settle it again
+     */
+    boolean sendThrew()
+    {
+        if (!STATE.compareAndSet(this, SENDING, THREW))
+        {
+            return false;
+        }
+        IN_FLIGHT_SEQUENCE.setRelease(this, FREE);
+        pool.settled();
+        return true;
     }
 
     @Override
@@ -147,9 +197,11 @@ public final class Delivery implements TopicProducer.SendCallback
         this.refusal = null;
         this.deadLetter = false;
         this.sentNanos = System.nanoTime();
+        STATE.setRelease(this, SENDING);
     }
 
-    private void free()
+    /** @param counted whether the delivery still counts as in flight ({@link DeliveryPool#inFlight()}) */
+    private void free(final boolean counted)
     {
         listener = null;
         sent = null;
@@ -157,12 +209,19 @@ public final class Delivery implements TopicProducer.SendCallback
         refusalClass = null;
         deadLetter = false;
         IN_FLIGHT_SEQUENCE.setRelease(this, FREE);
-        pool.release(this);
+        if (counted)
+        {
+            pool.release(this);
+        }
+        else
+        {
+            pool.reuse(this);
+        }
     }
 
-    /** Frees a delivery whose send threw (no completion will come), or that was kept and is settled. Produce stage. */
+    /** Frees a delivery its completion kept (for a resend or a dead letter) once it is settled. Produce stage. */
     void abort()
     {
-        free();
+        free(true);
     }
 }

@@ -44,7 +44,19 @@ public final class DeliveryPool
 
     void release(final Delivery d)
     {
+        settled();
+        reuse(d);
+    }
+
+    /** A send settled without its delivery coming back yet ({@link Delivery#sendThrew()}): no longer in flight. */
+    void settled()
+    {
         released.incrementAndGet();
+    }
+
+    /** A delivery {@link #settled()} earlier comes back to be reused. */
+    void reuse(final Delivery d)
+    {
         if (!free.offer(d))
         {
             throw new IllegalStateException("delivery pool over-released");

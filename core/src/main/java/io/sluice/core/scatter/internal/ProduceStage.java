@@ -226,12 +226,16 @@ public final class ProduceStage implements EventHandler<RecordEvent>, Delivery.C
         }
         catch (final RuntimeException e)
         {
-            d.abort();
             settledSequence = sequence;
-            final String why = "the producer refused the record for topic " + topic.name() + ": " + e;
+            // the cause names the broker's reason when the producer is in an error state (e.g. authorization)
+            final String why = "the producer refused the record for topic " + topic.name() + ": "
+                + KafkaChecks.describe(e);
             lastError = why;
-            failures.fail(event.trackerId(), event.trackerGeneration(), event.offset(), listener,
-                RecordFailures.CODE_PRODUCE, why);
+            if (d.sendThrew())
+            {
+                failures.fail(event.trackerId(), event.trackerGeneration(), event.offset(), listener,
+                    RecordFailures.CODE_PRODUCE, why);
+            }
             control.fail(name + ": " + why);
         }
     }
@@ -369,11 +373,18 @@ public final class ProduceStage implements EventHandler<RecordEvent>, Delivery.C
             }
             catch (final RuntimeException e)
             {
-                final String why = "the producer refused the record for the fallback " + to.name() + ": " + e;
+                final String why = "the producer refused the record for the fallback " + to.name() + ": "
+                    + KafkaChecks.describe(e);
                 lastError = why;
-                failures.fail(d.trackerId, d.generation, d.offset, d.listener, RecordFailures.CODE_PRODUCE, why);
+                final int trackerId = d.trackerId;
+                final int generation = d.generation;
+                final long offset = d.offset;
+                final DeliveryListener listener = d.listener;
+                if (d.sendThrew())
+                {
+                    failures.fail(trackerId, generation, offset, listener, RecordFailures.CODE_PRODUCE, why);
+                }
                 control.fail(name + ": " + why);
-                d.abort();
             }
         }
     }
