@@ -37,6 +37,9 @@ import io.sluice.sinks.kafka.KafkaScatterDriver;
  */
 class MetadataColumnsIT
 {
+    /** An hour ago (not a fixed date, which the broker's retention check deletes after 7 days). */
+    private static final long T0 = System.currentTimeMillis() / 1000 * 1000 - 3_600_000;
+
     private static final int PARTITIONS = 4;
     private static final int RECORDS = 400;
 
@@ -63,7 +66,7 @@ class MetadataColumnsIT
             {
                 h.add("tenant", utf8("acme corp " + i));
             }
-            input.add(new ProducerRecord<>(topic, i % PARTITIONS, 1_700_000_000_000L + i * 1001L,
+            input.add(new ProducerRecord<>(topic, i % PARTITIONS, T0 + i * 1001L,
                 i % 5 == 0 ? null : utf8("key-" + i), utf8("{\"id\":" + i + ",\"_offset\":999999}"),
                 i % 7 == 0 ? new RecordHeaders() : h));
         }

@@ -165,7 +165,9 @@ public final class DeadLetter
     {
         final RecordHeaders h = new RecordHeaders(headers.toArray());
         DeadLetterHeaders.append(this, h);
-        return new ProducerRecord<>(deadLetterTopic, null, timestampMs >= 0 ? timestampMs : null, key, value, h);
+        // stamped when it is produced, not with the record's timestamp (sluice.errors.timestamp keeps that): a dead
+        // letter of a record older than the topic's retention.ms would be deleted at the broker's next retention check
+        return new ProducerRecord<>(deadLetterTopic, null, null, key, value, h);
     }
 
     private static byte[] copy(final DirectBuffer b, final int length)

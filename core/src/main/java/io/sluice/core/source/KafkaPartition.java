@@ -1,6 +1,12 @@
 package io.sluice.core.source;
 
+import java.time.Duration;
+
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import io.sluice.core.ack.AckTracker;
 
@@ -10,6 +16,8 @@ import io.sluice.core.ack.AckTracker;
  */
 final class KafkaPartition
 {
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaSource.class);
+
     final TopicPartition tp;
     final int topicId;
     final int trackerId;
@@ -69,6 +77,42 @@ final class KafkaPartition
         if (to <= tracker.registeredEnd() || tracker.trySkipTo(to) == AckTracker.REGISTERED)
         {
             pendingSkip = -1;
+        }
+    }
+
+    /**
+     * A consumer whose position was out of range (the records were deleted by retention, or the log was truncated)
+     * resets by {@code auto.offset.reset} and moves past offsets it never returns: without this the watermark would
+     * wait for them for ever (no record, no failure, no commit). Call it only while every record of the last poll is
+     * registered (once per commit interval), so that a position above the registered end can only be such a jump.
+     *
+     * @param consumer        the source's consumer (source thread)
+     * @param pipeline        the pipeline's name, for the log
+     * @param autoOffsetReset the consumer's {@code auto.offset.reset}, for the log
+     */
+    void skipOffsetsNeverReturned(final Consumer<?, ?> consumer, final String pipeline, final String autoOffsetReset)
+    {
+        if (holding() || pendingSkip >= 0)
+        {
+            return;
+        }
+        final long position;
+        try
+        {
+            position = consumer.position(tp, Duration.ZERO);
+        }
+        catch (final TimeoutException e)
+        {
+            return; // the position is being reset or validated: the next interval sees it
+        }
+        final long end = tracker.registeredEnd();
+        if (position > end)
+        {
+            LOG.warn("{}: {} moved from offset {} to {} without returning the {} record(s) between (out of range: "
+                + "deleted by retention or truncated before they were read; auto.offset.reset = {}); they are not in "
+                + "Kafka any more and the watermark goes past them", pipeline, tp, end, position, position - end,
+                autoOffsetReset);
+            skipTo(position);
         }
     }
 

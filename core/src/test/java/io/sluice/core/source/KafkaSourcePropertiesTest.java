@@ -17,8 +17,8 @@ class KafkaSourcePropertiesTest
 {
     private static Properties properties(final long refreshMs, final Map<String, String> user)
     {
-        return KafkaSource
-            .consumerProperties(new KafkaSource.Settings("s", "k:9092", "g", Pattern.compile("users\\..*"),
+        return KafkaConsumerProperties
+            .of(new KafkaSource.Settings("s", "k:9092", "g", Pattern.compile("users\\..*"),
                 List.of(), "earliest", refreshMs, user, 1000, 300_000, 30_000, 1 << 20, false, false, 100));
     }
 
