@@ -155,8 +155,9 @@ public final class DeadLetter
     }
 
     /**
-     * The record the producer sends: the original key, value and headers, then the headers that say why, with the
-     * original timestamp (when it had one) and no partition (the producer's partitioner places it by its key).
+     * The record the producer sends: the original key, value and headers, then the headers that say why, with no
+     * timestamp (the producer stamps the send time; the original is in {@code sluice.errors.timestamp}) and no
+     * partition (the producer's partitioner places it by its key).
      *
      * @param deadLetterTopic the resolved, sanitised dead-letter topic
      * @return a new producer record

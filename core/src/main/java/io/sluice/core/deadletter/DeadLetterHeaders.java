@@ -39,7 +39,7 @@ public final class DeadLetterHeaders
     public static final String STAGE = PREFIX + "stage";
     /** The {@link DeadLetterReason} label. */
     public static final String REASON = PREFIX + "reason";
-    /** The record's timestamp, epoch milliseconds (the dead letter's own timestamp is the same unless the topic uses LogAppendTime). */
+    /** The record's timestamp, epoch milliseconds (the dead letter's own timestamp is when it was produced). */
     public static final String TIMESTAMP = PREFIX + "timestamp";
     /** The record's timestamp type: {@code CreateTime}, {@code LogAppendTime} or {@code NoTimestampType}. */
     public static final String TIMESTAMP_TYPE = PREFIX + "timestamp.type";
