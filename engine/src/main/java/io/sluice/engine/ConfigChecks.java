@@ -12,6 +12,7 @@ import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.ConfigProblem;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.engine.SluiceEngine;
+import io.sluice.core.gather.json.ColumnMappings;
 import io.sluice.core.naming.DestinationTemplate;
 import io.sluice.core.stage.StageLayouts;
 
@@ -78,7 +79,14 @@ final class ConfigChecks
                 {
                     path(problems, at + ".when.path", br.when().path());
                 }
-                br.columns().forEach((column, path) -> path(problems, at + ".columns." + column, path));
+                br.columns().forEach((column, mapping) ->
+                {
+                    final String problem = ColumnMappings.problem(column, mapping);
+                    if (problem != null)
+                    {
+                        problems.add(new ConfigProblem(at + ".columns." + column, 0, problem));
+                    }
+                });
                 if (!Objects.equals(br.targetTable(), plugin.targetTable()))
                 {
                     template(problems, at + ".target_table", br.targetTable());

@@ -2,8 +2,12 @@ package io.sluice.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 
 import org.junit.jupiter.api.Test;
 
@@ -49,5 +53,38 @@ class ConfigChecksTest
                 name = "b"
                 target_table = "b{"
                 """));
+    }
+
+    @Test
+    void shouldRefuseAColumnMappingThatIsNeitherAPathNorAKafkaSource()
+    {
+        final String toml = """
+            [kafka]
+            bootstrap_servers = "127.0.0.1:1"
+            [[sinks]]
+            name = "s"
+            kind = "clickhouse"
+            topics = ["t"]
+            group_id = "g"
+            [sinks.plugin_config]
+            endpoint = "http://127.0.0.1:1"
+            database = "db"
+            [[sinks.branches]]
+            name = "b"
+            target_table = "t"
+            columns = { ok_offset = "$offset", ok_header = "$header.trace-id", ok_path = "a.b", ok_dollar = "\\\\$id", \
+            bad_source = "$nonsense", bad_header = "$header.", bad_path = "a..b", "" = "a" }
+            """;
+        final ConfigException e = assertThrows(ConfigException.class,
+            () -> ConfigChecks.deep(ConfigLoader.parse(toml)));
+        final Map<String, String> byKey = new TreeMap<>();
+        e.problems().forEach(p -> byKey.put(p.key(), p.message()));
+        final String at = "sinks[0].branches[0].columns.";
+        assertEquals(Set.of(at + "bad_source", at + "bad_header", at + "bad_path", at), byKey.keySet(),
+            byKey.toString());
+        assertTrue(byKey.get(at + "bad_source").contains("'$nonsense' is no Kafka "
+            + "metadata source"), byKey.toString());
+        assertTrue(byKey.get(at).contains("a column name is empty"),
+            byKey.toString());
     }
 }

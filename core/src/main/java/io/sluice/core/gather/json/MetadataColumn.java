@@ -79,6 +79,9 @@ final class MetadataColumn
     }
 
     /** The Kafka engine's virtual columns, filled without a mapping. */
+    /** The metadata sources, for messages. */
+    static final String SOURCES = "$topic, $partition, $offset, $timestamp, $timestamp_type, $key, $header.NAME, "
+        + "$headers, $header_names, $header_values";
     private static final Map<String, String> VIRTUAL = Map.of("_topic", "$topic", "_partition", "$partition",
         "_offset", "$offset", "_timestamp", "$timestamp", "_timestamp_ms", "$timestamp", "_key", "$key",
         "_headers.name", "$header_names", "_headers.value", "$header_values");
@@ -159,10 +162,7 @@ final class MetadataColumn
     {
         for (final Source s : Source.values())
         {
-            final boolean match = s == Source.HEADER
-                ? spec.startsWith(s.spec) && spec.length() > s.spec.length()
-                : spec.equals(s.spec);
-            if (match)
+            if (matches(s, spec))
             {
                 try
                 {
@@ -176,8 +176,28 @@ final class MetadataColumn
             }
         }
         throw new IllegalArgumentException("column " + column + " maps " + spec + ", which is no Kafka metadata "
-            + "source: $topic, $partition, $offset, $timestamp, $timestamp_type, $key, $header.NAME, $headers, "
-            + "$header_names, $header_values (a JSON path starting with $ is written \\$...)");
+            + "source: " + SOURCES + " (a JSON path starting with $ is written \\$...)");
+    }
+
+    /**
+     * @param spec a metadata spec ({@link #specOf})
+     * @return whether it names one of the sources
+     */
+    static boolean knownSource(final String spec)
+    {
+        for (final Source s : Source.values())
+        {
+            if (matches(s, spec))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean matches(final Source s, final String spec)
+    {
+        return s == Source.HEADER ? spec.startsWith(s.spec) && spec.length() > s.spec.length() : spec.equals(s.spec);
     }
 
     /** @return the spec, e.g. {@code $offset} */
