@@ -36,6 +36,12 @@ final class KafkaPartition
      * -1 while none is published (the ring was full: published on a later duty cycle).
      */
     long settleSequence = -1;
+    /**
+     * The consumer's position as the source last saw it: at the assignment, after a poll that returned the partition
+     * (its next offset), or after the re-read's seek. A position above it that no poll returned is the consumer's own
+     * jump ({@link #skipOffsetsNeverReturned}).
+     */
+    long fetched = -1;
     /** The offsets a re-read need not send again; null until the first re-read. */
     RereadFilter filter;
 
@@ -83,8 +89,10 @@ final class KafkaPartition
     /**
      * A consumer whose position was out of range (the records were deleted by retention, or the log was truncated)
      * resets by {@code auto.offset.reset} and moves past offsets it never returns: without this the watermark would
-     * wait for them for ever (no record, no failure, no commit). Call it only while every record of the last poll is
-     * registered (once per commit interval), so that a position above the registered end can only be such a jump.
+     * wait for them for ever (no record, no failure, no commit). Acts only when every record a poll returned is
+     * registered ({@link #fetched} at or below the registered end: records polled but dropped, at a stop or a
+     * re-read, are never skipped) and the position is above what any poll or seek left ({@link #fetched}). Once per
+     * commit interval.
      *
      * @param consumer        the source's consumer (source thread)
      * @param pipeline        the pipeline's name, for the log
@@ -106,12 +114,13 @@ final class KafkaPartition
             return; // the position is being reset or validated: the next interval sees it
         }
         final long end = tracker.registeredEnd();
-        if (position > end)
+        if (fetched >= 0 && end >= fetched && position > fetched)
         {
             LOG.warn("{}: {} moved from offset {} to {} without returning the {} record(s) between (out of range: "
                 + "deleted by retention or truncated before they were read; auto.offset.reset = {}); they are not in "
                 + "Kafka any more and the watermark goes past them", pipeline, tp, end, position, position - end,
                 autoOffsetReset);
+            fetched = position;
             skipTo(position);
         }
     }

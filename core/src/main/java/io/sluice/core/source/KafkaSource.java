@@ -476,6 +476,7 @@ public final class KafkaSource implements Agent
                     final long wm = t.watermark();
                     final long written = ps.filter().capture(t, wm);
                     consumer.seek(ps.tp, wm);
+                    ps.fetched = wm;
                     t.reset(wm);
                     ps.settleSequence = -1;
                     ps.pendingSkip = -1;
@@ -697,6 +698,7 @@ public final class KafkaSource implements Agent
                         ? null
                         : new RereadSchedule(settings.name(), tp, RereadSchedule.Words.OFFSETS, rereadBackoffMs,
                             rereadBackoffMaxMs, settings.stalledFailAfterMs(), control));
+                ps.fetched = position;
                 synchronized (KafkaSource.this)
                 {
                     assigned.put(tp, ps);

@@ -92,6 +92,14 @@ final class PolledRecords
         partitionIndex = 0;
         list = null;
         final Map<TopicPartition, OffsetAndMetadata> next = polled.nextOffsets();
+        for (final Map.Entry<TopicPartition, OffsetAndMetadata> e : next.entrySet())
+        {
+            final KafkaPartition ps = assigned.get(e.getKey());
+            if (ps != null)
+            {
+                ps.fetched = e.getValue().offset();
+            }
+        }
         if (next.size() > partitions.size())
         {
             for (final Map.Entry<TopicPartition, OffsetAndMetadata> e : next.entrySet())
