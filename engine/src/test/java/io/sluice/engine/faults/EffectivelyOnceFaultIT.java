@@ -72,7 +72,8 @@ class EffectivelyOnceFaultIT
             ids = topic.ids;
             for (int k = 0; k < KILLS; k++)
             {
-                staged.release(share * (0.35 + 0.12 * k));
+                double releasedShare = share * (0.35 + 0.12 * k);
+                staged.release(releasedShare);
                 final Path cfg = Faults.writeConfig(dir, "run-" + (k + 1) + ".toml",
                     Faults.pipelineToml(topic.name, group, db, ch.url, 120_000, 0));
                 final long base = Faults.sum(Faults.committed(admin, group, topic.name, FaultTopic.PARTITIONS));
@@ -99,10 +100,22 @@ class EffectivelyOnceFaultIT
                     // kill while rows are in ClickHouse whose offsets are not committed yet, so that the next run
                     // writes them again: a kill after everything released was written and committed leaves no
                     // duplicate and proves nothing (a faster engine reaches that state within the jitter)
+                    // When the engine has written and committed everything released (it can, within the jitter),
+                    // more input is released a little at a time, so that rows run ahead of the next commit again
+                    // (a CI run on a busy machine once saw rows = committed at all five kills).
                     final long killBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                    final double nextKillShare = share * (0.35 + 0.12 * (k + 1));
+                    long lastRelease = System.nanoTime();
                     while (System.nanoTime() < killBy && e.alive() && countAndFinal(ch, db, tables)[1] <= Faults
                         .sum(Faults.committed(admin, group, topic.name, FaultTopic.PARTITIONS)))
                     {
+                        if (System.nanoTime() - lastRelease > TimeUnit.MILLISECONDS.toNanos(500)
+                            && releasedShare + 0.01 * share < nextKillShare)
+                        {
+                            releasedShare += 0.01 * share;
+                            staged.release(releasedShare);
+                            lastRelease = System.nanoTime();
+                        }
                         Thread.sleep(5);
                     }
                     e.kill9();
