@@ -33,6 +33,7 @@ import io.sluice.core.scatter.TopicAdmin;
 import io.sluice.core.scatter.TopicProducer;
 import io.sluice.core.source.KafkaChecks;
 import io.sluice.core.source.KafkaSource;
+import io.sluice.core.source.KafkaSourceContext;
 import io.sluice.core.source.LineSource;
 import io.sluice.core.source.ReplayLog;
 import io.sluice.core.stage.Downstream;
@@ -298,23 +299,27 @@ public final class ScatterPipeline
         switch (source.kind())
         {
             case SluiceConfig.Source.KAFKA -> {
-                kafkaSource = new KafkaSource(new KafkaSource.Settings(
-                    source.name(),
-                    config.kafkaFor(source).bootstrapServers(),
-                    source.groupId(),
-                    source.pattern() == null ? null : UserRegex.compile(source.pattern()),
-                    source.inputTopics(),
-                    source.autoOffsetReset(),
-                    source.topicRefreshMs(),
-                    KafkaChecks.withIsolationLevel(config.kafkaFor(source).consumerProperties(),
-                        source.isolationLevel() == null ? SluiceConfig.Sink.READ_COMMITTED : source.isolationLevel()),
-                    config.checkpoint().commitIntervalMs(),
-                    config.checkpoint().stalledFailAfterMs(),
-                    config.checkpoint().drainTimeoutMs(),
-                    e.maxRecordBytes(),
-                    true,
-                    untilCaughtUp,
-                    100), ring, overflow, trackers, inputTopics, control, sourceStats, downstream, idle)
+                final KafkaSourceContext ctx = new KafkaSourceContext()
+                    .configPath("sources[" + source.name() + "]")
+                    .name(source.name())
+                    .bootstrapServers(config.kafkaFor(source).bootstrapServers())
+                    .groupId(source.groupId())
+                    .pattern(source.pattern() == null ? null : UserRegex.compile(source.pattern()))
+                    .topics(source.inputTopics())
+                    .autoOffsetReset(source.autoOffsetReset())
+                    .topicRefreshMs(source.topicRefreshMs())
+                    .consumerProperties(KafkaChecks.withIsolationLevel(config.kafkaFor(source).consumerProperties(),
+                        source.isolationLevel() == null ? SluiceConfig.Sink.READ_COMMITTED : source.isolationLevel()))
+                    .commitIntervalMs(config.checkpoint().commitIntervalMs())
+                    .stalledFailAfterMs(config.checkpoint().stalledFailAfterMs())
+                    .drainTimeoutMs(config.checkpoint().drainTimeoutMs())
+                    .maxRecordBytes(e.maxRecordBytes())
+                    .copyKeyAndHeaders(true)
+                    .untilCaughtUp(untilCaughtUp)
+                    .pollTimeoutMs(100)
+                    .conclude();
+                kafkaSource = new KafkaSource(ctx, ring, overflow, trackers, inputTopics, control, sourceStats,
+                    downstream, idle)
                     .rereadOnFailure(source.retryBackoffMs(), source.retryBackoffMaxMs());
                 return kafkaSource;
             }
