@@ -35,7 +35,7 @@ import io.sluice.core.source.KafkaChecks;
 import io.sluice.core.source.KafkaSource;
 import io.sluice.core.source.KafkaSourceContext;
 import io.sluice.core.source.LineSource;
-import io.sluice.core.source.ReplayLog;
+import io.sluice.core.source.LineSourceContext;
 import io.sluice.core.stage.Downstream;
 import io.sluice.core.stage.PipelineControl;
 import io.sluice.core.stage.PipelineStats;
@@ -326,15 +326,21 @@ public final class ScatterPipeline
             case SluiceConfig.Source.FILE, SluiceConfig.Source.STDIN -> {
                 final boolean file = SluiceConfig.Source.FILE.equals(source.kind());
                 final LineSource.Input input = file ? () -> Files.newInputStream(Path.of(source.path())) : this::stdin;
-                final long replayBytes = Math.max(source.replayBufferBytes(),
-                    2L * ReplayLog.recordSize(e.maxRecordBytes()) + 64);
-                lineSource = new LineSource(
-                    new LineSource.Settings(source.name(), file ? "file " + source.path() : "stdin",
-                        e.maxRecordBytes(), (int)Math.min(Integer.MAX_VALUE - 64, replayBytes), e.ackWindow(),
-                        config.checkpoint().stalledFailAfterMs(), config.checkpoint().commitIntervalMs(),
-                        source.retryBackoffMs(),
-                        source.retryBackoffMaxMs(), config.checkpoint().drainTimeoutMs(),
-                        file && source.checkpointFile() != null ? Path.of(source.checkpointFile()) : null),
+                final LineSourceContext ctx = new LineSourceContext()
+                    .configPath("sources[" + source.name() + "]")
+                    .name(source.name())
+                    .displayName(file ? "file " + source.path() : "stdin")
+                    .maxRecordBytes(e.maxRecordBytes())
+                    .replayBufferBytes(source.replayBufferBytes())
+                    .ackWindow(e.ackWindow())
+                    .stalledFailAfterMs(config.checkpoint().stalledFailAfterMs())
+                    .statusIntervalMs(config.checkpoint().commitIntervalMs())
+                    .backoffMs(source.retryBackoffMs())
+                    .backoffMaxMs(source.retryBackoffMaxMs())
+                    .drainTimeoutMs(config.checkpoint().drainTimeoutMs())
+                    .checkpointFile(file && source.checkpointFile() != null ? Path.of(source.checkpointFile()) : null)
+                    .conclude();
+                lineSource = new LineSource(ctx,
                     input, ring, overflow, trackers,
                     control, sourceStats, downstream, idle);
                 return lineSource;
