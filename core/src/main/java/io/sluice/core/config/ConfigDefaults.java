@@ -23,6 +23,10 @@ public final class ConfigDefaults
     public static final String AUTO_OFFSET_RESET = ConfigSchema.SINK_AUTO_OFFSET_RESET.defaultValue();
     /** {@code sinks[].topic_refresh_ms} (also {@code sources[].topic_refresh_ms}). */
     public static final long TOPIC_REFRESH_MS = longOf(ConfigSchema.SINK_TOPIC_REFRESH_MS);
+    /** {@code sinks[].on_error}. */
+    public static final ErrorPolicy ON_ERROR = ErrorPolicy.parse(ConfigSchema.SINK_ON_ERROR.defaultValue());
+    /** {@code sinks[].tombstones}. */
+    public static final ErrorPolicy TOMBSTONES = ErrorPolicy.parse(ConfigSchema.SINK_TOMBSTONES.defaultValue());
     /** {@code sources[].retry_backoff_ms}. */
     public static final long SOURCE_RETRY_BACKOFF_MS = longOf(ConfigSchema.SRC_RETRY_BACKOFF_MS);
     /** {@code sources[].retry_backoff_max_ms}. */

@@ -120,13 +120,17 @@ public final class GatherPipeline<T>
 
     /**
      * @param config  the whole configuration (engine, checkpoint, tuning, kafka)
-     * @param spec    what this pipeline runs
+     * @param spec    what this pipeline runs, concluded ({@link GatherSpec#conclude()})
      * @param driver  the destination system's driver
      * @param options run options
      */
     public GatherPipeline(final SluiceConfig config, final GatherSpec<T> spec, final SinkDriver driver,
         final RunOptions options)
     {
+        if (!spec.concluded())
+        {
+            throw new IllegalArgumentException("pipeline " + spec.name() + ": the spec is not concluded");
+        }
         this.config = config;
         this.spec = spec;
         this.driver = driver;
