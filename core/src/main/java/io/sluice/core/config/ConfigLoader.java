@@ -403,34 +403,36 @@ public final class ConfigLoader
         final List<List<String>> shards = parsed.shards();
         final String username = parsed.username() != null ? parsed.username() : pc.string(PC_USERNAME);
         final String password = parsed.password() != null ? parsed.password() : pc.string(PC_PASSWORD);
-        final SluiceConfig.ClickHouse plugin = new SluiceConfig.ClickHouse(
-            shards.isEmpty() ? List.of() : shards.get(0),
-            shards,
-            pc.intValue(PC_INSERT_WORKERS),
-            pc.string(PC_DATABASE),
-            pc.string(PC_TARGET_TABLE),
-            username,
-            password,
-            pc.intValue(PC_MAX_ROWS),
-            pc.longValue(PC_MAX_BYTES),
-            pc.longValue(PC_LINGER_MS),
-            pc.string(PC_IDENTIFIER),
-            pc.bool(PC_CREATE_TABLE),
-            pc.string(PC_CREATE_TABLE_DDL),
-            pc.string(PC_CREATE_TABLE_LIKE),
-            pc.bool(PC_NULL_AS_DEFAULT),
-            pc.longValue(PC_INSERT_TIMEOUT_MS),
-            pc.longValue(PC_RETRY_BACKOFF_MS),
-            pc.longValue(PC_RETRY_BACKOFF_MAX_MS),
-            pc.intValue(PC_BREAKER_FAILURES),
-            pc.longValue(PC_BREAKER_OPEN_MS),
-            pc.string(PC_UNKNOWN_FIELDS),
-            pc.string(PC_SSL_CA_FILE),
-            pc.string(PC_SSL_CERTIFICATE_FILE),
-            pc.string(PC_SSL_KEY_FILE),
-            pc.bool(PC_SSL_VERIFY_HOSTNAME),
-            pc.string(PC_COMPRESSION),
-            InsertSettingsConfig.read(pc, PC_SETTINGS), pc.longValue(PC_SCHEMA_REFRESH_MS));
+        final SluiceConfig.ClickHouse plugin = new SluiceConfig.ClickHouse()
+            .configPath(pc.path())
+            .endpoints(shards.isEmpty() ? List.of() : shards.get(0))
+            .shards(shards)
+            .insertWorkers(pc.intValue(PC_INSERT_WORKERS))
+            .database(pc.string(PC_DATABASE))
+            .targetTable(pc.string(PC_TARGET_TABLE))
+            .username(username)
+            .password(password)
+            .maxRows(pc.intValue(PC_MAX_ROWS))
+            .maxBytes(pc.longValue(PC_MAX_BYTES))
+            .lingerMs(pc.longValue(PC_LINGER_MS))
+            .identifier(pc.string(PC_IDENTIFIER))
+            .createTable(pc.bool(PC_CREATE_TABLE))
+            .createTableDdl(pc.string(PC_CREATE_TABLE_DDL))
+            .createTableLike(pc.string(PC_CREATE_TABLE_LIKE))
+            .nullAsDefault(pc.bool(PC_NULL_AS_DEFAULT))
+            .insertTimeoutMs(pc.longValue(PC_INSERT_TIMEOUT_MS))
+            .retryBackoffMs(pc.longValue(PC_RETRY_BACKOFF_MS))
+            .retryBackoffMaxMs(pc.longValue(PC_RETRY_BACKOFF_MAX_MS))
+            .breakerFailures(pc.intValue(PC_BREAKER_FAILURES))
+            .breakerOpenMs(pc.longValue(PC_BREAKER_OPEN_MS))
+            .unknownFields(pc.string(PC_UNKNOWN_FIELDS))
+            .sslCaFile(pc.string(PC_SSL_CA_FILE))
+            .sslCertificateFile(pc.string(PC_SSL_CERTIFICATE_FILE))
+            .sslKeyFile(pc.string(PC_SSL_KEY_FILE))
+            .sslVerifyHostname(pc.bool(PC_SSL_VERIFY_HOSTNAME))
+            .compression(pc.string(PC_COMPRESSION))
+            .settings(InsertSettingsConfig.read(pc, PC_SETTINGS))
+            .schemaRefreshMs(pc.longValue(PC_SCHEMA_REFRESH_MS));
         ClickHouseEndpoints.checkTls(pc, plugin);
         if (plugin.createTable() && plugin.createTableDdl() == null && plugin.createTableLike() == null)
         {
@@ -447,6 +449,11 @@ public final class ConfigLoader
                     + "table; write CREATE TABLE {database}.{table} (...)");
         }
         pc.finish();
+        if (!pc.hasProblems())
+        {
+            // the loader's checks have passed with their lines: conclude() checks the same rules for embedders
+            plugin.conclude();
+        }
         return plugin;
     }
 
