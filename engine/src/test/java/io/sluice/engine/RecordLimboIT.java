@@ -106,8 +106,9 @@ class RecordLimboIT
         // two shards (the same server twice), so the router is asked
         final List<List<String>> shards = List.of(List.of(TestServices.clickhouse()),
             List.of(TestServices.clickhouse()));
-        return new GatherSpec<>("limbo", group, null, List.of(topic), "earliest", 2000, record, split,
-            Map.of("rows", new SinkSpec("rows", connection, shards, db, "rows")), onError);
+        return new GatherSpec<JsonRecord>().name("limbo").groupId(group).topics(List.of(topic))
+            .autoOffsetReset("earliest").topicRefreshMs(2000).decoder(record).split(split)
+            .sinks(Map.of("rows", new SinkSpec("rows", connection, shards, db, "rows"))).onError(onError).conclude();
     }
 
     private static SluiceConfig config()

@@ -142,10 +142,11 @@ class SplitEmbeddedIT
         });
         final SluiceConfig.ClickHouse connection = config().sinks().get(0).plugin();
         final List<List<String>> shards = List.of(List.of(TestServices.clickhouse()));
-        return new GatherSpec<>("s1", group, null, List.of(topic), "earliest", 2000, record, split,
-            Map.of("clicks", new SinkSpec("clicks", connection, shards, db, "clicks"),
-                "views", new SinkSpec("views", connection, shards, db, "views")),
-            ErrorPolicy.FAIL);
+        return new GatherSpec<JsonRecord>().name("s1").groupId(group).topics(List.of(topic))
+            .autoOffsetReset("earliest").topicRefreshMs(2000).decoder(record).split(split)
+            .sinks(Map.of("clicks", new SinkSpec("clicks", connection, shards, db, "clicks"),
+                "views", new SinkSpec("views", connection, shards, db, "views")))
+            .onError(ErrorPolicy.FAIL).conclude();
     }
 
     private static SluiceConfig config()

@@ -245,6 +245,47 @@ public final class ConfigLoader
             en.longValue(ENGINE_STATUS_INTERVAL_MS));
         en.finish();
 
+        final SluiceConfig.Tuning tuning = readTuning(top, problems);
+
+        final TableReader me = sub(top, METRICS, problems);
+        final SluiceConfig.Metrics metrics = new SluiceConfig.Metrics(me.string(METRICS_LISTEN),
+            me.intValue(METRICS_READY_STALLED_PERCENT));
+        if (!metrics.valid())
+        {
+            me.problem(METRICS_LISTEN.name(), "expected host:port with a port 0..65535, e.g. \"127.0.0.1:9464\" or "
+                + "\"[::1]:9464\"");
+        }
+        me.finish();
+
+        final List<SluiceConfig.Sink> sinks = new ArrayList<>();
+        final List<TomlTable> sinkTables = top.tables(SINKS);
+        final Set<String> sinkNames = new HashSet<>();
+        for (int i = 0; i < sinkTables.size(); i++)
+        {
+            final SluiceConfig.Sink sink = readSink(sinkTables.get(i), "sinks[" + i + "]", problems, kafkaConfig);
+            if (sink != null && !sinkNames.add(sink.name()))
+            {
+                problems.add(new ConfigProblem("sinks[" + i + "].name", TableReader.line(sinkTables.get(i), "name"),
+                    "duplicate sink name \"" + sink.name() + "\""));
+            }
+            if (sink != null)
+            {
+                sinks.add(sink);
+            }
+        }
+        final List<SluiceConfig.Source> sources = new ArrayList<>();
+        final int sourceTables = SourceConfigs.read(top, problems, sources, kafkaConfig);
+        if (sinkTables.isEmpty() && sourceTables == 0)
+        {
+            problems.add(new ConfigProblem("sinks", 0, "no [[sources]] or [[sinks]] defined: nothing to run"));
+        }
+        top.finish();
+        return new SluiceConfig(kafkaConfig, checkpoint, engine, tuning, metrics, List.copyOf(sinks),
+            List.copyOf(sources));
+    }
+
+    private static SluiceConfig.Tuning readTuning(final TableReader top, final List<ConfigProblem> problems)
+    {
         final TableReader tu = sub(top, TUNING, problems);
         final List<Integer> cpus = tu.ints(TUNING_CPUS);
         final String wait = tu.string(TUNING_WAIT);
@@ -294,43 +335,7 @@ public final class ConfigLoader
             stages.put(stage, new SluiceConfig.Tuning.Stage(stageWait, stageCpu));
         }
         tu.finish();
-        final SluiceConfig.Tuning tuning = new SluiceConfig.Tuning(cpus, wait, layout, Map.copyOf(stages));
-
-        final TableReader me = sub(top, METRICS, problems);
-        final SluiceConfig.Metrics metrics = new SluiceConfig.Metrics(me.string(METRICS_LISTEN),
-            me.intValue(METRICS_READY_STALLED_PERCENT));
-        if (!metrics.valid())
-        {
-            me.problem(METRICS_LISTEN.name(), "expected host:port with a port 0..65535, e.g. \"127.0.0.1:9464\" or "
-                + "\"[::1]:9464\"");
-        }
-        me.finish();
-
-        final List<SluiceConfig.Sink> sinks = new ArrayList<>();
-        final List<TomlTable> sinkTables = top.tables(SINKS);
-        final Set<String> sinkNames = new HashSet<>();
-        for (int i = 0; i < sinkTables.size(); i++)
-        {
-            final SluiceConfig.Sink sink = readSink(sinkTables.get(i), "sinks[" + i + "]", problems, kafkaConfig);
-            if (sink != null && !sinkNames.add(sink.name()))
-            {
-                problems.add(new ConfigProblem("sinks[" + i + "].name", TableReader.line(sinkTables.get(i), "name"),
-                    "duplicate sink name \"" + sink.name() + "\""));
-            }
-            if (sink != null)
-            {
-                sinks.add(sink);
-            }
-        }
-        final List<SluiceConfig.Source> sources = new ArrayList<>();
-        final int sourceTables = SourceConfigs.read(top, problems, sources, kafkaConfig);
-        if (sinkTables.isEmpty() && sourceTables == 0)
-        {
-            problems.add(new ConfigProblem("sinks", 0, "no [[sources]] or [[sinks]] defined: nothing to run"));
-        }
-        top.finish();
-        return new SluiceConfig(kafkaConfig, checkpoint, engine, tuning, metrics, List.copyOf(sinks),
-            List.copyOf(sources));
+        return new SluiceConfig.Tuning(cpus, wait, layout, Map.copyOf(stages));
     }
 
     private static SluiceConfig.Sink readSink(final TomlTable t, final String path, final List<ConfigProblem> problems,
@@ -367,6 +372,21 @@ public final class ConfigLoader
         final TableReader pc = new TableReader(r.table(SINK_PLUGIN_CONFIG), path + ".plugin_config",
             "sinks[].plugin_config",
             problems, r.line(SINK_PLUGIN_CONFIG.name()));
+        final SluiceConfig.ClickHouse plugin = readPlugin(pc);
+        final List<Branch> branches = readBranches(r, path, name, plugin, pc, problems);
+        final DeadLetterConfig deadLetter = DeadLetterConfigs.readSink(r, unmatched, onError, tombstones);
+        r.finish();
+        if (name == null || kind == null || groupId == null)
+        {
+            return null;
+        }
+        return new SluiceConfig.Sink(name, kind, pattern, topics, groupId, unmatched, onError, reset, refresh, plugin,
+            List.copyOf(branches), ownKafka, deadLetter, isolation, tombstones, duplicateKeys);
+    }
+
+    /** Reads a sink's plugin_config; finishes {@code pc} (its unknown keys are problems). */
+    private static SluiceConfig.ClickHouse readPlugin(final TableReader pc)
+    {
         final List<String> endpoints = pc.strings(PC_ENDPOINT);
         final List<List<String>> configuredShards = pc.stringLists(PC_SHARDS);
         if (endpoints.isEmpty() == configuredShards.isEmpty())
@@ -383,34 +403,36 @@ public final class ConfigLoader
         final List<List<String>> shards = parsed.shards();
         final String username = parsed.username() != null ? parsed.username() : pc.string(PC_USERNAME);
         final String password = parsed.password() != null ? parsed.password() : pc.string(PC_PASSWORD);
-        final SluiceConfig.ClickHouse plugin = new SluiceConfig.ClickHouse(
-            shards.isEmpty() ? List.of() : shards.get(0),
-            shards,
-            pc.intValue(PC_INSERT_WORKERS),
-            pc.string(PC_DATABASE),
-            pc.string(PC_TARGET_TABLE),
-            username,
-            password,
-            pc.intValue(PC_MAX_ROWS),
-            pc.longValue(PC_MAX_BYTES),
-            pc.longValue(PC_LINGER_MS),
-            pc.string(PC_IDENTIFIER),
-            pc.bool(PC_CREATE_TABLE),
-            pc.string(PC_CREATE_TABLE_DDL),
-            pc.string(PC_CREATE_TABLE_LIKE),
-            pc.bool(PC_NULL_AS_DEFAULT),
-            pc.longValue(PC_INSERT_TIMEOUT_MS),
-            pc.longValue(PC_RETRY_BACKOFF_MS),
-            pc.longValue(PC_RETRY_BACKOFF_MAX_MS),
-            pc.intValue(PC_BREAKER_FAILURES),
-            pc.longValue(PC_BREAKER_OPEN_MS),
-            pc.string(PC_UNKNOWN_FIELDS),
-            pc.string(PC_SSL_CA_FILE),
-            pc.string(PC_SSL_CERTIFICATE_FILE),
-            pc.string(PC_SSL_KEY_FILE),
-            pc.bool(PC_SSL_VERIFY_HOSTNAME),
-            pc.string(PC_COMPRESSION),
-            InsertSettingsConfig.read(pc, PC_SETTINGS), pc.longValue(PC_SCHEMA_REFRESH_MS));
+        final SluiceConfig.ClickHouse plugin = new SluiceConfig.ClickHouse()
+            .configPath(pc.path())
+            .endpoints(shards.isEmpty() ? List.of() : shards.get(0))
+            .shards(shards)
+            .insertWorkers(pc.intValue(PC_INSERT_WORKERS))
+            .database(pc.string(PC_DATABASE))
+            .targetTable(pc.string(PC_TARGET_TABLE))
+            .username(username)
+            .password(password)
+            .maxRows(pc.intValue(PC_MAX_ROWS))
+            .maxBytes(pc.longValue(PC_MAX_BYTES))
+            .lingerMs(pc.longValue(PC_LINGER_MS))
+            .identifier(pc.string(PC_IDENTIFIER))
+            .createTable(pc.bool(PC_CREATE_TABLE))
+            .createTableDdl(pc.string(PC_CREATE_TABLE_DDL))
+            .createTableLike(pc.string(PC_CREATE_TABLE_LIKE))
+            .nullAsDefault(pc.bool(PC_NULL_AS_DEFAULT))
+            .insertTimeoutMs(pc.longValue(PC_INSERT_TIMEOUT_MS))
+            .retryBackoffMs(pc.longValue(PC_RETRY_BACKOFF_MS))
+            .retryBackoffMaxMs(pc.longValue(PC_RETRY_BACKOFF_MAX_MS))
+            .breakerFailures(pc.intValue(PC_BREAKER_FAILURES))
+            .breakerOpenMs(pc.longValue(PC_BREAKER_OPEN_MS))
+            .unknownFields(pc.string(PC_UNKNOWN_FIELDS))
+            .sslCaFile(pc.string(PC_SSL_CA_FILE))
+            .sslCertificateFile(pc.string(PC_SSL_CERTIFICATE_FILE))
+            .sslKeyFile(pc.string(PC_SSL_KEY_FILE))
+            .sslVerifyHostname(pc.bool(PC_SSL_VERIFY_HOSTNAME))
+            .compression(pc.string(PC_COMPRESSION))
+            .settings(InsertSettingsConfig.read(pc, PC_SETTINGS))
+            .schemaRefreshMs(pc.longValue(PC_SCHEMA_REFRESH_MS));
         ClickHouseEndpoints.checkTls(pc, plugin);
         if (plugin.createTable() && plugin.createTableDdl() == null && plugin.createTableLike() == null)
         {
@@ -427,7 +449,18 @@ public final class ConfigLoader
                     + "table; write CREATE TABLE {database}.{table} (...)");
         }
         pc.finish();
+        if (!pc.hasProblems())
+        {
+            // the loader's checks have passed with their lines: conclude() checks the same rules for embedders
+            plugin.conclude();
+        }
+        return plugin;
+    }
 
+    /** Reads a sink's branches, or makes its one default branch when it has none. */
+    private static List<Branch> readBranches(final TableReader r, final String path, final String name,
+        final SluiceConfig.ClickHouse plugin, final TableReader pc, final List<ConfigProblem> problems)
+    {
         final List<Branch> branches = new ArrayList<>();
         final List<TomlTable> branchTables = r.tables(SINK_BRANCHES);
         final Set<String> branchNames = new HashSet<>();
@@ -475,14 +508,7 @@ public final class ConfigLoader
             branches.add(new Branch("default", null, plugin.database(), plugin.targetTable(), Map.of(), null,
                 plugin.maxRows(), plugin.maxBytes(), plugin.lingerMs()));
         }
-        final DeadLetterConfig deadLetter = DeadLetterConfigs.readSink(r, unmatched, onError, tombstones);
-        r.finish();
-        if (name == null || kind == null || groupId == null)
-        {
-            return null;
-        }
-        return new SluiceConfig.Sink(name, kind, pattern, topics, groupId, unmatched, onError, reset, refresh, plugin,
-            List.copyOf(branches), ownKafka, deadLetter, isolation, tombstones, duplicateKeys);
+        return branches;
     }
 
     /**
@@ -545,24 +571,7 @@ public final class ConfigLoader
                     op = k.equals("equals")
                         ? Condition.Op.EQUALS
                         : k.equals("prefix") ? Condition.Op.PREFIX : Condition.Op.MATCHES;
-                    if (v instanceof String s)
-                    {
-                        values = List.of(s);
-                        final String regexProblem = op == Condition.Op.MATCHES ? UserRegex.problem(s) : null;
-                        if (regexProblem != null)
-                        {
-                            local.add(new ConfigProblem(key + ".matches", line, regexProblem));
-                        }
-                    }
-                    else if (v instanceof Long || v instanceof Boolean)
-                    {
-                        values = List.of(String.valueOf(v));
-                    }
-                    else
-                    {
-                        local.add(new ConfigProblem(key + "." + k, line,
-                            "expected a string, got " + TableReader.describe(v)));
-                    }
+                    values = scalarValue(k, op, v, key, line, local);
                 }
                 case "in" -> {
                     if (op != null)
@@ -571,29 +580,7 @@ public final class ConfigLoader
                             new ConfigProblem(key + ".in", line, "only one of equals, in, prefix, matches, exists"));
                     }
                     op = Condition.Op.IN;
-                    if (v instanceof org.tomlj.TomlArray a && !a.isEmpty())
-                    {
-                        final List<String> vs = new ArrayList<>();
-                        for (int i = 0; i < a.size(); i++)
-                        {
-                            final Object item = a.get(i);
-                            if (item instanceof String || item instanceof Long || item instanceof Boolean)
-                            {
-                                vs.add(String.valueOf(item));
-                            }
-                            else
-                            {
-                                // the same values equals takes: a float, date, array or table has no one text form
-                                local.add(new ConfigProblem(key + ".in", line,
-                                    "element " + i + ": expected a string, got " + TableReader.describe(item)));
-                            }
-                        }
-                        values = List.copyOf(vs);
-                    }
-                    else
-                    {
-                        local.add(new ConfigProblem(key + ".in", line, "expected a non-empty array"));
-                    }
+                    values = inValues(v, key, line, local);
                 }
                 case "exists" -> {
                     if (op != null)
@@ -629,6 +616,57 @@ public final class ConfigLoader
             return null;
         }
         return new Condition(path, op, values, exists);
+    }
+
+    /**
+     * The value of {@code equals}, {@code prefix} or {@code matches}: a string (a valid regular expression for
+     * matches), or an integer or boolean taken as its text; anything else is a problem (and no value).
+     */
+    private static List<String> scalarValue(final String k, final Condition.Op op, final Object v, final String key,
+        final int line, final List<ConfigProblem> local)
+    {
+        if (v instanceof String s)
+        {
+            final String regexProblem = op == Condition.Op.MATCHES ? UserRegex.problem(s) : null;
+            if (regexProblem != null)
+            {
+                local.add(new ConfigProblem(key + ".matches", line, regexProblem));
+            }
+            return List.of(s);
+        }
+        if (v instanceof Long || v instanceof Boolean)
+        {
+            return List.of(String.valueOf(v));
+        }
+        local.add(new ConfigProblem(key + "." + k, line, "expected a string, got " + TableReader.describe(v)));
+        return List.of();
+    }
+
+    /** The values of {@code in}: a non-empty array of the values {@code equals} takes; else a problem per element. */
+    private static List<String> inValues(final Object v, final String key, final int line,
+        final List<ConfigProblem> local)
+    {
+        if (!(v instanceof org.tomlj.TomlArray a) || a.isEmpty())
+        {
+            local.add(new ConfigProblem(key + ".in", line, "expected a non-empty array"));
+            return List.of();
+        }
+        final List<String> vs = new ArrayList<>();
+        for (int i = 0; i < a.size(); i++)
+        {
+            final Object item = a.get(i);
+            if (item instanceof String || item instanceof Long || item instanceof Boolean)
+            {
+                vs.add(String.valueOf(item));
+            }
+            else
+            {
+                // the same values equals takes: a float, date, array or table has no one text form
+                local.add(new ConfigProblem(key + ".in", line,
+                    "element " + i + ": expected a string, got " + TableReader.describe(item)));
+            }
+        }
+        return List.copyOf(vs);
     }
 
     private static void localProblems(final TableReader br, final List<ConfigProblem> local)

@@ -378,123 +378,11 @@ public record SluiceConfig(
     /**
      * [sinks.plugin_config] of a ClickHouse sink. {@code shards} is always set: the configured shards, or one shard
      * made of {@code endpoints}. {@code unknownFields} is {@code ignore} or {@code fail}; {@code schemaRefreshMs} how
-     * often each destination table's version is read (ms).
+     * often each destination table's version is read (ms). Built by name and concluded once
+     * ({@link ClickHouseContext}: defaults from the schema, every value checked naming its key); read-only after.
      */
-    public record ClickHouse(
-        List<String> endpoints,
-        List<List<String>> shards,
-        int insertWorkers,
-        String database,
-        String targetTable,
-        String username,
-        String password,
-        int maxRows,
-        long maxBytes,
-        long lingerMs,
-        String identifier,
-        boolean createTable,
-        String createTableDdl,
-        String createTableLike,
-        boolean nullAsDefault,
-        long insertTimeoutMs,
-        long retryBackoffMs,
-        long retryBackoffMaxMs,
-        int breakerFailures,
-        long breakerOpenMs,
-        String unknownFields,
-        String sslCaFile,
-        String sslCertificateFile,
-        String sslKeyFile,
-        boolean sslVerifyHostname,
-        String compression,
-        Map<String, String> settings,
-        long schemaRefreshMs)
+    public static final class ClickHouse extends ClickHouseContext<ClickHouse>
     {
-        /**
-         * The settings before {@code settings} existed: no ClickHouse settings are sent with the inserts.
-         *
-         * @param endpoints          endpoints of the single shard
-         * @param shards             endpoint lists, one per shard
-         * @param insertWorkers      insert worker threads per shard
-         * @param database           database, literal or template
-         * @param targetTable        table, literal or template, or null
-         * @param username           ClickHouse user
-         * @param password           ClickHouse password
-         * @param maxRows            rows per batch
-         * @param maxBytes           bytes per batch
-         * @param lingerMs           linger, ms
-         * @param identifier         identifier policy
-         * @param createTable        whether missing tables are created
-         * @param createTableDdl     CREATE TABLE template, or null
-         * @param createTableLike    template table, or null
-         * @param nullAsDefault      whether null into a non-Nullable column takes the default
-         * @param insertTimeoutMs    insert timeout, ms
-         * @param retryBackoffMs     first retry wait, ms
-         * @param retryBackoffMaxMs  longest retry wait, ms
-         * @param breakerFailures    failures that open the breaker
-         * @param breakerOpenMs      how long the breaker stays open, ms
-         * @param unknownFields      ignore or fail
-         * @param sslCaFile          CA file, or null
-         * @param sslCertificateFile client certificate, or null
-         * @param sslKeyFile         client key, or null
-         * @param sslVerifyHostname  whether the server's certificate must name the host
-         * @param compression        none, lz4 or gzip
-         */
-        public ClickHouse(final List<String> endpoints, final List<List<String>> shards, final int insertWorkers,
-            final String database, final String targetTable, final String username, final String password,
-            final int maxRows, final long maxBytes, final long lingerMs, final String identifier,
-            final boolean createTable, final String createTableDdl, final String createTableLike,
-            final boolean nullAsDefault, final long insertTimeoutMs, final long retryBackoffMs,
-            final long retryBackoffMaxMs, final int breakerFailures, final long breakerOpenMs,
-            final String unknownFields, final String sslCaFile, final String sslCertificateFile,
-            final String sslKeyFile, final boolean sslVerifyHostname, final String compression)
-        {
-            this(endpoints, shards, insertWorkers, database, targetTable, username, password, maxRows, maxBytes,
-                lingerMs, identifier, createTable, createTableDdl, createTableLike, nullAsDefault, insertTimeoutMs,
-                retryBackoffMs, retryBackoffMaxMs, breakerFailures, breakerOpenMs, unknownFields, sslCaFile,
-                sslCertificateFile, sslKeyFile, sslVerifyHostname, compression, Map.of(), DEFAULT_SCHEMA_REFRESH_MS);
-        }
-
-        /**
-         * Copies the settings (null is none).
-         *
-         * @param endpoints          endpoints of the single shard
-         * @param shards             endpoint lists, one per shard
-         * @param insertWorkers      insert worker threads per shard
-         * @param database           database, literal or template
-         * @param targetTable        table, literal or template, or null
-         * @param username           ClickHouse user
-         * @param password           ClickHouse password
-         * @param maxRows            rows per batch
-         * @param maxBytes           bytes per batch
-         * @param lingerMs           linger, ms
-         * @param identifier         identifier policy
-         * @param createTable        whether missing tables are created
-         * @param createTableDdl     CREATE TABLE template, or null
-         * @param createTableLike    template table, or null
-         * @param nullAsDefault      whether null into a non-Nullable column takes the default
-         * @param insertTimeoutMs    insert timeout, ms
-         * @param retryBackoffMs     first retry wait, ms
-         * @param retryBackoffMaxMs  longest retry wait, ms
-         * @param breakerFailures    failures that open the breaker
-         * @param breakerOpenMs      how long the breaker stays open, ms
-         * @param unknownFields      ignore or fail
-         * @param sslCaFile          CA file, or null
-         * @param sslCertificateFile client certificate, or null
-         * @param sslKeyFile         client key, or null
-         * @param sslVerifyHostname  whether the server's certificate must name the host
-         * @param compression        none, lz4 or gzip
-         * @param settings           ClickHouse settings sent with every INSERT, by name
-         * @param schemaRefreshMs    how often the destination tables' versions are read, ms
-         */
-        public ClickHouse
-        {
-            settings = settings == null
-                ? Map.of()
-                : java.util.Collections.unmodifiableMap(
-                    new java.util.LinkedHashMap<>(settings));
-        }
-
         /** {@code schema_refresh_ms} when not configured. */
         public static final long DEFAULT_SCHEMA_REFRESH_MS = 10_000;
         /** {@code compression = "none"}: INSERT bodies travel as they are. */
@@ -509,61 +397,26 @@ public record SluiceConfig(
         /** {@code unknown_fields = "fail"}: a top-level JSON field no column reads fails the record. */
         public static final String UNKNOWN_FIELDS_FAIL = "fail";
 
-        /**
-         * The settings before {@code unknown_fields} existed; unknown fields are ignored.
-         *
-         * @param endpoints       endpoints of the single shard
-         * @param shards          endpoint lists, one per shard
-         * @param insertWorkers   insert worker threads per shard
-         * @param database        database, literal or template
-         * @param targetTable     table, literal or template, or null
-         * @param username        ClickHouse user
-         * @param password        ClickHouse password
-         * @param maxRows         rows per batch
-         * @param maxBytes        bytes per batch
-         * @param lingerMs        linger, ms
-         * @param identifier      identifier policy
-         * @param createTable     whether missing tables are created
-         * @param createTableDdl  CREATE TABLE template, or null
-         * @param createTableLike template table, or null
-         * @param nullAsDefault   whether null into a non-Nullable column takes the default
-         * @param insertTimeoutMs insert timeout, ms
-         * @param retryBackoffMs  first retry wait, ms
-         * @param retryBackoffMaxMs longest retry wait, ms
-         * @param breakerFailures failures that open the breaker
-         * @param breakerOpenMs   how long the breaker stays open, ms
-         */
-        public ClickHouse(final List<String> endpoints, final List<List<String>> shards, final int insertWorkers,
-            final String database, final String targetTable, final String username, final String password,
-            final int maxRows, final long maxBytes, final long lingerMs, final String identifier,
-            final boolean createTable,
-            final String createTableDdl, final String createTableLike, final boolean nullAsDefault,
-            final long insertTimeoutMs, final long retryBackoffMs, final long retryBackoffMaxMs,
-            final int breakerFailures,
-            final long breakerOpenMs)
+        @Override
+        protected ClickHouse self()
         {
-            this(endpoints, shards, insertWorkers, database, targetTable, username, password, maxRows, maxBytes,
-                lingerMs,
-                identifier, createTable, createTableDdl, createTableLike, nullAsDefault, insertTimeoutMs,
-                retryBackoffMs,
-                retryBackoffMaxMs, breakerFailures, breakerOpenMs, UNKNOWN_FIELDS_IGNORE, null, null, null, true,
-                COMPRESSION_NONE, Map.of(), DEFAULT_SCHEMA_REFRESH_MS);
+            return this;
         }
 
         /** @return a description without the password (which prints as {@value Secrets#MASK}) */
         @Override
         public String toString()
         {
-            return "ClickHouse[shards=" + Secrets.redact(String.valueOf(shards)) + ", database=" + database
-                + ", targetTable=" + targetTable + ", username=" + username + ", password="
-                + (password == null || password.isEmpty() ? "" : Secrets.MASK) + ", ssl_ca_file=" + sslCaFile
-                + ", ssl_certificate_file=" + sslCertificateFile + ", compression=" + compression + "]";
+            return "ClickHouse[shards=" + Secrets.redact(String.valueOf(shards())) + ", database=" + database()
+                + ", targetTable=" + targetTable() + ", username=" + username() + ", password="
+                + (password() == null || password().isEmpty() ? "" : Secrets.MASK) + ", ssl_ca_file=" + sslCaFile()
+                + ", ssl_certificate_file=" + sslCertificateFile() + ", compression=" + compression() + "]";
         }
 
         /** @return whether a top-level JSON field that no column reads fails its record */
         public boolean failOnUnknownFields()
         {
-            return UNKNOWN_FIELDS_FAIL.equals(unknownFields);
+            return UNKNOWN_FIELDS_FAIL.equals(unknownFields());
         }
     }
 

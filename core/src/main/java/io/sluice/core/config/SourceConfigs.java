@@ -268,28 +268,7 @@ final class SourceConfigs
         switch (strategy)
         {
             case STATIC -> {
-                ok &= absent(t, strategy, RULE_PATH, path) & absent(t, strategy, RULE_HEADER, header)
-                    & absent(t, strategy, RULE_BUCKETS, buckets == Long.MIN_VALUE ? null : buckets)
-                    & absent(t, strategy, RULE_FALLBACK, fallback);
-                if ((literalName == null) == !hasTemplate)
-                {
-                    t.problem(RULE_NAME.name(), literalName == null
-                        ? "static needs the topic name: name = \"orders\" (or topic = \"orders\")"
-                        : "give name or template, not both");
-                    return null;
-                }
-                final String literal = literalName != null ? literalName : template;
-                final String key = literalName != null ? RULE_NAME.name() : RULE_TEMPLATE.name();
-                if (literal.contains(RoutingTemplate.VALUE_PLACEHOLDER))
-                {
-                    t.problem(key, "static has no value: {value} can only be used by field, header, key and hash");
-                    return null;
-                }
-                if (!literalTopic(t, key, literal))
-                {
-                    return null;
-                }
-                return ok ? new TopicRule(Strategy.STATIC, null, null, null, literal, null, 0) : null;
+                return staticRule(t, path, header, buckets, fallback, literalName, hasTemplate, template);
             }
             case FIELD -> {
                 if (path == null)
@@ -338,6 +317,51 @@ final class SourceConfigs
             t.problem(RULE_NAME.name(), "only for strategy = \"static\"; " + strategyText + " uses template");
             ok = false;
         }
+        ok &= parses(t, path, template);
+        if (fallback != null && !literalTopic(t, RULE_FALLBACK.name(), fallback))
+        {
+            ok = false;
+        }
+        return ok
+            ? new TopicRule(strategy, hashOf, path, header, template, fallback,
+                buckets == Long.MIN_VALUE ? 0 : (int)buckets)
+            : null;
+    }
+
+    /** The rest of a static rule: a literal topic (name, or a template without {value}) and no field keys. */
+    private static TopicRule staticRule(final TableReader t, final String path, final String header,
+        final long buckets, final String fallback, final String literalName, final boolean hasTemplate,
+        final String template)
+    {
+        final Strategy strategy = Strategy.STATIC;
+        final boolean ok = absent(t, strategy, RULE_PATH, path) & absent(t, strategy, RULE_HEADER, header)
+            & absent(t, strategy, RULE_BUCKETS, buckets == Long.MIN_VALUE ? null : buckets)
+            & absent(t, strategy, RULE_FALLBACK, fallback);
+        if ((literalName == null) == !hasTemplate)
+        {
+            t.problem(RULE_NAME.name(), literalName == null
+                ? "static needs the topic name: name = \"orders\" (or topic = \"orders\")"
+                : "give name or template, not both");
+            return null;
+        }
+        final String literal = literalName != null ? literalName : template;
+        final String key = literalName != null ? RULE_NAME.name() : RULE_TEMPLATE.name();
+        if (literal.contains(RoutingTemplate.VALUE_PLACEHOLDER))
+        {
+            t.problem(key, "static has no value: {value} can only be used by field, header, key and hash");
+            return null;
+        }
+        if (!literalTopic(t, key, literal))
+        {
+            return null;
+        }
+        return ok ? new TopicRule(Strategy.STATIC, null, null, null, literal, null, 0) : null;
+    }
+
+    /** @return whether the JSON path and the topic template (either may be null) parse; else a problem each */
+    private static boolean parses(final TableReader t, final String path, final String template)
+    {
+        boolean ok = true;
         if (path != null)
         {
             try
@@ -362,14 +386,7 @@ final class SourceConfigs
                 ok = false;
             }
         }
-        if (fallback != null && !literalTopic(t, RULE_FALLBACK.name(), fallback))
-        {
-            ok = false;
-        }
-        return ok
-            ? new TopicRule(strategy, hashOf, path, header, template, fallback,
-                buckets == Long.MIN_VALUE ? 0 : (int)buckets)
-            : null;
+        return ok;
     }
 
     private static boolean absent(final TableReader t, final Strategy strategy, final ConfigKey key, final Object value)

@@ -46,6 +46,19 @@ final class TableReader
         return path;
     }
 
+    /** @return whether a problem was reported for this table or a key under it */
+    boolean hasProblems()
+    {
+        for (final ConfigProblem p : problems)
+        {
+            if (p.key().equals(path) || p.key().startsWith(path + ".") || p.key().startsWith(path + "["))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
     String keyPath(final String name)
     {
         return path.isEmpty() ? name : path + "." + name;

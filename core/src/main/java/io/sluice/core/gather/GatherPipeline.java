@@ -37,6 +37,7 @@ import io.sluice.core.gather.split.GatherSpec;
 import io.sluice.core.gather.split.Split;
 import io.sluice.core.source.KafkaChecks;
 import io.sluice.core.source.KafkaSource;
+import io.sluice.core.source.KafkaSourceContext;
 import io.sluice.core.stage.Downstream;
 import io.sluice.core.stage.PipelineControl;
 import io.sluice.core.stage.PipelineStats;
@@ -119,13 +120,17 @@ public final class GatherPipeline<T>
 
     /**
      * @param config  the whole configuration (engine, checkpoint, tuning, kafka)
-     * @param spec    what this pipeline runs
+     * @param spec    what this pipeline runs, concluded ({@link GatherSpec#conclude()})
      * @param driver  the destination system's driver
      * @param options run options
      */
     public GatherPipeline(final SluiceConfig config, final GatherSpec<T> spec, final SinkDriver driver,
         final RunOptions options)
     {
+        if (!spec.concluded())
+        {
+            throw new IllegalArgumentException("pipeline " + spec.name() + ": the spec is not concluded");
+        }
         this.config = config;
         this.spec = spec;
         this.driver = driver;
@@ -346,22 +351,26 @@ public final class GatherPipeline<T>
         final IdleStrategy idle)
     {
         final SinkSpec firstSink = spec.sinks().values().iterator().next();
-        return new KafkaSource(new KafkaSource.Settings(
-            spec.name(),
-            config.kafkaForSink(spec.name()).bootstrapServers(),
-            spec.groupId(),
-            spec.pattern(),
-            spec.topics(),
-            spec.autoOffsetReset(),
-            spec.topicRefreshMs(),
-            KafkaChecks.withIsolationLevel(config.kafkaForSink(spec.name()).consumerProperties(), isolationLevel()),
-            config.checkpoint().commitIntervalMs(),
-            config.checkpoint().stalledFailAfterMs(),
-            config.checkpoint().drainTimeoutMs(),
-            e.maxRecordBytes(),
-            false,
-            options.untilCaughtUp(),
-            Math.max(5, Math.min(100, minLingerMs / 2))), ring.ringBuffer(), overflow, trackers, topics, control, stats,
+        final KafkaSourceContext ctx = new KafkaSourceContext()
+            .configPath("sinks[" + spec.name() + "]")
+            .name(spec.name())
+            .bootstrapServers(config.kafkaForSink(spec.name()).bootstrapServers())
+            .groupId(spec.groupId())
+            .pattern(spec.pattern())
+            .topics(spec.topics())
+            .autoOffsetReset(spec.autoOffsetReset())
+            .topicRefreshMs(spec.topicRefreshMs())
+            .consumerProperties(
+                KafkaChecks.withIsolationLevel(config.kafkaForSink(spec.name()).consumerProperties(), isolationLevel()))
+            .commitIntervalMs(config.checkpoint().commitIntervalMs())
+            .stalledFailAfterMs(config.checkpoint().stalledFailAfterMs())
+            .drainTimeoutMs(config.checkpoint().drainTimeoutMs())
+            .maxRecordBytes(e.maxRecordBytes())
+            .copyKeyAndHeaders(false)
+            .untilCaughtUp(options.untilCaughtUp())
+            .pollTimeoutMs(Math.max(5, Math.min(100, minLingerMs / 2)))
+            .conclude();
+        return new KafkaSource(ctx, ring.ringBuffer(), overflow, trackers, topics, control, stats,
             new GatherDownstream(), idle)
             // a batch that failed for good (a dropped table, a server-side type error) is read again from the watermark,
             // with backoff, until it is written or checkpoint.stalled_fail_after_ms ends the run

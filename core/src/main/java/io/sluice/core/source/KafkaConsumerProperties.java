@@ -27,7 +27,7 @@ public final class KafkaConsumerProperties
      * @param s the source's settings
      * @return the properties
      */
-    public static Properties of(final KafkaSource.Settings s)
+    public static Properties of(final KafkaSourceContext s)
     {
         final Properties p = new Properties();
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "2000");

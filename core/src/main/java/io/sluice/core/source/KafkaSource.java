@@ -26,7 +26,6 @@ import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import com.google.re2j.Pattern;
 import com.lmax.disruptor.RingBuffer;
 
 import io.sluice.core.ack.AckTracker;
@@ -67,27 +66,7 @@ public final class KafkaSource implements Agent
 {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaSource.class);
 
-    /** Settings of the source, from the sink's configuration. */
-    public record Settings(
-        String name,
-        String bootstrapServers,
-        String groupId,
-        Pattern pattern,
-        List<String> topics,
-        String autoOffsetReset,
-        long topicRefreshMs,
-        Map<String, String> consumerProperties,
-        long commitIntervalMs,
-        long stalledFailAfterMs,
-        long drainTimeoutMs,
-        int maxRecordBytes,
-        boolean copyKeyAndHeaders,
-        boolean untilCaughtUp,
-        long pollTimeoutMs)
-    {
-    }
-
-    private final Settings settings;
+    private final KafkaSourceContext settings;
     private final RingPublisher publisher;
     private final PolledRecords polled;
     private final StallWatch stallWatch;
@@ -117,7 +96,7 @@ public final class KafkaSource implements Agent
     private boolean closing;
 
     /**
-     * @param settings   the source's settings
+     * @param settings   the source's settings, concluded ({@link KafkaSourceContext#conclude()})
      * @param ring       the ingest ring (this source is its only producer)
      * @param overflow   buffers for records larger than a slot
      * @param trackers   the pipeline's ack trackers
@@ -127,10 +106,14 @@ public final class KafkaSource implements Agent
      * @param downstream the stages after the ring
      * @param idle       the source stage's idle strategy: the agent's runner idles with it, and so does the drain
      */
-    public KafkaSource(final Settings settings, final RingBuffer<RecordEvent> ring, final OverflowPool overflow,
-        final PartitionTrackers trackers, final TopicRegistry topics, final PipelineControl control,
-        final PipelineStats stats, final Downstream downstream, final IdleStrategy idle)
+    public KafkaSource(final KafkaSourceContext settings, final RingBuffer<RecordEvent> ring,
+        final OverflowPool overflow, final PartitionTrackers trackers, final TopicRegistry topics,
+        final PipelineControl control, final PipelineStats stats, final Downstream downstream, final IdleStrategy idle)
     {
+        if (!settings.concluded())
+        {
+            throw new IllegalArgumentException("KafkaSourceContext of " + settings.name() + " is not concluded");
+        }
         this.settings = settings;
         this.publisher = new RingPublisher(ring, false, overflow, settings.maxRecordBytes(), SystemNanoClock.INSTANCE);
         this.polled = new PolledRecords(publisher, settings.copyKeyAndHeaders(), stats);

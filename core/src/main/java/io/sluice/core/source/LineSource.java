@@ -68,29 +68,7 @@ public final class LineSource implements Agent
         InputStream open() throws IOException;
     }
 
-    /**
-     * Settings of a line source.
-     *
-     * @param name               the source's name, for logs
-     * @param displayName        what the input is, e.g. {@code file events.jsonl} or {@code stdin}
-     * @param maxRecordBytes     the longest line kept, bytes
-     * @param replayBytes        bytes of the replay log
-     * @param ackWindow          lines that may be in flight (a power of two)
-     * @param stalledFailAfterMs {@code checkpoint.stalled_fail_after_ms}
-     * @param statusIntervalMs   how often progress is checked and stalls are detected, ms
-     * @param backoffMs          first wait before a replay, ms
-     * @param backoffMaxMs       longest wait before a replay, ms
-     * @param drainTimeoutMs     {@code checkpoint.drain_timeout_ms}
-     * @param checkpointFile     {@code checkpoint_file}: where the position is kept between runs, or null (every run
-     *                           starts at line 1)
-     */
-    public record Settings(String name, String displayName, int maxRecordBytes, int replayBytes, int ackWindow,
-        long stalledFailAfterMs, long statusIntervalMs, long backoffMs, long backoffMaxMs, long drainTimeoutMs,
-        Path checkpointFile)
-    {
-    }
-
-    private final Settings settings;
+    private final LineSourceContext settings;
     private final Input input;
     private final RingPublisher publisher;
     private final RecordClaim claim = new RecordClaim();
@@ -126,7 +104,7 @@ public final class LineSource implements Agent
     private boolean checkpointWarned;
 
     /**
-     * @param settings   the source's settings
+     * @param settings   the source's settings, concluded ({@link LineSourceContext#conclude()})
      * @param input      opens the input
      * @param ring       the ring (this source is its only producer)
      * @param overflow   buffers for lines larger than a slot
@@ -136,10 +114,14 @@ public final class LineSource implements Agent
      * @param downstream the stages after the ring
      * @param idle       the source stage's idle strategy: the agent's runner idles with it, and so does the drain
      */
-    public LineSource(final Settings settings, final Input input, final RingBuffer<RecordEvent> ring,
+    public LineSource(final LineSourceContext settings, final Input input, final RingBuffer<RecordEvent> ring,
         final OverflowPool overflow, final PartitionTrackers trackers, final PipelineControl control,
         final PipelineStats stats, final Downstream downstream, final IdleStrategy idle)
     {
+        if (!settings.concluded())
+        {
+            throw new IllegalArgumentException("LineSourceContext of " + settings.name() + " is not concluded");
+        }
         this.settings = settings;
         this.input = input;
         this.publisher = new RingPublisher(ring, false, overflow, Integer.MAX_VALUE, SystemNanoClock.INSTANCE);

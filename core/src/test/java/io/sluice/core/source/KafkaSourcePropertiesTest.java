@@ -18,8 +18,11 @@ class KafkaSourcePropertiesTest
     private static Properties properties(final long refreshMs, final Map<String, String> user)
     {
         return KafkaConsumerProperties
-            .of(new KafkaSource.Settings("s", "k:9092", "g", Pattern.compile("users\\..*"),
-                List.of(), "earliest", refreshMs, user, 1000, 300_000, 30_000, 1 << 20, false, false, 100));
+            .of(new KafkaSourceContext().name("s").bootstrapServers("k:9092").groupId("g")
+                .pattern(Pattern.compile("users\\..*")).topics(List.of()).autoOffsetReset("earliest")
+                .topicRefreshMs(refreshMs).consumerProperties(user).commitIntervalMs(1000).stalledFailAfterMs(300_000)
+                .drainTimeoutMs(30_000).maxRecordBytes(1 << 20).copyKeyAndHeaders(false).untilCaughtUp(false)
+                .pollTimeoutMs(100).conclude());
     }
 
     @Test

@@ -65,9 +65,10 @@ public final class TomlGather
                 out.emit(byIndex.get(i), r);
             }
         });
-        return new GatherSpec<>(sink.name(), sink.groupId(),
-            sink.pattern() == null ? null : UserRegex.compile(sink.pattern()),
-            sink.topics(), sink.autoOffsetReset(), sink.topicRefreshMs(), record, split, sinks, sink.onError(),
-            sink.deadLetter(), sink.tombstones());
+        return new GatherSpec<JsonRecord>().name(sink.name()).groupId(sink.groupId())
+            .pattern(sink.pattern() == null ? null : UserRegex.compile(sink.pattern()))
+            .topics(sink.topics()).autoOffsetReset(sink.autoOffsetReset()).topicRefreshMs(sink.topicRefreshMs())
+            .decoder(record).split(split).sinks(sinks).onError(sink.onError())
+            .deadLetter(sink.deadLetter()).tombstones(sink.tombstones()).conclude();
     }
 }

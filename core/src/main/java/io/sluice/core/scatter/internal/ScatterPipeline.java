@@ -33,8 +33,9 @@ import io.sluice.core.scatter.TopicAdmin;
 import io.sluice.core.scatter.TopicProducer;
 import io.sluice.core.source.KafkaChecks;
 import io.sluice.core.source.KafkaSource;
+import io.sluice.core.source.KafkaSourceContext;
 import io.sluice.core.source.LineSource;
-import io.sluice.core.source.ReplayLog;
+import io.sluice.core.source.LineSourceContext;
 import io.sluice.core.stage.Downstream;
 import io.sluice.core.stage.PipelineControl;
 import io.sluice.core.stage.PipelineStats;
@@ -298,38 +299,48 @@ public final class ScatterPipeline
         switch (source.kind())
         {
             case SluiceConfig.Source.KAFKA -> {
-                kafkaSource = new KafkaSource(new KafkaSource.Settings(
-                    source.name(),
-                    config.kafkaFor(source).bootstrapServers(),
-                    source.groupId(),
-                    source.pattern() == null ? null : UserRegex.compile(source.pattern()),
-                    source.inputTopics(),
-                    source.autoOffsetReset(),
-                    source.topicRefreshMs(),
-                    KafkaChecks.withIsolationLevel(config.kafkaFor(source).consumerProperties(),
-                        source.isolationLevel() == null ? SluiceConfig.Sink.READ_COMMITTED : source.isolationLevel()),
-                    config.checkpoint().commitIntervalMs(),
-                    config.checkpoint().stalledFailAfterMs(),
-                    config.checkpoint().drainTimeoutMs(),
-                    e.maxRecordBytes(),
-                    true,
-                    untilCaughtUp,
-                    100), ring, overflow, trackers, inputTopics, control, sourceStats, downstream, idle)
+                final KafkaSourceContext ctx = new KafkaSourceContext()
+                    .configPath("sources[" + source.name() + "]")
+                    .name(source.name())
+                    .bootstrapServers(config.kafkaFor(source).bootstrapServers())
+                    .groupId(source.groupId())
+                    .pattern(source.pattern() == null ? null : UserRegex.compile(source.pattern()))
+                    .topics(source.inputTopics())
+                    .autoOffsetReset(source.autoOffsetReset())
+                    .topicRefreshMs(source.topicRefreshMs())
+                    .consumerProperties(KafkaChecks.withIsolationLevel(config.kafkaFor(source).consumerProperties(),
+                        source.isolationLevel() == null ? SluiceConfig.Sink.READ_COMMITTED : source.isolationLevel()))
+                    .commitIntervalMs(config.checkpoint().commitIntervalMs())
+                    .stalledFailAfterMs(config.checkpoint().stalledFailAfterMs())
+                    .drainTimeoutMs(config.checkpoint().drainTimeoutMs())
+                    .maxRecordBytes(e.maxRecordBytes())
+                    .copyKeyAndHeaders(true)
+                    .untilCaughtUp(untilCaughtUp)
+                    .pollTimeoutMs(100)
+                    .conclude();
+                kafkaSource = new KafkaSource(ctx, ring, overflow, trackers, inputTopics, control, sourceStats,
+                    downstream, idle)
                     .rereadOnFailure(source.retryBackoffMs(), source.retryBackoffMaxMs());
                 return kafkaSource;
             }
             case SluiceConfig.Source.FILE, SluiceConfig.Source.STDIN -> {
                 final boolean file = SluiceConfig.Source.FILE.equals(source.kind());
                 final LineSource.Input input = file ? () -> Files.newInputStream(Path.of(source.path())) : this::stdin;
-                final long replayBytes = Math.max(source.replayBufferBytes(),
-                    2L * ReplayLog.recordSize(e.maxRecordBytes()) + 64);
-                lineSource = new LineSource(
-                    new LineSource.Settings(source.name(), file ? "file " + source.path() : "stdin",
-                        e.maxRecordBytes(), (int)Math.min(Integer.MAX_VALUE - 64, replayBytes), e.ackWindow(),
-                        config.checkpoint().stalledFailAfterMs(), config.checkpoint().commitIntervalMs(),
-                        source.retryBackoffMs(),
-                        source.retryBackoffMaxMs(), config.checkpoint().drainTimeoutMs(),
-                        file && source.checkpointFile() != null ? Path.of(source.checkpointFile()) : null),
+                final LineSourceContext ctx = new LineSourceContext()
+                    .configPath("sources[" + source.name() + "]")
+                    .name(source.name())
+                    .displayName(file ? "file " + source.path() : "stdin")
+                    .maxRecordBytes(e.maxRecordBytes())
+                    .replayBufferBytes(source.replayBufferBytes())
+                    .ackWindow(e.ackWindow())
+                    .stalledFailAfterMs(config.checkpoint().stalledFailAfterMs())
+                    .statusIntervalMs(config.checkpoint().commitIntervalMs())
+                    .backoffMs(source.retryBackoffMs())
+                    .backoffMaxMs(source.retryBackoffMaxMs())
+                    .drainTimeoutMs(config.checkpoint().drainTimeoutMs())
+                    .checkpointFile(file && source.checkpointFile() != null ? Path.of(source.checkpointFile()) : null)
+                    .conclude();
+                lineSource = new LineSource(ctx,
                     input, ring, overflow, trackers,
                     control, sourceStats, downstream, idle);
                 return lineSource;
