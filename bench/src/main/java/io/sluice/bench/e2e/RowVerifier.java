@@ -308,7 +308,8 @@ final class RowVerifier
      * @param e the records of the run
      * @param query runs the SELECTs
      * @return the outcome
-     * @throws IllegalArgumentException if the run is too big to index (over 4,194,304 records, or ids of 2^41 and up)
+     * @throws IllegalArgumentException if the run is too big to index (over 4,194,304 records, or ids 2^41 or more
+     *     above the run's smallest)
      */
     Result verify(final Expected e, final Query query) throws IOException, InterruptedException
     {
@@ -317,14 +318,21 @@ final class RowVerifier
             throw new IllegalArgumentException("row verification indexes at most " + (1 << RECORD_BITS) + " records");
         }
         final int n = (int)e.records();
-        // the expected ids, sorted, each packed with its record number
+        // the expected ids, sorted, each packed with its record number; packed relative to the run's smallest id, so
+        // a run of late copies (the live phase after a 1,000,000-record topic) indexes as well as the first
+        long origin = Long.MAX_VALUE;
+        for (int line = 0; line < lines; line++)
+        {
+            origin = Math.min(origin, idOf(line, e.firstCopy()));
+        }
         final long[] index = new long[n];
         for (int i = 0; i < n; i++)
         {
-            final long id = idOf(i % lines, e.firstCopy() + i / lines);
+            final long id = idOf(i % lines, e.firstCopy() + i / lines) - origin;
             if (id < 0 || id >= 1L << (63 - RECORD_BITS))
             {
-                throw new IllegalArgumentException("id " + id + " is too big to index");
+                throw new IllegalArgumentException("id " + (id + origin) + " is too far from the run's smallest id "
+                    + origin + " to index");
             }
             index[i] = id << RECORD_BITS | i;
         }
@@ -356,7 +364,7 @@ final class RowVerifier
                     tableRows++;
                     final String[] f = fields(line, table.columns().size());
                     final long id = parseId(f[table.idColumn()]);
-                    final int record = id < 0 ? -1 : find(index, id);
+                    final int record = id < origin ? -1 : find(index, id - origin);
                     if (record < 0)
                     {
                         unknown++;
