@@ -23,8 +23,8 @@ import com.puppycrawl.tools.checkstyle.api.TokenTypes;
 /**
  * The size limits of core's main sources (issue 17): no class over {@value #MAX_CLASS_LINES} lines of code, blank
  * and comment lines not counted (a top-level type with its nested types), and no method over 100 lines, the build's
- * checkstyle {@code MethodLength} rule (config/checkstyle/checkstyle.xml, with the methods not split yet named in
- * config/checkstyle/suppressions.xml). The JSON lexer and the column encoders, which the limits leave out, live in
+ * checkstyle {@code MethodLength} rule (config/checkstyle/checkstyle.xml; config/checkstyle/suppressions.xml, which
+ * would name a method not split yet, is empty). The JSON lexer and the column encoders, which the limits leave out, live in
  * codecs/, which the rules do not govern. A failure names each offender and its count.
  */
 final class SizeLimitsTest

@@ -2,24 +2,13 @@ package io.sluice.engine;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Objects;
 
-import io.sluice.codecs.json.JsonPath;
 import io.sluice.core.config.ConfigException;
-import io.sluice.core.config.ConfigLoader;
-import io.sluice.core.config.ConfigProblem;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.engine.DeepConfigChecks;
 import io.sluice.core.engine.SluiceEngine;
-import io.sluice.core.gather.json.ColumnMappings;
-import io.sluice.core.naming.DestinationTemplate;
-import io.sluice.core.stage.StageLayouts;
 
-/**
- * Checks that need the codecs and naming rules (JSON path syntax, destination templates) on top of what
- * {@code ConfigLoader} validates. Connects to nothing.
- */
+/** How every command loads a configuration file and reports its problems. */
 final class ConfigChecks
 {
     private ConfigChecks()
@@ -27,7 +16,8 @@ final class ConfigChecks
     }
 
     /**
-     * Loads a configuration file and runs the deep checks: what every command does before it uses a file.
+     * Loads a configuration file and runs the deep checks ({@link DeepConfigChecks}): what every command does before
+     * it uses a file.
      *
      * @param file the TOML file
      * @return the checked configuration
@@ -35,9 +25,7 @@ final class ConfigChecks
      */
     static SluiceConfig load(final Path file)
     {
-        final SluiceConfig config = ConfigLoader.load(file);
-        deep(config);
-        return config;
+        return DeepConfigChecks.load(file);
     }
 
     /**
@@ -54,92 +42,5 @@ final class ConfigChecks
         err.println(file + ": " + e.getMessage());
         err.flush();
         return SluiceEngine.EXIT_CONFIG;
-    }
-
-    /**
-     * @param config a loaded configuration
-     * @throws ConfigException with every problem found
-     */
-    static void deep(final SluiceConfig config)
-    {
-        final List<ConfigProblem> problems = new ArrayList<>();
-        for (int s = 0; s < config.sinks().size(); s++)
-        {
-            final SluiceConfig.Sink sink = config.sinks().get(s);
-            // a branch that inherits its table or database is reported at the plugin_config key it was written as
-            // (a sink without [[sinks.branches]] has one implicit branch, which the file does not show)
-            final SluiceConfig.ClickHouse plugin = sink.plugin();
-            template(problems, "sinks[" + s + "].plugin_config.target_table", plugin.targetTable());
-            template(problems, "sinks[" + s + "].plugin_config.database", plugin.database());
-            for (int b = 0; b < sink.branches().size(); b++)
-            {
-                final SluiceConfig.Branch br = sink.branches().get(b);
-                final String at = "sinks[" + s + "].branches[" + b + "]";
-                if (br.when() != null)
-                {
-                    path(problems, at + ".when.path", br.when().path());
-                }
-                br.columns().forEach((column, mapping) ->
-                {
-                    final String problem = ColumnMappings.problem(column, mapping);
-                    if (problem != null)
-                    {
-                        problems.add(new ConfigProblem(at + ".columns." + column, 0, problem));
-                    }
-                });
-                if (!Objects.equals(br.targetTable(), plugin.targetTable()))
-                {
-                    template(problems, at + ".target_table", br.targetTable());
-                }
-                if (!Objects.equals(br.database(), plugin.database()))
-                {
-                    template(problems, at + ".database", br.database());
-                }
-                if (br.shardBy() != null)
-                {
-                    path(problems, at + ".shard_by", br.shardBy());
-                }
-            }
-        }
-        try
-        {
-            StageLayouts.plan(config);
-        }
-        catch (final ConfigException e)
-        {
-            problems.addAll(e.problems());
-        }
-        if (!problems.isEmpty())
-        {
-            throw new ConfigException(problems);
-        }
-    }
-
-    private static void path(final List<ConfigProblem> problems, final String key, final String path)
-    {
-        try
-        {
-            JsonPath.parse(path);
-        }
-        catch (final IllegalArgumentException e)
-        {
-            problems.add(new ConfigProblem(key, 0, e.getMessage()));
-        }
-    }
-
-    private static void template(final List<ConfigProblem> problems, final String key, final String template)
-    {
-        if (template == null)
-        {
-            return;
-        }
-        try
-        {
-            DestinationTemplate.parse(template);
-        }
-        catch (final IllegalArgumentException e)
-        {
-            problems.add(new ConfigProblem(key, 0, e.getMessage()));
-        }
     }
 }

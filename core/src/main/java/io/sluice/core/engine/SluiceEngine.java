@@ -16,6 +16,7 @@ import org.slf4j.LoggerFactory;
 
 import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
+import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.gather.CircuitBreaker;
 import io.sluice.core.deadletter.DeadLetterReason;
@@ -75,9 +76,10 @@ public final class SluiceEngine
     private long startNanos;
 
     /**
-     * @param config  a validated configuration
+     * @param config  a configuration from {@code ConfigLoader}; the deep checks ({@link DeepConfigChecks}) run here
      * @param drivers the driver for a sink (by its kind); the engine closes the drivers it opened
      * @param options run options
+     * @throws ConfigException when a deep check refuses the configuration
      */
     public SluiceEngine(final SluiceConfig config, final Function<SluiceConfig.Sink, SinkDriver> drivers,
         final GatherPipeline.RunOptions options)
@@ -89,14 +91,17 @@ public final class SluiceEngine
     }
 
     /**
-     * @param config         a validated configuration
+     * @param config         a configuration from {@code ConfigLoader}; the deep checks ({@link DeepConfigChecks}) run
+     *                       here, so an embedder gets the refusals of {@code engine.jar check}
      * @param drivers        the driver for a sink (by its kind); the engine closes the drivers it opened
      * @param scatterDrivers the Kafka connection of a source ({@code [[sources]]}, scatter)
      * @param options        run options
+     * @throws ConfigException when a deep check refuses the configuration, naming each key
      */
     public SluiceEngine(final SluiceConfig config, final Function<SluiceConfig.Sink, SinkDriver> drivers,
         final Function<SluiceConfig.Source, ScatterDriver> scatterDrivers, final GatherPipeline.RunOptions options)
     {
+        DeepConfigChecks.check(config);
         this.config = config;
         this.drivers = drivers;
         this.scatterDrivers = scatterDrivers;

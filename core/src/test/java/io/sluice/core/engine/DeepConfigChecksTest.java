@@ -1,4 +1,4 @@
-package io.sluice.engine;
+package io.sluice.core.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -14,9 +14,10 @@ import org.junit.jupiter.api.Test;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.ConfigProblem;
+import io.sluice.core.gather.GatherPipeline;
 
-/** The deep checks name the key a problem was written at. */
-class ConfigChecksTest
+/** The deep checks name the key a problem was written at, for the command line and for an embedder alike. */
+class DeepConfigChecksTest
 {
     private static final String SINK = """
         [kafka]
@@ -34,7 +35,7 @@ class ConfigChecksTest
 
     private static List<String> keys(final String toml)
     {
-        return assertThrows(ConfigException.class, () -> ConfigChecks.deep(ConfigLoader.parse(toml))).problems()
+        return assertThrows(ConfigException.class, () -> DeepConfigChecks.check(ConfigLoader.parse(toml))).problems()
             .stream().map(ConfigProblem::key).toList();
     }
 
@@ -76,7 +77,7 @@ class ConfigChecksTest
             bad_source = "$nonsense", bad_header = "$header.", bad_path = "a..b", "" = "a" }
             """;
         final ConfigException e = assertThrows(ConfigException.class,
-            () -> ConfigChecks.deep(ConfigLoader.parse(toml)));
+            () -> DeepConfigChecks.check(ConfigLoader.parse(toml)));
         final Map<String, String> byKey = new TreeMap<>();
         e.problems().forEach(p -> byKey.put(p.key(), p.message()));
         final String at = "sinks[0].branches[0].columns.";
@@ -86,5 +87,17 @@ class ConfigChecksTest
             + "metadata source"), byKey.toString());
         assertTrue(byKey.get(at).contains("a column name is empty"),
             byKey.toString());
+    }
+
+    @Test
+    void shouldRefuseTheConfigurationWhenAnEmbedderBuildsTheEngine()
+    {
+        final ConfigException e = assertThrows(ConfigException.class, () -> new SluiceEngine(ConfigLoader.parse(SINK),
+            sink ->
+            {
+                throw new AssertionError("no driver is asked for before the checks");
+            }, new GatherPipeline.RunOptions(false)));
+        assertEquals(List.of("sinks[0].plugin_config.target_table", "sinks[0].plugin_config.database"),
+            e.problems().stream().map(ConfigProblem::key).toList());
     }
 }
