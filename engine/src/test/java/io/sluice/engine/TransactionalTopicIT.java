@@ -188,6 +188,51 @@ class TransactionalTopicIT
         TestServices.sql("DROP DATABASE " + db);
     }
 
+    /**
+     * The other way: the group's committed offset 500 is above the log end 6 (the topic re-created, or its log
+     * truncated). The consumer resets to the log start and returns offset 0, below what the partition had reached;
+     * the source starts its tracker over there with a WARN instead of refusing the record on every start.
+     */
+    @Test
+    void gatherStartsOverWhenTheCommittedOffsetIsAboveTheLogEnd(@TempDir final Path dir) throws Exception
+    {
+        final String topic = unique("recreated-");
+        final String db = unique("recreated_");
+        final String group = unique("recreated-group-");
+        final TopicPartition tp = new TopicPartition(topic, 0);
+        TestServices.createTopic(topic, 1);
+        final List<byte[]> values = new ArrayList<>();
+        for (int id = 1; id <= 6; id++)
+        {
+            values.add(("{\"id\":" + id + "}").getBytes(StandardCharsets.UTF_8));
+        }
+        TestServices.produce(topic, values);
+        try (Admin admin = TestServices.admin())
+        {
+            admin.alterConsumerGroupOffsets(group, Map.of(tp, new OffsetAndMetadata(500))).all().get();
+        }
+        TestServices.sql("CREATE DATABASE " + db);
+        TestServices.sql("CREATE TABLE " + db + ".t (id UInt32) ENGINE = MergeTree() ORDER BY id");
+        final Path cfg = dir.resolve("recreated.toml");
+        Files.writeString(cfg, "[kafka]\nbootstrap_servers = \"" + TestServices.bootstrap() + "\"\n"
+            + "[checkpoint]\ncommit_interval_ms = 100\n"
+            + "[[sinks]]\nname = \"recreated\"\nkind = \"clickhouse\"\ntopics = [\"" + topic + "\"]\ngroup_id = \""
+            + group + "\"\n[sinks.plugin_config]\nendpoint = \"" + TestServices.clickhouse() + "\"\ndatabase = \"" + db
+            + "\"\ntarget_table = \"t\"\nlinger_ms = 100\n");
+        final int rc;
+        final String out;
+        try (EngineProcess e = EngineProcess.start("--config", cfg.toString(), "--until-caught-up"))
+        {
+            rc = e.waitFor(90);
+            out = e.output();
+        }
+        assertEquals(0, rc, out);
+        assertEquals("1\n2\n3\n4\n5\n6\n", TestServices.sql("SELECT id FROM " + db + ".t ORDER BY id"), out);
+        assertEquals(6L, TestServices.committed(group).get(tp), "the lower offset is committed: " + out);
+        assertTrue(out.contains("returned offset 0 below offset 500 it had reached"), out);
+        TestServices.sql("DROP DATABASE " + db);
+    }
+
     @Test
     void gatherRefusesTheRawIsolationLevelProperty(@TempDir final Path dir) throws Exception
     {

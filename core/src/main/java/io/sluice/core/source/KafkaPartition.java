@@ -19,6 +19,8 @@ final class KafkaPartition
     private static final Logger LOG = LoggerFactory.getLogger(KafkaSource.class);
 
     final TopicPartition tp;
+    /** The pipeline's name, for the log. */
+    final String pipeline;
     final int topicId;
     final int trackerId;
     final AckTracker tracker;
@@ -45,9 +47,10 @@ final class KafkaPartition
     /** The offsets a re-read need not send again; null until the first re-read. */
     RereadFilter filter;
 
-    KafkaPartition(final TopicPartition tp, final int topicId, final int trackerId, final AckTracker tracker,
-        final long committed, final RereadSchedule reread)
+    KafkaPartition(final String pipeline, final TopicPartition tp, final int topicId, final int trackerId,
+        final AckTracker tracker, final long committed, final RereadSchedule reread)
     {
+        this.pipeline = pipeline;
         this.tp = tp;
         this.topicId = topicId;
         this.trackerId = trackerId;
@@ -116,12 +119,42 @@ final class KafkaPartition
         final long end = tracker.registeredEnd();
         if (fetched >= 0 && end >= fetched && position > fetched)
         {
-            LOG.warn("{}: {} moved from offset {} to {} without returning the {} record(s) between (out of range: "
-                + "deleted by retention or truncated before they were read; auto.offset.reset = {}); they are not in "
-                + "Kafka any more and the watermark goes past them", pipeline, tp, end, position, position - end,
-                autoOffsetReset);
+            LOG.warn("{}: {} moved from offset {} to {} without returning the {} record(s) between: its offset was "
+                + "out of range (records deleted by retention or truncated before they were read) and "
+                + "auto.offset.reset = {} {}; the watermark goes past them", pipeline, tp, end, position,
+                position - end, autoOffsetReset, "latest".equals(autoOffsetReset)
+                    ? "moved it to the log end, past any records still in Kafka as well"
+                    : "moved it to the log start");
             fetched = position;
             skipTo(position);
+        }
+    }
+
+    /**
+     * The first record a poll returned for the partition. Below the registered end it means the consumer went back
+     * on its own: its offset was out of range above the log end (the topic re-created, or the log truncated) and
+     * {@code auto.offset.reset} moved it to the log start or end. The tracker starts over there (a new generation:
+     * acknowledgements still in flight for the old offsets are ignored) and the next commit writes the lower offset;
+     * without this the record would be refused as "not above the last registered offset" on every start.
+     *
+     * @param first the offset of the first record returned (source thread, partition not held for a re-read)
+     */
+    void firstReturned(final long first)
+    {
+        final long end = tracker.registeredEnd();
+        if (first >= end)
+        {
+            return;
+        }
+        LOG.warn("{}: {} returned offset {} below offset {} it had reached: its offset was out of range above the "
+            + "log end (the topic re-created or its log truncated) and the consumer reset; reading from {} on (what "
+            + "was registered above it is forgotten)", pipeline, tp, first, end, first);
+        tracker.reset(first);
+        committed = first;
+        pendingSkip = -1;
+        if (filter != null)
+        {
+            filter.clear();
         }
     }
 

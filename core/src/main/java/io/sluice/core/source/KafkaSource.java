@@ -676,7 +676,8 @@ public final class KafkaSource implements Agent
                 final long position = consumer.position(tp, Duration.ofSeconds(30));
                 final OffsetAndMetadata c = committed.get(tp);
                 final AckTracker tracker = trackers.trackerFor(tp, position);
-                final KafkaPartition ps = new KafkaPartition(tp, topics.idOf(tp.topic()), trackers.idOf(tp), tracker,
+                final KafkaPartition ps = new KafkaPartition(settings.name(), tp, topics.idOf(tp.topic()),
+                    trackers.idOf(tp), tracker,
                     c == null ? position : c.offset(), rereadBackoffMs == 0
                         ? null
                         : new RereadSchedule(settings.name(), tp, RereadSchedule.Words.OFFSETS, rereadBackoffMs,

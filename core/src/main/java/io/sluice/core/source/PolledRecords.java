@@ -97,6 +97,11 @@ final class PolledRecords
             final KafkaPartition ps = assigned.get(e.getKey());
             if (ps != null)
             {
+                final List<ConsumerRecord<ByteBuffer, ByteBuffer>> l = polled.records(e.getKey());
+                if (!l.isEmpty() && !ps.holding())
+                {
+                    ps.firstReturned(l.get(0).offset());
+                }
                 ps.fetched = e.getValue().offset();
             }
         }
