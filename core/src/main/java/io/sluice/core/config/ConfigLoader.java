@@ -243,6 +243,12 @@ public final class ConfigLoader
             powerOfTwo(en, ENGINE_ACK_WINDOW),
             en.intValue(ENGINE_QUEUE_DEPTH),
             en.longValue(ENGINE_STATUS_INTERVAL_MS));
+        if ((long)engine.ringSize() * engine.slotBytes() > Integer.MAX_VALUE)
+        {
+            en.problem(ENGINE_RING_SIZE.name(), "ring_size x slot_bytes = " + engine.ringSize() + " x "
+                + engine.slotBytes() + " bytes is over 2 GiB - 1, the most one off-heap ring holds; lower ring_size or "
+                + "slot_bytes");
+        }
         en.finish();
 
         final SluiceConfig.Tuning tuning = readTuning(top, problems);

@@ -144,7 +144,8 @@ public final class ConfigSchema
     // ------------------------------------------------------------------------------------------------ [engine]
     static final ConfigKey ENGINE_RING_SIZE = ConfigKey.in("engine", "ring_size", INT)
         .defaultValue("4096").unit("slots").range(2, 1 << 24)
-        .doc("Slots in each source's ingest ring; a power of two. A full ring pauses the consumer (back-pressure).");
+        .doc("Slots in each source's ingest ring; a power of two. A full ring pauses the consumer (back-pressure). "
+            + "ring_size x slot_bytes is at most 2 GiB - 1 (one off-heap slab).");
     static final ConfigKey ENGINE_SLOT_BYTES = ConfigKey.in("engine", "slot_bytes", INT)
         .defaultValue("8192").unit("bytes").range(64, 64 << 20)
         .doc(
@@ -153,10 +154,11 @@ public final class ConfigSchema
         .defaultValue("8388608").unit("bytes").range(64, Integer.MAX_VALUE / 2)
         .doc("Largest record accepted; a larger record is a record error (see on_error).");
     static final ConfigKey ENGINE_OVERFLOW_BUFFERS = ConfigKey.in("engine", "overflow_buffers", INT)
-        .defaultValue("16").unit("buffers").range(0, 1 << 16)
-        .doc("Pooled buffers for records larger than a slot; each grows up to max_record_bytes and is reused.");
+        .defaultValue("16").unit("buffers").range(1, 1 << 16)
+        .doc("Pooled buffers for records larger than a slot; each grows up to max_record_bytes and is reused. At "
+            + "least 1: a record larger than a slot waits for one.");
     static final ConfigKey ENGINE_ACK_WINDOW = ConfigKey.in("engine", "ack_window", INT)
-        .defaultValue("262144").unit("offsets").range(64, 1 << 28)
+        .defaultValue("262144").unit("offsets").range(64, 1 << 26)
         .doc("Offsets a partition may have in flight (registered but not yet committable); a power of two. "
             + "A full window pauses that partition. Costs ack_window/2 bytes of heap per assigned partition (the start line "
             + "gives the figure), freed when the partition is revoked or its topic deleted.");
@@ -250,7 +252,9 @@ public final class ConfigSchema
             + "always read the same value. Duplicates of keys nothing reads are not looked for.");
     static final ConfigKey SINK_AUTO_OFFSET_RESET = ConfigKey.in("sinks[]", "auto_offset_reset", STRING)
         .defaultValue("earliest").allowed("earliest", "latest")
-        .doc("Where a partition without a committed offset starts (also for topics that appear while running).");
+        .doc("Where a partition without a committed offset starts (also for topics that appear while running), and "
+            + "where one whose committed offset is out of range goes (its records deleted by retention or truncated): "
+            + "the log start, or with latest the log end, past records still in Kafka too (a WARN names the gap).");
     static final ConfigKey SINK_ISOLATION_LEVEL = ConfigKey.in("sinks[]", "isolation_level", STRING)
         .defaultValue("read_committed").allowed("read_committed", "read_uncommitted")
         .doc("Which records of transactional producers the sink reads (Kafka's isolation.level): read_committed "
@@ -426,7 +430,8 @@ public final class ConfigSchema
         .doc("kind = kafka (required there): the consumer group whose committed offsets say where the source resumes.");
     static final ConfigKey SRC_AUTO_OFFSET_RESET = ConfigKey.in("sources[]", "auto_offset_reset", STRING)
         .defaultValue("earliest").allowed("earliest", "latest")
-        .doc("kind = kafka: where a partition without a committed offset starts.");
+        .doc("kind = kafka: where a partition without a committed offset starts, and where one whose committed "
+            + "offset is out of range goes (the log start, or the log end with latest; a WARN names the gap).");
     static final ConfigKey SRC_ISOLATION_LEVEL = ConfigKey.in("sources[]", "isolation_level", STRING)
         .defaultValue("read_committed").allowed("read_committed", "read_uncommitted")
         .doc("kind = kafka: which records of transactional producers are read (Kafka's isolation.level): "

@@ -90,7 +90,9 @@ public final class DeadLetterHeaders
         add(headers, PIPELINE, letter.pipeline());
         add(headers, STAGE, why.stage());
         add(headers, REASON, why.reason().label());
-        add(headers, TIMESTAMP, letter.timestampMs() < 0 ? null : Long.toString(letter.timestampMs()));
+        // a record without a timestamp (NoTimestampType: a file or stdin line) has none to carry, not 0
+        final boolean stamped = letter.timestampMs() >= 0 && !"NoTimestampType".equals(letter.timestampTypeName());
+        add(headers, TIMESTAMP, stamped ? Long.toString(letter.timestampMs()) : null);
         add(headers, TIMESTAMP_TYPE, letter.timestampTypeName());
         add(headers, BRANCH, why.branch());
         add(headers, TABLE, why.table());

@@ -42,6 +42,23 @@ class ConfigLoaderTest
         return p.get(0);
     }
 
+    /**
+     * What the engine cannot run refuses at load, naming the key (the hostile trial: each passed check, then the run
+     * hung or failed with a stack trace).
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource(delimiter = '|', value = {
+        "overflow_buffers = 0 | engine.overflow_buffers | out of range [1, 65536]",
+        "ack_window = 134217728 | engine.ack_window | out of range [64, 67108864]",
+        "ring_size = 262144 | engine.ring_size | is over 2 GiB - 1",
+        "ring_size = 4096\\nslot_bytes = 67108864 | engine.ring_size | 4096 x 67108864 bytes"})
+    void shouldRefuseEngineSettingsTheEngineCannotRun(final String line, final String key, final String message)
+    {
+        final ConfigProblem p = only("[engine]\n" + line.replace("\\n", "\n") + "\n" + MINIMAL);
+        assertEquals(key, p.key(), p.toString());
+        assertTrue(p.message().contains(message), p.toString());
+    }
+
     @org.junit.jupiter.params.ParameterizedTest
     @org.junit.jupiter.params.provider.CsvSource(delimiter = '|', value = {
         "127.0.0.1:9464 | 127.0.0.1 | 9464",
