@@ -93,6 +93,43 @@ class TransactionalTopicIT
         }
     }
 
+    /** @return a new one-partition topic holding {@code {"id":1}} .. {@code {"id":6}} at offsets 0-5 */
+    private static String sixRecords(final String prefix) throws Exception
+    {
+        final String topic = unique(prefix);
+        TestServices.createTopic(topic, 1);
+        final List<byte[]> values = new ArrayList<>();
+        for (int id = 1; id <= 6; id++)
+        {
+            values.add(("{\"id\":" + id + "}").getBytes(StandardCharsets.UTF_8));
+        }
+        TestServices.produce(topic, values);
+        return topic;
+    }
+
+    private record SinkRun(int rc, String out)
+    {
+    }
+
+    /** Creates {@code db.t (id UInt32)} and runs a sink of the topic into it with {@code --until-caught-up}. */
+    private static SinkRun sinkUntilCaughtUp(final Path dir, final String topic, final String group,
+        final String db) throws Exception
+    {
+        TestServices.sql("CREATE DATABASE " + db);
+        TestServices.sql("CREATE TABLE " + db + ".t (id UInt32) ENGINE = MergeTree() ORDER BY id");
+        final Path cfg = dir.resolve(topic + ".toml");
+        Files.writeString(cfg, "[kafka]\nbootstrap_servers = \"" + TestServices.bootstrap() + "\"\n"
+            + "[checkpoint]\ncommit_interval_ms = 100\n"
+            + "[[sinks]]\nname = \"s\"\nkind = \"clickhouse\"\ntopics = [\"" + topic + "\"]\ngroup_id = \""
+            + group + "\"\n[sinks.plugin_config]\nendpoint = \"" + TestServices.clickhouse() + "\"\ndatabase = \"" + db
+            + "\"\ntarget_table = \"t\"\nlinger_ms = 100\n");
+        try (EngineProcess e = EngineProcess.start("--config", cfg.toString(), "--until-caught-up"))
+        {
+            final int rc = e.waitFor(90);
+            return new SinkRun(rc, e.output());
+        }
+    }
+
     private static String isolationLine(final String isolation)
     {
         return isolation.isEmpty() ? "" : "isolation_level = \"" + isolation + "\"\n";
@@ -145,39 +182,18 @@ class TransactionalTopicIT
     void gatherGoesPastRecordsDeletedBeforeTheyWereRead(final long deletedBefore, final String expected,
         final long gap, @TempDir final Path dir) throws Exception
     {
-        final String topic = unique("deleted-");
+        final String topic = sixRecords("deleted-");
         final String db = unique("deleted_");
         final String group = unique("deleted-group-");
         final TopicPartition tp = new TopicPartition(topic, 0);
-        TestServices.createTopic(topic, 1);
-        final List<byte[]> values = new ArrayList<>();
-        for (int id = 1; id <= 6; id++)
-        {
-            values.add(("{\"id\":" + id + "}").getBytes(StandardCharsets.UTF_8));
-        }
-        TestServices.produce(topic, values);
         try (Admin admin = TestServices.admin())
         {
-            admin.alterConsumerGroupOffsets(group, Map.of(tp,
-                new OffsetAndMetadata(1))).all().get();
-            admin.deleteRecords(Map.of(tp,
-                RecordsToDelete.beforeOffset(deletedBefore))).all().get();
+            admin.alterConsumerGroupOffsets(group, Map.of(tp, new OffsetAndMetadata(1))).all().get();
+            admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(deletedBefore))).all().get();
         }
-        TestServices.sql("CREATE DATABASE " + db);
-        TestServices.sql("CREATE TABLE " + db + ".t (id UInt32) ENGINE = MergeTree() ORDER BY id");
-        final Path cfg = dir.resolve("deleted.toml");
-        Files.writeString(cfg, "[kafka]\nbootstrap_servers = \"" + TestServices.bootstrap() + "\"\n"
-            + "[checkpoint]\ncommit_interval_ms = 100\n"
-            + "[[sinks]]\nname = \"deleted\"\nkind = \"clickhouse\"\ntopics = [\"" + topic + "\"]\ngroup_id = \""
-            + group + "\"\n[sinks.plugin_config]\nendpoint = \"" + TestServices.clickhouse() + "\"\ndatabase = \"" + db
-            + "\"\ntarget_table = \"t\"\nlinger_ms = 100\n");
-        final int rc;
-        final String out;
-        try (EngineProcess e = EngineProcess.start("--config", cfg.toString(), "--until-caught-up"))
-        {
-            rc = e.waitFor(90);
-            out = e.output();
-        }
+        final SinkRun r = sinkUntilCaughtUp(dir, topic, group, db);
+        final int rc = r.rc();
+        final String out = r.out();
         assertEquals(0, rc, "--until-caught-up exits 0 past the deleted records:\n" + out);
         assertEquals(expected, TestServices.sql("SELECT id FROM " + db + ".t ORDER BY id"), out);
         assertEquals(6L, TestServices.committed(group).get(tp), out);
@@ -196,36 +212,17 @@ class TransactionalTopicIT
     @Test
     void gatherStartsOverWhenTheCommittedOffsetIsAboveTheLogEnd(@TempDir final Path dir) throws Exception
     {
-        final String topic = unique("recreated-");
+        final String topic = sixRecords("recreated-");
         final String db = unique("recreated_");
         final String group = unique("recreated-group-");
         final TopicPartition tp = new TopicPartition(topic, 0);
-        TestServices.createTopic(topic, 1);
-        final List<byte[]> values = new ArrayList<>();
-        for (int id = 1; id <= 6; id++)
-        {
-            values.add(("{\"id\":" + id + "}").getBytes(StandardCharsets.UTF_8));
-        }
-        TestServices.produce(topic, values);
         try (Admin admin = TestServices.admin())
         {
             admin.alterConsumerGroupOffsets(group, Map.of(tp, new OffsetAndMetadata(500))).all().get();
         }
-        TestServices.sql("CREATE DATABASE " + db);
-        TestServices.sql("CREATE TABLE " + db + ".t (id UInt32) ENGINE = MergeTree() ORDER BY id");
-        final Path cfg = dir.resolve("recreated.toml");
-        Files.writeString(cfg, "[kafka]\nbootstrap_servers = \"" + TestServices.bootstrap() + "\"\n"
-            + "[checkpoint]\ncommit_interval_ms = 100\n"
-            + "[[sinks]]\nname = \"recreated\"\nkind = \"clickhouse\"\ntopics = [\"" + topic + "\"]\ngroup_id = \""
-            + group + "\"\n[sinks.plugin_config]\nendpoint = \"" + TestServices.clickhouse() + "\"\ndatabase = \"" + db
-            + "\"\ntarget_table = \"t\"\nlinger_ms = 100\n");
-        final int rc;
-        final String out;
-        try (EngineProcess e = EngineProcess.start("--config", cfg.toString(), "--until-caught-up"))
-        {
-            rc = e.waitFor(90);
-            out = e.output();
-        }
+        final SinkRun r = sinkUntilCaughtUp(dir, topic, group, db);
+        final int rc = r.rc();
+        final String out = r.out();
         assertEquals(0, rc, out);
         assertEquals("1\n2\n3\n4\n5\n6\n", TestServices.sql("SELECT id FROM " + db + ".t ORDER BY id"), out);
         assertEquals(6L, TestServices.committed(group).get(tp), "the lower offset is committed: " + out);

@@ -52,20 +52,21 @@ public final class KafkaSourceContext
         {
             throw new IllegalStateException("KafkaSourceContext of " + name + " already concluded");
         }
-        requireText("name", name);
-        requireText("kafka.bootstrap_servers", bootstrapServers);
-        requireText("group_id", groupId);
+        ContextChecks.requireText(configPath, "name", name);
+        ContextChecks.requireText(configPath, "kafka.bootstrap_servers", bootstrapServers);
+        ContextChecks.requireText(configPath, "group_id", groupId);
         // Kafka's own values (none, by_duration:...) are the consumer's to check; the loader allows earliest, latest
-        requireText("auto_offset_reset", autoOffsetReset);
-        requirePositive("topic_refresh_ms", topicRefreshMs);
-        requirePositive("checkpoint.commit_interval_ms", commitIntervalMs);
-        requirePositive("checkpoint.stalled_fail_after_ms", stalledFailAfterMs);
+        ContextChecks.requireText(configPath, "auto_offset_reset", autoOffsetReset);
+        ContextChecks.requirePositive(configPath, "topic_refresh_ms", topicRefreshMs);
+        ContextChecks.requirePositive(configPath, "checkpoint.commit_interval_ms", commitIntervalMs);
+        ContextChecks.requirePositive(configPath, "checkpoint.stalled_fail_after_ms", stalledFailAfterMs);
         if (drainTimeoutMs < 0)
         {
-            throw problem("checkpoint.drain_timeout_ms", "must be >= 0, was " + drainTimeoutMs);
+            throw ContextChecks.problem(configPath, "checkpoint.drain_timeout_ms",
+                "must be >= 0, was " + drainTimeoutMs);
         }
-        requirePositive("engine.max_record_bytes", maxRecordBytes);
-        requirePositive("poll_timeout_ms", pollTimeoutMs);
+        ContextChecks.requirePositive(configPath, "engine.max_record_bytes", maxRecordBytes);
+        ContextChecks.requirePositive(configPath, "poll_timeout_ms", pollTimeoutMs);
         topics = topics == null ? List.of() : List.copyOf(topics);
         consumerProperties = consumerProperties == null ? Map.of() : Map.copyOf(consumerProperties);
         concluded = true;
@@ -359,27 +360,5 @@ public final class KafkaSourceContext
         {
             throw new IllegalStateException("KafkaSourceContext of " + name + " is concluded (read-only)");
         }
-    }
-
-    private void requireText(final String key, final String value)
-    {
-        if (value == null || value.isBlank())
-        {
-            throw problem(key, "is required");
-        }
-    }
-
-    private void requirePositive(final String key, final long value)
-    {
-        if (value <= 0)
-        {
-            throw problem(key, "must be > 0, was " + value);
-        }
-    }
-
-    private ConfigException problem(final String key, final String message)
-    {
-        final boolean root = key.startsWith("checkpoint.") || key.startsWith("engine.");
-        return new ConfigException(root ? key : configPath + "." + key, message);
     }
 }

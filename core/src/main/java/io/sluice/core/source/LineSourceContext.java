@@ -45,18 +45,19 @@ public final class LineSourceContext
         {
             throw new IllegalStateException("LineSourceContext of " + name + " already concluded");
         }
-        requireText("name", name);
-        requireText("path", displayName);
-        requirePositive("engine.max_record_bytes", maxRecordBytes);
-        requirePositive("replay_buffer_bytes", replayBufferBytes);
-        requirePositive("engine.ack_window", ackWindow);
-        requirePositive("checkpoint.stalled_fail_after_ms", stalledFailAfterMs);
-        requirePositive("checkpoint.commit_interval_ms", statusIntervalMs);
-        requirePositive("retry_backoff_ms", backoffMs);
-        requirePositive("retry_backoff_max_ms", backoffMaxMs);
+        ContextChecks.requireText(configPath, "name", name);
+        ContextChecks.requireText(configPath, "path", displayName);
+        ContextChecks.requirePositive(configPath, "engine.max_record_bytes", maxRecordBytes);
+        ContextChecks.requirePositive(configPath, "replay_buffer_bytes", replayBufferBytes);
+        ContextChecks.requirePositive(configPath, "engine.ack_window", ackWindow);
+        ContextChecks.requirePositive(configPath, "checkpoint.stalled_fail_after_ms", stalledFailAfterMs);
+        ContextChecks.requirePositive(configPath, "checkpoint.commit_interval_ms", statusIntervalMs);
+        ContextChecks.requirePositive(configPath, "retry_backoff_ms", backoffMs);
+        ContextChecks.requirePositive(configPath, "retry_backoff_max_ms", backoffMaxMs);
         if (drainTimeoutMs < 0)
         {
-            throw problem("checkpoint.drain_timeout_ms", "must be >= 0, was " + drainTimeoutMs);
+            throw ContextChecks.problem(configPath, "checkpoint.drain_timeout_ms",
+                "must be >= 0, was " + drainTimeoutMs);
         }
         final long replay = Math.max(replayBufferBytes, 2L * ReplayLog.recordSize(maxRecordBytes) + 64);
         replayBytes = (int)Math.min(Integer.MAX_VALUE - 64, replay);
@@ -289,27 +290,5 @@ public final class LineSourceContext
         {
             throw new IllegalStateException("LineSourceContext of " + name + " is concluded (read-only)");
         }
-    }
-
-    private void requireText(final String key, final String value)
-    {
-        if (value == null || value.isBlank())
-        {
-            throw problem(key, "is required");
-        }
-    }
-
-    private void requirePositive(final String key, final long value)
-    {
-        if (value <= 0)
-        {
-            throw problem(key, "must be > 0, was " + value);
-        }
-    }
-
-    private ConfigException problem(final String key, final String message)
-    {
-        final boolean root = key.startsWith("checkpoint.") || key.startsWith("engine.");
-        return new ConfigException(root ? key : configPath + "." + key, message);
     }
 }

@@ -97,11 +97,6 @@ final class PolledRecords
             final KafkaPartition ps = assigned.get(e.getKey());
             if (ps != null)
             {
-                final List<ConsumerRecord<ByteBuffer, ByteBuffer>> l = polled.records(e.getKey());
-                if (!l.isEmpty() && !ps.holding())
-                {
-                    ps.firstReturned(l.get(0).offset());
-                }
                 ps.fetched = e.getValue().offset();
             }
         }
@@ -203,6 +198,11 @@ final class PolledRecords
                 list = records.records(tp);
                 state = assigned.get(tp);
                 recordIndex = 0;
+                if (state != null && !state.holding() && !list.isEmpty())
+                {
+                    // below what the partition reached: the consumer went back on its own (out of range)
+                    state.firstReturned(list.get(0).offset());
+                }
             }
             final KafkaPartition ps = state;
             final List<ConsumerRecord<ByteBuffer, ByteBuffer>> l = list;
