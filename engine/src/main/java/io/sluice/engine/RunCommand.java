@@ -31,7 +31,7 @@ public final class RunCommand implements Callable<Integer>
     @Option(names = "--config", required = true, paramLabel = "FILE", description = "Pipeline configuration (TOML).")
     Path config;
 
-    @Option(names = "--until-caught-up", description = "Stop (exit 0) once every assigned partition is committed up to its end offset.")
+    @Option(names = "--until-caught-up", description = "Stop (exit 0) once every assigned partition is committed up to its end offset; once every record up to the end is read, open batches are sealed without waiting for linger_ms.")
     boolean untilCaughtUp;
 
     @Override

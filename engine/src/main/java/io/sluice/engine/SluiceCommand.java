@@ -21,7 +21,7 @@ public final class SluiceCommand implements Callable<Integer>
     @Option(names = "--config", paramLabel = "FILE", description = "Pipeline configuration (TOML) to run.")
     Path config;
 
-    @Option(names = "--until-caught-up", description = "Stop (exit 0) once every assigned partition is committed up to its end offset.")
+    @Option(names = "--until-caught-up", description = "Stop (exit 0) once every assigned partition is committed up to its end offset; once every record up to the end is read, open batches are sealed without waiting for linger_ms.")
     boolean untilCaughtUp;
 
     @Option(names = "--log-format", paramLabel = "text|json", scope = ScopeType.INHERIT, converter = LogFormatConverter.class, description = "Log lines as text (ISO-8601 date and zone) or as one JSON object per line (default: $SLUICE_LOG_FORMAT, else text).")

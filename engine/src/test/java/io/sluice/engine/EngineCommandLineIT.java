@@ -129,6 +129,37 @@ class EngineCommandLineIT
     }
 
     @Test
+    void shouldSealOpenBatchesOnceReadToTheEndInsteadOfWaitingOutTheLinger() throws Exception
+    {
+        // linger_ms of 10 minutes and max_rows far above the records: before, --until-caught-up waited out the linger
+        // (the batch sealed 10 minutes later); now the batch is sealed once every partition is read to its end
+        final String topic = unique("cli-end-");
+        final String db = unique("cli_db_");
+        TestServices.sql("CREATE DATABASE " + db);
+        TestServices.sql("CREATE TABLE " + db + ".t (n UInt8, s String) ENGINE = MergeTree() ORDER BY n");
+        TestServices.createTopic(topic, 2);
+        TestServices.produce(topic, List.of(bytes("{\"n\":1,\"s\":\"a\"}"), bytes("{\"n\":2,\"s\":\"b\"}"),
+            bytes("{\"n\":3,\"s\":\"c\"}")));
+        final String group = unique("g");
+        final Path f = EngineProcess.writeConfig(config(topic, group, db, "t", "")
+            .replace("max_rows = 1000\nlinger_ms = 200\n", "max_rows = 100000\nlinger_ms = 600000\n"));
+        final long start = System.nanoTime();
+        try (EngineProcess p = EngineProcess.start("--config", f.toString(), "--until-caught-up"))
+        {
+            assertEquals(0, p.waitFor(120), p.output());
+        }
+        final long seconds = (System.nanoTime() - start) / 1_000_000_000L;
+        assertTrue(seconds < 120, "ran " + seconds + " s");
+        assertEquals("a\nb\nc\n", TestServices.sql("SELECT s FROM " + db + ".t ORDER BY s"));
+        long committed = 0;
+        for (final Long c : TestServices.committed(group).values())
+        {
+            committed += c;
+        }
+        assertEquals(3, committed);
+    }
+
+    @Test
     void shouldLogOneJsonObjectPerLineWithStructuredFieldsAndTextWithAnIsoDate() throws Exception
     {
         final String topic = unique("cli-json-");

@@ -80,6 +80,19 @@ public final class BenchRun
     private static final int KAFKA_ENGINE_BLOCK_SIZE = 65536;
     /** How long the Kafka engine may take to write its last rows once its group is committed to the end. */
     private static final long KAFKA_ENGINE_GRACE_MS = 10_000;
+    /**
+     * Rows per insert at most in the drain runs: Sluice's default max_rows, about the Kafka engine's block
+     * (kafka_max_block_size 65536) and within ClickHouse's advice of 10,000 to 100,000 rows per insert.
+     */
+    static final int DRAIN_MAX_ROWS = 100_000;
+    /** Bytes per insert at most in the drain runs (32 MiB: 100,000 of the widest rows fit). */
+    static final long DRAIN_MAX_BYTES = 32L << 20;
+    /**
+     * How long a drain run's batch may wait for rows (ms): the rare tables fill their batches only this way. The
+     * Kafka engine flushes every stream_flush_interval_ms (7,500 by default); ClickHouse advises about one insert per
+     * second per table at most.
+     */
+    static final long DRAIN_LINGER_MS = 5_000;
 
     private final ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
@@ -107,6 +120,9 @@ public final class BenchRun
     private List<Integer> batchSweep = List.of();
     private long sampleMillis = 200;
     private boolean jfr;
+    private int drainMaxRows = DRAIN_MAX_ROWS;
+    private long drainMaxBytes = DRAIN_MAX_BYTES;
+    private long drainLingerMs = DRAIN_LINGER_MS;
 
     private Path engineJar;
     private Path benchJar;
@@ -146,7 +162,8 @@ public final class BenchRun
             "                [--clickhouse URL] [--root DIR] [--out DIR] [--topic T] [--database D] [--reload]",
             "                [--live-rate R] [--live-seconds S] [--live-warmup-seconds W] [--jvm-opts \"...\"]",
             "                [--contenders A,B,...] [--kafka-engine-block-size N] [--kafka-engine-consumers N]",
-            "                [--batch-sweep N,N,...] [--sample-ms MS] [--jfr]",
+            "                [--batch-sweep N,N,...] [--sample-ms MS] [--jfr] [--max-rows N] [--max-bytes N]",
+            "                [--linger-ms MS]",
             "  --quick          100,000 records, 1 round, a live phase of 3 s warm-up + 5 s at 2,000 records/s",
             "  --records N      records in the topic (default 1,000,000; the 8,502-event sample repeated with distinct ids)",
             "  --rounds R       rounds of limits, baseline, Sluice, kafka-engine (default 3)",
@@ -164,7 +181,13 @@ public final class BenchRun
             "  --live-seconds S length of the latency phase (default 10)",
             "  --live-warmup-seconds W  records produced first at the same rate and left out of the percentiles (default 5)",
             "  --reload         reload the topic even if it already holds exactly N records",
-            "  --jvm-opts \"..\"  JVM options of both contenders (default \"" + CONTENDER_JVM + "\")");
+            "  --jvm-opts \"..\"  JVM options of both contenders (default \"" + CONTENDER_JVM + "\")",
+            "  --max-rows N     max_rows of the drain runs (baseline, Sluice, clickhouse-limit; default "
+                + DRAIN_MAX_ROWS
+                + ")",
+            "  --max-bytes N    max_bytes of the drain runs (default " + DRAIN_MAX_BYTES + ")",
+            "  --linger-ms MS   linger_ms of the drain runs (default " + DRAIN_LINGER_MS
+                + "; the live phase keeps the example's 1000)");
     }
 
     private void parse(final String[] args)
@@ -278,6 +301,18 @@ public final class BenchRun
                     i++;
                 }
                 case "--jfr" -> jfr = true;
+                case "--max-rows" -> {
+                    drainMaxRows = Integer.parseInt(value.get().replace("_", ""));
+                    i++;
+                }
+                case "--max-bytes" -> {
+                    drainMaxBytes = Long.parseLong(value.get().replace("_", ""));
+                    i++;
+                }
+                case "--linger-ms" -> {
+                    drainLingerMs = Long.parseLong(value.get().replace("_", ""));
+                    i++;
+                }
                 case "--sample-ms" -> {
                     sampleMillis = Long.parseLong(value.get());
                     i++;
@@ -345,6 +380,10 @@ public final class BenchRun
         System.out.printf(Locale.ROOT,
             "== Sluice end-to-end benchmark %s%n   machine: %s%n   command: %s%n   %,d records x %d round(s), topic %s (%d partitions), database %s; logs and JSON in %s%n",
             runId, machine.get("summary"), command, records, rounds, topic, partitions, database, runDir);
+        System.out.printf(Locale.ROOT,
+            "   drain batching: max_rows %,d, max_bytes %,d, linger_ms %,d (the live phase: the"
+                + " example's)%n",
+            drainMaxRows, drainMaxBytes, drainLingerMs);
 
         findServices();
         prepareTopic();
@@ -876,6 +915,17 @@ public final class BenchRun
         return f;
     }
 
+    /**
+     * The drain runs' batching, in place of the example's (max_rows 20,000, max_bytes 8 MiB, linger_ms 1,000: sized for
+     * a prompt quickstart), the same for every contender that batches: rows per insert are what ClickHouse's CPU per
+     * row depends on most (--batch-sweep), and the Kafka engine contender batches up to 65,536 rows for 7.5 s.
+     */
+    private Map<String, String> drainBatching(final int maxRows, final long maxBytes)
+    {
+        return Map.of("max_rows = 20000", "max_rows = " + maxRows, "max_bytes = 8388608", "max_bytes = " + maxBytes,
+            "linger_ms = 1000", "linger_ms = " + drainLingerMs);
+    }
+
     private static int freePort() throws IOException
     {
         try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress()))
@@ -921,7 +971,7 @@ public final class BenchRun
         final String group = "sluice-bench-" + runId + "-" + name;
         // Sluice's own checkpoint lag comes from its Prometheus endpoint, scraped with every sample
         final int metricsPort = contender.equals("sluice") ? freePort() : -1;
-        final Path config = config(name, topic, group, Map.of(),
+        final Path config = config(name, topic, group, drainBatching(drainMaxRows, drainMaxBytes),
             metricsPort > 0 ? "\n[metrics]\nlisten = \"127.0.0.1:" + metricsPort + "\"\n" : "");
         final Path json = runDir.resolve(name + ".json");
         final boolean writes = !contender.equals("kafka-limit");
@@ -1269,8 +1319,7 @@ public final class BenchRun
     private Map<String, Object> sweepRun(final int rowsPerInsert) throws Exception
     {
         final String name = "clickhouse-limit-batch-" + rowsPerInsert;
-        final Path config = config(name, topic, "unused", Map.of("max_rows = 20000", "max_rows = " + rowsPerInsert,
-            "max_bytes = 8388608", "max_bytes = 1073741824"), "");
+        final Path config = config(name, topic, "unused", drainBatching(rowsPerInsert, 1L << 30), "");
         final Path json = runDir.resolve(name + ".json");
         freshTables();
         final Map<String, Object> run;
@@ -1589,6 +1638,9 @@ public final class BenchRun
         summary.put("live_seconds", liveSeconds);
         summary.put("live_warmup_seconds", liveWarmupSeconds);
         summary.put("contender_jvm_options", contenderJvm);
+        summary.put("drain_max_rows", drainMaxRows);
+        summary.put("drain_max_bytes", drainMaxBytes);
+        summary.put("drain_linger_ms", drainLingerMs);
         summary.put("kafka_engine_block_size", kafkaEngineBlockSize);
         summary.put("kafka_engine_consumers", kafkaEngineConsumers);
         summary.put("sample_ms", sampleMillis);

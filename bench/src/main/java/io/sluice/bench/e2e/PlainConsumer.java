@@ -300,18 +300,33 @@ public final class PlainConsumer
         }
     }
 
-    private boolean caughtUp(final KafkaConsumer<byte[], byte[]> consumer)
+    /**
+     * @return whether every partition is committed to its end; when every partition is read to its end but not yet
+     *     committed, inserts the open batches at once (as Sluice's --until-caught-up seals them) instead of after
+     *     linger_ms
+     */
+    private boolean caughtUp(final KafkaConsumer<byte[], byte[]> consumer) throws IOException
     {
         final Set<TopicPartition> assigned = consumer.assignment();
         final Map<TopicPartition, Long> ends = consumer.endOffsets(assigned, Duration.ofSeconds(10));
+        boolean committedAll = true;
+        boolean readAll = true;
         for (final TopicPartition tp : assigned)
         {
-            if (committed.getOrDefault(tp, -1L) < ends.get(tp))
+            committedAll &= committed.getOrDefault(tp, -1L) >= ends.get(tp);
+            readAll &= consumer.position(tp, Duration.ofSeconds(10)) >= ends.get(tp);
+        }
+        if (!committedAll && readAll)
+        {
+            for (final Branch b : branches)
             {
-                return false;
+                if (b.rows > 0)
+                {
+                    insert(b);
+                }
             }
         }
-        return true;
+        return committedAll;
     }
 
     private void route(final ConsumerRecord<byte[], byte[]> r) throws IOException

@@ -38,6 +38,7 @@ class RowVerifierTest
         + "{\"ref\":\"webrtc-testing\",\"ref_type\":\"branch\",\"pusher_type\":\"user\"}";
 
     private static RowVerifier verifier;
+    private static int sampleLines;
 
     @BeforeAll
     static void build() throws Exception
@@ -55,6 +56,7 @@ class RowVerifierTest
                 }
             }
         }
+        sampleLines = sample.size();
         verifier = new RowVerifier(ConfigLoader.load(ExampleSchemas.TOML).sinks().get(0), "db",
             ExampleSchemas.schemas(), sample, STEP);
     }
@@ -139,6 +141,22 @@ class RowVerifierTest
             tables(Map.of("push_events", List.of(copy, PUSH_1))));
         assertEquals(1, r.distinct(), r.toString());
         assertEquals(1, r.unknown(), "the first copy's id is not in this run");
+    }
+
+    @Test
+    void shouldIndexARunWhoseIdsSpanPastTwoToThe41() throws Exception
+    {
+        // a 2,000,000-record topic is 236 copies from copy 0: its last ids are 2.36 x 10^12 above its first, past the
+        // 2^41 the packed index held ("id 2207244207336 is too far from the run's smallest id 2489368070 to index")
+        final long copyNumber = (1L << 41) / STEP + 5;
+        final long lines = sampleLines;
+        final String late = PUSH_1.replaceFirst("^2489368070", String.valueOf(2489368070L + copyNumber * STEP));
+        final RowVerifier.Result r = verifier.verify(new RowVerifier.Expected(0, (copyNumber + 1) * lines),
+            tables(Map.of("push_events", List.of(PUSH_1, late))));
+        assertEquals(2, r.distinct(), r.toString());
+        assertEquals(0, r.unknown(), r.toString());
+        assertEquals(0, r.wrong(), r.toString());
+        assertEquals((copyNumber + 1) * lines - 2, r.lost());
     }
 
     @Test

@@ -86,6 +86,8 @@ public final class KafkaSource implements Agent
     private long nextCommitNanos;
     private long nextCaughtUpCheckNanos;
     private long flushToken;
+    /** The sum of the end offsets at which the open batches were last sealed for --until-caught-up; -1 before. */
+    private long sealedAtEndSum = -1;
     private volatile boolean finished;
     private volatile boolean caughtUp;
     private long rereadBackoffMs;
@@ -416,13 +418,32 @@ public final class KafkaSource implements Agent
             return;
         }
         final Map<TopicPartition, Long> ends = consumer.endOffsets(assigned.keySet(), Duration.ofSeconds(10));
+        boolean committedAll = true;
+        boolean fetchedAll = !polled.pending();
+        long endSum = 0;
         for (final KafkaPartition ps : assigned.values())
         {
             final Long end = ends.get(ps.tp);
-            if (end == null || ps.committed < end)
+            if (end == null)
             {
                 return;
             }
+            endSum += end;
+            committedAll &= ps.committed >= end;
+            fetchedAll &= !ps.holding() && ps.fetched >= end;
+        }
+        if (!committedAll)
+        {
+            // every record up to the end is in the ring: seal the open batches now instead of linger_ms later, so the
+            // run ends once they are written (once per end reached: more records later seal as usual)
+            if (fetchedAll && endSum != sealedAtEndSum
+                && publisher.tryPublishControl(RecordEvent.KIND_FLUSH, ++flushToken) >= 0)
+            {
+                sealedAtEndSum = endSum;
+                LOG.debug("{}: every assigned partition is read up to its end offset; sealing the open batches",
+                    settings.name());
+            }
+            return;
         }
         LOG.info("{}: every assigned partition is committed up to its end offset; stopping (--until-caught-up)",
             settings.name());

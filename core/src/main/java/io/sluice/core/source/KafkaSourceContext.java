@@ -321,7 +321,8 @@ public final class KafkaSourceContext
 
     /**
      * @param untilCaughtUp whether the run ends once every assigned partition is committed up to its end (default
-     *                      false)
+     *                      false); once every record up to the end offsets is read, the open batches are sealed at
+     *                      once instead of after linger_ms
      * @return this context
      */
     public KafkaSourceContext untilCaughtUp(final boolean untilCaughtUp)
