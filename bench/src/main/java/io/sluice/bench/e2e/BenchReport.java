@@ -132,6 +132,10 @@ final class BenchReport
             row.put("broker_cpu_us_per_record", med(c, "drain", r -> perRecordUs(r, "broker_cpu_window_s")));
             row.put("contender_cpu_us_per_record", med(c, "drain", r -> perRecordUs(r, "window_cpu_s")));
             row.put("total_cpu_us_per_record", med(c, "drain", this::totalCpuUs));
+            row.put("steady_contender_cpu_us_per_row", med(c, "drain", r -> num(r, "steady_contender_cpu_us_per_row")));
+            row.put("steady_clickhouse_cpu_us_per_row",
+                med(c, "drain", r -> num(r, "steady_clickhouse_cpu_us_per_row")));
+            row.put("steady_broker_cpu_us_per_row", med(c, "drain", r -> num(r, "steady_broker_cpu_us_per_row")));
             row.put("clickhouse_server_cpu_s_per_m_records",
                 med(c, "drain", r -> num(r, "clickhouse_server_cpu_s") / num(r, "records") * 1e6));
             row.put("kafka_broker_cpu_s_per_m_records",
@@ -189,6 +193,25 @@ final class BenchReport
         t.append("  (ClickHouse and the broker: their processes, found by listening port, sampled every "
             + sampleMillis + " ms and\n   interpolated over the window; kafka-engine's contender is the ClickHouse "
             + "server itself)\n");
+
+        t.append(
+            String.format(Locale.ROOT, "%nCPU per row in the steady state (from 20 %% to 80 %% of the rows written: no "
+                + "start-up, JIT warm-up or last batch), us (medians):%n"));
+        t.append(String.format(Locale.ROOT, "  %-16s %10s %11s %8s %8s%n", "", "contender", "ClickHouse", "broker",
+            "total"));
+        for (final Map<String, Object> row : rows)
+        {
+            final double c = num(row, "steady_contender_cpu_us_per_row");
+            if (Double.isNaN(c) && Double.isNaN(num(row, "steady_clickhouse_cpu_us_per_row")))
+            {
+                continue;
+            }
+            final boolean server = row.get("contender").equals("kafka-engine");
+            final double ch = num(row, "steady_clickhouse_cpu_us_per_row");
+            final double broker = num(row, "steady_broker_cpu_us_per_row");
+            t.append(String.format(Locale.ROOT, "  %-16s %10s %11s %8s %8s%n", row.get("contender"),
+                server ? "(server)" : f1(c), f1(ch), f1(broker), f1((server ? 0 : c) + ch + broker)));
+        }
 
         appendParts(t, rows);
         appendLag(t, rows);

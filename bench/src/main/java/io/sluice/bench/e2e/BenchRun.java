@@ -825,6 +825,53 @@ public final class BenchRun
         run.put("engine_checkpoint_lag_offsets_mean", lagN > 0 ? lagSum / lagN : Double.NaN);
         run.put("engine_checkpoint_lag_offsets_max", lagMax);
         run.put("engine_checkpoint_lag_ms_max", lagMsMax);
+        putSteadyState(run, s.samples(), from, to);
+    }
+
+    /**
+     * Records the CPU per row of the steady state: between the first sample in the window that saw 20 % of the run's
+     * rows written and the first that saw 80 %, the contender's process, the ClickHouse server and the broker, per
+     * row written in between. Start-up, JIT warm-up and the last batches are outside it, so it is what a record costs
+     * once running; rows are written a batch at a time, so the span is known to about a batch.
+     */
+    static void putSteadyState(final Map<String, Object> run, final List<Sampler.Sample> samples, final long from,
+        final long to)
+    {
+        double finalRows = Double.NaN;
+        for (final Sampler.Sample x : samples)
+        {
+            if (!Double.isNaN(x.rows()) && x.nanos() - to <= 0)
+            {
+                finalRows = Double.isNaN(finalRows) ? x.rows() : Math.max(finalRows, x.rows());
+            }
+        }
+        Sampler.Sample a = null;
+        Sampler.Sample b = null;
+        for (final Sampler.Sample x : samples)
+        {
+            if (Double.isNaN(finalRows) || x.nanos() - from < 0 || x.nanos() - to > 0 || Double.isNaN(x.rows()))
+            {
+                continue;
+            }
+            if (a == null && x.rows() >= 0.2 * finalRows)
+            {
+                a = x;
+            }
+            if (b == null && x.rows() >= 0.8 * finalRows)
+            {
+                b = x;
+            }
+        }
+        if (a == null || b == null || b.rows() <= a.rows())
+        {
+            return;
+        }
+        final double rows = b.rows() - a.rows();
+        run.put("steady_rows", rows);
+        run.put("steady_s", (b.nanos() - a.nanos()) / 1e9);
+        run.put("steady_contender_cpu_us_per_row", (b.contenderCpu() - a.contenderCpu()) / rows * 1e6);
+        run.put("steady_clickhouse_cpu_us_per_row", (b.clickhouseCpu() - a.clickhouseCpu()) / rows * 1e6);
+        run.put("steady_broker_cpu_us_per_row", (b.brokerCpu() - a.brokerCpu()) / rows * 1e6);
     }
 
     /**

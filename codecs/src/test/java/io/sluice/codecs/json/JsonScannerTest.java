@@ -89,6 +89,40 @@ class JsonScannerTest
     }
 
     @Test
+    void shouldTellKeysApartThatShareTheirFirstEightBytesOrArePrefixesOfEachOther()
+    {
+        // names alike in their first 8 bytes, shorter and longer than each other, and escaped keys
+        final Scan s = scan("{\"abcdefgh\":1,\"abcdefgh2\":2,\"abcdefgh1\":3,\"abcdefg\":4,\"abcdefghi\":5,\"abc\":6,"
+            + "\"a\":7,\"ab\":8,\"\":9}", "abcdefgh1", "abcdefgh2", "abcdefgh", "abcdefg", "ab", "a", "abcdefgh12");
+        assertEquals(JsonError.NONE, s.code);
+        assertEquals("3", s.text(0));
+        assertEquals("2", s.text(1));
+        assertEquals("1", s.text(2));
+        assertEquals("4", s.text(3));
+        assertEquals("8", s.text(4));
+        assertEquals("7", s.text(5));
+        assertEquals(null, s.text(6));
+        assertEquals("7", scan("{\"\\u0061b\":7}", "ab").text(0), "an escaped key is compared unescaped");
+        assertEquals("5", scan("{\"\\u0061bcdefghijk\":5}", "abcdefghijk").text(0));
+    }
+
+    @Test
+    void shouldCompareKeysAtTheVeryEndOfTheBuffer()
+    {
+        // a buffer that ends right after the document: a key compare must not read past its capacity
+        final byte[] bytes = "{\"bb\":1,\"a\":2}".getBytes(StandardCharsets.UTF_8);
+        final UnsafeBuffer exact = new UnsafeBuffer(bytes);
+        final JsonScanner scanner = new JsonScanner(JsonPathSet.compile(List.of("a", "bb", "c")),
+            JsonScanner.DEFAULT_MAX_DEPTH);
+        assertEquals(JsonError.NONE, scanner.scan(exact, 0, bytes.length));
+        assertEquals(JsonKind.NUMBER, scanner.kind(0));
+        assertEquals(12, scanner.valueOffset(0));
+        assertEquals(JsonKind.NUMBER, scanner.kind(1));
+        assertEquals(6, scanner.valueOffset(1));
+        assertEquals(JsonKind.MISSING, scanner.kind(2));
+    }
+
+    @Test
     void shouldResolveNumericSegmentsCaseR7()
     {
         // Case R7 (shared/cases/README.md; php-json-path#7, jessie#97).
