@@ -3,6 +3,7 @@ package io.sluice.codecs.json;
 import java.nio.ByteOrder;
 
 import org.agrona.DirectBuffer;
+import org.agrona.UnsafeApi;
 
 /**
  * Byte-level helpers shared by the scanner, the cursor and the string decoder: word-at-a-time (SWAR) detection of
@@ -13,6 +14,7 @@ import org.agrona.DirectBuffer;
 final class JsonBytes
 {
     static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+    private static final boolean NATIVE_LE = ByteOrder.nativeOrder() == LE;
 
     private static final long ONES = 0x0101010101010101L;
     private static final long HIGHS = 0x8080808080808080L;
@@ -50,13 +52,29 @@ final class JsonBytes
 
     /**
      * Skips bytes that need no attention inside a string (printable ASCII other than {@code "} and {@code \}),
-     * eight at a time where possible.
+     * sixteen at a time where possible (two words per step, read without Agrona's per-access bounds checks once
+     * {@code end} is known to lie within the buffer).
      *
      * @return the index of the first byte at or after {@code index} that needs attention, or {@code end}.
      */
     static int skipPlain(final DirectBuffer buffer, final int index, final int end)
     {
         int i = index;
+        if (end <= buffer.capacity() && index >= 0)
+        {
+            final byte[] array = buffer.byteArray();
+            final long address = buffer.addressOffset();
+            while (i + 16 <= end)
+            {
+                final long a = specialMask(word(array, address + i));
+                final long b = specialMask(word(array, address + i + 8));
+                if ((a | b) != 0)
+                {
+                    return a != 0 ? i + firstFlagged(a) : i + 8 + firstFlagged(b);
+                }
+                i += 16;
+            }
+        }
         final int wordsEnd = end - 8;
         while (i <= wordsEnd)
         {
@@ -77,6 +95,13 @@ final class JsonBytes
             i++;
         }
         return end;
+    }
+
+    /** The 8 bytes at {@code address} of {@code array} (null: off-heap) as a little-endian word. */
+    private static long word(final byte[] array, final long address)
+    {
+        final long w = UnsafeApi.getLong(array, address);
+        return NATIVE_LE ? w : Long.reverseBytes(w);
     }
 
     /**

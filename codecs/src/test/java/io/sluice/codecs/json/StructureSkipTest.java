@@ -172,6 +172,33 @@ class StructureSkipTest
     }
 
     @Test
+    void shouldMatchTheReferenceOnLongStringsWithBackslashRunsBeforeQuotes()
+    {
+        // strings longer than the 16-byte step, quotes behind backslash runs of every length up to 9 (an odd run
+        // escapes the quote, an even one does not), runs that start at the string's first byte, near the end
+        final SplittableRandom random = new SplittableRandom(11);
+        for (int round = 0; round < 20_000; round++)
+        {
+            final StringBuilder sb = new StringBuilder(random.nextBoolean() ? "{\"k\":" : "[");
+            final int strings = 1 + random.nextInt(4);
+            for (int n = 0; n < strings; n++)
+            {
+                sb.append(n > 0 ? "," : "").append('"');
+                final int parts = random.nextInt(4);
+                for (int p = 0; p < parts; p++)
+                {
+                    sb.append("x".repeat(random.nextInt(40))).append("\\".repeat(random.nextInt(10)));
+                    sb.append(random.nextInt(3) == 0 ? "\"" : "y");
+                }
+                sb.append("\\\\".repeat(random.nextInt(2))).append('"');
+            }
+            sb.append(random.nextInt(5) == 0 ? "" : sb.charAt(0) == '{' ? "}" : "]");
+            final byte[] doc = sb.toString().getBytes(StandardCharsets.US_ASCII);
+            assertSameAsReference(doc, 8, "round " + round + ": " + sb);
+        }
+    }
+
+    @Test
     void shouldCarryEscapesAcrossWords()
     {
         // a backslash run ending at every position around 8- and 64-byte boundaries, of odd and even length
