@@ -239,6 +239,7 @@ public final class ExplainCommand implements Callable<Integer>
         private BranchHandle<?> handle;
         private Object row;
         private int emitted;
+        private String invalid;
 
         Explainer(final GatherSpec<JsonRecord> spec, final SluiceConfig.Sink sink, final String topic,
             final DestinationCatalogs catalogs, final boolean envelope, final int maxRecordBytes)
@@ -261,6 +262,15 @@ public final class ExplainCommand implements Callable<Integer>
                 targets.put(s.name(), new DestinationResolver.SinkTarget(s, catalog));
                 sinkSpecs.put(s.name(), s);
                 catalogsByName.put(s.name(), catalog);
+            }
+        }
+
+        @Override
+        public void invalid(final String why)
+        {
+            if (emitted == 0 && invalid == null)
+            {
+                invalid = why;
             }
         }
 
@@ -296,7 +306,12 @@ public final class ExplainCommand implements Callable<Integer>
             handle = null;
             row = null;
             emitted = 0;
+            invalid = null;
             spec.split().classifier().route(view, this);
+            if (invalid != null)
+            {
+                return o.error(invalid, null, null, spec.onError()).end();
+            }
             if (handle == null)
             {
                 final ErrorPolicy p = spec.split().unmatched();

@@ -119,6 +119,12 @@ public final class ClickHouseLimit
                     emitted[0] = handle.index();
                     emittedRow[0] = row;
                 }
+
+                @Override
+                public void invalid(final String why)
+                {
+                    throw new IllegalStateException("a record of the bench topic is no row: " + why);
+                }
             };
             final Map<Integer, Bytes<Void>> open = new HashMap<>();
             final Map<Integer, Integer> openRows = new HashMap<>();

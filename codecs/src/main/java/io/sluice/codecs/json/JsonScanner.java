@@ -173,7 +173,31 @@ public final class JsonScanner
      */
     public int scan(final DirectBuffer buffer, final int offset, final int length)
     {
-        return run(buffer, offset, length, true);
+        return run(buffer, offset, length, true, firstWins);
+    }
+
+    /**
+     * Scans a document until every path is found, whatever the duplicate-key policy: as {@link #scan} under
+     * {@link DuplicateKeys#FIRST}, but under {@code FAIL} too (a duplicate seen before the last path is found still
+     * fails the scan). What follows the last path found is not read, so neither its validity nor a later duplicate is
+     * known: the caller must read the whole document with another scan whose paths include these (or with
+     * {@link #scan}) before it relies on either. Under {@code LAST} it would yield a first occurrence that a later one
+     * overrides, so it must not be used there.
+     *
+     * @param buffer the document's buffer.
+     * @param offset index of the document's first byte.
+     * @param length number of bytes of the document.
+     * @return {@link JsonError#NONE} or a negative {@link JsonError} code (also in {@link #errorCode()}).
+     * @throws IndexOutOfBoundsException if the range lies outside the buffer (a programming error, not bad data).
+     * @throws IllegalStateException under {@link DuplicateKeys#LAST}.
+     */
+    public int find(final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (duplicateKeys == DuplicateKeys.LAST)
+        {
+            throw new IllegalStateException("find would yield a first occurrence under duplicate_keys = last");
+        }
+        return run(buffer, offset, length, true, true);
     }
 
     /**
@@ -187,18 +211,19 @@ public final class JsonScanner
      */
     public int validate(final DirectBuffer buffer, final int offset, final int length)
     {
-        return run(buffer, offset, length, false);
+        return run(buffer, offset, length, false, false);
     }
 
-    private int run(final DirectBuffer buffer, final int offset, final int length, final boolean stopEarly)
+    private int run(final DirectBuffer buffer, final int offset, final int length, final boolean skips,
+        final boolean stopWhenFound)
     {
         // one range check per record: every read below stays inside [offset, offset + length), so the scanner is
         // memory-safe even when Agrona's per-access bounds checks are disabled
         checkRange(buffer, offset, length);
         this.buffer = buffer;
         this.start = offset;
-        this.stopEarly = stopEarly && firstWins;
-        this.structureSkips = stopEarly;
+        this.stopEarly = stopWhenFound;
+        this.structureSkips = skips;
         this.elementsDone = true;
         clearResults();
         final int end = offset + length;

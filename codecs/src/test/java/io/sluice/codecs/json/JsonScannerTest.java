@@ -2,6 +2,7 @@ package io.sluice.codecs.json;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
@@ -120,6 +121,26 @@ class JsonScannerTest
         assertEquals(JsonKind.NUMBER, scanner.kind(1));
         assertEquals(6, scanner.valueOffset(1));
         assertEquals(JsonKind.MISSING, scanner.kind(2));
+    }
+
+    @Test
+    void shouldFindUntilEveryPathIsFoundUnderFailAndLeaveTheRestUnread()
+    {
+        final byte[] bytes = "{\"type\":\"a\",\"type\":\"b\",\"x\":[1}".getBytes(StandardCharsets.UTF_8);
+        final UnsafeBuffer buffer = new UnsafeBuffer(bytes);
+        final JsonScanner fail = new JsonScanner(JsonPathSet.compile(List.of("type")), JsonScanner.DEFAULT_MAX_DEPTH,
+            DuplicateKeys.FAIL);
+        assertEquals(JsonError.NONE, fail.find(buffer, 0, bytes.length), "stops at the first type");
+        assertEquals(JsonKind.STRING, fail.kind(0));
+        assertEquals(9, fail.valueOffset(0));
+        assertEquals(JsonError.DUPLICATE_KEY, fail.scan(buffer, 0, bytes.length), "scan reads on and finds the rest");
+        final byte[] dup = "{\"id\":1,\"id\":2,\"type\":\"a\"}".getBytes(StandardCharsets.UTF_8);
+        assertEquals(JsonError.DUPLICATE_KEY, new JsonScanner(JsonPathSet.compile(List.of("id", "type")),
+            JsonScanner.DEFAULT_MAX_DEPTH, DuplicateKeys.FAIL).find(new UnsafeBuffer(dup), 0, dup.length),
+            "a duplicate before the last path is found still fails");
+        final JsonScanner last = new JsonScanner(JsonPathSet.compile(List.of("type")), JsonScanner.DEFAULT_MAX_DEPTH,
+            DuplicateKeys.LAST);
+        assertThrows(IllegalStateException.class, () -> last.find(buffer, 0, bytes.length));
     }
 
     @Test

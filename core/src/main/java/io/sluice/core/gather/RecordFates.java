@@ -165,6 +165,18 @@ final class RecordFates
         recordError(event, what, policyOf[reason], droppedOf[reason], why);
     }
 
+    /**
+     * {@link #notARow} with a dead letter of the same reason ({@link #UNROUTED}: unrouted, {@link #INVALID}:
+     * invalid, {@link #TOMBSTONE}: tombstone) found at {@code stage}.
+     */
+    void notARow(final RecordEvent event, final int reason, final String what, final String stage)
+    {
+        final DeadLetterReason r = reason == UNROUTED
+            ? DeadLetterReason.UNROUTED
+            : reason == TOMBSTONE ? DeadLetterReason.TOMBSTONE : DeadLetterReason.INVALID;
+        notARow(event, reason, what, DeadLetter.Why.of(r, stage, what));
+    }
+
     /** {@code skip}: counted as dropped, acknowledged (its offset commits), logged (the first ten, then rarely). */
     private void skip(final RecordEvent event, final AtomicLong dropped, final String what)
     {

@@ -85,6 +85,7 @@ import io.sluice.ringbuffers.RecordEvent;
 public final class RouteStage<T> implements EventHandler<RecordEvent>
 {
     private static final Logger LOG = LoggerFactory.getLogger(RouteStage.class);
+    private static final String STAGE_PARSE = DeadLetterHeaders.STAGE_PARSE;
 
     /**
      * Thrown by {@link #onEvent} of a {@linkplain #nonBlocking() non-blocking} stage for an event it cannot take yet
@@ -428,25 +429,21 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         }
         if (event.tooLargeBytes() > 0)
         {
-            final String what = "record of " + event.tooLargeBytes() + " bytes exceeds engine.max_record_bytes";
-            fates.notARow(event, RecordFates.INVALID, what,
-                DeadLetter.Why.of(DeadLetterReason.INVALID, DeadLetterHeaders.STAGE_PARSE, what));
+            fates.notARow(event, RecordFates.INVALID,
+                "record of " + event.tooLargeBytes() + " bytes exceeds engine.max_record_bytes", STAGE_PARSE);
             return;
         }
         if (event.valueLength() < 0)
         {
             final String what = "record value is null (a tombstone): it is no row (tombstones = "
                 + tombstones.configName() + ")";
-            fates.notARow(event, RecordFates.TOMBSTONE, what,
-                DeadLetter.Why.of(DeadLetterReason.TOMBSTONE, DeadLetterHeaders.STAGE_PARSE, what));
+            fates.notARow(event, RecordFates.TOMBSTONE, what, STAGE_PARSE);
             return;
         }
         final T view = decoder.decode(event);
         if (view == null)
         {
-            final String what = decoder.error();
-            fates.notARow(event, RecordFates.INVALID, what,
-                DeadLetter.Why.of(DeadLetterReason.INVALID, DeadLetterHeaders.STAGE_PARSE, what));
+            fates.notARow(event, RecordFates.INVALID, decoder.error(), STAGE_PARSE);
             return;
         }
         final RowEmitter e = emitter;
@@ -483,8 +480,7 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         if (!e.settled)
         {
             final String what = "no branch matches the record (unmatched = " + unmatched.configName() + ")";
-            fates.notARow(event, RecordFates.UNROUTED, what,
-                DeadLetter.Why.of(DeadLetterReason.UNROUTED, DeadLetterHeaders.STAGE_CLASSIFY, what));
+            fates.notARow(event, RecordFates.UNROUTED, what, DeadLetterHeaders.STAGE_CLASSIFY);
         }
     }
 
@@ -501,6 +497,16 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             event = e;
             settled = false;
             retryPending = false;
+        }
+
+        @Override
+        public void invalid(final String why)
+        {
+            if (!settled)
+            {
+                settled = true;
+                fates.notARow(event, RecordFates.INVALID, why, STAGE_PARSE);
+            }
         }
 
         @Override

@@ -201,6 +201,38 @@ class RecordFateTest
         assertEquals(List.of(), h.written);
     }
 
+    /**
+     * Under duplicate_keys = fail the decode pass stops at the classifier's key and the rest is read once, by the
+     * chosen branch's pass or, for a record no branch takes, by a whole pass: malformed JSON after the classifier's
+     * key is still an invalid record (on_error, stage parse), never a row and never unrouted, as under last; under
+     * first each pass stops once its paths are found, so bytes after them are not read.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"fail", "first", "last"})
+    void shouldRefuseMalformedJsonAfterTheClassifiersKeyWhetherABranchTakesTheRecordOrNone(final String policy)
+    {
+        final RouteHarness h = new RouteHarness(sink("on_error = \"skip\"\nduplicate_keys = \"" + policy + "\"\n", """
+            [[sinks.branches]]
+            name = "a"
+            when = { path = "kind", equals = "a" }
+            target_table = "a"
+            """)).table("a", column("id", "UInt32"));
+        h.offer("{\"kind\":\"a\",\"id\":1,\"x\":[1,}"); // matched, a bracket of the wrong kind after kind
+        h.offer("{\"kind\":\"z\",\"id\":2,\"x\":tru}"); // unmatched, a bad literal after kind
+        h.offer("{\"kind\":\"z\",\"id\":3}"); // unmatched, well-formed
+        h.offer("{\"kind\":\"a\",\"id\":4}");
+        h.offer("{\"kind\":\"a\",\"id\":5,\"y\":\"\\q\"}"); // matched, a bad escape in a root member no column reads
+        h.flush();
+        assertFalse(h.control.failed(), String.valueOf(h.control.failureReason()));
+        // under first, bytes after the last path found are not read (docs/codecs.md): nothing is invalid there
+        final long invalid = policy.equals("first") ? 0 : 3;
+        assertEquals(invalid, h.stats.droppedInvalid.get(), policy);
+        assertEquals(policy.equals("first") ? 2 : 1, h.stats.droppedUnrouted.get(), policy);
+        assertEquals(policy.equals("first")
+            ? List.of(List.of(1L), List.of(4L), List.of(5L))
+            : List.of(List.of(4L)), h.rows("a", b -> List.of(uint32(b))));
+    }
+
     private static List<Object> idName(final net.openhft.chronicle.bytes.Bytes<?> b)
     {
         final long id = b.readUnsignedByte() == 1 ? -1 : uint32(b);

@@ -2,6 +2,7 @@ package io.sluice.core.gather.json;
 
 import org.agrona.MutableDirectBuffer;
 
+import io.sluice.codecs.json.DuplicateKeys;
 import io.sluice.codecs.json.JsonError;
 import io.sluice.codecs.json.JsonKind;
 import io.sluice.codecs.json.JsonScanner;
@@ -14,11 +15,19 @@ import io.sluice.ringbuffers.RecordEvent;
 /**
  * A JSON record as a split's classifier and encoders read it, and the {@link RecordDecoder} that produces it.
  *
- * <p>Paths are extracted in one pass per <em>scope</em>, each pass stopping as soon as its scope's paths are found:
- * the record's own scope (what the classifier reads, usually a field near the start such as {@code type}) is scanned
- * when the record is decoded; a branch's scope (the columns of its table) is scanned on first use, only for records
- * that reach that branch. So a record is never scanned for paths only other branches need, and a large trailing
- * field (an array of commits, a comment body) is skipped unread when no branch of the record needs it.
+ * <p>Paths are extracted in one pass per <em>scope</em>: the record's own scope (what the classifier reads, usually a
+ * field near the start such as {@code type}) is scanned when the record is decoded; a branch's scope (the columns of
+ * its table, and the record scope's paths too) is scanned on first use, only for records that reach that branch. So
+ * a record is never scanned for paths only other branches need, and a large trailing field (an array of commits, a
+ * comment body) is skipped unread when no branch of the record needs it.
+ *
+ * <p>Under {@code duplicate_keys = "first"} each pass stops as soon as its paths are found. Under {@code "last"}
+ * each pass reads the whole document. Under {@code "fail"} (the default) the record scope's pass stops once its
+ * paths are found and the whole document is read once, by the chosen branch's pass ({@link #complete}), which
+ * holds the record scope's paths too and so finds a duplicate of a key the classifier read, or, for a record no
+ * branch takes, by a whole pass of the record scope: one whole pass per record instead of two, with the same
+ * errors (malformed JSON, a duplicate at a path the record scope or the chosen branch reads) before any row is
+ * written. That needs a route function that calls {@link #complete}: {@link #deferWholePass()} turns it on.
  *
  * <p>Values are read back by field index without allocating. One instance per route stage; valid until the next
  * record. Not thread-safe.
@@ -26,6 +35,8 @@ import io.sluice.ringbuffers.RecordEvent;
 public final class JsonRecord implements RecordDecoder<JsonRecord>
 {
     private final Scope own;
+    /** duplicate_keys = fail and {@link #deferWholePass()}: the decode pass stops early, {@link #complete} reads on */
+    private boolean deferred;
     private RecordEvent event;
     private long stamp;
     private TopicRegistry topics;
@@ -37,7 +48,21 @@ public final class JsonRecord implements RecordDecoder<JsonRecord>
      */
     public JsonRecord(final PathRegistry paths)
     {
-        this.own = new Scope(this, paths);
+        this.own = new Scope(this, paths, null);
+    }
+
+    /**
+     * Under {@code duplicate_keys = "fail"}, lets the decode pass stop once the record scope's paths are found; the
+     * split's route function must then call {@link #complete} for every record it decodes, before it emits the record
+     * or leaves it unmatched ({@link TomlGather}'s does). Without this call (the default, for a hand-written route
+     * function) the decode pass reads the whole document. Build time, before records flow.
+     *
+     * @return this record
+     */
+    public JsonRecord deferWholePass()
+    {
+        this.deferred = own.paths.duplicateKeys() == DuplicateKeys.FAIL;
+        return this;
     }
 
     /**
@@ -58,7 +83,7 @@ public final class JsonRecord implements RecordDecoder<JsonRecord>
      */
     public Scope scope()
     {
-        return new Scope(this, new PathRegistry(own.paths.maxDepth(), own.paths.duplicateKeys()));
+        return new Scope(this, new PathRegistry(own.paths.maxDepth(), own.paths.duplicateKeys()), own.paths);
     }
 
     /**
@@ -75,13 +100,31 @@ public final class JsonRecord implements RecordDecoder<JsonRecord>
     {
         this.event = e;
         stamp++;
-        if (own.scan() != JsonError.NONE)
+        if ((deferred ? own.find() : own.scan()) != JsonError.NONE)
         {
             rootKind = JsonKind.OBJECT;
             return null;
         }
         rootKind = own.scanner.rootKind();
         return rootKind == JsonKind.OBJECT ? this : null;
+    }
+
+    /**
+     * Finishes reading the record where the decode pass stopped early ({@code duplicate_keys = "fail"}): the chosen
+     * branch's whole pass (its scope holds the record scope's paths too), or for a record no branch takes a whole pass
+     * of the record scope. Under the other policies nothing was left: a no-op.
+     *
+     * @param branch the scope of the branch the classifier chose, or {@code null} when none matched
+     * @return {@code null}, or why the record is no row (malformed JSON, a duplicate key), as {@link #error()} words it
+     */
+    public String complete(final Scope branch)
+    {
+        if (!deferred)
+        {
+            return null;
+        }
+        final Scope whole = branch != null ? branch : own;
+        return whole.scan() == JsonError.NONE ? null : whole.error();
     }
 
     @Override
@@ -149,14 +192,20 @@ public final class JsonRecord implements RecordDecoder<JsonRecord>
     {
         private final JsonRecord record;
         private final PathRegistry paths;
+        /** the record scope's registry, whose paths a branch scope holds too; null for the record scope itself */
+        private final PathRegistry recordPaths;
+        private int recordPathsCopied;
         private JsonScanner scanner;
         private long scannedStamp = -1;
+        /** whether the scan of {@link #scannedStamp} read the whole document ({@link #find} may stop early) */
+        private boolean scannedWhole;
         private int errorCode;
 
-        Scope(final JsonRecord record, final PathRegistry paths)
+        Scope(final JsonRecord record, final PathRegistry paths, final PathRegistry recordPaths)
         {
             this.record = record;
             this.paths = paths;
+            this.recordPaths = recordPaths;
         }
 
         /**
@@ -169,20 +218,45 @@ public final class JsonRecord implements RecordDecoder<JsonRecord>
         }
 
         /**
-         * Scans the current record for this scope's paths, once per record.
+         * Scans the current record for this scope's paths, once per record, reading the whole document unless the
+         * policy is {@code first} (after the record scope's early-stopping pass, a second, whole pass).
          *
          * @return {@link JsonError#NONE} or the error the scan met (the record is malformed)
          */
         public int scan()
         {
-            if (scannedStamp != record.stamp)
+            if (recordPaths != null && recordPaths.size() != recordPathsCopied)
+            {
+                // off the hot path: once per path the record scope registers
+                for (final String p : recordPaths.paths())
+                {
+                    paths.indexOf(p);
+                }
+                recordPathsCopied = recordPaths.size();
+            }
+            // again when the registry grew since (a destination bound its columns after this record's first pass)
+            if (scannedStamp != record.stamp || !scannedWhole && errorCode == JsonError.NONE
+                || scanner != paths.scanner())
             {
                 final JsonScanner s = paths.scanner();
                 scanner = s;
                 final RecordEvent e = record.event;
                 errorCode = s.scan(e.value(), 0, e.valueLength());
                 scannedStamp = record.stamp;
+                scannedWhole = true;
             }
+            return errorCode;
+        }
+
+        /** The record scope's decode pass under duplicate_keys = fail: until its paths are found ({@link #complete}). */
+        int find()
+        {
+            final JsonScanner s = paths.scanner();
+            scanner = s;
+            final RecordEvent e = record.event;
+            errorCode = s.find(e.value(), 0, e.valueLength());
+            scannedStamp = record.stamp;
+            scannedWhole = false;
             return errorCode;
         }
 
@@ -207,7 +281,11 @@ public final class JsonRecord implements RecordDecoder<JsonRecord>
          */
         public void value(final int field, final JsonValueView into)
         {
-            scan();
+            if (scannedStamp != record.stamp || scanner != paths.scanner())
+            {
+                scan();
+            }
+            // after the record scope's early-stopping pass too: every path it holds was found, or it read to the end
             scanner.value(field, into);
         }
     }

@@ -90,6 +90,12 @@ public final class PathRegistry
         return maxDepth;
     }
 
+    /** @return how many paths are registered */
+    public int size()
+    {
+        return paths.size();
+    }
+
     /** @return the registered paths in index order */
     public List<String> paths()
     {

@@ -36,15 +36,17 @@ public final class TomlGather
     public static GatherSpec<JsonRecord> build(final SluiceConfig.Sink sink)
     {
         final PathRegistry paths = new PathRegistry(128, sink.duplicateKeys());
-        final JsonRecord record = new JsonRecord(paths);
+        final JsonRecord record = new JsonRecord(paths).deferWholePass();
         final EncoderOptions options = EncoderOptions.DEFAULTS.withNullAsDefault(sink.plugin().nullAsDefault());
         final EncodeScratch scratch = new EncodeScratch(1 << 20);
         final Split<JsonRecord> split = Split.create(ChunkConfig.DEFAULT, sink.unmatched());
         final Map<String, SinkSpec> sinks = new LinkedHashMap<>();
         final List<BranchHandle<JsonRecord>> handles = new ArrayList<>();
+        final List<JsonRecord.Scope> scopes = new ArrayList<>();
         for (final SluiceConfig.Branch b : sink.branches())
         {
             final JsonRecord.Scope scope = record.scope();
+            scopes.add(scope);
             final ShardRouter<JsonRecord> router = b.shardBy() == null
                 ? ShardRouter.roundRobin()
                 : new JsonHashShardRouter(scope, b.shardBy());
@@ -57,10 +59,18 @@ public final class TomlGather
         }
         final Classifier classifier = new Classifier(sink.branches(), paths);
         final List<BranchHandle<JsonRecord>> byIndex = List.copyOf(handles);
+        final JsonRecord.Scope[] scopeOf = scopes.toArray(new JsonRecord.Scope[0]);
         split.route((r, out) ->
         {
             final int i = classifier.classify(r.scanner());
-            if (i != Classifier.UNMATCHED)
+            // duplicate_keys = fail: the decode pass stopped at the classifier's paths; the chosen branch's pass (or,
+            // for no branch, the record scope's) reads the rest before the record becomes a row or is unmatched
+            final String invalid = r.complete(i == Classifier.UNMATCHED ? null : scopeOf[i]);
+            if (invalid != null)
+            {
+                out.invalid(invalid);
+            }
+            else if (i != Classifier.UNMATCHED)
             {
                 out.emit(byIndex.get(i), r);
             }

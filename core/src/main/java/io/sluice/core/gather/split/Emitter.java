@@ -15,4 +15,14 @@ public interface Emitter
      * @param <R>    the branch's row type
      */
     <R> void emit(BranchHandle<R> handle, R row);
+
+    /**
+     * Declares the current record no row, before any branch has it: what the decoder left to read after the
+     * classifier chose (a JSON document's rest, read once by the chosen branch's pass) showed it malformed. It then
+     * follows {@code on_error} as a record the decoder refused does ({@code invalid}, stage {@code parse}). Instead of
+     * {@link #emit}, never after it.
+     *
+     * @param why what is wrong with the record, with where (e.g. {@code malformed JSON: ... at byte 812})
+     */
+    void invalid(String why);
 }
