@@ -6,7 +6,7 @@
 # ClickHouse, measures the CPU of each contender, of the ClickHouse server and of the broker (found by their ports)
 # and the parts each run created, and prints a table and the ratios. See docs/benchmarks.md.
 #
-#   scripts/bench.sh                 # full run: 1,000,000 records, 3 rounds (about 20 minutes on 2 cores)
+#   scripts/bench.sh                 # full run: 1,000,000 records, 3 rounds (about 8 minutes on 2 cores after the build)
 #   scripts/bench.sh --quick         # 100,000 records, 1 round (about 2 minutes after the build)
 #   scripts/bench.sh --jmh           # the JMH suites per stage (codecs, ring hop, sealer, ack tracker, RowBinary)
 #   scripts/bench.sh --records 500000 --rounds 5 --live-rate 10000   # any BenchRun option (see --help)
