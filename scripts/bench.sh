@@ -46,7 +46,12 @@ build() {
 
 if [ "$mode" = help ]; then
   awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
-  java -cp "$JAR" io.sluice.bench.e2e.BenchRun --help 2>&1 | sed 1d || true
+  if [ -f "$JAR" ]; then
+    java -cp "$JAR" io.sluice.bench.e2e.BenchRun --help 2>&1 | sed 1d || true
+  else
+    echo "(BenchRun's options are listed here once $JAR is built: any scripts/bench.sh run builds it, or"
+    echo " mvn -B -q -DskipTests package -pl engine,bench -am; docs/benchmarks.md lists them too)"
+  fi
   exit 0
 fi
 
@@ -57,7 +62,7 @@ if [ "$mode" = jmh ]; then
   filter=${JMH_FILTER:-'io\.sluice\.bench\.(codecs\.(Extraction|Murmur2|RowBinary)|ring\.RingHop|route\.(Sealer|Regex)|ack\.AckTracker)Benchmark'}
   echo "== JMH suites: $(nproc) cores, $(java -version 2>&1 | head -1), $(date -u +%Y-%m-%dT%H:%MZ)"
   echo "   filter: $filter   results: $out"
-  # short iterations for a 2-core machine (about 3-5 minutes in all); JMH_ARGS="-wi 5 -i 10" for longer runs
+  # short iterations for a 2-core machine (about 3-8 minutes in all); JMH_ARGS="-wi 5 -i 10" for longer runs
   # shellcheck disable=SC2086
   java $FLAGS -jar "$JAR" "$filter" -f 1 -wi 2 -w 1s -i 3 -r 2s -prof gc ${JMH_ARGS:-} \
     -jvmArgsAppend "$FLAGS -Dsluice.bench.out=$ROOT/$out" -rf json -rff "$out/jmh.json" | tee "$out/jmh.txt"

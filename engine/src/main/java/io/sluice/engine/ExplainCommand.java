@@ -98,7 +98,7 @@ public final class ExplainCommand implements Callable<Integer>
     @Option(names = "--sink", required = true, paramLabel = "NAME", description = "The [[sinks]] to explain.")
     String sink;
 
-    @Option(names = "--topic", paramLabel = "T", description = "Topic the records come from (destination templates use it; default: the sink's first topic).")
+    @Option(names = "--topic", paramLabel = "T", description = "Topic the records come from (destination templates use it). Default: the sink's first topic; required when the sink follows a pattern.")
     String topic;
 
     @Option(names = "--envelope", description = "Each line is {\"key\": ..., \"headers\": {...}, \"timestamp\": ms, \"value\": <record>}.")
@@ -329,10 +329,30 @@ public final class ExplainCommand implements Callable<Integer>
             return explainRow(o, spec.split().branches().get(handle.index()));
         }
 
+        /** Why the classifier chose a branch: its condition, or that it is the catch-all after the others. */
+        private static String matched(final SluiceConfig.Condition c, final int index)
+        {
+            final String earlier = index == 0 ? "" : "; no earlier branch's condition matched";
+            if (c == null)
+            {
+                return "catch-all (no when)" + earlier;
+            }
+            final String what = switch (c.op())
+            {
+                case EQUALS -> "equals \"" + c.values().get(0) + "\"";
+                case IN -> "is one of " + c.values();
+                case PREFIX -> "starts with \"" + c.values().get(0) + "\"";
+                case MATCHES -> "matches /" + c.values().get(0) + "/";
+                case EXISTS -> c.exists() ? "exists (not null)" : "is absent or null";
+            };
+            return "when " + c.path() + " " + what + earlier;
+        }
+
         @SuppressWarnings("unchecked")
         private <R> String explainRow(final Out o, final Split.Branch<R> branch)
         {
             o.field("branch", branch.name());
+            o.field("matched", matched(sink.branches().get(branch.index()).when(), branch.index()));
             final DestinationResolver.SinkTarget target = targets.get(branch.sink());
             final DestinationResolver.Result r = resolver.resolve(branch.index(), branch.name(), branch.encoder(),
                 target, topic);

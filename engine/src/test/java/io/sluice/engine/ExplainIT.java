@@ -89,10 +89,27 @@ class ExplainIT
             "{\"id\":\"not a number\",\"type\":\"WatchEvent\",\"created_at\":\"2015-01-01T00:00:00Z\"}\n");
         final JsonNode r = out.get(0);
         assertEquals("watch", r.get("branch").asText(), r.toString());
+        assertEquals("when type equals \"WatchEvent\"; no earlier branch's condition matched",
+            r.get("matched").asText(), r.toString());
         assertEquals("id", r.get("column").asText(), r.toString());
         assertEquals("id", r.get("path").asText(), r.toString());
         assertTrue(r.get("error").asText().contains("column id (UInt64) from path id"), r.toString());
         assertTrue(r.get("outcome").asText().contains("on_error = \"fail\""), r.toString());
+    }
+
+    @Test
+    void shouldSayWhyARecordTookItsBranchAndRefuseOneMalformedAfterTheClassifiersKey() throws Exception
+    {
+        final List<JsonNode> out = explain(null,
+            "{\"id\":\"1\",\"type\":\"PushEvent\",\"created_at\":\"2015-01-01T00:00:00Z\"}\n"
+                + "{\"id\":\"2\",\"type\":\"GollumEvent\",\"created_at\":\"2015-01-01T00:00:00Z\"}\n"
+                + "{\"id\":\"3\",\"type\":\"PushEvent\",\"payload\":{\"size\":1,]}\n");
+        assertEquals("when type equals \"PushEvent\"", out.get(0).get("matched").asText(), out.get(0).toString());
+        assertEquals("other", out.get(1).get("branch").asText(), out.get(1).toString());
+        assertEquals("catch-all (no when); no earlier branch's condition matched", out.get(1).get("matched").asText(),
+            out.get(1).toString());
+        assertTrue(out.get(2).get("error").asText().startsWith("malformed JSON: "), out.get(2).toString());
+        assertTrue(out.get(2).get("outcome").asText().contains("on_error = \"fail\""), out.get(2).toString());
     }
 
     private static void assertExplainEqualsStoredRows(final List<JsonNode> out) throws Exception

@@ -71,7 +71,7 @@ public final class ConversionError
             case MISSING_NOT_ALLOWED :
                 return "missing value into a non-Nullable column without a default";
             case BAD_DATETIME :
-                return "not a valid date-time (ISO-8601 or epoch number)";
+                return "not a valid date-time (ISO-8601, YYYY-MM-DD hh:mm:ss or an epoch number)";
             case BAD_DATE :
                 return "not a valid date (YYYY-MM-DD or a day number)";
             case BAD_UUID :

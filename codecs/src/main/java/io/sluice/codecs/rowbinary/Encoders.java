@@ -636,7 +636,11 @@ final class Encoders
                 }
                 return write(out, ticks);
             }
-            return encodeEpoch(b, offset, length, out, scratch);
+            final int epoch = encodeEpoch(b, offset, length, out, scratch);
+            // a string that is neither a date-time nor a number ("yesterday") is a bad date-time, not a bad number
+            return epoch == ConversionError.NOT_A_NUMBER && kind == JsonKind.STRING
+                ? ConversionError.BAD_DATETIME
+                : epoch;
         }
 
         private int encodeEpoch(final DirectBuffer b, final int offset, final int length, final Bytes<?> out,

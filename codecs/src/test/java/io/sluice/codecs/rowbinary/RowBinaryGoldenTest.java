@@ -257,7 +257,10 @@ class RowBinaryGoldenTest
         assertFails("DateTime", "\"2025-01-07T24:00:00Z\"", ConversionError.BAD_DATETIME);
         assertFails("DateTime", "\"2025-01-07T23:59:60Z\"", ConversionError.BAD_DATETIME);
         assertFails("DateTime", "\"2025-01-07T10:00:00+19:00\"", ConversionError.BAD_DATETIME);
-        assertFails("DateTime", "\"yesterday\"", ConversionError.NOT_A_NUMBER);
+        // neither a date-time nor an epoch number: named as a bad date-time, not as a bad number
+        assertFails("DateTime", "\"yesterday\"", ConversionError.BAD_DATETIME);
+        assertFails("DateTime64(3)", "\"bad\"", ConversionError.BAD_DATETIME);
+        assertFails("DateTime", "\"12x\"", ConversionError.BAD_DATETIME);
         assertFails("DateTime", "true", ConversionError.WRONG_KIND);
 
         assertEquals(hexLong(1736235881542L), hex("DateTime64(3)", "1736235881542"), "ticks at the precision");

@@ -367,7 +367,7 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
                 if (code != ConversionError.NONE)
                 {
                     return "column " + c.name() + " (" + c.type() + ") from path " + c.path() + ": "
-                        + ConversionError.describe(code);
+                        + ConversionError.describe(code) + shown(view);
                 }
             }
             if (masked)
@@ -529,5 +529,23 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
         {
             out.releaseLast();
         }
+    }
+
+    /**
+     * @param v the value a column could not take
+     * @return {@code " (value ...)"} with its first 64 bytes of JSON text (a string as it stands in the record, escapes
+     *     not decoded, in quotes), or empty for a missing value; for error messages only (allocates)
+     */
+    static String shown(final JsonValueView v)
+    {
+        if (v.kind() == JsonKind.MISSING)
+        {
+            return "";
+        }
+        final int n = Math.min(v.length(), 64);
+        final byte[] b = new byte[n];
+        v.buffer().getBytes(v.offset(), b);
+        final String text = new String(b, java.nio.charset.StandardCharsets.UTF_8) + (v.length() > n ? "..." : "");
+        return v.kind() == JsonKind.STRING ? " (value \"" + text + "\")" : " (value " + text + ")";
     }
 }

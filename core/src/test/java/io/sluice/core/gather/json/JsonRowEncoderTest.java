@@ -193,6 +193,21 @@ class JsonRowEncoderTest
     }
 
     @Test
+    void shouldNameTheValueAColumnCannotTake() throws Exception
+    {
+        final RowEncoder.Bound<JsonRecord> bound = bind(false, false, Map.of(), column("n", "UInt8"),
+            column("t", "DateTime"));
+        assertEquals("column n (UInt8) from path n: value out of range for the column type (value -5)",
+            encode(bound, "{\"n\":-5,\"t\":0}"));
+        assertEquals("column t (DateTime) from path t: "
+            + "not a valid date-time (ISO-8601, YYYY-MM-DD hh:mm:ss or an epoch number) (value \"yesterday\")",
+            encode(bound, "{\"n\":1,\"t\":\"yesterday\"}"));
+        final String long80 = "9".repeat(80);
+        assertEquals("column n (UInt8) from path n: value out of range for the column type (value " + "9".repeat(64)
+            + "...)", encode(bound, "{\"n\":" + long80 + ",\"t\":0}"), "at most 64 bytes of the value");
+    }
+
+    @Test
     void shouldWriteTheDefaultForANullOnlyWithNullAsDefaultAndOnlyWhereNullCannotBeStored() throws Exception
     {
         final ColumnSpec s = withDefault("s", "String", "'x'");
