@@ -160,6 +160,54 @@ class EngineCommandLineIT
     }
 
     @Test
+    void shouldSealTheReReadRecordsOnceReadToTheEndAgain() throws Exception
+    {
+        // the batch fails (its table renamed away between the destination's binding and the insert), the partition
+        // is re-read: those records must be sealed at once too, not linger_ms = 600000 later. The rename races the
+        // insert, so a try whose insert won is started again (at most 5)
+        for (int attempt = 0; attempt < 5; attempt++)
+        {
+            final String topic = unique("cli-reread-");
+            final String db = unique("cli_db_");
+            TestServices.sql("CREATE DATABASE " + db);
+            TestServices.sql("CREATE TABLE " + db + ".t (n UInt8, s String) ENGINE = MergeTree() ORDER BY n");
+            TestServices.createTopic(topic, 1);
+            TestServices.produce(topic, List.of(bytes("{\"n\":1,\"s\":\"a\"}"), bytes("{\"n\":2,\"s\":\"b\"}"),
+                bytes("{\"n\":3,\"s\":\"c\"}")));
+            final String group = unique("g");
+            final Path f = EngineProcess.writeConfig(config(topic, group, db, "t", "")
+                .replace("max_rows = 1000\nlinger_ms = 200\n", "max_rows = 100000\nlinger_ms = 600000\n"));
+            try (EngineProcess p = EngineProcess.start("--config", f.toString(), "--until-caught-up"))
+            {
+                final long deadline = System.nanoTime() + 60_000_000_000L;
+                while (!p.output().contains("destination " + db + ".t ") && System.nanoTime() < deadline)
+                {
+                    Thread.sleep(5);
+                }
+                TestServices.sql("RENAME TABLE " + db + ".t TO " + db + ".away");
+                if (TestServices.sqlLong("SELECT count() FROM " + db + ".away") > 0)
+                {
+                    continue; // the insert came first: nothing was re-read
+                }
+                while (!p.output().contains("doesn't exist") && System.nanoTime() < deadline)
+                {
+                    Thread.sleep(20);
+                }
+                assertTrue(p.output().contains("doesn't exist"), p.output());
+                TestServices.sql("RENAME TABLE " + db + ".away TO " + db + ".t");
+                final long start = System.nanoTime();
+                assertEquals(0, p.waitFor(120), p.output());
+                final long seconds = (System.nanoTime() - start) / 1_000_000_000L;
+                assertTrue(seconds < 120, "ran " + seconds + " s after the table came back");
+            }
+            assertEquals("a\nb\nc\n", TestServices.sql("SELECT s FROM " + db + ".t ORDER BY s"));
+            assertEquals(Map.of(new TopicPartition(topic, 0), 3L), TestServices.committed(group));
+            return;
+        }
+        throw new AssertionError("the insert came before the rename in every try");
+    }
+
+    @Test
     void shouldLogOneJsonObjectPerLineWithStructuredFieldsAndTextWithAnIsoDate() throws Exception
     {
         final String topic = unique("cli-json-");

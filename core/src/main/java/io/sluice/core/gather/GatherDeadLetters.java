@@ -126,9 +126,10 @@ public final class GatherDeadLetters
      */
     static DeadLetter.Why conversion(final String branch, final Destination table, final String message)
     {
-        if (message.startsWith("malformed JSON"))
+        if (message.startsWith("malformed JSON") || message.startsWith("duplicate key "))
         {
-            // the branch's scan found the record malformed past the classifier's fields
+            // the branch's scan found the record malformed (or a key twice) past what was read before: on the first
+            // record of a destination, the columns it binds are read only after the branch was chosen
             return new DeadLetter.Why(DeadLetterReason.INVALID, DeadLetterHeaders.STAGE_PARSE, message, null, branch,
                 table.toString(), null, null, 0);
         }

@@ -86,8 +86,8 @@ public final class KafkaSource implements Agent
     private long nextCommitNanos;
     private long nextCaughtUpCheckNanos;
     private long flushToken;
-    /** The sum of the end offsets at which the open batches were last sealed for --until-caught-up; -1 before. */
-    private long sealedAtEndSum = -1;
+    /** Records were polled since the open batches were last sealed for --until-caught-up (a re-read polls again). */
+    private boolean polledSinceEndSeal;
     private volatile boolean finished;
     private volatile boolean caughtUp;
     private long rereadBackoffMs;
@@ -278,6 +278,7 @@ public final class KafkaSource implements Agent
         }
         final ConsumerRecords<ByteBuffer, ByteBuffer> records = subscription.poll(consumer, pollTimeout);
         final int count = records.count();
+        polledSinceEndSeal |= count > 0;
         if (count > 0 || !records.nextOffsets().isEmpty())
         {
             // a poll may advance positions without records (transaction markers, aborted records)
@@ -420,7 +421,6 @@ public final class KafkaSource implements Agent
         final Map<TopicPartition, Long> ends = consumer.endOffsets(assigned.keySet(), Duration.ofSeconds(10));
         boolean committedAll = true;
         boolean fetchedAll = !polled.pending();
-        long endSum = 0;
         for (final KafkaPartition ps : assigned.values())
         {
             final Long end = ends.get(ps.tp);
@@ -428,18 +428,18 @@ public final class KafkaSource implements Agent
             {
                 return;
             }
-            endSum += end;
             committedAll &= ps.committed >= end;
             fetchedAll &= !ps.holding() && ps.fetched >= end;
         }
         if (!committedAll)
         {
             // every record up to the end is in the ring: seal the open batches now instead of linger_ms later, so the
-            // run ends once they are written (once per end reached: more records later seal as usual)
-            if (fetchedAll && endSum != sealedAtEndSum
+            // run ends once they are written; again whenever records were polled since (more records, or a re-read of
+            // a partition whose batch failed)
+            if (fetchedAll && polledSinceEndSeal
                 && publisher.tryPublishControl(RecordEvent.KIND_FLUSH, ++flushToken) >= 0)
             {
-                sealedAtEndSum = endSum;
+                polledSinceEndSeal = false;
                 LOG.debug("{}: every assigned partition is read up to its end offset; sealing the open batches",
                     settings.name());
             }
