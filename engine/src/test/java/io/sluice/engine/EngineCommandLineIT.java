@@ -24,6 +24,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  */
 class EngineCommandLineIT
 {
+    private static final String[] ABC = {"{\"n\":1,\"s\":\"a\"}", "{\"n\":2,\"s\":\"b\"}", "{\"n\":3,\"s\":\"c\"}"};
+
     private static String unique(final String prefix)
     {
         return prefix + Long.toString(System.nanoTime(), 36);
@@ -40,6 +42,27 @@ class EngineCommandLineIT
             + "[sinks.plugin_config]\nendpoint = \"" + TestServices.clickhouse() + "\"\ndatabase = \"" + database
             + "\"\n"
             + "target_table = \"" + table + "\"\nmax_rows = 1000\nlinger_ms = 200\n";
+    }
+
+    /** A fresh database with table t (n UInt8, s String) and a fresh topic holding {@code records}. */
+    private record Fixture(String topic, String db)
+    {
+        static Fixture of(final String prefix, final int partitions, final String... records) throws Exception
+        {
+            final Fixture x = new Fixture(unique(prefix), unique("cli_db_"));
+            TestServices.sql("CREATE DATABASE " + x.db);
+            TestServices.sql("CREATE TABLE " + x.db + ".t (n UInt8, s String) ENGINE = MergeTree() ORDER BY n");
+            TestServices.createTopic(x.topic, partitions);
+            TestServices.produce(x.topic, java.util.Arrays.stream(records).map(EngineCommandLineIT::bytes).toList());
+            return x;
+        }
+
+        /** The sink's configuration with max_rows far above the records and a linger of 10 minutes. */
+        Path longLingerConfig(final String group) throws Exception
+        {
+            return EngineProcess.writeConfig(config(topic, group, db, "t", "")
+                .replace("max_rows = 1000\nlinger_ms = 200\n", "max_rows = 100000\nlinger_ms = 600000\n"));
+        }
     }
 
     @Test
@@ -97,13 +120,10 @@ class EngineCommandLineIT
     @Test
     void shouldStopOnAValueThatDoesNotConvertNamingWhereAndCommitNothingPastIt() throws Exception
     {
-        final String topic = unique("cli-conv-");
-        final String db = unique("cli_db_");
-        TestServices.sql("CREATE DATABASE " + db);
-        TestServices.sql("CREATE TABLE " + db + ".t (n UInt8, s String) ENGINE = MergeTree() ORDER BY n");
-        TestServices.createTopic(topic, 1);
-        TestServices.produce(topic,
-            List.of(bytes("{\"n\":1,\"s\":\"a\"}"), bytes("{\"n\":300,\"s\":\"b\"}"), bytes("{\"n\":2,\"s\":\"c\"}")));
+        final Fixture x = Fixture.of("cli-conv-", 1, "{\"n\":1,\"s\":\"a\"}", "{\"n\":300,\"s\":\"b\"}",
+            "{\"n\":2,\"s\":\"c\"}");
+        final String topic = x.topic();
+        final String db = x.db();
         final String group = unique("g");
         final Path f = EngineProcess.writeConfig(config(topic, group, db, "t", ""));
         try (EngineProcess p = EngineProcess.start("--config", f.toString(), "--until-caught-up"))
@@ -133,16 +153,10 @@ class EngineCommandLineIT
     {
         // linger_ms of 10 minutes and max_rows far above the records: before, --until-caught-up waited out the linger
         // (the batch sealed 10 minutes later); now the batch is sealed once every partition is read to its end
-        final String topic = unique("cli-end-");
-        final String db = unique("cli_db_");
-        TestServices.sql("CREATE DATABASE " + db);
-        TestServices.sql("CREATE TABLE " + db + ".t (n UInt8, s String) ENGINE = MergeTree() ORDER BY n");
-        TestServices.createTopic(topic, 2);
-        TestServices.produce(topic, List.of(bytes("{\"n\":1,\"s\":\"a\"}"), bytes("{\"n\":2,\"s\":\"b\"}"),
-            bytes("{\"n\":3,\"s\":\"c\"}")));
+        final Fixture x = Fixture.of("cli-end-", 2, ABC);
+        final String db = x.db();
         final String group = unique("g");
-        final Path f = EngineProcess.writeConfig(config(topic, group, db, "t", "")
-            .replace("max_rows = 1000\nlinger_ms = 200\n", "max_rows = 100000\nlinger_ms = 600000\n"));
+        final Path f = x.longLingerConfig(group);
         final long start = System.nanoTime();
         try (EngineProcess p = EngineProcess.start("--config", f.toString(), "--until-caught-up"))
         {
@@ -167,16 +181,11 @@ class EngineCommandLineIT
         // insert, so a try whose insert won is started again (at most 5)
         for (int attempt = 0; attempt < 5; attempt++)
         {
-            final String topic = unique("cli-reread-");
-            final String db = unique("cli_db_");
-            TestServices.sql("CREATE DATABASE " + db);
-            TestServices.sql("CREATE TABLE " + db + ".t (n UInt8, s String) ENGINE = MergeTree() ORDER BY n");
-            TestServices.createTopic(topic, 1);
-            TestServices.produce(topic, List.of(bytes("{\"n\":1,\"s\":\"a\"}"), bytes("{\"n\":2,\"s\":\"b\"}"),
-                bytes("{\"n\":3,\"s\":\"c\"}")));
+            final Fixture x = Fixture.of("cli-reread-", 1, ABC);
+            final String topic = x.topic();
+            final String db = x.db();
             final String group = unique("g");
-            final Path f = EngineProcess.writeConfig(config(topic, group, db, "t", "")
-                .replace("max_rows = 1000\nlinger_ms = 200\n", "max_rows = 100000\nlinger_ms = 600000\n"));
+            final Path f = x.longLingerConfig(group);
             try (EngineProcess p = EngineProcess.start("--config", f.toString(), "--until-caught-up"))
             {
                 final long deadline = System.nanoTime() + 60_000_000_000L;

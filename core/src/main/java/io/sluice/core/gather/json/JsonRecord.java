@@ -238,12 +238,7 @@ public final class JsonRecord implements RecordDecoder<JsonRecord>
             if (scannedStamp != record.stamp || !scannedWhole && errorCode == JsonError.NONE
                 || scanner != paths.scanner())
             {
-                final JsonScanner s = paths.scanner();
-                scanner = s;
-                final RecordEvent e = record.event;
-                errorCode = s.scan(e.value(), 0, e.valueLength());
-                scannedStamp = record.stamp;
-                scannedWhole = true;
+                pass(true);
             }
             return errorCode;
         }
@@ -251,12 +246,18 @@ public final class JsonRecord implements RecordDecoder<JsonRecord>
         /** The record scope's decode pass under duplicate_keys = fail: until its paths are found ({@link #complete}). */
         int find()
         {
+            return pass(false);
+        }
+
+        /** One pass over the current record: whole ({@link JsonScanner#scan}) or until found ({@code find}). */
+        private int pass(final boolean whole)
+        {
             final JsonScanner s = paths.scanner();
             scanner = s;
             final RecordEvent e = record.event;
-            errorCode = s.find(e.value(), 0, e.valueLength());
+            errorCode = whole ? s.scan(e.value(), 0, e.valueLength()) : s.find(e.value(), 0, e.valueLength());
             scannedStamp = record.stamp;
-            scannedWhole = false;
+            scannedWhole = whole;
             return errorCode;
         }
 
