@@ -96,13 +96,11 @@ class JsonScannerTest
         final Scan s = scan("{\"abcdefgh\":1,\"abcdefgh2\":2,\"abcdefgh1\":3,\"abcdefg\":4,\"abcdefghi\":5,\"abc\":6,"
             + "\"a\":7,\"ab\":8,\"\":9}", "abcdefgh1", "abcdefgh2", "abcdefgh", "abcdefg", "ab", "a", "abcdefgh12");
         assertEquals(JsonError.NONE, s.code);
-        assertEquals("3", s.text(0));
-        assertEquals("2", s.text(1));
-        assertEquals("1", s.text(2));
-        assertEquals("4", s.text(3));
-        assertEquals("8", s.text(4));
-        assertEquals("7", s.text(5));
-        assertEquals(null, s.text(6));
+        final String[] want = {"3", "2", "1", "4", "8", "7", null};
+        for (int path = 0; path < want.length; path++)
+        {
+            assertEquals(want[path], s.text(path), "path " + path);
+        }
         assertEquals("7", scan("{\"\\u0061b\":7}", "ab").text(0), "an escaped key is compared unescaped");
         assertEquals("5", scan("{\"\\u0061bcdefghijk\":5}", "abcdefghijk").text(0));
     }

@@ -545,7 +545,7 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
         final int n = Math.min(v.length(), 64);
         final byte[] b = new byte[n];
         v.buffer().getBytes(v.offset(), b);
-        final String text = new String(b, java.nio.charset.StandardCharsets.UTF_8) + (v.length() > n ? "..." : "");
+        final String text = new String(b, StandardCharsets.UTF_8) + (v.length() > n ? "..." : "");
         return v.kind() == JsonKind.STRING ? " (value \"" + text + "\")" : " (value " + text + ")";
     }
 }
