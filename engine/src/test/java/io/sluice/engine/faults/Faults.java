@@ -135,7 +135,28 @@ final class Faults
             this.url = url;
         }
 
+        /**
+         * Runs one statement. A read-only one ({@code SELECT}) is sent again once when the server closed the
+         * connection without answering (a pooled connection it had just timed out, as a server resumed from SIGSTOP
+         * does at once); any other statement fails on the first such error, since it may have run.
+         */
         String sql(final String statement)
+        {
+            try
+            {
+                return send(statement);
+            }
+            catch (final IllegalStateException e)
+            {
+                if (statement.startsWith("SELECT") && e.getCause() instanceof IOException)
+                {
+                    return send(statement);
+                }
+                throw e;
+            }
+        }
+
+        private String send(final String statement)
         {
             try
             {
