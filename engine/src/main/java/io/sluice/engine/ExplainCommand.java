@@ -544,7 +544,16 @@ public final class ExplainCommand implements Callable<Integer>
                                 if (t != JsonToken.VALUE_NULL)
                                 {
                                     valueOffset = (int)p.currentTokenLocation().getByteOffset();
-                                    p.skipChildren();
+                                    if (t.isScalarValue())
+                                    {
+                                        // Jackson reads a string's text lazily: until it is finished, the current
+                                        // location is just past the opening quote
+                                        p.finishToken();
+                                    }
+                                    else
+                                    {
+                                        p.skipChildren();
+                                    }
                                     valueLength = (int)p.currentLocation().getByteOffset() - valueOffset;
                                 }
                             }

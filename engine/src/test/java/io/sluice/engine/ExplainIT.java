@@ -112,6 +112,21 @@ class ExplainIT
         assertTrue(out.get(2).get("outcome").asText().contains("on_error = \"fail\""), out.get(2).toString());
     }
 
+    @Test
+    void shouldSayAnEnvelopesScalarValueIsNotAnObjectAsTheRunDoes() throws Exception
+    {
+        final List<JsonNode> out = explain(null, true, "{\"value\":\"abc\"}\n{\"value\":42}\n{\"value\":true}\n"
+            + "{\"value\":[1,{\"a\":2}]}\n{\"key\":\"k\",\"value\":\"a \\\"quoted\\\" {\"}\n");
+        assertEquals(5, out.size(), out.toString());
+        final String[] kinds = {"a JSON string", "a JSON number", "the JSON literal true", "a JSON array",
+            "a JSON string"};
+        for (int i = 0; i < kinds.length; i++)
+        {
+            assertEquals("value is " + kinds[i] + ", not an object", out.get(i).get("error").asText(),
+                out.get(i).toString());
+        }
+    }
+
     private static void assertExplainEqualsStoredRows(final List<JsonNode> out) throws Exception
     {
         assertEquals(lines.size(), out.size(), "one object per input line");
@@ -164,9 +179,15 @@ class ExplainIT
 
     private static List<JsonNode> explain(final Path schema, final String input) throws Exception
     {
+        return explain(schema, false, input);
+    }
+
+    private static List<JsonNode> explain(final Path schema, final boolean envelope, final String input)
+        throws Exception
+    {
         final StringWriter out = new StringWriter();
         final StringWriter err = new StringWriter();
-        final int code = ExplainCommand.run(config, "github", null, false, schema, schema == null, "UTC",
+        final int code = ExplainCommand.run(config, "github", null, envelope, schema, schema == null, "UTC",
             new ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)), new PrintWriter(out),
             new PrintWriter(err));
         assertEquals(0, code, err.toString());
