@@ -6,6 +6,7 @@ import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.DateTimeException;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -17,13 +18,8 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import org.agrona.concurrent.UnsafeBuffer;
-
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 
 import net.openhft.chronicle.bytes.Bytes;
 import picocli.CommandLine.ArgGroup;
@@ -63,8 +59,8 @@ import io.sluice.sinks.clickhouse.ClickHouseDriver;
 /**
  * {@code engine.jar explain --config F --sink NAME [--topic T] [--envelope] (--schema FILE | --connect)}: a dry run
  * of a gather sink, record by record. Reads JSON lines on stdin (or, with {@code --envelope}, objects
- * {@code {"key": ..., "headers": {...}, "timestamp": ms, "partition": n, "offset": n, "value": <record>}}) and
- * prints one JSON object per line:
+ * {@code {"key": ..., "headers": {...}, "timestamp": ms, "partition": n, "offset": n, "value": <record>}}, read and
+ * checked by {@link DryRunInput} as {@code route} reads them) and prints one JSON object per line:
  * <ul>
  *   <li>{@code branch}, {@code database}, {@code table}, {@code shard}, and {@code columns}: per column its
  *       {@code name}, {@code type}, {@code source} ({@code path}: read from the record at {@code path};
@@ -81,11 +77,14 @@ import io.sluice.sinks.clickhouse.ClickHouseDriver;
  * ({@link RowBinaryText}): explain cannot disagree with a run. Table schemas come from {@code --schema FILE}
  * (CREATE TABLE statements, no connection; DateTime in {@code --time-zone}, default UTC) or from the sink's
  * ClickHouse with {@code --connect} (DESCRIBE, defaults and time zone as a run reads them). Nothing is written.
- * Exit 0 after the last line, 2 on a bad configuration, an unknown sink or an unreadable schema file.
+ * A line that holds no record gets {@code skipped} (a blank line) or an {@code error} whose {@code outcome} says it is
+ * not an envelope. Exit 0 after the last line whatever the lines held; 2 on a bad configuration, an unknown sink, an
+ * unreadable schema file or an unknown {@code --time-zone}.
  */
 @Command(name = "explain", mixinStandardHelpOptions = true, description = {
     "Dry run of a gather sink: reads JSON lines on stdin, prints per record its branch, table, shard and columns.",
-    "Uses the engine's own classifier and encoders; writes nothing. Exit 0 after the last line, 2 on bad input."})
+    "Uses the engine's own classifier and encoders; writes nothing. A line that is no row is answered on its own",
+    "output line. Exit 0 after the last line, 2 on a bad configuration, schema file or arguments."})
 public final class ExplainCommand implements Callable<Integer>
 {
     private static final Pattern CONVERSION = Pattern.compile("^column (.+?) \\((.+?)\\) from path (.+?): .*$",
@@ -101,7 +100,7 @@ public final class ExplainCommand implements Callable<Integer>
     @Option(names = "--topic", paramLabel = "T", description = "Topic the records come from (destination templates use it). Default: the sink's first topic; required when the sink follows a pattern.")
     String topic;
 
-    @Option(names = "--envelope", description = "Each line is {\"key\": ..., \"headers\": {...}, \"timestamp\": ms, \"value\": <record>}.")
+    @Option(names = "--envelope", description = "Each line is {\"key\": ..., \"headers\": {...}, \"timestamp\": ms, \"partition\": n, \"offset\": n, \"value\": <record>}, every member optional, none other allowed.")
     boolean envelope;
 
     @ArgGroup(exclusive = true, multiplicity = "1")
@@ -151,6 +150,16 @@ public final class ExplainCommand implements Callable<Integer>
         final Path schema, final boolean connect, final String zone, final InputStream in, final PrintWriter out,
         final PrintWriter err) throws IOException
     {
+        try
+        {
+            ZoneId.of(zone);
+        }
+        catch (final DateTimeException e)
+        {
+            err.println("error: --time-zone " + zone + ": " + e.getMessage()
+                + " (an IANA zone name such as Europe/Berlin, or UTC; names are case-sensitive)");
+            return SluiceEngine.EXIT_CONFIG;
+        }
         final SluiceConfig c;
         try
         {
@@ -190,13 +199,14 @@ public final class ExplainCommand implements Callable<Integer>
             }
             final Explainer x = new Explainer(TomlGather.build(sink), sink, recordTopic, catalogs, envelope,
                 c.engine().maxRecordBytes());
-            final RouteCommand.LineReader lines = new RouteCommand.LineReader(in, 6 * c.engine().maxRecordBytes()
-                + (1 << 20));
+            final RouteCommand.LineReader lines = new RouteCommand.LineReader(in, x.lineLimit());
             long line = 0;
             while (lines.next())
             {
                 line++;
-                out.println(x.explain(line, lines.bytes(), lines.length()));
+                out.println(lines.truncated()
+                    ? x.tooLong(line, lines.lineBytes())
+                    : x.explain(line, lines.bytes(), lines.length()));
                 out.flush();
             }
             return SluiceEngine.EXIT_OK;
@@ -228,14 +238,12 @@ public final class ExplainCommand implements Callable<Integer>
         private final GatherSpec<JsonRecord> spec;
         private final SluiceConfig.Sink sink;
         private final String topic;
-        private final boolean envelope;
-        private final int maxRecordBytes;
         private final Map<String, DestinationResolver.SinkTarget> targets = new HashMap<>();
         private final Map<String, SinkSpec> sinkSpecs = new HashMap<>();
         private final Map<String, DestinationCatalog> catalogsByName = new HashMap<>();
         private final DestinationResolver resolver = new DestinationResolver();
         private final Map<String, ZoneId> zones = new HashMap<>();
-        private RecordEvent event = new RecordEvent(new UnsafeBuffer(new byte[1 << 16]));
+        private final DryRunInput input;
         private BranchHandle<?> handle;
         private Object row;
         private int emitted;
@@ -247,8 +255,7 @@ public final class ExplainCommand implements Callable<Integer>
             this.spec = spec;
             this.sink = sink;
             this.topic = topic;
-            this.envelope = envelope;
-            this.maxRecordBytes = maxRecordBytes;
+            this.input = new DryRunInput(envelope, maxRecordBytes);
             final TopicRegistry topics = new TopicRegistry();
             topics.idOf(topic);
             if (spec.decoder() instanceof JsonRecord json)
@@ -285,15 +292,36 @@ public final class ExplainCommand implements Callable<Integer>
             }
         }
 
+        /** @return the longest line worth reading whole ({@link DryRunInput#lineLimit()}) */
+        int lineLimit()
+        {
+            return input.lineLimit();
+        }
+
+        /** @return the output object of a line longer than {@link #lineLimit()}: an error, as the engine fails it */
+        String tooLong(final long line, final long lineBytes)
+        {
+            final Out o = new Out();
+            o.field("line", line);
+            return o.error(input.tooLong(lineBytes), null, null, spec.onError()).end();
+        }
+
         String explain(final long line, final byte[] bytes, final int length)
         {
             final Out o = new Out();
             o.field("line", line);
-            final String problem = fill(bytes, length);
+            final String problem = input.fill(bytes, length);
+            if (problem == DryRunInput.BLANK)
+            {
+                return o.skipped(problem).end();
+            }
             if (problem != null)
             {
-                return o.error(problem, null, null, spec.onError()).end();
+                return problem.startsWith(DryRunInput.NOT_AN_ENVELOPE)
+                    ? o.notARecord(problem).end()
+                    : o.error(problem, null, null, spec.onError()).end();
             }
+            final RecordEvent event = input.record();
             if (event.valueLength() < 0)
             {
                 return o.tombstone(spec.tombstones()).end();
@@ -423,7 +451,7 @@ public final class ExplainCommand implements Callable<Integer>
             final JsonScanner scanner = paths.isEmpty() ? null : new JsonScanner(JsonPathSet.compile(paths), 512);
             if (scanner != null)
             {
-                scanner.validate(event.value(), 0, event.valueLength());
+                scanner.validate(input.record().value(), 0, input.record().valueLength());
             }
             final RowBinaryText text = new RowBinaryText(written, zone(branch.sink(), catalog));
             o.startColumns();
@@ -487,123 +515,6 @@ public final class ExplainCommand implements Callable<Integer>
                 }
             });
         }
-
-        /** @return null when the event holds the line's record, else why not */
-        private String fill(final byte[] line, final int length)
-        {
-            if (length == 0 || new String(line, 0, length, StandardCharsets.UTF_8).isBlank())
-            {
-                return "blank line (file and stdin sources skip blank lines)";
-            }
-            byte[] key = null;
-            long timestamp = System.currentTimeMillis();
-            int partition = 0;
-            long offset = 0;
-            final List<String> headerNames = new ArrayList<>();
-            final List<byte[]> headerValues = new ArrayList<>();
-            int valueOffset = 0;
-            int valueLength = length;
-            if (envelope)
-            {
-                try (JsonParser p = JSON.createParser(line, 0, length))
-                {
-                    if (p.nextToken() != JsonToken.START_OBJECT)
-                    {
-                        return "not an envelope: expected {\"key\": ..., \"headers\": {...}, \"timestamp\": ms, "
-                            + "\"value\": ...}";
-                    }
-                    valueLength = -1;
-                    int known = 0;
-                    while (p.nextToken() == JsonToken.FIELD_NAME)
-                    {
-                        final String field = p.currentName();
-                        known += "key".equals(field) || "headers".equals(field) || "timestamp".equals(field)
-                            || "value".equals(field) || "partition".equals(field) || "offset".equals(field) ? 1 : 0;
-                        final JsonToken t = p.nextToken();
-                        switch (field)
-                        {
-                            case "key" -> key = t == JsonToken.VALUE_NULL
-                                ? null
-                                : p.getText().getBytes(StandardCharsets.UTF_8);
-                            case "timestamp" -> timestamp = p.getLongValue();
-                            case "partition" -> partition = p.getIntValue();
-                            case "offset" -> offset = p.getLongValue();
-                            case "headers" -> {
-                                if (t == JsonToken.START_OBJECT)
-                                {
-                                    while (p.nextToken() == JsonToken.FIELD_NAME)
-                                    {
-                                        headerNames.add(p.currentName());
-                                        headerValues.add(p.nextToken() == JsonToken.VALUE_NULL
-                                            ? null
-                                            : p.getText().getBytes(StandardCharsets.UTF_8));
-                                    }
-                                }
-                            }
-                            case "value" -> {
-                                if (t != JsonToken.VALUE_NULL)
-                                {
-                                    valueOffset = (int)p.currentTokenLocation().getByteOffset();
-                                    if (t.isScalarValue())
-                                    {
-                                        // Jackson reads a string's text lazily: until it is finished, the current
-                                        // location is just past the opening quote
-                                        p.finishToken();
-                                    }
-                                    else
-                                    {
-                                        p.skipChildren();
-                                    }
-                                    valueLength = (int)p.currentLocation().getByteOffset() - valueOffset;
-                                }
-                            }
-                            default -> p.skipChildren();
-                        }
-                    }
-                    if (known == 0)
-                    {
-                        return "not an envelope: the object has none of \"key\", \"headers\", \"timestamp\", "
-                            + "\"value\" (without --envelope each line is the record itself)";
-                    }
-                }
-                catch (final IOException | RuntimeException e)
-                {
-                    return "not an envelope: " + e.getMessage();
-                }
-            }
-            int headerBytes = 0;
-            for (int i = 0; i < headerNames.size(); i++)
-            {
-                headerBytes += RecordEvent.headerBytesBound(headerNames.get(i).length(),
-                    headerValues.get(i) == null ? -1 : headerValues.get(i).length);
-            }
-            final int need = RecordEvent.requiredBytes(key == null ? -1 : key.length, Math.max(0, valueLength),
-                headerBytes);
-            if (need > maxRecordBytes)
-            {
-                return "record of " + need + " bytes exceeds engine.max_record_bytes (" + maxRecordBytes + ")";
-            }
-            if (event.slotCapacity() < need)
-            {
-                event = new RecordEvent(new UnsafeBuffer(new byte[Math.max(need, 2 * event.slotCapacity())]));
-            }
-            event.beginRecord(null, need, 0, partition, offset, timestamp, 0, 1);
-            event.timestampType(RecordEvent.CREATE_TIME);
-            if (valueLength < 0)
-            {
-                event.putValue((byte[])null);
-            }
-            else
-            {
-                event.putValue(new UnsafeBuffer(line, 0, length), valueOffset, valueLength);
-            }
-            event.putKey(key);
-            for (int i = 0; i < headerNames.size(); i++)
-            {
-                event.putHeader(headerNames.get(i), headerValues.get(i));
-            }
-            return null;
-        }
     }
 
     /** One output object, written with Jackson's generator. */
@@ -662,6 +573,23 @@ public final class ExplainCommand implements Callable<Integer>
         }
 
         /** A null Kafka value: no row, and what {@code tombstones} does with it. */
+        Out notARecord(final String why)
+        {
+            io(() ->
+            {
+                g.writeStringField("error", why);
+                g.writeStringField("outcome", "no record: the line is not an envelope, so it stands for no Kafka "
+                    + "record (a run never sees it)");
+            });
+            return this;
+        }
+
+        Out skipped(final String why)
+        {
+            io(() -> g.writeStringField("skipped", why));
+            return this;
+        }
+
         Out tombstone(final ErrorPolicy tombstones)
         {
             io(() ->

@@ -7,32 +7,18 @@ import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.concurrent.Callable;
-
-import org.agrona.ExpandableArrayBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-import io.sluice.codecs.json.JsonCursor;
-import io.sluice.codecs.json.JsonError;
-import io.sluice.codecs.json.JsonKind;
-import io.sluice.codecs.json.JsonPathSet;
-import io.sluice.codecs.json.JsonScanner;
-import io.sluice.codecs.json.JsonValueView;
-import io.sluice.codecs.json.RoutingValues;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.engine.SluiceEngine;
-import io.sluice.core.naming.TopicNameSanitizer;
 import io.sluice.core.scatter.internal.TopicRouter;
-import io.sluice.ringbuffers.RecordEvent;
 
 /**
  * {@code engine.jar route --config F --source NAME [--envelope]}: a dry run of a source's routing rule. Reads JSON
@@ -44,14 +30,17 @@ import io.sluice.ringbuffers.RecordEvent;
  *       line is blank, the record is larger than {@code engine.max_record_bytes}, or with {@code --envelope} the
  *       line is not an envelope).</li>
  * </ul>
- * With {@code --envelope} each line is {@code {"key": <string|null>, "headers": {"name": "value", ...}, "value":
- * <the record>}} (header values are UTF-8 strings or null); without it each line is the record itself. The rule is
+ * With {@code --envelope} each line is an envelope, {@code {"key": <string|null>, "headers": {"name": "value", ...},
+ * "value": <the record>}} (and optionally {@code timestamp}, {@code partition}, {@code offset}; read and checked as
+ * {@link DryRunInput} says, the same reader {@code explain} uses); without it each line is the record itself. The
+ * rule is
  * evaluated by {@link TopicRouter}, the same class the running engine uses. Never connects to Kafka; exits 0 after
  * the last line, 2 on a bad configuration or an unknown source.
  */
 @Command(name = "route", mixinStandardHelpOptions = true, description = {
     "Dry run of a source's routing rule: reads JSON lines on stdin, prints the topic of each.",
-    "Never connects to Kafka. Exit 0 after the last line, 2 on a bad configuration."})
+    "Never connects to Kafka. A line that holds no record is answered on its own output line.",
+    "Exit 0 after the last line, 2 on a bad configuration or arguments."})
 public final class RouteCommand implements Callable<Integer>
 {
     @Option(names = "--config", required = true, paramLabel = "FILE", description = "Pipeline configuration (TOML).")
@@ -60,7 +49,7 @@ public final class RouteCommand implements Callable<Integer>
     @Option(names = "--source", required = true, paramLabel = "NAME", description = "The [[sources]] whose rule to apply.")
     String source;
 
-    @Option(names = "--envelope", description = "Each line is {\"key\": ..., \"headers\": {...}, \"value\": <record>}.")
+    @Option(names = "--envelope", description = "Each line is {\"key\": ..., \"headers\": {...}, \"timestamp\": ms, \"partition\": n, \"offset\": n, \"value\": <record>}, every member optional, none other allowed.")
     boolean envelope;
 
     @Spec
@@ -104,8 +93,7 @@ public final class RouteCommand implements Callable<Integer>
             return ConfigChecks.report(file, e, err);
         }
         final DryRun dryRun = new DryRun(new TopicRouter(src.rule(), src.duplicateKeys()), envelope, maxRecordBytes);
-        final LineReader lines = new LineReader(in,
-            envelope ? DryRun.envelopeLineLimit(maxRecordBytes) : maxRecordBytes);
+        final LineReader lines = new LineReader(in, dryRun.lineLimit());
         final StringBuilder sb = new StringBuilder(256);
         while (lines.next())
         {
@@ -113,11 +101,7 @@ public final class RouteCommand implements Callable<Integer>
             if (lines.truncated())
             {
                 // as the engine: a record above max_record_bytes is a record error, and the line is not kept
-                DryRun.missing(sb, envelope
-                    ? "the envelope line of " + lines.lineBytes() + " bytes is too long to hold a record within "
-                        + "engine.max_record_bytes (" + maxRecordBytes + ")"
-                    : "the record of " + lines.lineBytes() + " bytes exceeds engine.max_record_bytes ("
-                        + maxRecordBytes + ")");
+                dryRun.tooLong(lines.lineBytes(), sb);
             }
             else
             {
@@ -133,58 +117,35 @@ public final class RouteCommand implements Callable<Integer>
     static final class DryRun
     {
         private final TopicRouter router;
-        private final boolean envelope;
-        private final int maxRecordBytes;
-        private final JsonScanner scanner = new JsonScanner(JsonPathSet.compile(List.of("key", "headers", "value")),
-            512);
-        private final JsonCursor cursor = new JsonCursor();
-        private final JsonValueView view = new JsonValueView();
-        private final JsonValueView element = new JsonValueView();
-        private final JsonValueView name = new JsonValueView();
-        private final ExpandableArrayBuffer text = new ExpandableArrayBuffer(256);
-        private RecordEvent record = newRecord(1 << 16);
+        private final DryRunInput input;
 
         DryRun(final TopicRouter router, final boolean envelope, final int maxRecordBytes)
         {
             this.router = router;
-            this.envelope = envelope;
-            this.maxRecordBytes = maxRecordBytes;
+            this.input = new DryRunInput(envelope, maxRecordBytes);
         }
 
-        /**
-         * @param maxRecordBytes {@code engine.max_record_bytes}
-         * @return the longest envelope line that may hold a record of that size: JSON escaping takes at most 6
-         *         bytes per byte ({@code \u0000}), plus room for the envelope's keys and headers
-         */
-        static int envelopeLineLimit(final int maxRecordBytes)
+        /** @return the longest line worth reading whole ({@link DryRunInput#lineLimit()}) */
+        int lineLimit()
         {
-            return (int)Math.min(LineReader.MAX_LINE_BYTES, 6L * maxRecordBytes + (1 << 20));
+            return input.lineLimit();
+        }
+
+        /** Writes why a line longer than {@link #lineLimit()} is routed nowhere. */
+        void tooLong(final long lineBytes, final StringBuilder out)
+        {
+            missing(out, input.tooLong(lineBytes));
         }
 
         void route(final byte[] line, final int length, final StringBuilder out)
         {
-            if (TopicNameSanitizer.isBlank(new UnsafeBuffer(line, 0, length), 0, length))
+            final String problem = input.fill(line, length);
+            if (problem != null)
             {
-                missing(out, "blank line (file and stdin sources skip blank lines)");
+                missing(out, problem);
                 return;
             }
-            if (envelope)
-            {
-                final String problem = fillFromEnvelope(line, length);
-                if (problem != null)
-                {
-                    missing(out, problem);
-                    return;
-                }
-            }
-            else
-            {
-                ensure(length);
-                record.beginRecord(null, length, 0, 0, 0L, 0L, 0, 1);
-                record.putValue(new UnsafeBuffer(line, 0, length), 0, length);
-                record.putKey((byte[])null);
-            }
-            final int result = router.route(record);
+            final int result = router.route(input.record());
             out.append("{\"topic\": ");
             if (result == TopicRouter.MISSING)
             {
@@ -208,139 +169,6 @@ public final class RouteCommand implements Callable<Integer>
             out.append("{\"topic\": null, \"reason\": ");
             JsonText.quote(reason, out);
             out.append('}');
-        }
-
-        /** @return null when the record was filled, else why not: the line is not an envelope, or too large */
-        private String fillFromEnvelope(final byte[] line, final int length)
-        {
-            final UnsafeBuffer buffer = new UnsafeBuffer(line, 0, length);
-            final int rc = scanner.validate(buffer, 0, length);
-            if (rc != JsonError.NONE)
-            {
-                return "not an envelope: " + JsonError.describe(rc) + " at byte " + scanner.errorOffset();
-            }
-            if (buffer.getByte(firstNonSpace(buffer, length)) != '{')
-            {
-                return "not an envelope: expected an object {\"key\": ..., \"headers\": {...}, \"value\": ...}";
-            }
-            int present = 0;
-            for (int i = 0; i < 3; i++)
-            {
-                scanner.value(i, view);
-                present += view.kind() == JsonKind.MISSING ? 0 : 1;
-            }
-            if (present == 0)
-            {
-                return "not an envelope: the object has none of \"key\", \"headers\", \"value\" (without --envelope "
-                    + "each line is the record itself)";
-            }
-            byte[] key = null;
-            scanner.value(0, view);
-            if (view.kind() == JsonKind.STRING)
-            {
-                key = decode(view);
-            }
-            else if (view.kind() != JsonKind.NULL && view.kind() != JsonKind.MISSING)
-            {
-                return "not an envelope: key must be a string or null";
-            }
-            final List<String> headerNames = new ArrayList<>();
-            final List<byte[]> headerValues = new ArrayList<>();
-            scanner.value(1, view);
-            if (view.kind() == JsonKind.OBJECT)
-            {
-                cursor.wrap(view);
-                while (cursor.next(element))
-                {
-                    cursor.key(name);
-                    final byte[] n = decode(name);
-                    headerNames.add(new String(n, StandardCharsets.UTF_8));
-                    if (element.kind() == JsonKind.STRING)
-                    {
-                        headerValues.add(decode(element));
-                    }
-                    else if (element.kind() == JsonKind.NULL)
-                    {
-                        headerValues.add(null);
-                    }
-                    else
-                    {
-                        return "not an envelope: header " + headerNames.get(headerNames.size() - 1)
-                            + " must be a string or null";
-                    }
-                }
-                if (cursor.errorCode() != JsonError.NONE)
-                {
-                    return "not an envelope: headers: " + JsonError.describe(cursor.errorCode());
-                }
-            }
-            else if (view.kind() != JsonKind.NULL && view.kind() != JsonKind.MISSING)
-            {
-                return "not an envelope: headers must be an object of strings";
-            }
-            scanner.value(2, view);
-            final boolean hasValue = view.kind() != JsonKind.MISSING && view.kind() != JsonKind.NULL;
-            final int valueOffset = view.offset();
-            final int valueLength = hasValue ? view.length() : 0;
-            int headerBytes = 0;
-            for (int i = 0; i < headerNames.size(); i++)
-            {
-                headerBytes += RecordEvent.headerBytesBound(headerNames.get(i).length(),
-                    headerValues.get(i) == null ? -1 : headerValues.get(i).length);
-            }
-            final int need = RecordEvent.requiredBytes(key == null ? -1 : key.length, valueLength, headerBytes);
-            if (need > maxRecordBytes)
-            {
-                // the check a kafka source makes before it takes a record into its ring
-                return "the record of " + need + " bytes exceeds engine.max_record_bytes (" + maxRecordBytes + ")";
-            }
-            ensure(need);
-            record.beginRecord(null, need, 0, 0, 0L, 0L, 0, 1);
-            if (hasValue)
-            {
-                record.putValue(buffer, valueOffset, valueLength);
-            }
-            else
-            {
-                record.putValue((byte[])null);
-            }
-            record.putKey(key);
-            for (int i = 0; i < headerNames.size(); i++)
-            {
-                record.putHeader(headerNames.get(i), headerValues.get(i));
-            }
-            return null;
-        }
-
-        private byte[] decode(final JsonValueView string)
-        {
-            text.checkLimit(string.length());
-            final int n = RoutingValues.derive(string, text, 0);
-            return Arrays.copyOf(text.byteArray(), Math.max(0, n));
-        }
-
-        private static int firstNonSpace(final UnsafeBuffer b, final int length)
-        {
-            int i = 0;
-            while (i < length - 1 && (b.getByte(i) == ' ' || b.getByte(i) == '\t' || b.getByte(i) == '\r'
-                || b.getByte(i) == '\n'))
-            {
-                i++;
-            }
-            return i;
-        }
-
-        private void ensure(final int bytes)
-        {
-            if (record.slotCapacity() < bytes)
-            {
-                record = newRecord(Math.max(bytes, record.slotCapacity() * 2));
-            }
-        }
-
-        private static RecordEvent newRecord(final int capacity)
-        {
-            return new RecordEvent(new UnsafeBuffer(new byte[capacity]));
         }
     }
 

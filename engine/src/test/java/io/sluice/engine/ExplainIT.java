@@ -125,6 +125,14 @@ class ExplainIT
             assertEquals("value is " + kinds[i] + ", not an object", out.get(i).get("error").asText(),
                 out.get(i).toString());
         }
+        // a blank line is skipped, as file and stdin sources skip it; a line that is not one envelope is no record
+        final List<JsonNode> other = explain(null, true, "\n{\"key\":{\"value\":{\"type\":\"PushEvent\"}},"
+            + "\"value\":{\"id\":\"2\",\"type\":\"WatchEvent\",\"created_at\":\"2015-01-01T00:00:00Z\"}}\n");
+        assertEquals("blank line (file and stdin sources skip blank lines)", other.get(0).get("skipped").asText(),
+            other.get(0).toString());
+        assertEquals("not an envelope: \"key\" must be a string or null, not an object",
+            other.get(1).get("error").asText(), other.get(1).toString());
+        assertTrue(other.get(1).get("outcome").asText().startsWith("no record"), other.get(1).toString());
     }
 
     private static void assertExplainEqualsStoredRows(final List<JsonNode> out) throws Exception

@@ -112,10 +112,12 @@ class RouteCommandTest
             "{\"topic\": \"tenant.unknown\", \"fallback\": true, \"reason\": \"header tenant: the record has no header tenant\"}",
             "{\"topic\": \"tenant.unknown\", \"fallback\": true, \"reason\": \"header tenant: header tenant is null\"}",
             "{\"topic\": \"tenant.t_\"}",
-            "{\"topic\": null, \"reason\": \"not an envelope: key must be a string or null\"}",
-            "{\"topic\": null, \"reason\": \"not an envelope: expected an object {\\\"key\\\": ..., \\\"headers\\\": {...}, \\\"value\\\": ...}\"}",
-            "{\"topic\": null, \"reason\": \"not an envelope: the object has none of \\\"key\\\", \\\"headers\\\", "
-                + "\\\"value\\\" (without --envelope each line is the record itself)\"}"),
+            "{\"topic\": null, \"reason\": \"not an envelope: \\\"key\\\" must be a string or null, not a number\"}",
+            "{\"topic\": null, \"reason\": \"not an envelope: expected an object {\\\"key\\\": ..., \\\"headers\\\": {...}, "
+                + "\\\"timestamp\\\": ms, \\\"partition\\\": n, \\\"offset\\\": n, \\\"value\\\": ...}\"}",
+            "{\"topic\": null, \"reason\": \"not an envelope: the object has none of the members of {\\\"key\\\": ..., "
+                + "\\\"headers\\\": {...}, \\\"timestamp\\\": ms, \\\"partition\\\": n, \\\"offset\\\": n, \\\"value\\\": ...} "
+                + "(its first member: \\\"user_id\\\"); without --envelope each line is the record itself\"}"),
             List.of(tenants));
 
         // R1: key 100:48069 -> bucket 9 of 12; R2's sign bit through 12 buckets as well
