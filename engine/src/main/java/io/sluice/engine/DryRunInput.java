@@ -40,7 +40,8 @@ import io.sluice.ringbuffers.RecordEvent;
  * </ul>
  * The line must be valid JSON as a whole (no data after the object; the engine's own validation, so the errors and
  * byte offsets are those of {@link JsonError}); a member named twice, an unknown member (a typo such as
- * {@code "valeu"} would otherwise read as a tombstone) or a member of the wrong type is refused, naming it. A line
+ * {@code "valeu"} would otherwise read as a tombstone) or a member of the wrong type is refused, naming it, and so is
+ * an object with none of the members ({@code {}} or a record given without its envelope). A line
  * that is blank by {@link TopicNameSanitizer#isBlank} is {@link #BLANK} (file and stdin sources skip those lines).
  *
  * <p>Not thread-safe: one per command.
@@ -337,8 +338,13 @@ final class DryRunInput
         scanner.value(member, view);
         final int from = view.kind() == JsonKind.STRING ? view.offset() - 1 : view.offset();
         final int n = view.kind() == JsonKind.STRING ? view.length() + 2 : view.length();
-        final String t = view.buffer().getStringWithoutLengthUtf8(from, Math.min(n, 32));
-        return n > 32 ? t + "..." : t;
+        int cut = Math.min(n, 32);
+        while (cut < n && cut > 0 && (view.buffer().getByte(from + cut) & 0xC0) == 0x80)
+        {
+            cut--; // not inside a UTF-8 sequence
+        }
+        final String t = view.buffer().getStringWithoutLengthUtf8(from, cut);
+        return cut < n ? t + "..." : t;
     }
 
     /** @return the decoded text of a string view, or null when it cannot be decoded */
@@ -355,9 +361,12 @@ final class DryRunInput
         return n < 0 ? null : Arrays.copyOf(text.byteArray(), n);
     }
 
+    /** @return the text as a JSON string literal, so a name holding quotes reads unambiguously */
     private static String quoted(final String s)
     {
-        return "\"" + s + "\"";
+        final StringBuilder b = new StringBuilder(s.length() + 2);
+        RouteCommand.JsonText.quote(s, b);
+        return b.toString();
     }
 
     private static String kindName(final int kind)

@@ -100,7 +100,7 @@ public final class ExplainCommand implements Callable<Integer>
     @Option(names = "--topic", paramLabel = "T", description = "Topic the records come from (destination templates use it). Default: the sink's first topic; required when the sink follows a pattern.")
     String topic;
 
-    @Option(names = "--envelope", description = "Each line is {\"key\": ..., \"headers\": {...}, \"timestamp\": ms, \"partition\": n, \"offset\": n, \"value\": <record>}, every member optional, none other allowed.")
+    @Option(names = "--envelope", description = "Each line is {\"key\": ..., \"headers\": {...}, \"timestamp\": ms, \"partition\": n, \"offset\": n, \"value\": <record>}, every member optional but one at least, no other member allowed.")
     boolean envelope;
 
     @ArgGroup(exclusive = true, multiplicity = "1")
@@ -578,8 +578,9 @@ public final class ExplainCommand implements Callable<Integer>
             io(() ->
             {
                 g.writeStringField("error", why);
-                g.writeStringField("outcome", "no record: the line is not an envelope, so it stands for no Kafka "
-                    + "record (a run never sees it)");
+                g.writeStringField("outcome", "not read: the line is not a valid envelope, so it stands for no "
+                    + "record (bytes an envelope cannot hold, such as invalid UTF-8 in the value, can be tried "
+                    + "without --envelope, the line being the value)");
             });
             return this;
         }

@@ -49,7 +49,7 @@ public final class RouteCommand implements Callable<Integer>
     @Option(names = "--source", required = true, paramLabel = "NAME", description = "The [[sources]] whose rule to apply.")
     String source;
 
-    @Option(names = "--envelope", description = "Each line is {\"key\": ..., \"headers\": {...}, \"timestamp\": ms, \"partition\": n, \"offset\": n, \"value\": <record>}, every member optional, none other allowed.")
+    @Option(names = "--envelope", description = "Each line is {\"key\": ..., \"headers\": {...}, \"timestamp\": ms, \"partition\": n, \"offset\": n, \"value\": <record>}, every member optional but one at least, no other member allowed.")
     boolean envelope;
 
     @Spec

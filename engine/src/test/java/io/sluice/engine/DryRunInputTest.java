@@ -56,6 +56,9 @@ class DryRunInputTest
             + "} | not an envelope: unknown member \"valeu\" (an envelope's members: key, headers, timestamp, partition, offset, value)",
         "{\"valeu\":" + W
             + "} | not an envelope: the object has none of the members of {\"key\": ..., \"headers\": {...}, \"timestamp\": ms, \"partition\": n, \"offset\": n, \"value\": ...} (its first member: \"valeu\"); without --envelope each line is the record itself",
+        "{\"value\":{},\"a\\\"b\":1} | not an envelope: unknown member \"a\\\"b\" (an envelope's members: key, headers, timestamp, partition, offset, value)",
+        "{} | not an envelope: the object has none of the members of {\"key\": ..., \"headers\": {...}, \"timestamp\": ms, \"partition\": n, \"offset\": n, \"value\": ...}; without --envelope each line is the record itself",
+        "{\"offset\":\"\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\"} | not an envelope: \"offset\" must be an integer from 0 to 9223372036854775807, not \"\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9...",
         "[1] | not an envelope: expected an object {\"key\": ..., \"headers\": {...}, \"timestamp\": ms, \"partition\": n, \"offset\": n, \"value\": ...}",
         "{\"value\":{\"a\":1} | not an envelope: document truncated: input ended inside a value at byte 16",
         "{\"key\":\"\\ud800\",\"value\":{}} | not an envelope: unpaired UTF-16 surrogate escape in a string at byte 8"})

@@ -132,7 +132,7 @@ class ExplainIT
             other.get(0).toString());
         assertEquals("not an envelope: \"key\" must be a string or null, not an object",
             other.get(1).get("error").asText(), other.get(1).toString());
-        assertTrue(other.get(1).get("outcome").asText().startsWith("no record"), other.get(1).toString());
+        assertTrue(other.get(1).get("outcome").asText().startsWith("not read"), other.get(1).toString());
     }
 
     private static void assertExplainEqualsStoredRows(final List<JsonNode> out) throws Exception
