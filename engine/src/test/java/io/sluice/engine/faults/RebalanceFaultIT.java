@@ -24,21 +24,41 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * member's partitions, resumes them from their last committed offsets, and nothing is lost.
  *
  * <p>The members are told apart by their {@code client.id}; assignments and committed offsets come from Kafka's
- * Admin client, the rows from ClickHouse's HTTP interface. The victim is killed once it has committed a random share
- * of what its partitions held when it got them, then a random moment of a commit cycle ({@code -Dfaults.seed=N}
- * repeats the choice).
+ * Admin client, the rows from ClickHouse's HTTP interface. The input is a {@link FaultTopic.Staged staged} copy (20 %
+ * of each partition at the start, 70 % once both members hold partitions, all after the kill); the victim is killed
+ * once it has committed a random share of what its partitions then held beyond their committed offsets, then a random
+ * moment of a commit cycle ({@code -Dfaults.seed=N} repeats the choice).
  */
 @ExtendWith(FaultTopic.Resolver.class)
 class RebalanceFaultIT
 {
+    /** The share of each partition in the topic when the engines start. */
+    private static final double FIRST_STAGE = 0.2;
+    /** The share once both members hold partitions, until the kill. */
+    private static final double SECOND_STAGE = 0.7;
+
     @Test
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
-    void shouldHandTheKilledMembersPartitionsToTheSurvivorAndLoseNothing(final FaultTopic topic) throws Exception
+    void shouldHandTheKilledMembersPartitionsToTheSurvivorAndLoseNothing(final FaultTopic input) throws Exception
     {
+        try (FaultTopic.Staged staged = input.stage("faults-rebalance-" + Faults.suffix()))
+        {
+            handOver(staged);
+        }
+    }
+
+    /**
+     * The scenario, on a staged copy of the input: 20 % of each partition at the start, 70 % once both members hold
+     * partitions, the rest after the kill, so the victim is killed with input still to come whatever the machine's
+     * speed, and has input of its own to read and commit before the kill.
+     */
+    private static void handOver(final FaultTopic.Staged staged) throws Exception
+    {
+        final FaultTopic topic = staged.topic;
         final long seed = Long.getLong("faults.seed", System.nanoTime());
-        // The kill comes once the victim has committed a random 5-50% of its partitions, then a random moment of one
-        // commit cycle (commit_interval_ms = 250): mid-run whatever the machine's speed (a fixed delay after the
-        // first commit let a fast victim finish its ~100k records first), anywhere in the commit cycle.
+        // The kill comes once the victim has committed a random 5-50% of its share of the second stage, then a
+        // random moment of one commit cycle (commit_interval_ms = 250): anywhere in the commit cycle, and mid-run
+        // whatever the machine's speed, since the last 30 % of the input is held back until the kill.
         final java.util.Random random = new java.util.Random(seed);
         final double killAtFraction = 0.05 + 0.45 * random.nextDouble();
         final long killDelayMs = random.nextInt(250);
@@ -55,6 +75,7 @@ class RebalanceFaultIT
         final Path victimCfg = Faults.writeConfig(dir, "victim.toml",
             fastCommits(Faults.pipelineToml(topic.name, group, db, ch.url, 120_000, 0, victimId)));
         final long[] end = topic.endOffsets();
+        staged.release(FIRST_STAGE);
         final long start = System.nanoTime();
         final List<Integer> victimPartitions;
         final long[] committedAtKill;
@@ -74,7 +95,9 @@ class RebalanceFaultIT
             // the victim has committed the chosen share of what its partitions held when it got them (the first
             // member to join may have read some of them before the second joined)
             final long[] atAssignment = Faults.committed(admin, group, topic.name, FaultTopic.PARTITIONS);
-            final long share = victimPartitions.stream().mapToLong(p -> end[p] - atAssignment[p]).sum();
+            staged.release(SECOND_STAGE);
+            final long share = victimPartitions.stream()
+                .mapToLong(p -> Math.max(0, (long)Math.floor(SECOND_STAGE * end[p]) - atAssignment[p])).sum();
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (true)
             {
@@ -100,6 +123,7 @@ class RebalanceFaultIT
             window = topic.writtenAtOrAfter(committedAtKill, written, victimPartitions);
             assertTrue(victimPartitions.stream().anyMatch(p -> committedAtKill[p] < end[p]),
                 "the victim was killed after finishing its partitions: not mid-run (seed " + seed + ")");
+            staged.release(1.0);
             // the survivor takes every partition once the coordinator has dropped the dead member
             await(admin, group, topic,
                 m -> m.size() == 1 && m.getOrDefault(survivorId, List.of()).size() == FaultTopic.PARTITIONS,
