@@ -68,8 +68,16 @@ class TransactionalTopicIT
             transaction(producer, topic, false, 3, 4);
             transaction(producer, topic, true, 5);
         }
-        assertEquals(8L, TestServices.endOffsets(topic, 1).get(new TopicPartition(topic, 0)),
-            "T1's layout: 5 records and 3 markers");
+        // commitTransaction and abortTransaction return once the coordinator has logged the outcome; it writes the
+        // markers into the partition after that (Kafka's transaction protocol, KIP-98), so the last marker may not
+        // be there yet (CI: end offset 7)
+        final TopicPartition tp = new TopicPartition(topic, 0);
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        while (TestServices.endOffsets(topic, 1).get(tp) < 8L && System.nanoTime() < deadline)
+        {
+            Thread.sleep(50);
+        }
+        assertEquals(8L, TestServices.endOffsets(topic, 1).get(tp), "T1's layout: 5 records and 3 markers");
         return topic;
     }
 
