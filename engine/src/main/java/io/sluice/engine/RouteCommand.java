@@ -18,6 +18,7 @@ import picocli.CommandLine.Spec;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.engine.SluiceEngine;
+import io.sluice.core.naming.ReservedTopics;
 import io.sluice.core.scatter.internal.TopicRouter;
 
 /**
@@ -28,7 +29,12 @@ import io.sluice.core.scatter.internal.TopicRouter;
  *   <li>{@code {"topic": "<fallback>", "fallback": true, "reason": "..."}} when the fallback was used;</li>
  *   <li>{@code {"topic": null, "reason": "..."}} when the value is missing and the rule has no fallback (or the
  *       line is blank, the record is larger than {@code engine.max_record_bytes}, or with {@code --envelope} the
- *       line is not an envelope).</li>
+ *       line is not an envelope);</li>
+ *   <li>{@code {"topic": "<fallback>", "fallback": true, "refused": "<name>", "reason": "..."}}, or without a
+ *       fallback {@code {"topic": null, "refused": "<name>", "reason": "..."}}, when the rule gives a name Kafka
+ *       reserves ({@link ReservedTopics}: {@code __consumer_offsets}, {@code __cluster_metadata}, ...), which the
+ *       engine refuses before any create or produce as this says (the names only the broker's listing reports as
+ *       internal, and topics the broker refuses, need the broker: the dry run does not connect).</li>
  * </ul>
  * With {@code --envelope} each line is an envelope, {@code {"key": <string|null>, "headers": {"name": "value", ...},
  * "value": <the record>}} (and optionally {@code timestamp}, {@code partition}, {@code offset}; read and checked as
@@ -147,7 +153,26 @@ public final class RouteCommand implements Callable<Integer>
             }
             final int result = router.route(input.record());
             out.append("{\"topic\": ");
-            if (result == TopicRouter.MISSING)
+            final String reserved = result == TopicRouter.ROUTED ? ReservedTopics.refusal(router.topicName()) : null;
+            if (reserved != null)
+            {
+                // as the engine: a reserved name is refused for good, so the record takes the fallback or stops
+                final String fallback = router.rule().fallback();
+                if (fallback != null)
+                {
+                    JsonText.quote(fallback, out);
+                    out.append(", \"fallback\": true");
+                }
+                else
+                {
+                    out.append("null");
+                }
+                out.append(", \"refused\": ");
+                JsonText.quote(router.topicName(), out);
+                out.append(", \"reason\": ");
+                JsonText.quote(fallback != null ? reserved : reserved + "; the rule has no fallback", out);
+            }
+            else if (result == TopicRouter.MISSING)
             {
                 out.append("null, \"reason\": ");
                 JsonText.quote(router.reason(), out);

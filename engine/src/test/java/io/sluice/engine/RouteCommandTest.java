@@ -129,6 +129,98 @@ class RouteCommandTest
             "{\"topic\": null, \"reason\": \"hash of key into 12 buckets: the record has no key\"}"), List.of(shards));
     }
 
+    private static final String RESERVED = """
+        [kafka]
+        bootstrap_servers = "127.0.0.1:1"   # never contacted
+
+        [[sources]]
+        name = "raw"
+        kind = "stdin"
+        [[sources.topics]]
+        topic = { strategy = "field", path = "t", template = "{value}" }
+
+        [[sources]]
+        name = "rawfb"
+        kind = "stdin"
+        [[sources.topics]]
+        topic = { strategy = "field", path = "t", template = "{value}", fallback = "fb" }
+
+        [[sources]]
+        name = "keyed"
+        kind = "stdin"
+        [[sources.topics]]
+        topic = { strategy = "key", template = "__{value}", fallback = "fb" }
+
+        [[sources]]
+        name = "headed"
+        kind = "stdin"
+        [[sources.topics]]
+        topic = { strategy = "header", header = "h", template = "{value}_state" }
+        """;
+
+    private String[] routeReserved(final String source, final boolean envelope, final String input) throws IOException
+    {
+        final Path file = dir.resolve("reserved.toml");
+        Files.writeString(file, RESERVED);
+        final StringWriter out = new StringWriter();
+        final StringWriter err = new StringWriter();
+        assertEquals(0, RouteCommand.run(file, source, envelope,
+            new ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)), new PrintWriter(out),
+            new PrintWriter(err)), err.toString());
+        return out.toString().split("\n");
+    }
+
+    @Test
+    void shouldShowANameKafkaReservesAsRefusedAsTheEngineRefusesIt() throws IOException
+    {
+        final String input = """
+            {"t": "__cluster_metadata"}
+            {"t": " __consumer_offsets\\t"}
+            {"t": "__cluster.metadata"}
+            {"t": "__CLUSTER_METADATA"}
+            {"t": "__remote_log_metadata"}
+            """;
+        final String internal = "is internal to Kafka (Kafka reserves it for ";
+        final String[] raw = routeReserved("raw", false, input);
+        assertEquals(5, raw.length, String.join("\n", raw));
+        assertTrue(raw[0].startsWith("{\"topic\": null, \"refused\": \"__cluster_metadata\", \"reason\": \"topic "
+            + "__cluster_metadata " + internal + "the KRaft metadata log)"), raw[0]);
+        assertTrue(raw[0].endsWith("; the rule has no fallback\"}"), raw[0]);
+        assertTrue(raw[1].startsWith("{\"topic\": null, \"refused\": \"__consumer_offsets\", \"reason\": \"topic "
+            + "__consumer_offsets " + internal), raw[1]);
+        assertTrue(raw[2].startsWith("{\"topic\": null, \"refused\": \"__cluster.metadata\", \"reason\": \"topic "
+            + "__cluster.metadata collides with Kafka's internal topic __cluster_metadata"), raw[2]);
+        // Kafka topic names are case-sensitive: an ordinary topic
+        assertEquals("{\"topic\": \"__CLUSTER_METADATA\"}", raw[3]);
+        assertTrue(raw[4].contains("\"refused\": \"__remote_log_metadata\""), raw[4]);
+
+        final String[] fb = routeReserved("rawfb", false, input);
+        assertTrue(fb[0].startsWith("{\"topic\": \"fb\", \"fallback\": true, \"refused\": \"__cluster_metadata\", "
+            + "\"reason\": \"topic __cluster_metadata " + internal), fb[0]);
+        assertTrue(!fb[0].contains("no fallback"), fb[0]);
+        assertEquals("{\"topic\": \"__CLUSTER_METADATA\"}", fb[3]);
+
+        // from the key and from a header, through a template
+        final String[] keyed = routeReserved("keyed", true, """
+            {"key": "cluster_metadata", "value": {}}
+            {"key": "cluster metadata", "value": {}}
+            {"key": "orders", "value": {}}
+            """);
+        assertTrue(keyed[0].startsWith("{\"topic\": \"fb\", \"fallback\": true, \"refused\": "
+            + "\"__cluster_metadata\""), keyed[0]);
+        assertTrue(keyed[1].startsWith("{\"topic\": \"fb\", \"fallback\": true, \"refused\": "
+            + "\"__cluster_metadata\""), keyed[1]);
+        assertEquals("{\"topic\": \"__orders\"}", keyed[2]);
+        final String[] headed = routeReserved("headed", true, """
+            {"headers": {"h": "__transaction"}, "value": {}}
+            {"headers": {"h": "__share_group"}, "value": {}}
+            {"headers": {"h": "__TRANSACTION"}, "value": {}}
+            """);
+        assertTrue(headed[0].startsWith("{\"topic\": null, \"refused\": \"__transaction_state\""), headed[0]);
+        assertTrue(headed[1].startsWith("{\"topic\": null, \"refused\": \"__share_group_state\""), headed[1]);
+        assertEquals("{\"topic\": \"__TRANSACTION_state\"}", headed[2]);
+    }
+
     @Test
     void shouldTreatAnEnvelopeFieldValueAsTheRecord() throws IOException
     {

@@ -15,6 +15,7 @@ import io.sluice.codecs.json.JsonPath;
 import io.sluice.core.config.SluiceConfig.Source;
 import io.sluice.core.config.SluiceConfig.TopicRule;
 import io.sluice.core.config.SluiceConfig.TopicRule.Strategy;
+import io.sluice.core.naming.ReservedTopics;
 import io.sluice.core.naming.RoutingTemplate;
 import io.sluice.core.naming.TopicNameSanitizer;
 
@@ -22,7 +23,7 @@ import io.sluice.core.naming.TopicNameSanitizer;
  * Reads and validates the {@code [[sources]]} tables (scatter pipelines) against {@link ConfigSchema}: the keys of
  * each kind, the one {@code [[sources.topics]]} block and its routing rule (strategy, what the strategy requires,
  * the template through {@link RoutingTemplate#parse}, the JSON path through {@link JsonPath#parse}, literal and
- * fallback topic names through {@link TopicNameSanitizer}). Every problem is collected with its key and line.
+ * fallback topic names through {@link TopicNameSanitizer}, and never a name Kafka reserves, {@link ReservedTopics}). Every problem is collected with its key and line.
  *
  * <p>Stateless; called by {@link ConfigLoader} on the loading thread.
  */
@@ -421,6 +422,12 @@ final class SourceConfigs
         {
             t.problem(key, "\"" + name + "\" is not a legal topic name (Kafka allows [a-zA-Z0-9._-], at most "
                 + TopicNameSanitizer.MAX_LENGTH + " characters); did you mean \"" + sanitized + "\"?");
+            return false;
+        }
+        final String reserved = ReservedTopics.refusal(name);
+        if (reserved != null)
+        {
+            t.problem(key, reserved);
             return false;
         }
         return true;

@@ -2,6 +2,8 @@ package io.sluice.core.scatter;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import javax.net.ssl.SSLException;
@@ -13,12 +15,14 @@ import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.errors.InvalidPartitionsException;
 import org.apache.kafka.common.errors.InvalidReplicationFactorException;
+import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.errors.InvalidRequiredAcksException;
 import org.apache.kafka.common.errors.InvalidTimestampException;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.PolicyViolationException;
 import org.apache.kafka.common.errors.RecordBatchTooLargeException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
@@ -52,8 +56,17 @@ import org.apache.kafka.common.errors.UnsupportedVersionException;
  *       would send a record to its fallback topic, a wrong destination, which is worse than a stall.</li>
  * </ul>
  *
- * <p>The first cause in the chain that the table names decides (the table is ordered most specific first, since
- * {@code InvalidTopicException} and {@code UnsupportedVersionException} both extend
+ * <p>Before the class table, {@link #MESSAGE_RULES}: a non-retriable error of a listed class whose message says the
+ * topic is internal ({@value #INTERNAL_TOPIC}, case-insensitive) is {@link Kind#TOPIC_REFUSED}, whatever its class
+ * alone would mean. Kafka's controller answers a CreateTopics for the KRaft metadata log with
+ * {@code InvalidRequestException} "Creation of internal topic __cluster_metadata is prohibited." (Kafka 4.1
+ * {@code ControllerApis}), a class that by itself is no reason to give up; the broker answers a produce to an internal
+ * topic with {@code InvalidTopicException} "Cannot append to internal topic ..."; an authorizer may word its refusal
+ * of an internal topic as a cluster authorization failure, which by class would end the run. A
+ * {@code RetriableException} is never made permanent by its message.
+ *
+ * <p>The first cause in the chain that a rule or the table names decides (the table is ordered most specific first,
+ * since {@code InvalidTopicException} and {@code UnsupportedVersionException} both extend
  * {@code InvalidConfigurationException}). Thread-safe (stateless).
  */
 public final class ProduceErrors
@@ -75,6 +88,29 @@ public final class ProduceErrors
 
     /** Kafka's exceptions and what they mean, most specific first (the first match in a cause chain wins). */
     public static final Map<Class<? extends Throwable>, Kind> TABLE = table();
+
+    /** What a broker's message says when it refuses a topic for being internal (matched case-insensitively). */
+    public static final String INTERNAL_TOPIC = "internal topic";
+
+    /**
+     * A rule read before {@link #TABLE}: a failure of this class (or a subclass) whose message contains the fragment
+     * (case-insensitive) means the kind.
+     *
+     * @param type     the exception class
+     * @param fragment what the message contains
+     * @param kind     what it means
+     */
+    public record MessageRule(Class<? extends Throwable> type, String fragment, Kind kind)
+    {
+    }
+
+    /** The message rules, in order (the first match wins); only for non-retriable errors. */
+    public static final List<MessageRule> MESSAGE_RULES = List.of(
+        new MessageRule(InvalidRequestException.class, INTERNAL_TOPIC, Kind.TOPIC_REFUSED),
+        new MessageRule(InvalidTopicException.class, INTERNAL_TOPIC, Kind.TOPIC_REFUSED),
+        new MessageRule(TopicAuthorizationException.class, INTERNAL_TOPIC, Kind.TOPIC_REFUSED),
+        new MessageRule(ClusterAuthorizationException.class, INTERNAL_TOPIC, Kind.TOPIC_REFUSED),
+        new MessageRule(PolicyViolationException.class, INTERNAL_TOPIC, Kind.TOPIC_REFUSED));
 
     private ProduceErrors()
     {
@@ -118,6 +154,14 @@ public final class ProduceErrors
                 // the producer waited max.block.ms for the topic's metadata (KafkaProducer.waitOnMetadata)
                 return Kind.UNKNOWN_TOPIC;
             }
+            if (!(c instanceof RetriableException))
+            {
+                final Kind byMessage = byMessage(c);
+                if (byMessage != null)
+                {
+                    return byMessage;
+                }
+            }
             for (final Map.Entry<Class<? extends Throwable>, Kind> e : TABLE.entrySet())
             {
                 if (e.getKey().isInstance(c))
@@ -127,6 +171,24 @@ public final class ProduceErrors
             }
         }
         return Kind.TRANSIENT;
+    }
+
+    private static Kind byMessage(final Throwable c)
+    {
+        final String message = c.getMessage();
+        if (message == null)
+        {
+            return null;
+        }
+        final String lower = message.toLowerCase(Locale.ROOT);
+        for (final MessageRule r : MESSAGE_RULES)
+        {
+            if (r.type().isInstance(c) && lower.contains(r.fragment()))
+            {
+                return r.kind();
+            }
+        }
+        return null;
     }
 
     /**

@@ -50,6 +50,19 @@ public interface TopicAdmin extends AutoCloseable
     Set<String> listTopics();
 
     /**
+     * The topics the broker flags as internal in its listing (Kafka's {@code TopicListing.isInternal}: today
+     * {@code __consumer_offsets}, {@code __transaction_state}, {@code __share_group_state} once they exist), so that a
+     * name a newer broker reserves is refused as the known ones are ({@link io.sluice.core.naming.ReservedTopics}).
+     *
+     * @return the names, possibly empty; the default implementation knows none
+     * @throws RuntimeException when the broker cannot be reached within the client's timeout
+     */
+    default Set<String> listInternalTopics()
+    {
+        return Set.of();
+    }
+
+    /**
      * Looks up topics.
      *
      * @param names topic names

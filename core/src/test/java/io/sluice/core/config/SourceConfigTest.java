@@ -143,6 +143,13 @@ class SourceConfigTest
         "{ strategy = 'field', path = 'a', fallback = '..' }|\"..\" is not a topic name",
         "{ strategy = 'field', path = 'a', bukets = 2 }|topic.bukets (line 9): unknown key; did you mean buckets?",
         "'orders/eu'|sources[0].topics[0].topic (line 9): \"orders/eu\" is not a legal topic name",
+        "'__cluster_metadata'|sources[0].topics[0].topic (line 9): topic __cluster_metadata is internal to Kafka "
+            + "(Kafka reserves it for the KRaft metadata log)",
+        "{ strategy = 'static', name = '__consumer_offsets' }|topic.name (line 9): topic __consumer_offsets is internal",
+        "{ strategy = 'field', path = 'a', fallback = '__remote_log_metadata' }|topic.fallback (line 9): topic "
+            + "__remote_log_metadata is internal to Kafka",
+        "{ strategy = 'field', path = 'a', fallback = '__transaction.state' }|topic.fallback (line 9): topic "
+            + "__transaction.state collides with Kafka's internal topic __transaction_state",
         "42|expected a topic name or an inline table"})
     void shouldNameEveryProblemOfARule(final String topic, final String expected)
     {

@@ -4,14 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 
 import javax.net.ssl.SSLHandshakeException;
 
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.NotEnoughReplicasException;
 import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
+import org.apache.kafka.common.errors.PolicyViolationException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.errors.TimeoutException;
@@ -84,5 +88,54 @@ class ProduceErrorsTest
         assertEquals(ProduceErrors.Kind.UNKNOWN_TOPIC,
             ProduceErrors.classify(new TimeoutException("Topic gone not present in metadata after 60000 ms.")));
         assertFalse(ProduceErrors.permanent(ProduceErrors.Kind.UNKNOWN_TOPIC));
+    }
+
+    /** One row of the table of what a broker says about an internal topic. */
+    private record Row(Throwable failure, ProduceErrors.Kind kind)
+    {
+    }
+
+    @Test
+    void shouldCallEveryRefusalThatSaysTheTopicIsInternalPermanentForTheTopic()
+    {
+        final List<Row> table = List.of(
+            // Kafka 4.1's controller, CreateTopics for the KRaft metadata log (verified on the broker: RefusedTopicsIT)
+            new Row(new InvalidRequestException("Creation of internal topic __cluster_metadata is prohibited."),
+                ProduceErrors.Kind.TOPIC_REFUSED),
+            new Row(new ExecutionException(new InvalidRequestException(
+                "Creation of internal topic __cluster_metadata is prohibited.")), ProduceErrors.Kind.TOPIC_REFUSED),
+            new Row(new KafkaException("create", new InvalidRequestException("CREATION OF INTERNAL TOPIC x")),
+                ProduceErrors.Kind.TOPIC_REFUSED),
+            // the broker's answer to a produce to an internal topic
+            new Row(new InvalidTopicException("Cannot append to internal topic __consumer_offsets"),
+                ProduceErrors.Kind.TOPIC_REFUSED),
+            new Row(new TopicAuthorizationException("Not authorized to write to internal topic __transaction_state"),
+                ProduceErrors.Kind.TOPIC_REFUSED),
+            new Row(new PolicyViolationException("Internal topic names are refused by policy"),
+                ProduceErrors.Kind.TOPIC_REFUSED),
+            // by class alone this ends the run; about an internal topic it refuses that topic only
+            new Row(new ClusterAuthorizationException("Cluster authorization failed for internal topic "
+                + "__share_group_state"), ProduceErrors.Kind.TOPIC_REFUSED),
+            new Row(new ClusterAuthorizationException("Cluster authorization failed."),
+                ProduceErrors.Kind.PRODUCER_REFUSED),
+            // an invalid request that says nothing of an internal topic stays what its class says (retried)
+            new Row(new InvalidRequestException("Unexpected request"), ProduceErrors.Kind.TRANSIENT),
+            new Row(new InvalidRequestException((String)null), ProduceErrors.Kind.TRANSIENT),
+            // a retriable error is never made permanent by its words
+            new Row(new NotEnoughReplicasException("internal topic __consumer_offsets has 1 of 3 replicas"),
+                ProduceErrors.Kind.TRANSIENT),
+            new Row(new TimeoutException("internal topic __transaction_state: request timed out"),
+                ProduceErrors.Kind.TRANSIENT),
+            // another class with the words is not in the rules: the class table decides
+            new Row(new IllegalStateException("internal topic"), ProduceErrors.Kind.TRANSIENT));
+        for (final Row r : table)
+        {
+            assertEquals(r.kind(), ProduceErrors.classify(r.failure()), String.valueOf(r.failure()));
+        }
+        for (final ProduceErrors.MessageRule rule : ProduceErrors.MESSAGE_RULES)
+        {
+            assertEquals(ProduceErrors.INTERNAL_TOPIC, rule.fragment(), rule.toString());
+            assertTrue(ProduceErrors.permanent(rule.kind()), rule.toString());
+        }
     }
 }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -17,6 +18,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicListing;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -71,6 +73,37 @@ public final class KafkaTopicAdmin implements TopicAdmin
         {
             return admin.listTopics(new ListTopicsOptions().listInternal(false)).names().get(TIMEOUT_MS,
                 TimeUnit.MILLISECONDS);
+        }
+        catch (final ExecutionException e)
+        {
+            throw new IllegalStateException(KafkaChecks.describe(e.getCause()), e.getCause());
+        }
+        catch (final TimeoutException e)
+        {
+            throw new IllegalStateException("no answer within " + TIMEOUT_MS + " ms", e);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    @Override
+    public Set<String> listInternalTopics()
+    {
+        try
+        {
+            final Set<String> internal = new HashSet<>();
+            for (final TopicListing t : admin.listTopics(new ListTopicsOptions().listInternal(true)).listings()
+                .get(TIMEOUT_MS, TimeUnit.MILLISECONDS))
+            {
+                if (t.isInternal())
+                {
+                    internal.add(t.name());
+                }
+            }
+            return internal;
         }
         catch (final ExecutionException e)
         {

@@ -195,12 +195,25 @@ public final class ScatterRouteStage implements EventHandler<RecordEvent>
             return true;
         }
         final long now = System.nanoTime();
-        if (state == TopicEntry.UNKNOWN && provisioner.isKnownAtStart(e.name()))
+        if (state == TopicEntry.UNKNOWN)
         {
-            // an internal topic (__consumer_offsets) is listed too, and refused before any send
-            final String internal = provisioner.internalRefusal(e.name());
-            e.transition(TopicEntry.UNKNOWN, internal == null ? TopicEntry.EXISTS : TopicEntry.REFUSED, internal, now);
-            return true;
+            // a name Kafka reserves (__consumer_offsets, __cluster_metadata, ...) is refused here, before any create
+            // or send and without a token of max_new_topics_per_minute: the produce stage sends its records to the
+            // fallback, else the dead-letter topic, else stops
+            final String reserved = provisioner.internalRefusal(e.name());
+            if (reserved != null)
+            {
+                if (e.transition(TopicEntry.UNKNOWN, TopicEntry.REFUSED, reserved, now))
+                {
+                    LOG.warn("{}: {}", name, reserved);
+                }
+                return true;
+            }
+            if (provisioner.isKnownAtStart(e.name()))
+            {
+                e.transition(TopicEntry.UNKNOWN, TopicEntry.EXISTS, null, now);
+                return true;
+            }
         }
         if (state != TopicEntry.UNKNOWN && now - e.changedNanos() < recheckNanos)
         {

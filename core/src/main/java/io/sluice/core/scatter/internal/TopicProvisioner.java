@@ -13,6 +13,7 @@ import org.apache.kafka.common.internals.Topic;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.sluice.core.naming.ReservedTopics;
 import io.sluice.core.naming.TopicNameSanitizer;
 import io.sluice.core.scatter.ProduceErrors;
 import io.sluice.core.scatter.TopicAdmin;
@@ -30,8 +31,9 @@ import io.sluice.core.stage.StageAgents;
  * <p>At start, {@link #seed()} lists the broker's topics once: known topics never cost a round trip.
  *
  * <p>Refusals (state REFUSED, permanent: the produce stage sends the topic's records to the rule's fallback, or stops
- * the pipeline): a Kafka internal topic ({@code __consumer_offsets}, {@code __transaction_state}, ...: Kafka's
- * {@code Topic.isInternal}, never asked for); with {@code create_topics}, a new name that collides with a topic known
+ * the pipeline): a name Kafka reserves ({@link ReservedTopics}: {@code __consumer_offsets}, {@code __cluster_metadata},
+ * ..., what the broker lists as internal, and names that differ from those only in {@code .} versus {@code _}; never
+ * asked for); with {@code create_topics}, a new name that collides with a topic known
  * to exist once {@code .} and {@code _} are the same ({@code x_eu} when {@code x.eu} exists: Kafka 4 refuses to create
  * it, and the message names both topics); and whatever the broker answers that {@link ProduceErrors} classifies as
  * permanent (an invalid name, a missing ACL, a policy). Other failures (a timeout, the broker away) are FAILED: the
@@ -60,6 +62,8 @@ public final class TopicProvisioner implements Agent
     private final List<String> names = new ArrayList<>();
     private final List<String> ready = new ArrayList<>();
     private Set<String> known = Set.of();
+    /** What the broker lists as internal ({@link #seed()}); read-only once the stages run. */
+    private Set<String> brokerInternal = Set.of();
     /** Topics known to exist (at start, then found or created), by their name with every '.' read as '_'. */
     private final Map<String, String> existingByUnified = new HashMap<>();
     private TopicProducer producer;
@@ -95,6 +99,7 @@ public final class TopicProvisioner implements Agent
     public int seed()
     {
         known = new HashSet<>(admin.listTopics());
+        brokerInternal = Set.copyOf(admin.listInternalTopics());
         synchronized (existingByUnified)
         {
             for (final String t : known)
@@ -187,14 +192,13 @@ public final class TopicProvisioner implements Agent
 
     /**
      * @param topic a topic name
-     * @return why records cannot go to it when it is one of Kafka's internal topics ({@code Topic.isInternal}:
-     *         {@code __consumer_offsets}, {@code __transaction_state}, {@code __share_group_state}), else null
+     * @return why records cannot go to it when Kafka reserves it ({@link ReservedTopics#refusal(String,
+     *         java.util.Collection)}, with what the broker listed as internal at {@link #seed()}), else null
+     *         (allocates: once per distinct topic)
      */
     public String internalRefusal(final String topic)
     {
-        return Topic.isInternal(topic)
-            ? "topic " + topic + " is internal to Kafka: records cannot be produced to it"
-            : null;
+        return ReservedTopics.refusal(topic, brokerInternal);
     }
 
     private void exists(final String topic)

@@ -52,6 +52,10 @@ final class FakeScatterDriver implements ScatterDriver
     volatile Function<String, Exception> refuseNow = v -> null;
     /** CreateTopics' answer per name: an exception, or null to create it. */
     volatile Function<String, Exception> refuseCreate = n -> null;
+    /** What the broker's listing flags as internal. */
+    volatile Set<String> internal = Set.of();
+    /** Every name asked for in a CreateTopics or DescribeTopics, in order. */
+    final List<String> asked = Collections.synchronizedList(new ArrayList<>());
 
     private final ExecutorService io = Executors.newSingleThreadExecutor(r ->
     {
@@ -93,9 +97,16 @@ final class FakeScatterDriver implements ScatterDriver
             }
 
             @Override
+            public Set<String> listInternalTopics()
+            {
+                return internal;
+            }
+
+            @Override
             public Map<String, Result> describeTopics(final Collection<String> names)
             {
                 describeCalls.incrementAndGet();
+                asked.addAll(names);
                 final Map<String, Result> out = new HashMap<>();
                 for (final String n : names)
                 {
@@ -108,6 +119,7 @@ final class FakeScatterDriver implements ScatterDriver
             public Map<String, Result> createTopics(final Collection<String> names, final int partitions, final int rf)
             {
                 createCalls.incrementAndGet();
+                asked.addAll(names);
                 final Map<String, Result> out = new HashMap<>();
                 for (final String n : names)
                 {

@@ -10,14 +10,18 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
+import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.PolicyViolationException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.engine.SluiceEngine;
@@ -224,6 +228,107 @@ class RefusedRecordsTest
             null);
         assertEquals(SluiceEngine.EXIT_FAILURE, stop.exit());
         assertTrue(stop.failure().contains("topic __consumer_offsets is internal to Kafka"), stop.failure());
+    }
+
+    /** Issue 25 item 2: each reserved name, as the value itself, after sanitising, or from a template. */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "{value}|__consumer_offsets|__consumer_offsets",
+        "{value}|__transaction_state|__transaction_state",
+        "{value}|__share_group_state|__share_group_state",
+        "{value}|__cluster_metadata|__cluster_metadata",
+        "{value}|__remote_log_metadata|__remote_log_metadata",
+        "{value}|'  __cluster_metadata  '|__cluster_metadata",
+        "{value}|__cluster metadata|__cluster_metadata",
+        "{value}|__cluster\u00e9metadata|__cluster_metadata",
+        "{value}|__cluster.metadata|__cluster.metadata",
+        "{value}|__consumer.offsets|__consumer.offsets",
+        "__{value}|cluster_metadata|__cluster_metadata",
+        "__cluster_{value}|metadata|__cluster_metadata",
+        "{value}_state|__transaction|__transaction_state"})
+    void shouldRefuseAReservedNameBeforeAnyCreateOrSendTakingTheFallbackElseStoppingAtOnce(final String template,
+        final String value, final String topic) throws IOException
+    {
+        final List<String> lines = records("a", value, "b");
+        for (final String createTopics : List.of("create_topics = true", "create_topics = false"))
+        {
+            final FakeScatterDriver d = new FakeScatterDriver("fb", "a", "b", "a_state", "__a", "__cluster_a",
+                "b_state", "__b", "__cluster_b");
+            final Run r = run(d, lines, createTopics, template, "fb");
+            assertEquals(SluiceEngine.EXIT_OK, r.exit(), r.failure());
+            assertEquals(List.of(lines.get(1)), d.produced.get("fb"), createTopics);
+            assertEquals(null, d.produced.get(topic));
+            assertTrue(!d.asked.contains(topic), "never asked the broker for it: " + d.asked);
+            assertEquals(1, r.pipeline().stats().refused.get());
+            assertEquals(1, r.pipeline().stats().fallbacks.get());
+            assertEquals(TopicEntry.REFUSED,
+                r.pipeline().topics().entry(r.pipeline().topics().intern(topic)).state());
+
+            final FakeScatterDriver d2 = new FakeScatterDriver("a", "b", "a_state", "__a", "__cluster_a", "b_state",
+                "__b", "__cluster_b");
+            final Run stop = run(d2, lines, createTopics, template, null);
+            assertEquals(SluiceEngine.EXIT_FAILURE, stop.exit());
+            assertTrue(stop.millis() < STALL_MS / 4, "at once, not after the stall limit: " + stop.millis() + " ms");
+            assertTrue(stop.failure().contains("line 2: topic " + topic + " "), stop.failure());
+            assertTrue(stop.failure().contains(topic.contains(".")
+                ? "collides with Kafka's internal topic"
+                : "is internal to Kafka"), stop.failure());
+            assertTrue(stop.failure().contains("the rule has no fallback"), stop.failure());
+            assertTrue(!d2.asked.contains(topic), d2.asked.toString());
+            assertEquals(null, d2.produced.get(topic));
+        }
+    }
+
+    @Test
+    void shouldRouteACaseVariantOfAReservedNameAsAnOrdinaryTopic() throws IOException
+    {
+        // Kafka topic names are case-sensitive: __CLUSTER_METADATA is not the metadata log
+        final FakeScatterDriver d = new FakeScatterDriver();
+        final List<String> lines = records("__CLUSTER_METADATA", "__Consumer_Offsets");
+        final Run r = run(d, lines, "create_topics = true", "{value}", "fb");
+        assertEquals(SluiceEngine.EXIT_OK, r.exit(), r.failure());
+        assertEquals(List.of(lines.get(0)), d.produced.get("__CLUSTER_METADATA"));
+        assertEquals(List.of(lines.get(1)), d.produced.get("__Consumer_Offsets"));
+        assertEquals(null, d.produced.get("fb"));
+        assertEquals(0, r.pipeline().stats().refused.get());
+    }
+
+    @Test
+    void shouldRefuseWhatTheBrokerListsAsInternalWithoutAskingForIt() throws IOException
+    {
+        final FakeScatterDriver d = new FakeScatterDriver();
+        d.internal = Set.of("__future_state");
+        final List<String> lines = records("a", "__future_state", "__future.state", "a");
+        final Run r = run(d, lines, "create_topics = true", "{value}", "fb");
+        assertEquals(SluiceEngine.EXIT_OK, r.exit(), r.failure());
+        assertEquals(List.of(lines.get(1), lines.get(2)), d.produced.get("fb"));
+        assertTrue(!d.asked.contains("__future_state") && !d.asked.contains("__future.state"), d.asked.toString());
+        assertEquals(2, r.pipeline().stats().refused.get());
+    }
+
+    @Test
+    void shouldTakeTheBrokersRefusalOfAnInternalTopicAsPermanentNotRetryIt() throws IOException
+    {
+        // a name only the broker knows is internal: Kafka 4.1 answers CreateTopics for its metadata log so
+        final FakeScatterDriver d = new FakeScatterDriver();
+        d.refuseCreate = n -> n.equals("__newer_log")
+            ? new InvalidRequestException("Creation of internal topic __newer_log is prohibited.")
+            : null;
+        final List<String> lines = records("a", "__newer_log", "b", "__newer_log", "a");
+        final Run r = run(d, lines, "create_topics = true", "{value}", "fb");
+        assertEquals(SluiceEngine.EXIT_OK, r.exit(), r.failure());
+        assertEquals(List.of(lines.get(1), lines.get(3)), d.produced.get("fb"));
+        assertProducedOnce(d, lines);
+        assertEquals(1, d.asked.stream().filter("__newer_log"::equals).count(), "asked once, never again: " + d.asked);
+
+        final FakeScatterDriver d2 = new FakeScatterDriver();
+        d2.refuseCreate = d.refuseCreate;
+        final Run stop = run(d2, lines, "create_topics = true", "{value}", null);
+        assertEquals(SluiceEngine.EXIT_FAILURE, stop.exit());
+        assertTrue(stop.millis() < STALL_MS / 4, stop.millis() + " ms");
+        assertTrue(stop.failure().contains("line 2: cannot create topic __newer_log: "), stop.failure());
+        assertTrue(stop.failure().contains("Creation of internal topic __newer_log is prohibited."), stop.failure());
+        assertTrue(stop.failure().contains("the rule has no fallback"), stop.failure());
     }
 
     @Test
