@@ -54,14 +54,14 @@ import io.sluice.sinks.kafka.KafkaScatterDriver;
 class RefusedTopicsIT
 {
     /** Far above what any of these runs takes: a stop "at once" is checked against a quarter of it. */
-    private static final long STALL_MS = 60_000;
+    static final long STALL_MS = 60_000;
 
-    private record Run(int exit, long millis, String failure, ScatterPipeline pipeline,
+    record Run(int exit, long millis, String failure, ScatterPipeline pipeline,
         Map<TopicPartition, Long> committed)
     {
     }
 
-    private static Run run(final String input, final String group, final String sourceKeys, final String topicRule)
+    static Run run(final String input, final String group, final String sourceKeys, final String topicRule)
         throws ExecutionException, InterruptedException
     {
         final String toml = "[kafka]\nbootstrap_servers = \"" + TestServices.bootstrap() + "\"\n"
@@ -77,13 +77,13 @@ class RefusedTopicsIT
         return new Run(exit, ms, engine.failure(), engine.scatters().get(0), TestServices.committed(group));
     }
 
-    private static String field(final String template, final String fallback)
+    static String field(final String template, final String fallback)
     {
         return "{ strategy = \"field\", path = \"r\", template = \"" + template + "\""
             + (fallback == null ? "" : ", fallback = \"" + fallback + "\"") + " }";
     }
 
-    private static List<byte[]> values(final String... routes)
+    static List<byte[]> values(final String... routes)
     {
         final List<byte[]> out = new ArrayList<>();
         for (int i = 0; i < routes.length; i++)
@@ -93,7 +93,7 @@ class RefusedTopicsIT
         return out;
     }
 
-    private static List<String> texts(final String topic) throws Exception
+    static List<String> texts(final String topic) throws Exception
     {
         final List<String> out = new ArrayList<>();
         for (final ConsumerRecord<byte[], byte[]> r : KafkaRecords.readAll(topic))
@@ -112,7 +112,7 @@ class RefusedTopicsIT
         }
     }
 
-    private static boolean exists(final String topic) throws Exception
+    static boolean exists(final String topic) throws Exception
     {
         try (Admin a = TestServices.admin())
         {
@@ -317,7 +317,7 @@ class RefusedTopicsIT
         ScatterEndToEndIT.deleteTopics(Set.of(input, fallback, "hdr" + s + ".a"));
     }
 
-    private static String text(final List<byte[]> in, final int i)
+    static String text(final List<byte[]> in, final int i)
     {
         return new String(in.get(i), StandardCharsets.UTF_8);
     }
