@@ -11,11 +11,12 @@ import static io.sluice.core.config.ConfigSchema.SRC_DEAD_LETTER_TOPIC;
 import static io.sluice.core.config.ConfigSchema.SRC_ON_ERROR;
 
 import io.sluice.core.naming.DestinationTemplate;
+import io.sluice.core.naming.ReservedTopics;
 
 /**
  * Reads and checks {@code dead_letter_topic} and the keys that go with it, for sinks and sources: a dead_letter
  * policy needs the topic, a topic without a policy that sends records there is a mistake, the template must parse,
- * and a source that has no input topic (file, stdin) takes a literal name only.
+ * a literal name must not be one Kafka reserves ({@link ReservedTopics}), and a source that has no input topic (file, stdin) takes a literal name only.
  */
 final class DeadLetterConfigs
 {
@@ -126,7 +127,14 @@ final class DeadLetterConfigs
     {
         try
         {
-            return new DeadLetterConfig(topic, create, partitions, replication);
+            final DeadLetterConfig c = new DeadLetterConfig(topic, create, partitions, replication);
+            final String reserved = DestinationTemplate.parse(topic).isLiteral() ? ReservedTopics.refusal(topic) : null;
+            if (reserved != null)
+            {
+                r.problem(key.name(), reserved);
+                return null;
+            }
+            return c;
         }
         catch (final IllegalArgumentException e)
         {

@@ -17,6 +17,7 @@ import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
 import io.sluice.core.config.DeadLetterConfig;
 import io.sluice.core.naming.DestinationTemplate;
+import io.sluice.core.naming.ReservedTopics;
 import io.sluice.core.naming.TopicNameSanitizer;
 import io.sluice.core.stage.PaddedAtomicLong;
 import io.sluice.core.stage.StageAgents;
@@ -293,6 +294,14 @@ public final class DeadLetters implements Agent
         {
             notWritten(letter, "dead_letter_topic " + template.template() + " gives no legal topic name for topic "
                 + letter.topic() + " (\"" + r.name() + "\")");
+            return null;
+        }
+        final String reserved = ReservedTopics.refusal(name);
+        if (reserved != null)
+        {
+            // never created nor produced to, as a routed name (docs/routing.md, "Names Kafka reserves")
+            notWritten(letter, "dead_letter_topic " + template.template() + " gives " + name + " for topic "
+                + letter.topic() + ": " + reserved);
             return null;
         }
         resolved.put(letter.topic(), name);

@@ -137,4 +137,24 @@ class DeadLetterConfigTest
         assertEquals("sinks[0].plugin_config.settings.max_threads", p.get(1).key());
         assertEquals("the value has a control character (U+000A) at position 1", p.get(1).message());
     }
+
+    @Test
+    void shouldRefuseADeadLetterTopicKafkaReserves()
+    {
+        final List<ConfigProblem> src = problems(source("kind = \"stdin\"\n",
+            "on_error = \"dead_letter\"\ndead_letter_topic = \"__consumer_offsets\"\n"));
+        assertEquals("sources[0].dead_letter_topic", src.get(0).key());
+        assertTrue(src.get(0).message().startsWith("topic __consumer_offsets is internal to Kafka"),
+            src.get(0).message());
+        final List<ConfigProblem> sink = problems(sink("on_error = \"dead_letter\"\n"
+            + "dead_letter_topic = \"__transaction.state\"\n", ""));
+        assertEquals("sinks[0].dead_letter_topic", sink.get(0).key());
+        assertTrue(sink.get(0).message().contains("collides with Kafka's internal topic __transaction_state"),
+            sink.get(0).message());
+        // a case variant is an ordinary name; a template is judged per record when it is rendered
+        assertEquals("__DLQ", ConfigLoader.parse(sink("on_error = \"dead_letter\"\ndead_letter_topic = \"__DLQ\"\n",
+            "")).sink("s").deadLetter().topic());
+        ConfigLoader.parse(sink("on_error = \"dead_letter\"\ndead_letter_topic = \"__CONSUMER_OFFSETS\"\n", ""));
+        ConfigLoader.parse(sink("on_error = \"dead_letter\"\ndead_letter_topic = \"__{topic}\"\n", ""));
+    }
 }

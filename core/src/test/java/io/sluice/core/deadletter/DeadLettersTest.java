@@ -202,4 +202,26 @@ class DeadLettersTest
         assertTrue(tracker.failureReason().contains("dead_letter_topic dlq.{topic_segment[3]} does not resolve for "
             + "topic orders.eu"), tracker.failureReason());
     }
+
+    @Test
+    void shouldNeverCreateNorWriteADeadLetterTopicKafkaReserves()
+    {
+        // "__{topic_segment[1]}" over orders.eu is ordinary; over a topic whose second segment is consumer_offsets not
+        final AckTracker other = trackers.trackerFor(new TopicPartition("x.consumer_offsets", 0), 0);
+        final DeadLetters reserved = new DeadLetters("p", new DeadLetterConfig("__{topic_segment[1]}", true, 1, -1),
+            clients, trackers, 4, 1 << 20);
+        assertEquals(AckTracker.REGISTERED, other.tryRegister(0));
+        final RecordEvent e = new RecordEvent(new UnsafeBuffer(new byte[1024]));
+        e.beginRecord(null, 512, 0, 0, 0, 1_700_000_000_123L, trackers.idOf(new TopicPartition("x.consumer_offsets",
+            0)), other.generation());
+        e.putValue(new byte[]{'{', '}'});
+        reserved.offer(DeadLetter.of("p", e, "x.consumer_offsets", DeadLetter.Why.of(DeadLetterReason.INVALID,
+            DeadLetterHeaders.STAGE_PARSE, "bad")));
+        reserved.doWork();
+        assertTrue(other.failureReason().contains("dead_letter_topic __{topic_segment[1]} gives __consumer_offsets "
+            + "for topic x.consumer_offsets: topic __consumer_offsets is internal to Kafka"), other.failureReason());
+        assertTrue(clients.asked.isEmpty(), "never looked up nor created: " + clients.asked);
+        assertTrue(clients.producer.history().isEmpty());
+        assertEquals(1, reserved.notWritten());
+    }
 }
