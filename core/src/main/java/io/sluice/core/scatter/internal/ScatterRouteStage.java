@@ -26,7 +26,8 @@ import io.sluice.ringbuffers.RecordEvent;
  * without a fallback, fails: its partition's batch is nacked ({@link RecordFailures}). A record of a partition that
  * already failed further back, or of an older tracker generation (a re-read started), is skipped: the source reads it
  * again. (A new name that collides with an existing topic once {@code .} and {@code _} are the same is refused by
- * {@link TopicProvisioner}, as Kafka refuses to create it.)
+ * {@link TopicProvisioner}, as Kafka refuses to create it; a name Kafka reserves, {@code ReservedTopics}, is refused
+ * here when it is first seen, before any create or send, its reason naming the rule and template that made it.)
  *
  * <p>Thread-safety: runs on one thread; not thread-safe.
  */
@@ -203,9 +204,12 @@ public final class ScatterRouteStage implements EventHandler<RecordEvent>
             final String reserved = provisioner.internalRefusal(e.name());
             if (reserved != null)
             {
-                if (e.transition(TopicEntry.UNKNOWN, TopicEntry.REFUSED, reserved, now))
+                // where the name came from, for every record it refuses (the template shows how the value made it)
+                final String why = reserved + " (routing rule " + router.rule().describe() + ", template '"
+                    + router.rule().template() + "')";
+                if (e.transition(TopicEntry.UNKNOWN, TopicEntry.REFUSED, why, now))
                 {
-                    LOG.warn("{}: {}", name, reserved);
+                    LOG.warn("{}: {}", name, why);
                 }
                 return true;
             }

@@ -273,7 +273,8 @@ class RefusedRecordsTest
             assertTrue(stop.failure().contains(topic.contains(".")
                 ? "collides with Kafka's internal topic"
                 : "is internal to Kafka"), stop.failure());
-            assertTrue(stop.failure().contains("the rule has no fallback"), stop.failure());
+            assertTrue(stop.failure().contains("(routing rule field u, template '" + template + "'); the rule has "
+                + "no fallback"), stop.failure());
             assertTrue(!d2.asked.contains(topic), d2.asked.toString());
             assertEquals(null, d2.produced.get(topic));
         }
