@@ -237,7 +237,7 @@ EOF
   fi
   log "starting kafka on 127.0.0.1:$KAFKA_PORT (controller :$KAFKA_CONTROLLER_PORT, data $KAFKA_DIR/data)"
   # keep the previous run's log (a failure is often diagnosed after the next start)
-  [ -s "$KAFKA_DIR/broker.log" ] && mv -f "$KAFKA_DIR/broker.log" "$KAFKA_DIR/broker.log.1"
+  if [ -s "$KAFKA_DIR/broker.log" ]; then mv -f "$KAFKA_DIR/broker.log" "$KAFKA_DIR/broker.log.1"; fi
   : >"$KAFKA_DIR/broker.log"
   nohup setsid bash -c "exec java -Xms256m -Xmx$KAFKA_HEAP -XX:+UseG1GC -Djava.awt.headless=true \
       -Dlog4j2.configurationFile='$ROOT/scripts/services/log4j2.properties' \
@@ -301,8 +301,8 @@ clickhouse_start() {
   fi
   clickhouse_install
   mkdir -p "$CH_DIR"/{data,tmp,user_files,format_schemas,log} "$RUN"
-  local https=""
-  [ "$SECURE_ON" = 1 ] && https="-e s#<!--@HTTPS@##g -e s#@HTTPS@-->##g"
+  local https="" https_note=""
+  if [ "$SECURE_ON" = 1 ]; then https="-e s#<!--@HTTPS@##g -e s#@HTTPS@-->##g"; https_note=", https :$CH_HTTPS_PORT"; fi
   # shellcheck disable=SC2086
   sed -e "s#@DIR@#$CH_DIR#g" -e "s#@HTTP_PORT@#$CH_HTTP_PORT#g" -e "s#@TCP_PORT@#$CH_TCP_PORT#g" \
       -e "s#@HTTPS_PORT@#$CH_HTTPS_PORT#g" -e "s#@SECURE@#$SECURE#g" $https \
@@ -314,7 +314,7 @@ clickhouse_start() {
   mkdir -p "$CH_DIR/config.d" "$CH_DIR/users.d"
   cp "$ROOT"/scripts/services/clickhouse-config.d/*.xml "$CH_DIR/config.d/"
   cp "$ROOT"/scripts/services/clickhouse-users.d/*.xml "$CH_DIR/users.d/"
-  log "starting clickhouse on 127.0.0.1:$CH_HTTP_PORT (native :$CH_TCP_PORT$([ "$SECURE_ON" = 1 ] && echo ", https :$CH_HTTPS_PORT"), data $CH_DIR/data)"
+  log "starting clickhouse on 127.0.0.1:$CH_HTTP_PORT (native :$CH_TCP_PORT$https_note, data $CH_DIR/data)"
   # The background job must be the server command itself, so that $! is the server's pid (nohup and setsid exec
   # into it): backgrounding `cd ... && nohup ...` recorded the pid of a bash subshell, and stop killed only that.
   ( cd "$CH_DIR" || exit 1
@@ -387,32 +387,43 @@ case "$cmd" in
     secure_material
     if [ "$MATERIAL_NEW" = 1 ]; then
       # running servers of ours hold the old certificates and users: restart them with the new ones
-      pid_alive "$RUN/kafka.pid" && want kafka && kafka_stop
-      pid_alive "$RUN/clickhouse.pid" && want clickhouse && clickhouse_stop
+      if want kafka && pid_alive "$RUN/kafka.pid"; then kafka_stop; fi
+      if want clickhouse && pid_alive "$RUN/clickhouse.pid"; then clickhouse_stop; fi
     fi
-    want clickhouse && clickhouse_start
-    want kafka && kafka_start
-    want clickhouse && wait_ready "clickhouse (http://127.0.0.1:$CH_HTTP_PORT)" clickhouse_ready "$CH_DIR/log/clickhouse-server.err.log" "$RUN/clickhouse.pid"
-    want kafka && wait_ready "kafka (127.0.0.1:$KAFKA_PORT)" kafka_ready "$KAFKA_DIR/broker.log" "$RUN/kafka.pid"
-    want kafka && kafka_security_setup
+    if want clickhouse; then clickhouse_start; fi
+    if want kafka; then kafka_start; fi
+    if want clickhouse; then
+      wait_ready "clickhouse (http://127.0.0.1:$CH_HTTP_PORT)" clickhouse_ready "$CH_DIR/log/clickhouse-server.err.log" "$RUN/clickhouse.pid"
+    fi
+    if want kafka; then
+      wait_ready "kafka (127.0.0.1:$KAFKA_PORT)" kafka_ready "$KAFKA_DIR/broker.log" "$RUN/kafka.pid"
+      kafka_security_setup
+    fi
     if [ "$SECURE_ON" = 1 ] && want clickhouse && pid_alive "$RUN/clickhouse.pid"; then
       wait_ready "clickhouse (https://127.0.0.1:$CH_HTTPS_PORT)" clickhouse_https_ready "$CH_DIR/log/clickhouse-server.err.log" "$RUN/clickhouse.pid" 30
     fi
     log "kafka bootstrap.servers=127.0.0.1:$KAFKA_PORT  clickhouse endpoint=http://127.0.0.1:$CH_HTTP_PORT"
-    [ "$SECURE_ON" = 1 ] && log "secured: kafka SASL_SSL 127.0.0.1:$KAFKA_SASL_SSL_PORT (client certificate required: :$KAFKA_MTLS_PORT)  clickhouse https://127.0.0.1:$CH_HTTPS_PORT  (certificates and passwords: $SECURE)"
+    if [ "$SECURE_ON" = 1 ]; then
+      log "secured: kafka SASL_SSL 127.0.0.1:$KAFKA_SASL_SSL_PORT (client certificate required: :$KAFKA_MTLS_PORT)  clickhouse https://127.0.0.1:$CH_HTTPS_PORT  (certificates and passwords: $SECURE)"
+    else
+      log "SLUICE_SECURE=0: plaintext listeners only (no SASL_SSL, MTLS or HTTPS)"
+    fi
     ;;
   env)
     # what the secured tests and docs/security.md's examples read; the passwords stay in $SECURE/secrets.env
+    # (with SLUICE_SECURE=0 the secured endpoints are not printed: nothing listens there)
     echo "SLUICE_KAFKA_BOOTSTRAP=127.0.0.1:$KAFKA_PORT"
-    echo "SLUICE_KAFKA_SASL_SSL_BOOTSTRAP=127.0.0.1:$KAFKA_SASL_SSL_PORT"
-    echo "SLUICE_KAFKA_MTLS_BOOTSTRAP=127.0.0.1:$KAFKA_MTLS_PORT"
     echo "SLUICE_CLICKHOUSE_URL=http://127.0.0.1:$CH_HTTP_PORT"
-    echo "SLUICE_CLICKHOUSE_HTTPS_URL=https://127.0.0.1:$CH_HTTPS_PORT"
+    if [ "$SECURE_ON" = 1 ]; then
+      echo "SLUICE_KAFKA_SASL_SSL_BOOTSTRAP=127.0.0.1:$KAFKA_SASL_SSL_PORT"
+      echo "SLUICE_KAFKA_MTLS_BOOTSTRAP=127.0.0.1:$KAFKA_MTLS_PORT"
+      echo "SLUICE_CLICKHOUSE_HTTPS_URL=https://127.0.0.1:$CH_HTTPS_PORT"
+    fi
     echo "SLUICE_SECURE_DIR=$SECURE"
     ;;
   stop)
-    want kafka && kafka_stop
-    want clickhouse && clickhouse_stop
+    if want kafka; then kafka_stop; fi
+    if want clickhouse; then clickhouse_stop; fi
     ;;
   restart)
     "$0" stop "$TARGET"

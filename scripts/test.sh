@@ -7,6 +7,11 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
+# the secured ITs need the SASL_SSL, MTLS and HTTPS listeners that SLUICE_SECURE=0 leaves out
+if [ "${SLUICE_SECURE:-1}" != 1 ]; then
+  echo "[test] error: SLUICE_SECURE=${SLUICE_SECURE} leaves out the secured listeners the tests use; unset it" >&2
+  exit 2
+fi
 started=0
 if ! scripts/services.sh status >/dev/null 2>&1; then
   started=1
