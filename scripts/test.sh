@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs and starts what the tests need (Kafka and ClickHouse via scripts/services.sh, which installs Debian's
-# clickhouse-server with apt-get when missing and resolves the Kafka broker jars with Maven), then runs every unit
+# Installs and starts what the tests need (Kafka, ClickHouse and PostgreSQL via scripts/services.sh, which installs
+# Debian's clickhouse-server and postgresql with apt-get when missing and resolves the Kafka broker jars with Maven), then runs every unit
 # and integration test, with the fault-injection profile (issue 6): mvn -B verify -Pfaults. Services this script
 # started are stopped again at the end. scripts/faults.sh runs the fault tests alone.
 set -euo pipefail
@@ -26,9 +26,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# the ITs talk to the services on the ports services.sh used (SLUICE_KAFKA_PORT, SLUICE_CLICKHOUSE_HTTP_PORT, and the
-# secured listeners' SLUICE_KAFKA_SASL_SSL_PORT, SLUICE_KAFKA_MTLS_PORT, SLUICE_CLICKHOUSE_HTTPS_PORT), with the certificates and passwords it
-# made (secure dir)
+# the ITs talk to the services on the ports services.sh used (SLUICE_KAFKA_PORT, SLUICE_CLICKHOUSE_HTTP_PORT,
+# SLUICE_POSTGRES_PORT, and the secured listeners' SLUICE_KAFKA_SASL_SSL_PORT, SLUICE_KAFKA_MTLS_PORT,
+# SLUICE_CLICKHOUSE_HTTPS_PORT; PostgreSQL's TLS is on its one port), with the certificates and passwords it made
+# (secure dir)
 eval "$(scripts/services.sh env)"
 mkdir -p "${SLUICE_HOME:-$ROOT/.sluice}"
 RUN_LOG=${SLUICE_HOME:-$ROOT/.sluice}/test-run.log
@@ -40,6 +41,7 @@ mvn -B verify -Pfaults \
   -Dsluice.kafka.mtls.bootstrap="$SLUICE_KAFKA_MTLS_BOOTSTRAP" \
   -Dsluice.clickhouse.https.url="$SLUICE_CLICKHOUSE_HTTPS_URL" \
   -Dsluice.secure.dir="$SLUICE_SECURE_DIR" \
+  -Dsluice.postgres.url="$SLUICE_POSTGRES_URL" \
   "$@" 2>&1 | tee "$RUN_LOG"
 rc=${PIPESTATUS[0]}
 set -e
