@@ -57,11 +57,6 @@ KAFKA_DIR=$SLUICE_HOME/kafka
 CH_DIR=$SLUICE_HOME/clickhouse
 SECURE=$SLUICE_HOME/secure
 PG_DIR=$SLUICE_HOME/postgres
-PG_DATA=$PG_DIR/data
-PG_LOG=$PG_DIR/log/postgres.log
-# the server's Unix socket (for this script's own superuser session); a socket's path has at most 107 bytes
-PG_SOCK=$PG_DIR/run
-if [ "${#PG_SOCK}" -gt 90 ]; then PG_SOCK=/tmp/sluice-pg-$(printf '%s' "$PG_DIR" | sha1sum | cut -c1-12); fi
 # the databases (tests, quickstart) and users (password, password over TLS only, client certificate)
 PG_DB=sluice
 PG_QS_DB=analytics
@@ -70,6 +65,7 @@ PG_SCRAM_USER=sluice_scram
 PG_CERT_USER=sluice_cert
 PG_BIN=""
 PG_AS=()
+PG_REAL="" PG_DATA="" PG_LOG="" PG_SOCK=""
 
 log() { printf '[services] %s\n' "$*" >&2; }
 die() { printf '[services] error: %s\n' "$*" >&2; exit 1; }
@@ -420,6 +416,18 @@ postgres_user() {
   fi
 }
 
+# The paths the server is given are those of the directory $PG_DIR is or links to (see postgres_dirs): the server's
+# user must not need to pass through a directory it cannot search.
+postgres_paths() {
+  PG_REAL=$PG_DIR
+  if [ -L "$PG_DIR" ]; then PG_REAL=$(readlink -f "$PG_DIR"); fi
+  PG_DATA=$PG_REAL/data
+  PG_LOG=$PG_REAL/log/postgres.log
+  # the server's Unix socket (for this script's own superuser session); a socket's path has at most 107 bytes
+  PG_SOCK=$PG_REAL/run
+  if [ "${#PG_SOCK}" -gt 90 ]; then PG_SOCK=/tmp/sluice-pg-$(printf '%s' "$PG_REAL" | sha1sum | cut -c1-12); fi
+}
+
 # $PG_DIR holds the cluster (data/), its TLS files (tls/), its socket (run/) and logs (log/), all the server user's.
 # That user must be able to reach it: when a directory above $SLUICE_HOME is not searchable for it (a home directory
 # of mode 700, a temporary directory), the files go to its own home instead, <home>/sluice/<hash of $SLUICE_HOME>,
@@ -438,10 +446,11 @@ postgres_dirs() {
       ln -s "$alt" "$PG_DIR"
     fi
   fi
-  mkdir -p "$PG_DIR/data" "$PG_DIR/tls" "$PG_DIR/log" "$PG_SOCK"
-  pg_own "$PG_DIR" "$PG_DIR/data" "$PG_DIR/tls" "$PG_DIR/log" "$PG_SOCK"
-  chmod 700 "$PG_DIR" "$PG_DIR/data" "$PG_DIR/tls" "$PG_DIR/log" "$PG_SOCK"
-  pg_as test -w "$PG_DIR/data" || die "user postgres cannot write $PG_DIR/data (check the permissions of the directories above it)"
+  postgres_paths
+  mkdir -p "$PG_DATA" "$PG_REAL/tls" "$PG_REAL/log" "$PG_SOCK"
+  pg_own "$PG_REAL" "$PG_DATA" "$PG_REAL/tls" "$PG_REAL/log" "$PG_SOCK"
+  chmod 700 "$PG_REAL" "$PG_DATA" "$PG_REAL/tls" "$PG_REAL/log" "$PG_SOCK"
+  pg_as test -w "$PG_DATA" || die "user postgres cannot write $PG_DATA (check the permissions of the directories above it)"
 }
 
 # The passwords of the PostgreSQL users, in the same secrets file (also with SLUICE_SECURE=0: the plain user has a
@@ -479,8 +488,8 @@ postgres_config() {
     ssl=on
     local f
     for f in server.pem server.key ca.pem; do
-      install -m 600 "$SECURE/$f" "$PG_DIR/tls/$f"
-      pg_own "$PG_DIR/tls/$f"
+      install -m 600 "$SECURE/$f" "$PG_REAL/tls/$f"
+      pg_own "$PG_REAL/tls/$f"
     done
   fi
   cat >"$conf" <<EOF
@@ -494,9 +503,9 @@ shared_buffers = 128MB
 dynamic_shared_memory_type = posix
 password_encryption = scram-sha-256
 ssl = $ssl
-ssl_cert_file = '$PG_DIR/tls/server.pem'
-ssl_key_file = '$PG_DIR/tls/server.key'
-ssl_ca_file = '$PG_DIR/tls/ca.pem'
+ssl_cert_file = '$PG_REAL/tls/server.pem'
+ssl_key_file = '$PG_REAL/tls/server.key'
+ssl_ca_file = '$PG_REAL/tls/ca.pem'
 ssl_min_protocol_version = 'TLSv1.2'
 lc_messages = 'C'
 timezone = 'UTC'
@@ -557,14 +566,14 @@ postgres_start() {
     log "initialising the PostgreSQL cluster in $PG_DATA"
     rm -rf "$PG_DATA" && mkdir -p "$PG_DATA" && pg_own "$PG_DATA" && chmod 700 "$PG_DATA"
     pg_as "$PG_BIN/initdb" -D "$PG_DATA" -U postgres -E UTF8 --locale=C --auth-local=trust --auth-host=reject \
-        >"$PG_DIR/log/initdb.log" 2>&1 || { tail -20 "$PG_DIR/log/initdb.log" >&2; die "initdb failed (see $PG_DIR/log/initdb.log)"; }
+        >"$PG_REAL/log/initdb.log" 2>&1 || { tail -20 "$PG_REAL/log/initdb.log" >&2; die "initdb failed (see $PG_REAL/log/initdb.log)"; }
   fi
   postgres_config
   log "starting postgres on 127.0.0.1:$PG_PORT$([ "$SECURE_ON" = 1 ] && echo " (TLS on the same port)" || true) as user $(if [ "${#PG_AS[@]}" -gt 0 ]; then echo postgres; else id -un; fi) (data $PG_DATA)"
   if [ -s "$PG_LOG" ]; then mv -f "$PG_LOG" "$PG_LOG.1"; fi
   : >"$PG_LOG"
   # as for ClickHouse: the background job is the server itself (nohup, setsid and setpriv exec), so $! is its pid
-  ( cd "$PG_DIR" || exit 1
+  ( cd "$PG_REAL" || exit 1
     nohup setsid "${PG_AS[@]}" "$PG_BIN/postgres" -D "$PG_DATA" >>"$PG_LOG" 2>&1 </dev/null &
     echo $! >"$RUN/postgres.pid" )
 }
@@ -579,8 +588,8 @@ postgres_setup() {
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$mark" ]; then return 0; fi
   log "creating the PostgreSQL users and databases ($PG_DB, $PG_QS_DB)"
   postgres_setup_sql | "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$PG_SOCK" -p "$PG_PORT" -U postgres -d postgres \
-      >"$PG_DIR/log/setup.log" 2>&1 \
-    || { tail -20 "$PG_DIR/log/setup.log" >&2; die "could not create the PostgreSQL users and databases (see $PG_DIR/log/setup.log)"; }
+      >"$PG_REAL/log/setup.log" 2>&1 \
+    || { tail -20 "$PG_REAL/log/setup.log" >&2; die "could not create the PostgreSQL users and databases (see $PG_REAL/log/setup.log)"; }
   echo "$mark" >"$stamp"
 }
 
@@ -655,6 +664,7 @@ case "$TARGET" in
   *) echo "[services] error: unknown service '$TARGET'" >&2; usage ;;
 esac
 mkdir -p "$SLUICE_HOME" "$RUN"
+postgres_paths
 if want postgres; then
   postgres_user
   PG_BIN=$(postgres_bindir)
@@ -687,9 +697,22 @@ case "$cmd" in
     if [ "$SECURE_ON" = 1 ] && want clickhouse && pid_alive "$RUN/clickhouse.pid"; then
       wait_ready "clickhouse (https://127.0.0.1:$CH_HTTPS_PORT)" clickhouse_https_ready "$CH_DIR/log/clickhouse-server.err.log" "$RUN/clickhouse.pid" 30
     fi
-    log "kafka bootstrap.servers=127.0.0.1:$KAFKA_PORT  clickhouse endpoint=http://127.0.0.1:$CH_HTTP_PORT  postgres jdbc:postgresql://127.0.0.1:$PG_PORT/$PG_DB"
+    plain="" secured=""
+    if want kafka; then
+      plain+="  kafka bootstrap.servers=127.0.0.1:$KAFKA_PORT"
+      secured+="  kafka SASL_SSL 127.0.0.1:$KAFKA_SASL_SSL_PORT (client certificate required: :$KAFKA_MTLS_PORT)"
+    fi
+    if want clickhouse; then
+      plain+="  clickhouse endpoint=http://127.0.0.1:$CH_HTTP_PORT"
+      secured+="  clickhouse https://127.0.0.1:$CH_HTTPS_PORT"
+    fi
+    if want postgres; then
+      plain+="  postgres jdbc:postgresql://127.0.0.1:$PG_PORT/$PG_DB"
+      secured+="  postgres TLS on :$PG_PORT"
+    fi
+    log "${plain#  }"
     if [ "$SECURE_ON" = 1 ]; then
-      log "secured: kafka SASL_SSL 127.0.0.1:$KAFKA_SASL_SSL_PORT (client certificate required: :$KAFKA_MTLS_PORT)  clickhouse https://127.0.0.1:$CH_HTTPS_PORT  postgres TLS on :$PG_PORT  (certificates and passwords: $SECURE)"
+      log "secured:$secured  (certificates and passwords: $SECURE)"
     else
       log "SLUICE_SECURE=0: plaintext listeners only (no SASL_SSL, MTLS, HTTPS or PostgreSQL TLS)"
     fi
