@@ -12,16 +12,18 @@ if [ "${SLUICE_SECURE:-1}" != 1 ]; then
   echo "[test] error: SLUICE_SECURE=${SLUICE_SECURE} leaves out the secured listeners the tests use; unset it" >&2
   exit 2
 fi
-started=0
-if ! scripts/services.sh status >/dev/null 2>&1; then
-  started=1
-fi
+# the services that are down now are the ones this script starts, and the only ones it stops at the end (one that
+# was already running, e.g. Kafka and ClickHouse of a checkout from before PostgreSQL joined, keeps running)
+started=()
+for service in kafka clickhouse postgres; do
+  if ! scripts/services.sh status "$service" >/dev/null 2>&1; then started+=("$service"); fi
+done
 scripts/services.sh start
 # Prometheus' own text parser for the metrics tests (unpacked from Debian's package, nothing installed)
 scripts/lib/promtool.sh
 cleanup() {
-  if [ "$started" = 1 ] && [ -z "${SLUICE_KEEP_SERVICES:-}" ]; then
-    scripts/services.sh stop || true
+  if [ -z "${SLUICE_KEEP_SERVICES:-}" ]; then
+    for service in "${started[@]}"; do scripts/services.sh stop "$service" || true; done
   fi
 }
 trap cleanup EXIT
