@@ -712,7 +712,7 @@ case "$cmd" in
     fi
     log "${plain#  }"
     if [ "$SECURE_ON" = 1 ]; then
-      log "secured:$secured  (certificates and passwords: $SECURE)"
+      log "secured: ${secured#  }  (certificates and passwords: $SECURE)"
     else
       log "SLUICE_SECURE=0: plaintext listeners only (no SASL_SSL, MTLS, HTTPS or PostgreSQL TLS)"
     fi
