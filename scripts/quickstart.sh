@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Sluice quickstart on a fresh machine: builds engine.jar, starts Kafka and ClickHouse (scripts/services.sh), creates
+# Sluice quickstart on a fresh machine: builds engine.jar, starts Kafka, ClickHouse and PostgreSQL (scripts/services.sh;
+# SLUICE_SECURE=0 leaves their secured listeners and certificates out), creates
 # the example tables, produces the bundled GitHub sample into topic github.events (4 partitions), runs the engine on
 # examples/github-events.toml until every partition is committed to its end, and prints rows per table and records/s.
 # Re-running starts over: the topic, the consumer group and database github are recreated.
@@ -14,6 +15,7 @@ cd "$ROOT"
 export SLUICE_KAFKA_PORT=${SLUICE_KAFKA_PORT:-19092}
 export SLUICE_CLICKHOUSE_HTTP_PORT=${SLUICE_CLICKHOUSE_HTTP_PORT:-18123}
 export SLUICE_CLICKHOUSE_TCP_PORT=${SLUICE_CLICKHOUSE_TCP_PORT:-19000}
+export SLUICE_POSTGRES_PORT=${SLUICE_POSTGRES_PORT:-15432}
 KAFKA="127.0.0.1:$SLUICE_KAFKA_PORT"
 CH="http://127.0.0.1:$SLUICE_CLICKHOUSE_HTTP_PORT"
 SAMPLE=examples/data/github-events.jsonl.gz
@@ -33,7 +35,7 @@ begin "build engine.jar (mvn package, tests skipped)"
 mvn -B -q -Dstyle.color=never -DskipTests package -pl engine -am
 end
 
-begin "start Kafka and ClickHouse (scripts/services.sh start)"
+begin "start Kafka, ClickHouse and PostgreSQL (scripts/services.sh start)"
 scripts/services.sh start
 end
 
@@ -80,4 +82,4 @@ else
   echo "MISMATCH: expected $LINES rows and $SAMPLE_DISTINCT distinct ids" >&2
   exit 1
 fi
-printf '\nKafka and ClickHouse are still running. Stop them with: scripts/services.sh stop\n'
+printf '\nKafka, ClickHouse and PostgreSQL are still running. Stop them with: scripts/services.sh stop\n'

@@ -23,7 +23,7 @@ count=$(wc -l <"$patterns")
 [ "$count" -gt 0 ] || { echo "[secret-scan] no passwords in $secrets" >&2; exit 1; }
 targets=("$@")
 for d in "$ROOT"/*/target/surefire-reports "$ROOT"/*/target/failsafe-reports "$ROOT"/*/target/it-logs \
-         "$SLUICE_HOME"/kafka "$SLUICE_HOME"/clickhouse/log; do
+         "$SLUICE_HOME"/kafka "$SLUICE_HOME"/clickhouse/log "$SLUICE_HOME"/postgres/log; do
   [ -e "$d" ] && targets+=("$d")
 done
 files=$(find "${targets[@]}" -type f \( -name '*.log' -o -name '*.log.*' -o -name '*.txt' -o -name '*.xml' \
