@@ -249,6 +249,171 @@ final class Numbers
     }
 
     /**
+     * Parses an exactly integral number into a 128- or 256-bit integer, signed (Int128, Int256) or not (UInt128,
+     * UInt256), by the same rules as {@link #parseInteger}: the JSON number grammar (no {@code +}, no spaces, no
+     * leading zeros, no hex), integral forms such as {@code 5.0} and {@code 1e3} accepted, a non-zero fraction
+     * {@link ConversionError#NOT_AN_INTEGER}, and a value outside the type's range {@link ConversionError#OUT_OF_RANGE}
+     * (never wrapped). The digits are accumulated in four longs (no BigInteger, nothing allocated); the accumulator
+     * holds up to 2^256 - 1, so every significand an in-range value can have (at most 78 digits) fits.
+     *
+     * <p>Ranges (ClickHouse documentation, "Int | UInt Types"): Int128 [-2^127, 2^127 - 1], UInt128 [0, 2^128 - 1],
+     * Int256 [-2^255, 2^255 - 1], UInt256 [0, 2^256 - 1].
+     *
+     * @param words  2 for the 128-bit types, 4 for the 256-bit ones.
+     * @param signed whether the type is signed.
+     * @return a code; on success the two's complement value in {@code s.resultLow} (bits 0-63), {@code s.resultHigh}
+     *     (64-127) and, for 4 words, {@code s.resultWord2} (128-191) and {@code s.resultWord3} (192-255).
+     */
+    static int parseWide(final DirectBuffer b, final int offset, final int length, final int words,
+        final boolean signed, final EncodeScratch s)
+    {
+        final int code = split(b, offset, length, s);
+        if (code != ConversionError.NONE)
+        {
+            return code;
+        }
+        s.resultLow = 0;
+        s.resultHigh = 0;
+        s.resultWord2 = 0;
+        s.resultWord3 = 0;
+        final int intDigits = s.intEnd - s.intStart;
+        final int digits = intDigits + (s.fracEnd - s.fracStart);
+        boolean nonZero = false;
+        long pending = 0;
+        for (int k = 0; k < digits; k++)
+        {
+            final int d = digitAt(b, s, k);
+            if (d == 0)
+            {
+                if (nonZero)
+                {
+                    pending++;
+                }
+                continue;
+            }
+            for (; pending > 0; pending--)
+            {
+                if (!timesTenPlus(s, 0))
+                {
+                    return ConversionError.OUT_OF_RANGE;
+                }
+            }
+            if (!timesTenPlus(s, d))
+            {
+                return ConversionError.OUT_OF_RANGE;
+            }
+            nonZero = true;
+        }
+        if (!nonZero)
+        {
+            s.negative = false;
+            return ConversionError.NONE;
+        }
+        // value = accumulator * 10^(pending + intDigits - digits + exponent), the accumulator without trailing zeros
+        long exp10 = pending + intDigits - digits + s.exponent;
+        if (exp10 < 0)
+        {
+            return ConversionError.NOT_AN_INTEGER;
+        }
+        for (; exp10 > 0; exp10--)
+        {
+            // at most 77 steps before the accumulator (>= 1) passes 2^256
+            if (!timesTenPlus(s, 0))
+            {
+                return ConversionError.OUT_OF_RANGE;
+            }
+        }
+        return wideRange(words, signed, s);
+    }
+
+    /** Checks the magnitude left by {@link #parseWide} against the type's range and applies the sign. */
+    private static int wideRange(final int words, final boolean signed, final EncodeScratch s)
+    {
+        if (words == 2 && (s.resultWord2 | s.resultWord3) != 0)
+        {
+            return ConversionError.OUT_OF_RANGE;
+        }
+        final long top = words == 2 ? s.resultHigh : s.resultWord3;
+        if (!signed)
+        {
+            // zero was handled by the caller, so a negative value here is below zero
+            return s.negative ? ConversionError.OUT_OF_RANGE : ConversionError.NONE;
+        }
+        if (top < 0)
+        {
+            // the magnitude is 2^(bits - 1) or more: only -2^(bits - 1) fits, whose two's complement is itself
+            final boolean lowerZero = words == 2
+                ? s.resultLow == 0
+                : (s.resultLow | s.resultHigh | s.resultWord2) == 0;
+            return s.negative && top == Long.MIN_VALUE && lowerZero
+                ? ConversionError.NONE
+                : ConversionError.OUT_OF_RANGE;
+        }
+        if (s.negative)
+        {
+            negate(words, s);
+        }
+        return ConversionError.NONE;
+    }
+
+    /** Two's complement negation of the {@code words} low words of the accumulator (not zero). */
+    private static void negate(final int words, final EncodeScratch s)
+    {
+        // ~x + 1, the carry running up while a word is zero
+        long w = ~s.resultLow + 1;
+        long carry = w == 0 ? 1 : 0;
+        s.resultLow = w;
+        w = ~s.resultHigh + carry;
+        carry = carry == 1 && w == 0 ? 1 : 0;
+        s.resultHigh = w;
+        if (words == 4)
+        {
+            w = ~s.resultWord2 + carry;
+            carry = carry == 1 && w == 0 ? 1 : 0;
+            s.resultWord2 = w;
+            s.resultWord3 = ~s.resultWord3 + carry;
+        }
+    }
+
+    /**
+     * The 256-bit accumulator in the scratch's four result words becomes {@code accumulator * 10 + digit}.
+     *
+     * @return false when the result does not fit 256 bits (the accumulator is then garbage).
+     */
+    private static boolean timesTenPlus(final EncodeScratch s, final int digit)
+    {
+        long carry = digit;
+        long w = s.resultLow;
+        long product = w * 10;
+        long high = Math.multiplyHigh(w, 10) + ((w >> 63) & 10);
+        long sum = product + carry;
+        s.resultLow = sum;
+        carry = high + (Long.compareUnsigned(sum, product) < 0 ? 1 : 0);
+
+        w = s.resultHigh;
+        product = w * 10;
+        high = Math.multiplyHigh(w, 10) + ((w >> 63) & 10);
+        sum = product + carry;
+        s.resultHigh = sum;
+        carry = high + (Long.compareUnsigned(sum, product) < 0 ? 1 : 0);
+
+        w = s.resultWord2;
+        product = w * 10;
+        high = Math.multiplyHigh(w, 10) + ((w >> 63) & 10);
+        sum = product + carry;
+        s.resultWord2 = sum;
+        carry = high + (Long.compareUnsigned(sum, product) < 0 ? 1 : 0);
+
+        w = s.resultWord3;
+        product = w * 10;
+        high = Math.multiplyHigh(w, 10) + ((w >> 63) & 10);
+        sum = product + carry;
+        s.resultWord3 = sum;
+        carry = high + (Long.compareUnsigned(sum, product) < 0 ? 1 : 0);
+        return carry == 0;
+    }
+
+    /**
      * Parses a decimal into the integer {@code trunc(value * 10^scale)} with at most {@code precision} digits,
      * exactly: digits beyond the scale are truncated toward zero (as ClickHouse's text parsing of Decimal does),
      * more than {@code precision} digits are {@link ConversionError#OUT_OF_RANGE}.
