@@ -15,6 +15,8 @@ final class Numbers
 
     private static final double[] DOUBLE_POW10 = new double[23];
     private static final float[] FLOAT_POW10 = new float[11];
+    /** 10^0 .. 10^18, the chunk multipliers of {@link #parseWide}. */
+    private static final long[] LONG_POW10 = new long[19];
 
     static
     {
@@ -29,6 +31,12 @@ final class Numbers
         {
             FLOAT_POW10[i] = f;
             f *= 10;
+        }
+        long p = 1;
+        for (int i = 0; i < LONG_POW10.length; i++)
+        {
+            LONG_POW10[i] = p;
+            p *= 10;
         }
     }
 
@@ -252,9 +260,12 @@ final class Numbers
      * Parses an exactly integral number into a 128- or 256-bit integer, signed (Int128, Int256) or not (UInt128,
      * UInt256), by the same rules as {@link #parseInteger}: the JSON number grammar (no {@code +}, no spaces, no
      * leading zeros, no hex), integral forms such as {@code 5.0} and {@code 1e3} accepted, a non-zero fraction
-     * {@link ConversionError#NOT_AN_INTEGER}, and a value outside the type's range {@link ConversionError#OUT_OF_RANGE}
-     * (never wrapped). The digits are accumulated in four longs (no BigInteger, nothing allocated); the accumulator
-     * holds up to 2^256 - 1, so every significand an in-range value can have (at most 78 digits) fits.
+     * {@link ConversionError#NOT_AN_INTEGER}, a value outside the type's range {@link ConversionError#OUT_OF_RANGE}
+     * (never wrapped). As {@link #parseInteger} does at 2^64, a significand (the digits without leading and trailing
+     * zeros) of 2^128 or more (2^256 for 4 words) is OUT_OF_RANGE even when the number has a fraction.
+     *
+     * <p>No BigInteger, nothing allocated: up to 18 digits at a time are gathered in a long, then the accumulator (2 or
+     * 4 longs in the scratch) is multiplied by 10^n and the chunk added, with the carries.
      *
      * <p>Ranges (ClickHouse documentation, "Int | UInt Types"): Int128 [-2^127, 2^127 - 1], UInt128 [0, 2^128 - 1],
      * Int256 [-2^255, 2^255 - 1], UInt256 [0, 2^256 - 1].
@@ -278,50 +289,55 @@ final class Numbers
         s.resultWord3 = 0;
         final int intDigits = s.intEnd - s.intStart;
         final int digits = intDigits + (s.fracEnd - s.fracStart);
-        boolean nonZero = false;
-        long pending = 0;
-        for (int k = 0; k < digits; k++)
+        int first = 0;
+        while (first < digits && digitAt(b, s, first) == 0)
         {
-            final int d = digitAt(b, s, k);
-            if (d == 0)
-            {
-                if (nonZero)
-                {
-                    pending++;
-                }
-                continue;
-            }
-            for (; pending > 0; pending--)
-            {
-                if (!timesTenPlus(s, 0))
-                {
-                    return ConversionError.OUT_OF_RANGE;
-                }
-            }
-            if (!timesTenPlus(s, d))
-            {
-                return ConversionError.OUT_OF_RANGE;
-            }
-            nonZero = true;
+            first++;
         }
-        if (!nonZero)
+        if (first == digits)
         {
             s.negative = false;
             return ConversionError.NONE;
         }
-        // value = accumulator * 10^(pending + intDigits - digits + exponent), the accumulator without trailing zeros
-        long exp10 = pending + intDigits - digits + s.exponent;
+        int last = digits - 1;
+        while (digitAt(b, s, last) == 0)
+        {
+            last--;
+        }
+        long chunk = 0;
+        int chunkDigits = 0;
+        for (int k = first; k <= last; k++)
+        {
+            chunk = chunk * 10 + digitAt(b, s, k);
+            if (++chunkDigits == 18)
+            {
+                if (!timesPowerOfTenPlus(s, words, 18, chunk))
+                {
+                    return ConversionError.OUT_OF_RANGE;
+                }
+                chunk = 0;
+                chunkDigits = 0;
+            }
+        }
+        if (chunkDigits > 0 && !timesPowerOfTenPlus(s, words, chunkDigits, chunk))
+        {
+            return ConversionError.OUT_OF_RANGE;
+        }
+        // value = significand * 10^(intDigits - (last + 1) + exponent)
+        long exp10 = intDigits - (last + 1L) + s.exponent;
         if (exp10 < 0)
         {
             return ConversionError.NOT_AN_INTEGER;
         }
-        for (; exp10 > 0; exp10--)
+        while (exp10 > 0)
         {
-            // at most 77 steps before the accumulator (>= 1) passes 2^256
-            if (!timesTenPlus(s, 0))
+            // the significand is at least 1, so this overflows within 78 powers of ten
+            final int n = (int)Math.min(exp10, 18);
+            if (!timesPowerOfTenPlus(s, words, n, 0))
             {
                 return ConversionError.OUT_OF_RANGE;
             }
+            exp10 -= n;
         }
         return wideRange(words, signed, s);
     }
@@ -329,16 +345,12 @@ final class Numbers
     /** Checks the magnitude left by {@link #parseWide} against the type's range and applies the sign. */
     private static int wideRange(final int words, final boolean signed, final EncodeScratch s)
     {
-        if (words == 2 && (s.resultWord2 | s.resultWord3) != 0)
-        {
-            return ConversionError.OUT_OF_RANGE;
-        }
-        final long top = words == 2 ? s.resultHigh : s.resultWord3;
         if (!signed)
         {
             // zero was handled by the caller, so a negative value here is below zero
             return s.negative ? ConversionError.OUT_OF_RANGE : ConversionError.NONE;
         }
+        final long top = words == 2 ? s.resultHigh : s.resultWord3;
         if (top < 0)
         {
             // the magnitude is 2^(bits - 1) or more: only -2^(bits - 1) fits, whose two's complement is itself
@@ -376,37 +388,46 @@ final class Numbers
     }
 
     /**
-     * The 256-bit accumulator in the scratch's four result words becomes {@code accumulator * 10 + digit}.
+     * The accumulator of {@code words} longs in the scratch's result words (least significant first) becomes
+     * {@code accumulator * 10^n + addend}.
      *
-     * @return false when the result does not fit 256 bits (the accumulator is then garbage).
+     * @param n      1..18.
+     * @param addend 0..10^n - 1.
+     * @return false when the result does not fit {@code 64 * words} bits (the accumulator is then garbage).
      */
-    private static boolean timesTenPlus(final EncodeScratch s, final int digit)
+    private static boolean timesPowerOfTenPlus(final EncodeScratch s, final int words, final int n,
+        final long addend)
     {
-        long carry = digit;
+        final long m = LONG_POW10[n];
         long w = s.resultLow;
-        long product = w * 10;
-        long high = Math.multiplyHigh(w, 10) + ((w >> 63) & 10);
-        long sum = product + carry;
+        long product = w * m;
+        // the high half of the unsigned product: m is positive, w may be read as signed
+        long high = Math.multiplyHigh(w, m) + ((w >> 63) & m);
+        long sum = product + addend;
         s.resultLow = sum;
-        carry = high + (Long.compareUnsigned(sum, product) < 0 ? 1 : 0);
+        long carry = high + (Long.compareUnsigned(sum, product) < 0 ? 1 : 0);
 
         w = s.resultHigh;
-        product = w * 10;
-        high = Math.multiplyHigh(w, 10) + ((w >> 63) & 10);
+        product = w * m;
+        high = Math.multiplyHigh(w, m) + ((w >> 63) & m);
         sum = product + carry;
         s.resultHigh = sum;
         carry = high + (Long.compareUnsigned(sum, product) < 0 ? 1 : 0);
+        if (words == 2)
+        {
+            return carry == 0;
+        }
 
         w = s.resultWord2;
-        product = w * 10;
-        high = Math.multiplyHigh(w, 10) + ((w >> 63) & 10);
+        product = w * m;
+        high = Math.multiplyHigh(w, m) + ((w >> 63) & m);
         sum = product + carry;
         s.resultWord2 = sum;
         carry = high + (Long.compareUnsigned(sum, product) < 0 ? 1 : 0);
 
         w = s.resultWord3;
-        product = w * 10;
-        high = Math.multiplyHigh(w, 10) + ((w >> 63) & 10);
+        product = w * m;
+        high = Math.multiplyHigh(w, m) + ((w >> 63) & m);
         sum = product + carry;
         s.resultWord3 = sum;
         carry = high + (Long.compareUnsigned(sum, product) < 0 ? 1 : 0);

@@ -229,9 +229,14 @@ class WideIntegerTest
             assertEquals("OUT_OF_RANGE", actual(t.name(), "1e1000000000"), "an exponent past the accumulator");
             assertEquals("OUT_OF_RANGE", actual(t.name(), "9".repeat(500)), "500 digits");
             assertEquals(expected(BigInteger.ZERO, t.bytes()), actual(t.name(), "0." + "0".repeat(300) + "e300"));
-            assertEquals("NOT_AN_INTEGER", actual(t.name(), "1." + "0".repeat(70) + "1"));
-            // as for the narrower integers (docs/codecs.md), a significand past the accumulator (here 2^256) is
-            // OUT_OF_RANGE even when the value has a fraction
+            assertEquals("NOT_AN_INTEGER", actual(t.name(), "1." + "0".repeat(30) + "1"));
+            assertEquals("NOT_AN_INTEGER", actual(t.name(), "-" + t.max().divide(BigInteger.valueOf(100)) + ".5"));
+            // as for the narrower integers at 2^64 (docs/codecs.md), a significand of 2^128 or more (2^256 for the
+            // 256-bit types) is OUT_OF_RANGE even when the value has a fraction
+            final int bits = t.bytes() * 8;
+            assertEquals("OUT_OF_RANGE", actual(t.name(), "0." + TWO.pow(bits)), "significand 2^" + bits);
+            assertEquals("NOT_AN_INTEGER", actual(t.name(), "0." + TWO.pow(bits).subtract(BigInteger.ONE)),
+                "significand 2^" + bits + " - 1");
             assertEquals("OUT_OF_RANGE", actual(t.name(), "1." + "0".repeat(100) + "1"));
         }
         assertTrue(failures.isEmpty(), String.join("\n", failures));
