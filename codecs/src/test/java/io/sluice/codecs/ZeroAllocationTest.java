@@ -34,7 +34,8 @@ import io.sluice.codecs.testing.TestData;
  * Measures (does not time) the bytes the calling thread allocates while scanning, deriving, hashing and encoding
  * 100,000 real GitHub events after warm-up: it must be about zero per record. The same holds under every duplicate-key
  * policy (with and without duplicates in the records, including the failing scans) and when the records arrive as
- * the elements of top-level arrays.
+ * the elements of top-level arrays, and for records of Int128, UInt128, Int256 and UInt256 values (numbers, numeric
+ * strings, exponents, in Nullable, Array and Map).
  */
 class ZeroAllocationTest
 {
@@ -274,6 +275,86 @@ class ZeroAllocationTest
             assertEquals(JsonScanner.NO_MORE_ELEMENTS, index);
         }
         sum[0] = s;
+    }
+
+    private static final List<String> WIDE_PATHS = List.of("a", "b", "c", "d", "n", "r", "m");
+    private static final String[] WIDE_TYPES = {"Int128", "UInt128", "Int256", "UInt256", "Nullable(Int256)",
+        "Array(UInt128)", "Map(UInt256, Int128)"};
+
+    /**
+     * Records whose values span the wide integers' ranges: random magnitudes of up to 127, 128, 255 and 256 bits,
+     * as numbers and as numeric strings, with exponent spellings, nulls, arrays and maps of them.
+     */
+    private static List<byte[]> wideRecords()
+    {
+        final java.util.Random random = new java.util.Random(42);
+        final List<byte[]> records = new ArrayList<>();
+        for (int i = 0; i < 4096; i++)
+        {
+            final java.math.BigInteger a = new java.math.BigInteger(random.nextInt(128), random);
+            final java.math.BigInteger b = new java.math.BigInteger(128, random);
+            final java.math.BigInteger c = new java.math.BigInteger(random.nextInt(255), random)
+                .add(java.math.BigInteger.ONE);
+            final java.math.BigInteger d = new java.math.BigInteger(256, random);
+            final String record = "{\"a\":" + (random.nextBoolean() ? "-" : "") + a + ",\"b\":\"" + b
+                + "\",\"c\":" + (random.nextBoolean() ? "-" + c : c + "000e-3") + ",\"d\":\"" + d
+                + "\",\"n\":" + (i % 3 == 0 ? "null" : "-" + c) + ",\"r\":[" + a + ",\"" + b + "\",1e30]"
+                + ",\"m\":{\"" + d + "\":-" + a + ",\"7\":true}}";
+            records.add(record.getBytes(StandardCharsets.UTF_8));
+        }
+        return records;
+    }
+
+    @Test
+    void shouldAllocateNothingWhileEncodingWideIntegers()
+    {
+        final com.sun.management.ThreadMXBean threads = threads();
+        final List<byte[]> records = wideRecords();
+        final Slab s = new Slab(records);
+        final JsonScanner scanner = new JsonScanner(JsonPathSet.compile(WIDE_PATHS), JsonScanner.DEFAULT_MAX_DEPTH);
+        final ColumnEncoder[] encoders = new ColumnEncoder[WIDE_TYPES.length];
+        for (int c = 0; c < WIDE_TYPES.length; c++)
+        {
+            encoders[c] = ColumnEncoder.forType(WIDE_TYPES[c], EncoderOptions.DEFAULTS);
+        }
+        final EncodeScratch scratch = new EncodeScratch(1 << 16);
+        final JsonValueView value = new JsonValueView();
+        final Bytes<?> out = Bytes.allocateElasticDirect(64 << 20);
+        final long[] written = new long[1];
+        final Runnable work = () ->
+        {
+            long sum = written[0];
+            for (int r = 0; r < RECORDS; r++)
+            {
+                if (out.writePosition() > (32 << 20))
+                {
+                    out.clear();
+                }
+                final int i = r % s.offsets.length;
+                assertEquals(JsonError.NONE, scanner.scan(s.buffer, s.offsets[i], s.lengths[i]));
+                final long rowStart = out.writePosition();
+                for (int c = 0; c < encoders.length; c++)
+                {
+                    scanner.value(c, value);
+                    final int code = encoders[c].encode(value, out, scratch);
+                    if (code != ConversionError.NONE)
+                    {
+                        throw new AssertionError(encoders[c].describeFailure(WIDE_PATHS.get(c), code) + " in record "
+                            + new String(records.get(i), StandardCharsets.UTF_8));
+                    }
+                }
+                sum += out.writePosition() - rowStart;
+            }
+            written[0] = sum;
+        };
+        work.run();
+        work.run();
+        final long allocated = leastAllocated(threads, work);
+        out.releaseLast();
+        assertTrue(written[0] > (long)RECORDS * 16 * 6, "work was done: " + written[0] + " bytes");
+        final double perRecord = (double)allocated / RECORDS;
+        assertTrue(perRecord < 0.05, "allocated " + allocated + " bytes for " + RECORDS + " records (" + perRecord
+            + " B/record)");
     }
 
     @Test

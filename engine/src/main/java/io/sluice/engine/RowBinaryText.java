@@ -15,12 +15,14 @@ import io.sluice.codecs.rowbinary.ClickHouseType;
 /**
  * Reads RowBinary values back and prints them as ClickHouse prints them in {@code TabSeparated} output, for
  * {@code engine.jar explain}: what the engine's encoders wrote is shown, not a second computation of it. Layouts
- * (little-endian, LEB128 lengths, Nullable's flag byte, UUID as two little-endian halves) are ClickHouse's RowBinary
- * format (docs: "Formats: RowBinary"); printing follows its TSV output: strings escaped ({@code \t \n \\ \'} and the
- * other control escapes), {@code \N} for NULL, arrays {@code [..]}, tuples {@code (..)}, maps {@code {..}} with
- * strings, dates and UUIDs quoted inside them, {@code DateTime} in its column's time zone or the server's, Decimal
- * without trailing zeros (current releases' default; 18.16 pads to the scale), Float with the shortest round-trip
- * digits ({@code 1}, {@code 0.1}, {@code 1e21}, {@code inf}, {@code nan}). Not thread-safe: one reader per row.
+ * (little-endian, LEB128 lengths, Nullable's flag byte, UUID as two little-endian halves, Int128/UInt128 and
+ * Int256/UInt256 as 16 and 32 bytes, two's complement when signed) are ClickHouse's RowBinary format (docs: "Formats:
+ * RowBinary"); printing follows its TSV output: integers of every width in plain decimal, strings escaped
+ * ({@code \t \n \\ \'} and the other control escapes), {@code \N} for NULL, arrays {@code [..]}, tuples {@code (..)},
+ * maps {@code {..}} with strings, dates and UUIDs quoted inside them, {@code DateTime} in its column's time zone or
+ * the server's, Decimal without trailing zeros (current releases' default; 18.16 pads to the scale), Float with the
+ * shortest round-trip digits ({@code 1}, {@code 0.1}, {@code 1e21}, {@code inf}, {@code nan}). Not thread-safe: one
+ * reader per row.
  */
 final class RowBinaryText
 {
@@ -78,6 +80,10 @@ final class RowBinaryText
             case UINT16 -> sb.append(in.getShort() & 0xFFFF);
             case UINT32 -> sb.append(in.getInt() & 0xFFFF_FFFFL);
             case UINT64 -> sb.append(Long.toUnsignedString(in.getLong()));
+            case INT128 -> sb.append(wide(16, true));
+            case UINT128 -> sb.append(wide(16, false));
+            case INT256 -> sb.append(wide(32, true));
+            case UINT256 -> sb.append(wide(32, false));
             case FLOAT32 -> sb.append(floatText(in.getFloat()));
             case FLOAT64 -> sb.append(floatText(in.getDouble()));
             case BOOL -> sb.append(in.get() != 0 ? "true" : "false");
@@ -170,6 +176,18 @@ final class RowBinaryText
         final BigDecimal d = new BigDecimal(new BigInteger(be), t.scale());
         final BigDecimal stripped = d.signum() == 0 ? BigDecimal.ZERO : d.stripTrailingZeros();
         return stripped.scale() < 0 ? stripped.setScale(0).toPlainString() : stripped.toPlainString();
+    }
+
+    /** A 16- or 32-byte little-endian integer (two's complement when signed) in plain decimal, as TSV prints it. */
+    private String wide(final int n, final boolean signed)
+    {
+        final byte[] le = bytes(n);
+        final byte[] be = new byte[n];
+        for (int i = 0; i < n; i++)
+        {
+            be[i] = le[n - 1 - i];
+        }
+        return (signed ? new BigInteger(be) : new BigInteger(1, be)).toString();
     }
 
     private void enumValue(final ClickHouseType t, final int v, final StringBuilder sb, final boolean nested)

@@ -13,6 +13,7 @@ import java.time.ZoneId;
 import org.junit.jupiter.api.Test;
 
 import io.sluice.codecs.rowbinary.ClickHouseType;
+import io.sluice.codecs.rowbinary.JsonToRowBinary;
 
 /**
  * The RowBinary reader of {@code explain}, on byte layouts as ClickHouse documents them (Formats: RowBinary:
@@ -74,6 +75,30 @@ class RowBinaryTextTest
         assertEquals("(1,'s')", read("Tuple(UInt8, String)", concat(b(1), str("s"))));
         assertEquals("['2015-01-01']", read("Array(Date)", concat(b(1), le(2, 16436))));
         assertEquals("b", read("Enum8('a' = 1, 'b' = 2)", b(2)));
+    }
+
+    @Test
+    void shouldPrintWideIntegersInPlainDecimal()
+    {
+        // ClickHouse's TSV prints every integer width as plain decimal, never with an exponent
+        final String int128Min = "-170141183460469231731687303715884105728";
+        final String uint128Max = "340282366920938463463374607431768211455";
+        final String int256Min = "-57896044618658097711785492504343953926634992332820282019728792003956564819968";
+        final String uint256Max = "115792089237316195423570985008687907853269984665640564039457584007913129639935";
+        assertEquals(int128Min, read("Int128", big(16, int128Min)));
+        assertEquals("-1", read("Int128", big(16, "-1")));
+        assertEquals(uint128Max, read("UInt128", big(16, uint128Max)));
+        assertEquals("18446744073709551616", read("UInt128", big(16, "18446744073709551616")));
+        assertEquals(int256Min, read("Int256", big(32, int256Min)));
+        assertEquals(uint256Max, read("UInt256", big(32, uint256Max)));
+        assertEquals("0", read("UInt256", big(32, "0")));
+        assertEquals("[1,-2]", read("Array(Int128)", concat(b(2), big(16, "1"), big(16, "-2"))));
+        assertEquals("{3:NULL}", read("Map(UInt128, Nullable(Int256))", concat(b(1), big(16, "3"), b(1))));
+        assertEquals("\\N", read("Nullable(UInt256)", b(1)));
+        assertEquals("7", read("LowCardinality(Int128)", big(16, "7")));
+        // what the encoder wrote, read back: an exponent spelling is shown as the integer it stored
+        assertEquals("1" + "0".repeat(40), read("Int256", JsonToRowBinary.encode("Int256", "1e40")));
+        assertEquals(uint128Max, read("UInt128", JsonToRowBinary.encode("UInt128", "\"" + uint128Max + "\"")));
     }
 
     @Test

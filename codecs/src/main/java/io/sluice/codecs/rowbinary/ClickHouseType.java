@@ -13,8 +13,9 @@ import java.util.List;
  * {@code Tuple(name String, n UInt8)}, {@code Map(String, UInt64)}, {@code FixedString(16)}, {@code Bool},
  * {@code UUID}, {@code Date32}, and the integer and float types.
  *
- * <p>Supported: Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64, Float32, Float64, Bool (alias Boolean),
- * String, FixedString(N), Date, Date32, DateTime[(tz)], DateTime64(P[, tz]) with P in 0..9, UUID,
+ * <p>Supported: Int8, Int16, Int32, Int64, Int128, Int256, UInt8, UInt16, UInt32, UInt64, UInt128, UInt256, Float32,
+ * Float64, Bool (alias Boolean), String, FixedString(N), Date, Date32, DateTime[(tz)], DateTime64(P[, tz]) with P
+ * in 0..9, UUID,
  * Decimal(P, S) with P in 1..38 (and Decimal32/64/128(S)), Enum8/Enum16 (explicit or implicit values), Nullable(T),
  * LowCardinality(T), Array(T), Map(K, V), Tuple(T...) and named Tuple(name T, ...). ClickHouse's rules on nesting
  * are checked: Nullable cannot wrap Array, Map, Tuple, Nullable or LowCardinality; Map keys cannot be Nullable,
@@ -44,6 +45,14 @@ public final class ClickHouseType
         UINT32,
         /** UInt64. */
         UINT64,
+        /** Int128: 16 bytes, two's complement. */
+        INT128,
+        /** UInt128: 16 bytes. */
+        UINT128,
+        /** Int256: 32 bytes, two's complement. */
+        INT256,
+        /** UInt256: 32 bytes. */
+        UINT256,
         /** Float32. */
         FLOAT32,
         /** Float64. */
@@ -381,7 +390,8 @@ public final class ClickHouseType
     }
 
     private static final String[] NAMES = {"Int8", "Int16", "Int32", "Int64", "UInt8", "UInt16", "UInt32", "UInt64",
-        "Float32", "Float64", "Bool", "String", "FixedString", "Date", "Date32", "DateTime", "DateTime64", "UUID",
+        "Int128", "UInt128", "Int256", "UInt256", "Float32", "Float64", "Bool", "String", "FixedString", "Date",
+        "Date32", "DateTime", "DateTime64", "UUID",
         "Decimal", "Enum8", "Enum16", "Nullable", "LowCardinality", "Array", "Map", "Tuple"};
 
     /** Recursive-descent parser over the type text. */
@@ -549,6 +559,14 @@ public final class ClickHouseType
                     return simple(Kind.UINT32);
                 case "UInt64" :
                     return simple(Kind.UINT64);
+                case "Int128" :
+                    return simple(Kind.INT128);
+                case "UInt128" :
+                    return simple(Kind.UINT128);
+                case "Int256" :
+                    return simple(Kind.INT256);
+                case "UInt256" :
+                    return simple(Kind.UINT256);
                 case "Float32" :
                     return simple(Kind.FLOAT32);
                 case "Float64" :

@@ -22,10 +22,11 @@ import io.sluice.codecs.json.JsonValueView;
  *   <li>A String column takes a JSON string as its unescaped text, and any other value (number, true, false,
  *       object, array) as the raw JSON text exactly as it appears in the record: useful for catch-all
  *       {@code payload String} columns.</li>
- *   <li>Integer columns take JSON numbers and numeric strings whose value is exactly integral ({@code 42},
- *       {@code "42"}, {@code 5.0}, {@code 1e3}); a fraction is {@link ConversionError#NOT_AN_INTEGER}; every width
- *       is range-checked ({@link ConversionError#OUT_OF_RANGE}, never a wrap-around). Booleans are
- *       {@link ConversionError#WRONG_KIND}.</li>
+ *   <li>Integer columns (Int8 to Int256, UInt8 to UInt256) take JSON numbers and numeric strings whose value is
+ *       exactly integral ({@code 42}, {@code "42"}, {@code 5.0}, {@code 1e3}); a fraction is
+ *       {@link ConversionError#NOT_AN_INTEGER}; every width is range-checked ({@link ConversionError#OUT_OF_RANGE},
+ *       never a wrap-around). Booleans are 1 and 0 (ClickHouse's {@code input_format_json_read_bools_as_numbers});
+ *       objects and arrays {@link ConversionError#WRONG_KIND}.</li>
  *   <li>Other conversions (floats, Bool, dates, date-times and epoch units, UUID, Decimal, Enum, Map keys, Tuple)
  *       are described on each encoder and in {@code docs/codecs.md}.</li>
  * </ul>

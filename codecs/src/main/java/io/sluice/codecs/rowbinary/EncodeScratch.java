@@ -24,12 +24,15 @@ public final class EncodeScratch
     private JsonValueView[] elements = new JsonValueView[0];
     private JsonValueView[] keys = new JsonValueView[0];
 
-    // results of text() and of the number parsers
+    // results of text() and of the number parsers; a 256-bit result is resultLow (bits 0-63), resultHigh (64-127),
+    // resultWord2 (128-191) and resultWord3 (192-255)
     DirectBuffer textBuffer;
     int textOffset;
     int textLength;
     long resultLow;
     long resultHigh;
+    long resultWord2;
+    long resultWord3;
 
     // the parts of a number found by Numbers.split
     boolean negative;

@@ -44,6 +44,14 @@ final class Encoders
                 return new UnsignedInt(reported, options, 4, 0xFFFF_FFFFL);
             case UINT64 :
                 return new UnsignedInt(reported, options, 8, -1L);
+            case INT128 :
+                return new WideInt(reported, options, 2, true);
+            case UINT128 :
+                return new WideInt(reported, options, 2, false);
+            case INT256 :
+                return new WideInt(reported, options, 4, true);
+            case UINT256 :
+                return new WideInt(reported, options, 4, false);
             case FLOAT32 :
                 return new FloatEncoder(reported, options, false);
             case FLOAT64 :
@@ -239,6 +247,70 @@ final class Encoders
         public void encodeDefault(final Bytes<?> out)
         {
             writeFixed(out, bytes, 0);
+        }
+    }
+
+    /**
+     * Int128, UInt128, Int256 and UInt256 from JSON numbers and numeric strings, by the rules of the narrower integers
+     * ({@link Numbers#parseWide}: JSON number grammar, integral forms such as {@code 5.0} and {@code 1e3}, a fraction
+     * is {@link ConversionError#NOT_AN_INTEGER}, outside the range {@link ConversionError#OUT_OF_RANGE}), and
+     * {@code true}/{@code false} as 1/0. Written as 16 or 32 bytes little endian, two's complement for the signed
+     * types (ClickHouse documentation, "RowBinary" format page, https://clickhouse.com/docs/interfaces/formats/RowBinary,
+     * "(U)Int128, (U)Int256"; the Native format holds the same bytes per value, one value after another). Nothing is
+     * allocated: the digits are accumulated in longs.
+     */
+    static final class WideInt extends ValueEncoder
+    {
+        private final int words;
+        private final boolean signed;
+
+        WideInt(final ClickHouseType type, final EncoderOptions options, final int words, final boolean signed)
+        {
+            super(type, options);
+            this.words = words;
+            this.signed = signed;
+        }
+
+        @Override
+        int encodeValue(final JsonValueView value, final Bytes<?> out, final EncodeScratch scratch)
+        {
+            final int kind = value.kind();
+            if (kind == JsonKind.TRUE || kind == JsonKind.FALSE)
+            {
+                // JSON booleans as 1/0: ClickHouse's input_format_json_read_bools_as_numbers, on by default since 22.4
+                write(out, kind == JsonKind.TRUE ? 1 : 0, 0, 0, 0);
+                return ConversionError.NONE;
+            }
+            int code = scratch.numberText(value);
+            if (code == ConversionError.NONE)
+            {
+                code = Numbers.parseWide(scratch.textBuffer, scratch.textOffset, scratch.textLength, words, signed,
+                    scratch);
+            }
+            if (code == ConversionError.NONE)
+            {
+                write(out, scratch.resultLow, scratch.resultHigh, scratch.resultWord2, scratch.resultWord3);
+            }
+            return code;
+        }
+
+        private void write(final Bytes<?> out, final long word0, final long word1, final long word2,
+            final long word3)
+        {
+            if (words == 2)
+            {
+                RowBinary.writeInt128(out, word1, word0);
+            }
+            else
+            {
+                RowBinary.writeInt256(out, word3, word2, word1, word0);
+            }
+        }
+
+        @Override
+        public void encodeDefault(final Bytes<?> out)
+        {
+            RowBinary.writeZeros(out, words * 8);
         }
     }
 

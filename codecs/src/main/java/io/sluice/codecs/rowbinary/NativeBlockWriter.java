@@ -16,8 +16,10 @@ import net.openhft.chronicle.bytes.Bytes;
  * {@code SELECT ... FORMAT Native}): LEB128 column count, LEB128 row count, then per column its name and its type
  * name (each a LEB128 length and UTF-8 bytes) and its data, all rows of one column together:
  * <ul>
- *   <li>fixed-width types (integers, floats, Bool, Date, Date32, DateTime, DateTime64, UUID, Decimal, Enum,
- *       FixedString): the values as in RowBinary, one after another;</li>
+ *   <li>fixed-width types (integers of 1 to 32 bytes, floats, Bool, Date, Date32, DateTime, DateTime64, UUID,
+ *       Decimal, Enum, FixedString): the values as in RowBinary, one after another (ClickHouse documentation, "Native"
+ *       format page, https://clickhouse.com/docs/interfaces/formats/Native: each column's values in the layout
+ *       RowBinary gives one value; Int128/UInt128 16 and Int256/UInt256 32 bytes little endian);</li>
  *   <li>String: LEB128 length and bytes per value, as in RowBinary;</li>
  *   <li>Nullable(T): one byte per row (1 = NULL), then T's column with the type's default in the NULL rows;</li>
  *   <li>Array(T): the cumulative element counts as UInt64 per row, then T's column of all elements;</li>
@@ -217,7 +219,12 @@ public final class NativeBlockWriter implements AutoCloseable
             case DATETIME64 :
                 return new Fixed(8);
             case UUID :
+            case INT128 :
+            case UINT128 :
                 return new Fixed(16);
+            case INT256 :
+            case UINT256 :
+                return new Fixed(32);
             case DECIMAL :
                 return new Fixed(type.decimalBytes());
             case FIXED_STRING :

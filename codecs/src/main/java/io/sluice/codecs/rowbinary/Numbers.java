@@ -15,6 +15,8 @@ final class Numbers
 
     private static final double[] DOUBLE_POW10 = new double[23];
     private static final float[] FLOAT_POW10 = new float[11];
+    /** 10^0 .. 10^18, the chunk multipliers of {@link #parseWide}. */
+    private static final long[] LONG_POW10 = new long[19];
 
     static
     {
@@ -29,6 +31,12 @@ final class Numbers
         {
             FLOAT_POW10[i] = f;
             f *= 10;
+        }
+        long p = 1;
+        for (int i = 0; i < LONG_POW10.length; i++)
+        {
+            LONG_POW10[i] = p;
+            p *= 10;
         }
     }
 
@@ -246,6 +254,184 @@ final class Numbers
             return ConversionError.OUT_OF_RANGE;
         }
         return ConversionError.NONE;
+    }
+
+    /**
+     * Parses an exactly integral number into a 128- or 256-bit integer, signed (Int128, Int256) or not (UInt128,
+     * UInt256), by the same rules as {@link #parseInteger}: the JSON number grammar (no {@code +}, no spaces, no
+     * leading zeros, no hex), integral forms such as {@code 5.0} and {@code 1e3} accepted, a non-zero fraction
+     * {@link ConversionError#NOT_AN_INTEGER}, a value outside the type's range {@link ConversionError#OUT_OF_RANGE}
+     * (never wrapped). As {@link #parseInteger} does at 2^64, a significand (the digits without leading and trailing
+     * zeros) of 2^128 or more (2^256 for 4 words) is OUT_OF_RANGE even when the number has a fraction.
+     *
+     * <p>No BigInteger, nothing allocated: up to 18 digits at a time are gathered in a long, then the accumulator (2 or
+     * 4 longs in the scratch) is multiplied by 10^n and the chunk added, with the carries.
+     *
+     * <p>Ranges (ClickHouse documentation, "Int | UInt Types"): Int128 [-2^127, 2^127 - 1], UInt128 [0, 2^128 - 1],
+     * Int256 [-2^255, 2^255 - 1], UInt256 [0, 2^256 - 1].
+     *
+     * @param words  2 for the 128-bit types, 4 for the 256-bit ones.
+     * @param signed whether the type is signed.
+     * @return a code; on success the two's complement value in {@code s.resultLow} (bits 0-63), {@code s.resultHigh}
+     *     (64-127) and, for 4 words, {@code s.resultWord2} (128-191) and {@code s.resultWord3} (192-255).
+     */
+    static int parseWide(final DirectBuffer b, final int offset, final int length, final int words,
+        final boolean signed, final EncodeScratch s)
+    {
+        final int code = split(b, offset, length, s);
+        if (code != ConversionError.NONE)
+        {
+            return code;
+        }
+        s.resultLow = 0;
+        s.resultHigh = 0;
+        s.resultWord2 = 0;
+        s.resultWord3 = 0;
+        final int intDigits = s.intEnd - s.intStart;
+        final int digits = intDigits + (s.fracEnd - s.fracStart);
+        int first = 0;
+        while (first < digits && digitAt(b, s, first) == 0)
+        {
+            first++;
+        }
+        if (first == digits)
+        {
+            s.negative = false;
+            return ConversionError.NONE;
+        }
+        int last = digits - 1;
+        while (digitAt(b, s, last) == 0)
+        {
+            last--;
+        }
+        long chunk = 0;
+        int chunkDigits = 0;
+        for (int k = first; k <= last; k++)
+        {
+            chunk = chunk * 10 + digitAt(b, s, k);
+            if (++chunkDigits == 18)
+            {
+                if (!timesPowerOfTenPlus(s, words, 18, chunk))
+                {
+                    return ConversionError.OUT_OF_RANGE;
+                }
+                chunk = 0;
+                chunkDigits = 0;
+            }
+        }
+        if (chunkDigits > 0 && !timesPowerOfTenPlus(s, words, chunkDigits, chunk))
+        {
+            return ConversionError.OUT_OF_RANGE;
+        }
+        // value = significand * 10^(intDigits - (last + 1) + exponent)
+        long exp10 = intDigits - (last + 1L) + s.exponent;
+        if (exp10 < 0)
+        {
+            return ConversionError.NOT_AN_INTEGER;
+        }
+        while (exp10 > 0)
+        {
+            // the significand is at least 1, so this overflows within 78 powers of ten
+            final int n = (int)Math.min(exp10, 18);
+            if (!timesPowerOfTenPlus(s, words, n, 0))
+            {
+                return ConversionError.OUT_OF_RANGE;
+            }
+            exp10 -= n;
+        }
+        return wideRange(words, signed, s);
+    }
+
+    /** Checks the magnitude left by {@link #parseWide} against the type's range and applies the sign. */
+    private static int wideRange(final int words, final boolean signed, final EncodeScratch s)
+    {
+        if (!signed)
+        {
+            // zero was handled by the caller, so a negative value here is below zero
+            return s.negative ? ConversionError.OUT_OF_RANGE : ConversionError.NONE;
+        }
+        final long top = words == 2 ? s.resultHigh : s.resultWord3;
+        if (top < 0)
+        {
+            // the magnitude is 2^(bits - 1) or more: only -2^(bits - 1) fits, whose two's complement is itself
+            final boolean lowerZero = words == 2
+                ? s.resultLow == 0
+                : (s.resultLow | s.resultHigh | s.resultWord2) == 0;
+            return s.negative && top == Long.MIN_VALUE && lowerZero
+                ? ConversionError.NONE
+                : ConversionError.OUT_OF_RANGE;
+        }
+        if (s.negative)
+        {
+            negate(words, s);
+        }
+        return ConversionError.NONE;
+    }
+
+    /** Two's complement negation of the {@code words} low words of the accumulator (not zero). */
+    private static void negate(final int words, final EncodeScratch s)
+    {
+        // ~x + 1, the carry running up while a word is zero
+        long w = ~s.resultLow + 1;
+        long carry = w == 0 ? 1 : 0;
+        s.resultLow = w;
+        w = ~s.resultHigh + carry;
+        carry = carry == 1 && w == 0 ? 1 : 0;
+        s.resultHigh = w;
+        if (words == 4)
+        {
+            w = ~s.resultWord2 + carry;
+            carry = carry == 1 && w == 0 ? 1 : 0;
+            s.resultWord2 = w;
+            s.resultWord3 = ~s.resultWord3 + carry;
+        }
+    }
+
+    /**
+     * The accumulator of {@code words} longs in the scratch's result words (least significant first) becomes
+     * {@code accumulator * 10^n + addend}.
+     *
+     * @param n      1..18.
+     * @param addend 0..10^n - 1.
+     * @return false when the result does not fit {@code 64 * words} bits (the accumulator is then garbage).
+     */
+    private static boolean timesPowerOfTenPlus(final EncodeScratch s, final int words, final int n,
+        final long addend)
+    {
+        final long m = LONG_POW10[n];
+        long w = s.resultLow;
+        long product = w * m;
+        // the high half of the unsigned product: m is positive, w may be read as signed
+        long high = Math.multiplyHigh(w, m) + ((w >> 63) & m);
+        long sum = product + addend;
+        s.resultLow = sum;
+        long carry = high + (Long.compareUnsigned(sum, product) < 0 ? 1 : 0);
+
+        w = s.resultHigh;
+        product = w * m;
+        high = Math.multiplyHigh(w, m) + ((w >> 63) & m);
+        sum = product + carry;
+        s.resultHigh = sum;
+        carry = high + (Long.compareUnsigned(sum, product) < 0 ? 1 : 0);
+        if (words == 2)
+        {
+            return carry == 0;
+        }
+
+        w = s.resultWord2;
+        product = w * m;
+        high = Math.multiplyHigh(w, m) + ((w >> 63) & m);
+        sum = product + carry;
+        s.resultWord2 = sum;
+        carry = high + (Long.compareUnsigned(sum, product) < 0 ? 1 : 0);
+
+        w = s.resultWord3;
+        product = w * m;
+        high = Math.multiplyHigh(w, m) + ((w >> 63) & m);
+        sum = product + carry;
+        s.resultWord3 = sum;
+        carry = high + (Long.compareUnsigned(sum, product) < 0 ? 1 : 0);
+        return carry == 0;
     }
 
     /**

@@ -11,13 +11,14 @@ import net.openhft.chronicle.bytes.Bytes;
  * Static writers of ClickHouse RowBinary primitives into chronicle-bytes buffers, at and advancing
  * {@code writePosition}.
  *
- * <p>Source of the layout: ClickHouse documentation, "RowBinary" format page (section "Data types wire format")
- * and the data type pages: integers and floats are fixed-width little endian (signed ones two's complement); Bool is
- * one byte 0/1; String is an unsigned LEB128 length then the bytes; FixedString(N) is exactly N bytes; Date is UInt16
- * days, Date32 Int32 days, DateTime UInt32 seconds, DateTime64(P) Int64 ticks; UUID is two little-endian UInt64
- * halves, the high 64 bits (first 16 hex digits) first; Decimal is the scaled integer in 4, 8 or 16 bytes; Enum8 and
- * Enum16 are Int8 and Int16; Nullable(T) is a byte 1 (NULL, nothing follows) or 0 then T; Array(T) and Map(K, V) are
- * a LEB128 count then the elements (key, value, key, value for Map); Tuple is its elements in order;
+ * <p>Source of the layout: ClickHouse documentation, "RowBinary" format page (section "Data types wire format",
+ * https://clickhouse.com/docs/interfaces/formats/RowBinary) and the data type pages: integers (Int8 to Int256, UInt8
+ * to UInt256: 1, 2, 4, 8, 16 or 32 bytes) and floats are fixed-width little endian (signed ones two's complement);
+ * Bool is one byte 0/1; String is an unsigned LEB128 length then the bytes; FixedString(N) is exactly N bytes; Date
+ * is UInt16 days, Date32 Int32 days, DateTime UInt32 seconds, DateTime64(P) Int64 ticks; UUID is two little-endian
+ * UInt64 halves, the high 64 bits (first 16 hex digits) first; Decimal is the scaled integer in 4, 8 or 16 bytes;
+ * Enum8 and Enum16 are Int8 and Int16; Nullable(T) is a byte 1 (NULL, nothing follows) or 0 then T; Array(T) and
+ * Map(K, V) are a LEB128 count then the elements (key, value, key, value for Map); Tuple is its elements in order;
  * LowCardinality(T) is written as T.
  *
  * <p>All methods are static, allocation-free and thread-safe (the buffer is not: one writer per buffer). A full,
@@ -149,16 +150,37 @@ public final class RowBinary
     }
 
     /**
-     * Writes a 128-bit integer little endian (low half first): Decimal128.
+     * Writes a 128-bit integer little endian (low half first): Int128, UInt128, Decimal128. Two's complement for
+     * the signed types (ClickHouse documentation, "RowBinary" format page, "(U)Int8, ..., (U)Int128, (U)Int256":
+     * every integer little endian in its width, signed ones in two's complement).
      *
      * @param out  the buffer.
-     * @param high the high 64 bits.
-     * @param low  the low 64 bits.
+     * @param high the high 64 bits (bits 64-127).
+     * @param low  the low 64 bits (bits 0-63).
      */
     public static void writeInt128(final Bytes<?> out, final long high, final long low)
     {
         writeInt64(out, low);
         writeInt64(out, high);
+    }
+
+    /**
+     * Writes a 256-bit integer little endian, 32 bytes, the lowest 64 bits first: Int256 (two's complement) and
+     * UInt256 (ClickHouse documentation, "RowBinary" format page, "(U)Int8, ..., (U)Int128, (U)Int256").
+     *
+     * @param out   the buffer.
+     * @param word3 bits 192-255 (the sign bit of Int256 is its top bit).
+     * @param word2 bits 128-191.
+     * @param word1 bits 64-127.
+     * @param word0 bits 0-63.
+     */
+    public static void writeInt256(final Bytes<?> out, final long word3, final long word2, final long word1,
+        final long word0)
+    {
+        writeInt64(out, word0);
+        writeInt64(out, word1);
+        writeInt64(out, word2);
+        writeInt64(out, word3);
     }
 
     /**

@@ -71,7 +71,7 @@ class ClickHouseTypeTest
         for (final String bad : new String[]{"", "Strin", "Nullable(Array(UInt8))", "Nullable(Nullable(Int8))",
             "Array(UInt8", "DateTime64(10)", "Decimal(39, 2)", "Decimal(5, 6)", "FixedString(0)",
             "DateTime('Mars/Base')", "Enum8('a' = 1, 'a' = 2)", "Enum8('a' = 200)", "Map(Nullable(String), UInt8)",
-            "UInt8 junk", "Int128", "Tuple(a String, UInt8)"})
+            "UInt8 junk", "Decimal256(2)", "IPv4", "Tuple(a String, UInt8)"})
         {
             final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class,
                 () -> ClickHouseType.parse(bad), bad);

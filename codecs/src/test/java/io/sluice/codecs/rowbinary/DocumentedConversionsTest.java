@@ -1,6 +1,7 @@
 package io.sluice.codecs.rowbinary;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -29,7 +30,8 @@ import io.sluice.codecs.testing.Buffers;
 
 /**
  * Reads the two conversion tables of docs/codecs.md (the JSON kind × column type table and the range table) and
- * checks every cell against the encoders, so the documentation and the code cannot disagree. A cell is one or more
+ * checks every cell against the encoders, and its lists of the types written and refused against the parser, so the
+ * documentation and the code cannot disagree. A cell is one or more
  * examples separated by {@code ;}: either a result alone (for the value in the column's header) or
  * {@code `json` → result}; a result is the hex of the bytes written or a {@link ConversionError} name.
  */
@@ -213,5 +215,81 @@ class DocumentedConversionsTest
         }
         assertTrue(failures.isEmpty(), String.join("\n", failures));
         assertTrue(rows.size() > 80, "range rows: " + rows.size());
+    }
+
+    private static final Pattern SPELLING = Pattern.compile("`([^`]+)`");
+
+    private static List<String> spellings(final String cell)
+    {
+        final List<String> out = new ArrayList<>();
+        final Matcher m = SPELLING.matcher(cell);
+        while (m.find())
+        {
+            out.add(m.group(1));
+        }
+        return out;
+    }
+
+    /**
+     * The list of types written: every spelling parses, gets an encoder and a Native column, and writes the zero
+     * value the table gives; every type constructor of {@link ClickHouseType.Kind} is in the list, so a type added to
+     * the parser without a line in docs/codecs.md fails here.
+     */
+    @Test
+    void shouldWriteEveryTypeTheListNamesAndListEveryTypeItWrites() throws IOException
+    {
+        final List<List<String>> rows = table(Files.readAllLines(DOC), "<!-- written-types -->");
+        final java.util.EnumSet<ClickHouseType.Kind> listed = java.util.EnumSet.noneOf(ClickHouseType.Kind.class);
+        final List<String> failures = new ArrayList<>();
+        for (final List<String> row : rows.subList(1, rows.size()))
+        {
+            final List<String> names = spellings(row.get(1));
+            assertTrue(!names.isEmpty(), "spellings in the row of " + row.get(0));
+            for (final String name : names)
+            {
+                final ClickHouseType type = ClickHouseType.parse(name);
+                listed.add(type.kind());
+                new NativeBlockWriter(List.of("c"), List.of(name)).close();
+                final Bytes<?> out = Bytes.allocateElasticOnHeap(64);
+                try
+                {
+                    ColumnEncoder.forType(type).encodeDefault(out);
+                    final byte[] zero = new byte[(int)out.writePosition()];
+                    out.read(zero);
+                    if (name.equals(names.get(0)) && !Buffers.hex(zero).equals(row.get(2)))
+                    {
+                        failures.add(name + ": docs say zero value " + row.get(2) + ", the encoder writes "
+                            + Buffers.hex(zero));
+                    }
+                }
+                finally
+                {
+                    out.releaseLast();
+                }
+            }
+        }
+        assertTrue(failures.isEmpty(), String.join("\n", failures));
+        final java.util.EnumSet<ClickHouseType.Kind> missing = java.util.EnumSet.allOf(ClickHouseType.Kind.class);
+        missing.removeAll(listed);
+        assertTrue(missing.isEmpty(), "types the parser reads but docs/codecs.md does not list: " + missing);
+    }
+
+    /** The list of types refused: every spelling is refused by the parser, as a bind refuses it. */
+    @Test
+    void shouldRefuseEveryTypeTheListRefuses() throws IOException
+    {
+        final List<List<String>> rows = table(Files.readAllLines(DOC), "<!-- refused-types -->");
+        int checked = 0;
+        for (final List<String> row : rows.subList(1, rows.size()))
+        {
+            for (final String name : spellings(row.get(0)))
+            {
+                final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> ClickHouseType.parse(name), name + " is listed as refused");
+                assertTrue(e.getMessage().contains("'" + name + "'"), e.getMessage());
+                checked++;
+            }
+        }
+        assertTrue(checked > 20, "refused spellings checked: " + checked);
     }
 }

@@ -3,6 +3,8 @@ package io.sluice.codecs.rowbinary;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -178,6 +180,47 @@ class NativeBlockWriterTest
             + "04426f6f6c" + "01" + "0164" + "06446174653332" + "219cffff",
             block(List.of("t", "b", "d"), List.of("DateTime64(3)", "Bool", "Date32"),
                 List.of(row("\"2025-01-07T07:44:41.542Z\"", "true", "\"1900-01-01\""))));
+    }
+
+    /** A value's bytes: two's complement in {@code bytes} bytes, little endian, as hex (computed independently). */
+    private static String wide(final String value, final int bytes)
+    {
+        return WideIntegerTest.expected(new BigInteger(value), bytes).replace(" ", "");
+    }
+
+    private static String text(final String s)
+    {
+        return HexFormat.of().formatHex(new byte[]{(byte)s.length()}) + HexFormat.of().formatHex(
+            s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void shouldWriteWideIntegersAsFixedWidthValuesInEveryWrapper()
+    {
+        // the Native format holds a fixed-width column's values one after another, each as RowBinary writes it:
+        // Int128/UInt128 16 bytes, Int256/UInt256 32 bytes, little endian, two's complement (ClickHouse docs, Native
+        // and RowBinary format pages)
+        final String int128Min = "-170141183460469231731687303715884105728";
+        final String uint256Max = "115792089237316195423570985008687907853269984665640564039457584007913129639935";
+        assertEquals("0202" + text("a") + text("Int128") + wide(int128Min, 16) + wide("-1", 16)
+            + text("b") + text("UInt256") + wide(uint256Max, 32) + wide("18446744073709551616", 32),
+            block(List.of("a", "b"), List.of("Int128", "UInt256"),
+                List.of(row(int128Min, "\"" + uint256Max + "\""), row("-1", "18446744073709551616"))));
+        // Nullable: null map, then the values with zeros under the NULL
+        assertEquals("0102" + text("n") + text("Nullable(Int256)") + "0100" + wide("0", 32) + wide("-2", 32),
+            block(List.of("n"), List.of("Nullable(Int256)"), List.of(row("null"), row("-2"))));
+        // Array: cumulative offsets as UInt64, then the elements
+        assertEquals("0102" + text("r") + text("Array(UInt128)") + "0200000000000000" + "0200000000000000"
+            + wide("1", 16) + wide("2", 16),
+            block(List.of("r"), List.of("Array(UInt128)"), List.of(row("[1,2]"), row("[]"))));
+        // Map(UInt128, Int128) as Array(Tuple(K, V)): offsets, the keys' column, the values' column
+        assertEquals("0101" + text("m") + text("Map(UInt128, Int128)") + "0200000000000000" + wide("7", 16)
+            + wide("8", 16) + wide("-7", 16) + wide("-8", 16),
+            block(List.of("m"), List.of("Map(UInt128, Int128)"), List.of(row("{\"7\":-7,\"8\":-8}"))));
+        // LowCardinality: version, flags (UInt8 indexes | 0x600), 3 keys (the default first), 2 indexes
+        assertEquals("0102" + text("l") + text("LowCardinality(Int128)") + "0100000000000000" + "0006000000000000"
+            + "0300000000000000" + wide("0", 16) + wide("5", 16) + wide("-5", 16) + "0200000000000000" + "0102",
+            block(List.of("l"), List.of("LowCardinality(Int128)"), List.of(row("5"), row("-5"))));
     }
 
     @Test

@@ -533,8 +533,9 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
 
     /**
      * @param v the value a column could not take
-     * @return {@code " (value ...)"} with its first 64 bytes of JSON text (a string as it stands in the record, escapes
-     *     not decoded, in quotes), or empty for a missing value; for error messages only (allocates)
+     * @return {@code " (value ...)"} with its first 96 bytes of JSON text (a string as it stands in the record, escapes
+     *     not decoded, in quotes; 96 holds any Int256 or UInt256 and one digit past it in full), or empty for a
+     *     missing value; for error messages only (allocates)
      */
     static String shown(final JsonValueView v)
     {
@@ -542,7 +543,7 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
         {
             return "";
         }
-        final int n = Math.min(v.length(), 64);
+        final int n = Math.min(v.length(), 96);
         final byte[] b = new byte[n];
         v.buffer().getBytes(v.offset(), b);
         final String text = new String(b, StandardCharsets.UTF_8) + (v.length() > n ? "..." : "");

@@ -485,7 +485,7 @@ final class MetadataColumn
     {
         return switch (k)
         {
-            case INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64 -> true;
+            case INT8, INT16, INT32, INT64, INT128, INT256, UINT8, UINT16, UINT32, UINT64, UINT128, UINT256 -> true;
             default -> false;
         };
     }

@@ -202,9 +202,9 @@ class JsonRowEncoderTest
         assertEquals("column t (DateTime) from path t: "
             + "not a valid date-time (ISO-8601, YYYY-MM-DD hh:mm:ss or an epoch number) (value \"yesterday\")",
             encode(bound, "{\"n\":1,\"t\":\"yesterday\"}"));
-        final String long80 = "9".repeat(80);
-        assertEquals("column n (UInt8) from path n: value out of range for the column type (value " + "9".repeat(64)
-            + "...)", encode(bound, "{\"n\":" + long80 + ",\"t\":0}"), "at most 64 bytes of the value");
+        final String long100 = "9".repeat(100);
+        assertEquals("column n (UInt8) from path n: value out of range for the column type (value " + "9".repeat(96)
+            + "...)", encode(bound, "{\"n\":" + long100 + ",\"t\":0}"), "at most 96 bytes of the value");
     }
 
     @Test

@@ -229,6 +229,20 @@ class MetadataColumnTest
     }
 
     @Test
+    void shouldWriteOffsetAndPartitionIntoTheWideIntegersAsIntoTheOtherIntegers() throws Exception
+    {
+        final Map<String, String> m = new LinkedHashMap<>();
+        m.put("off", "$offset");
+        m.put("part", "$partition");
+        final RowEncoder.Bound<JsonRecord> bound = bind(m, column("off", "UInt256"), column("part", "Int128"));
+        fill("{}", null);
+        assertNull(encode(bound));
+        // little endian, zero-extended to 32 and 16 bytes
+        assertArrayEquals(new Expected().le(OFFSET, 8).le(0, 8).le(0, 8).le(0, 8).le(3, 8).le(0, 8).bytes
+            .toByteArray(), row());
+    }
+
+    @Test
     void shouldRefuseATypeASourceCannotFillNamingColumnSourceAndTypes()
     {
         final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
