@@ -6,12 +6,10 @@ import java.util.regex.Pattern;
 
 import com.clickhouse.client.api.Client;
 
-import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.gather.sink.ColumnSpec;
 import io.sluice.core.gather.sink.DestinationCatalog;
 import io.sluice.core.gather.sink.SinkException;
 import io.sluice.core.gather.sink.TableSchema;
-import io.sluice.core.naming.ClickHouseIdentifiers;
 
 /**
  * A ClickHouse sink's catalog: table existence and columns through {@code DESCRIBE TABLE … FORMAT TabSeparated}
@@ -41,7 +39,7 @@ final class ClickHouseCatalog implements DestinationCatalog
     private final List<String> shardEndpoints;
     private final Client client;
     private final String endpoint;
-    private final SluiceConfig.ClickHouse config;
+    private final ClickHouseConfig config;
     private volatile String timeZone;
     private volatile Boolean legacyDates;
 
@@ -51,7 +49,7 @@ final class ClickHouseCatalog implements DestinationCatalog
      * @param config         the sink's connection settings
      */
     ClickHouseCatalog(final List<Client> shards, final List<String> shardEndpoints,
-        final SluiceConfig.ClickHouse config)
+        final ClickHouseConfig config)
     {
         this.shards = List.copyOf(shards);
         this.shardEndpoints = List.copyOf(shardEndpoints);
