@@ -6,6 +6,7 @@ import java.util.regex.Pattern;
 
 import com.clickhouse.client.api.Client;
 
+import io.sluice.codecs.rowbinary.EncoderOptions;
 import io.sluice.core.gather.sink.ColumnSpec;
 import io.sluice.core.gather.sink.DestinationCatalog;
 import io.sluice.core.gather.sink.SinkException;
@@ -230,8 +231,21 @@ final class ClickHouseCatalog implements DestinationCatalog
         }
     }
 
+    /**
+     * ClickHouse before 19 (Debian's 18.16) stores Date and DateTime past 2105-12-31 but reads them back wrong (its
+     * documentation of the types' ranges): on such a server the options refuse those values.
+     */
     @Override
-    public boolean legacyDateRange() throws SinkException
+    public EncoderOptions encoderOptions(final EncoderOptions configured) throws SinkException
+    {
+        return legacyDateRange() ? configured.withDateRange(EncoderOptions.DateRange.CLICKHOUSE_18_16) : configured;
+    }
+
+    /**
+     * @return whether the server is older than 19 (asked once: {@code SELECT version()})
+     * @throws SinkException when the server cannot be asked
+     */
+    boolean legacyDateRange() throws SinkException
     {
         Boolean legacy = legacyDates;
         if (legacy == null)
