@@ -21,13 +21,13 @@ import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import io.sluice.core.gather.SinkProviders;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.engine.ProcessMeter;
 import io.sluice.core.engine.SluiceEngine;
 import io.sluice.core.gather.GatherPipeline;
 import io.sluice.core.stage.PipelineStats;
-import io.sluice.sinks.clickhouse.ClickHouseDriver;
 import io.sluice.sinks.kafka.KafkaTopicAdmin;
 
 /**
@@ -81,7 +81,8 @@ public final class BenchCommand implements Callable<Integer>
         {
             deleteGroups(c);
         }
-        final SluiceEngine engine = new SluiceEngine(c, sink -> new ClickHouseDriver(),
+        final SluiceEngine engine = new SluiceEngine(c,
+            sink -> SinkProviders.installed().provider(sink.kind()).driver(),
             new GatherPipeline.RunOptions(stopAfterRows <= 0));
         final Thread hook = new Thread(engine::shutdown, "sluice-bench-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);

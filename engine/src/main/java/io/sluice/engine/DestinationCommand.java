@@ -12,6 +12,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
+import io.sluice.core.gather.SinkProviders;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.config.UserRegex;
@@ -116,7 +117,7 @@ public final class DestinationCommand implements Callable<Integer>
         for (final SluiceConfig.Branch b : branches)
         {
             final DestinationNames.Name name = new DestinationNames(b.database(), b.targetTable(),
-                s.plugin().identifier())
+                s.plugin().identifier(), SinkProviders.installed().provider(s.kind())::qualifiedName)
                 .resolve(topic);
             sb.setLength(0);
             sb.append('{');

@@ -26,6 +26,8 @@ import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import io.sluice.core.gather.SinkDriver;
+import io.sluice.core.gather.SinkProviders;
 import io.sluice.codecs.json.JsonKind;
 import io.sluice.codecs.json.JsonPathSet;
 import io.sluice.codecs.json.JsonScanner;
@@ -54,7 +56,6 @@ import io.sluice.core.gather.split.RowEncoder;
 import io.sluice.core.gather.split.Split;
 import io.sluice.core.stage.TopicRegistry;
 import io.sluice.ringbuffers.RecordEvent;
-import io.sluice.sinks.clickhouse.ClickHouseDriver;
 
 /**
  * {@code engine.jar explain --config F --sink NAME [--topic T] [--envelope] (--schema FILE | --connect)}: a dry run
@@ -184,7 +185,7 @@ public final class ExplainCommand implements Callable<Integer>
                 "error: sink " + sinkName + " follows a pattern: give --topic T (destination templates use it)");
             return SluiceEngine.EXIT_CONFIG;
         }
-        final ClickHouseDriver driver = connect ? new ClickHouseDriver() : null;
+        final SinkDriver driver = connect ? SinkProviders.installed().provider(sink.kind()).driver() : null;
         try
         {
             final DestinationCatalogs catalogs;

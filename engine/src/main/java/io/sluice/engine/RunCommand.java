@@ -14,12 +14,12 @@ import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import io.sluice.core.gather.SinkProviders;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.Printable;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.engine.SluiceEngine;
 import io.sluice.core.gather.GatherPipeline;
-import io.sluice.sinks.clickhouse.ClickHouseDriver;
 import io.sluice.sinks.kafka.KafkaScatterDriver;
 
 /** {@code engine.jar run --config F}: runs every pipeline of F until a signal, a failure or (optionally) catch-up. */
@@ -88,7 +88,8 @@ public final class RunCommand implements Callable<Integer>
         LOG.info("Sluice starting with {} ({} sink(s), {} source(s)); Kafka at {}", Printable.escape(file.toString()),
             config.sinks().size(), config.sources().size(), String.join("; ", config.kafkaConnections().stream()
                 .map(SluiceConfig.Kafka::describe).toList()));
-        final SluiceEngine engine = new SluiceEngine(config, sink -> new ClickHouseDriver(),
+        final SluiceEngine engine = new SluiceEngine(config,
+            sink -> SinkProviders.installed().provider(sink.kind()).driver(),
             source -> new KafkaScatterDriver(),
             new GatherPipeline.RunOptions(untilCaughtUp));
         installSignalHandlers(engine, config.checkpoint().drainTimeoutMs());

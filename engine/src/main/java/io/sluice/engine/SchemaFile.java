@@ -13,7 +13,7 @@ import io.sluice.core.gather.sink.ColumnSpec;
 import io.sluice.core.gather.sink.DestinationCatalog;
 import io.sluice.core.gather.sink.SinkException;
 import io.sluice.core.gather.sink.TableSchema;
-import io.sluice.core.naming.ClickHouseIdentifiers;
+import io.sluice.sinks.clickhouse.ClickHouseIdentifiers;
 
 /**
  * Table schemas from a file of {@code CREATE TABLE} statements, for {@code engine.jar explain --schema FILE}: the

@@ -26,7 +26,7 @@ import io.sluice.codecs.json.JsonPathSet;
 import io.sluice.codecs.json.JsonScanner;
 import io.sluice.codecs.json.JsonStrings;
 import io.sluice.codecs.json.JsonValueView;
-import io.sluice.core.naming.ClickHouseIdentifiers;
+import io.sluice.sinks.clickhouse.ClickHouseIdentifiers;
 import io.sluice.core.naming.HostileNames;
 
 /**

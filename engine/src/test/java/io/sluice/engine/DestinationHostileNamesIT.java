@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import io.sluice.sinks.clickhouse.ClickHouseIdentifiers;
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.engine.SluiceEngine;
@@ -117,7 +118,8 @@ class DestinationHostileNamesIT
             for (final String name : HostileNames.NAMES)
             {
                 final DestinationNames.Name n = new DestinationNames(DestinationCommandTest.literal(written),
-                    DestinationCommandTest.literal(name), policyName).resolve("any.topic");
+                    DestinationCommandTest.literal(name), policyName, ClickHouseIdentifiers::qualified)
+                    .resolve("any.topic");
                 assertTrue(n.ok(), n.toString());
                 assertEquals(database, n.database());
                 if (policy == IdentifierPolicy.QUOTE)

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Timeout;
 
 import net.openhft.chronicle.bytes.Bytes;
 
+import io.sluice.sinks.clickhouse.ClickHouseConfig;
 import io.sluice.codecs.rowbinary.RowBinary;
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.ErrorPolicy;
@@ -102,7 +103,7 @@ class RecordLimboIT
             row.offset = r.event().offset();
             out.emit(rows, row);
         });
-        final SluiceConfig.ClickHouse connection = config().sinks().get(0).plugin();
+        final ClickHouseConfig connection = (ClickHouseConfig)config().sinks().get(0).plugin();
         // two shards (the same server twice), so the router is asked
         final List<List<String>> shards = List.of(List.of(TestServices.clickhouse()),
             List.of(TestServices.clickhouse()));

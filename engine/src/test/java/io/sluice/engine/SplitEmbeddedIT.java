@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 
 import net.openhft.chronicle.bytes.Bytes;
 
+import io.sluice.sinks.clickhouse.ClickHouseConfig;
 import io.sluice.codecs.json.JsonValueView;
 import io.sluice.codecs.rowbinary.RowBinary;
 import io.sluice.core.config.ConfigLoader;
@@ -140,7 +141,7 @@ class SplitEmbeddedIT
             }
             // anything else reaches no branch: the unmatched policy decides
         });
-        final SluiceConfig.ClickHouse connection = config().sinks().get(0).plugin();
+        final ClickHouseConfig connection = (ClickHouseConfig)config().sinks().get(0).plugin();
         final List<List<String>> shards = List.of(List.of(TestServices.clickhouse()));
         return new GatherSpec<JsonRecord>().name("s1").groupId(group).topics(List.of(topic))
             .autoOffsetReset("earliest").topicRefreshMs(2000).decoder(record).split(split)

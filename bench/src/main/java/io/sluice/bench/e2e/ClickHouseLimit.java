@@ -22,6 +22,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 
 import net.openhft.chronicle.bytes.Bytes;
 
+import io.sluice.sinks.clickhouse.ClickHouseConfig;
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.engine.ProcessMeter;
@@ -203,11 +204,12 @@ public final class ClickHouseLimit
         }
 
         // ---- timed: the inserts alone
-        final String endpoint = sink.plugin().endpoints().get(0);
+        final String endpoint = ((ClickHouseConfig)sink.plugin()).endpoints().get(0);
         final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
         final String auth = "Basic " + Base64.getEncoder().encodeToString(
-            (sink.plugin().username() + ":" + sink.plugin().password()).getBytes(StandardCharsets.UTF_8));
+            (((ClickHouseConfig)sink.plugin()).username() + ":" + ((ClickHouseConfig)sink.plugin()).password())
+                .getBytes(StandardCharsets.UTF_8));
         long rowsOut = 0;
         long bytesOut = 0;
         System.gc();
@@ -220,7 +222,7 @@ public final class ClickHouseLimit
             final HttpRequest req = HttpRequest
                 .newBuilder(URI.create(endpoint + "/?query=" + URLEncoder.encode(sql, StandardCharsets.UTF_8)))
                 .header("Authorization", auth)
-                .timeout(Duration.ofMillis(sink.plugin().insertTimeoutMs()))
+                .timeout(Duration.ofMillis(((ClickHouseConfig)sink.plugin()).insertTimeoutMs()))
                 .POST(HttpRequest.BodyPublishers.ofByteArray(b.rows())).build();
             final HttpResponse<String> resp = http.send(req, HttpResponse.BodyHandlers.ofString());
             if (resp.statusCode() != 200)

@@ -42,6 +42,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.sluice.sinks.clickhouse.ClickHouseConfig;
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.engine.ProcessMeter;
@@ -134,7 +135,7 @@ public final class PlainConsumer
         this.config = config;
         this.sink = config.sinks().get(0);
         this.meter = meter;
-        final SluiceConfig.ClickHouse ch = sink.plugin();
+        final ClickHouseConfig ch = (ClickHouseConfig)sink.plugin();
         this.client = new Client.Builder()
             .addEndpoint(ch.endpoints().get(0))
             .setUsername(ch.username())
@@ -475,7 +476,7 @@ public final class PlainConsumer
         b.out.close();
         try (InsertResponse ignored = client
             .insert(b.table, b.buffer.stream(), ClickHouseFormat.JSONEachRow, insertSettings)
-            .get(sink.plugin().insertTimeoutMs(), TimeUnit.MILLISECONDS))
+            .get(((ClickHouseConfig)sink.plugin()).insertTimeoutMs(), TimeUnit.MILLISECONDS))
         {
             // returns once ClickHouse has written the rows
         }

@@ -53,7 +53,7 @@ import io.sluice.core.gather.sink.DestinationCatalog;
 import io.sluice.core.gather.sink.TableSchema;
 import io.sluice.core.gather.split.GatherSpec;
 import io.sluice.core.gather.split.Split;
-import io.sluice.core.naming.ClickHouseIdentifiers;
+import io.sluice.sinks.clickhouse.ClickHouseIdentifiers;
 import io.sluice.core.stage.PipelineControl;
 import io.sluice.core.stage.PipelineStats;
 import io.sluice.core.stage.TopicRegistry;

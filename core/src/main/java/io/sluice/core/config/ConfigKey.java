@@ -67,14 +67,22 @@ public record ConfigKey(
         return section.isEmpty() ? name : section + "." + name;
     }
 
-    /** @return a new builder */
-    static Builder in(final String section, final String name, final Type type)
+    /**
+     * Starts the definition of a key; a sink kind declares its {@code plugin_config} keys with it (section
+     * {@link SinkKeys#SECTION}).
+     *
+     * @param section the table the key lives in, e.g. {@code sinks[].plugin_config}
+     * @param name    the key inside that table
+     * @param type    its TOML type
+     * @return a new builder; {@link Builder#doc(String)} ends it
+     */
+    public static Builder in(final String section, final String name, final Type type)
     {
         return new Builder(section, name, type);
     }
 
-    /** Fluent builder used by {@link ConfigSchema}. */
-    static final class Builder
+    /** Fluent builder used by {@link ConfigSchema} and by the sink kinds ({@link SinkKind#pluginConfigKeys()}). */
+    public static final class Builder
     {
         private final String section;
         private final String name;
@@ -99,44 +107,67 @@ public record ConfigKey(
             }
         }
 
-        Builder required()
+        /** @return this builder; the key must be present */
+        public Builder required()
         {
             this.required = true;
             return this;
         }
 
-        Builder defaultValue(final String value)
+        /**
+         * @param value the default as the user would write it
+         * @return this builder
+         */
+        public Builder defaultValue(final String value)
         {
             this.defaultValue = value;
             return this;
         }
 
-        Builder secret()
+        /** @return this builder; the value is a secret (registered with {@link Secrets}, printed as a mask) */
+        public Builder secret()
         {
             this.secret = true;
             return this;
         }
 
-        Builder unit(final String unit)
+        /**
+         * @param unit unit of a number ({@code ms}, {@code bytes}, {@code rows}...)
+         * @return this builder
+         */
+        public Builder unit(final String unit)
         {
             this.unit = unit;
             return this;
         }
 
-        Builder allowed(final String... values)
+        /**
+         * @param values the allowed values of an enumerated string
+         * @return this builder
+         */
+        public Builder allowed(final String... values)
         {
             this.allowed = List.of(values);
             return this;
         }
 
-        Builder range(final long min, final long max)
+        /**
+         * @param min smallest allowed number (inclusive)
+         * @param max largest allowed number (inclusive)
+         * @return this builder
+         */
+        public Builder range(final long min, final long max)
         {
             this.min = min;
             this.max = max;
             return this;
         }
 
-        ConfigKey doc(final String doc)
+        /**
+         * @param doc one or two sentences for users
+         * @return the key
+         */
+        public ConfigKey doc(final String doc)
         {
             return new ConfigKey(section, name, type, defaultValue, required, unit, allowed, min, max, doc, secret);
         }

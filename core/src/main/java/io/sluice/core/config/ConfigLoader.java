@@ -53,7 +53,18 @@ public final class ConfigLoader
      */
     public static SluiceConfig load(final Path file)
     {
-        return parse(read(file));
+        return load(file, SinkKinds.installed());
+    }
+
+    /**
+     * @param file  a TOML file
+     * @param kinds the sink kinds a {@code [[sinks]]} may name
+     * @return the validated configuration
+     * @throws ConfigException with every problem found, or when the file cannot be read
+     */
+    public static SluiceConfig load(final Path file, final SinkKinds kinds)
+    {
+        return parse(read(file), System::getenv, kinds);
     }
 
     /**
@@ -139,6 +150,18 @@ public final class ConfigLoader
      */
     public static SluiceConfig parse(final String toml, final Function<String, String> env)
     {
+        return parse(toml, env, SinkKinds.installed());
+    }
+
+    /**
+     * @param toml  TOML text
+     * @param env   the environment that {@code ${NAME}} references read (name to value, null when unset)
+     * @param kinds the sink kinds a {@code [[sinks]]} may name ({@link SinkKinds#installed()} by default)
+     * @return the validated configuration
+     * @throws ConfigException with every problem found
+     */
+    public static SluiceConfig parse(final String toml, final Function<String, String> env, final SinkKinds kinds)
+    {
         final TomlParseResult result = Toml.parse(toml);
         final List<ConfigProblem> problems = new ArrayList<>();
         if (result.hasErrors())
@@ -148,13 +171,13 @@ public final class ConfigLoader
             {
                 final int line = e.position() == null ? 0 : e.position().line();
                 problems.add(new ConfigProblem("(syntax)", line, syntaxMessage(e.getMessage(),
-                    line > 0 && line <= lines.length ? lines[line - 1] : "")));
+                    line > 0 && line <= lines.length ? lines[line - 1] : "", kinds)));
             }
             throw new ConfigException(problems);
         }
         EnvInterpolation.interpolateAll(result, env, problems);
         final int unresolved = problems.size();
-        final SluiceConfig config = read(result, problems);
+        final SluiceConfig config = read(result, problems, kinds);
         if (!problems.isEmpty())
         {
             throw new ConfigException(withoutFollowUps(problems, unresolved));
@@ -197,8 +220,13 @@ public final class ConfigLoader
      */
     static String syntaxMessage(final String message, final String line)
     {
+        return syntaxMessage(message, line, SinkKinds.installed());
+    }
+
+    private static String syntaxMessage(final String message, final String line, final SinkKinds kinds)
+    {
         final Matcher m = SECRET_LINE.matcher(line);
-        if (m.matches() && secretKey(m.group(1)))
+        if (m.matches() && secretKey(m.group(1), kinds))
         {
             return message.replaceAll("'[^']*'", "'" + Secrets.MASK + "'").replaceAll("\"[^\"]+\"",
                 "\"" + Secrets.MASK + "\"") + " (in the value of the secret " + m.group(1) + ")";
@@ -206,8 +234,18 @@ public final class ConfigLoader
         return message;
     }
 
-    private static boolean secretKey(final String key)
+    private static boolean secretKey(final String key, final SinkKinds kinds)
     {
+        for (final SinkKind kind : kinds.all())
+        {
+            for (final ConfigKey k : kind.pluginConfigKeys())
+            {
+                if (k.secret() && k.name().equals(key))
+                {
+                    return true;
+                }
+            }
+        }
         for (final String section : ConfigSchema.sections())
         {
             for (final ConfigKey k : ConfigSchema.keys(section))
@@ -221,7 +259,8 @@ public final class ConfigLoader
         return Secrets.isSecretKafkaProperty(key);
     }
 
-    private static SluiceConfig read(final TomlTable root, final List<ConfigProblem> problems)
+    private static SluiceConfig read(final TomlTable root, final List<ConfigProblem> problems,
+        final SinkKinds kinds)
     {
         final TableReader top = new TableReader(root, "", "", problems, 0);
 
@@ -268,7 +307,8 @@ public final class ConfigLoader
         final Set<String> sinkNames = new HashSet<>();
         for (int i = 0; i < sinkTables.size(); i++)
         {
-            final SluiceConfig.Sink sink = readSink(sinkTables.get(i), "sinks[" + i + "]", problems, kafkaConfig);
+            final SluiceConfig.Sink sink = readSink(sinkTables.get(i), "sinks[" + i + "]", problems, kafkaConfig,
+                kinds);
             if (sink != null && !sinkNames.add(sink.name()))
             {
                 problems.add(new ConfigProblem("sinks[" + i + "].name", TableReader.line(sinkTables.get(i), "name"),
@@ -345,12 +385,17 @@ public final class ConfigLoader
     }
 
     private static SluiceConfig.Sink readSink(final TomlTable t, final String path, final List<ConfigProblem> problems,
-        final SluiceConfig.Kafka kafka)
+        final SluiceConfig.Kafka kafka, final SinkKinds kinds)
     {
         final int firstLine = TableReader.firstLine(t);
         final TableReader r = new TableReader(t, path, "sinks[]", problems, firstLine);
         final String name = r.string(SINK_NAME);
         final String kind = r.string(SINK_KIND);
+        final SinkKind sinkKind = kind == null ? null : kinds.find(kind);
+        if (kind != null && sinkKind == null)
+        {
+            r.problem(SINK_KIND.name(), kinds.unknown(kind));
+        }
         final String pattern = r.string(SINK_PATTERN);
         final List<String> topics = r.strings(SINK_TOPICS);
         if ((pattern == null) == topics.isEmpty())
@@ -376,13 +421,12 @@ public final class ConfigLoader
         final SluiceConfig.Kafka ownKafka = kafkaOverride(r, SINK_KAFKA, kafka, problems);
 
         final TableReader pc = new TableReader(r.table(SINK_PLUGIN_CONFIG), path + ".plugin_config",
-            "sinks[].plugin_config",
-            problems, r.line(SINK_PLUGIN_CONFIG.name()));
-        final SluiceConfig.ClickHouse plugin = readPlugin(pc);
+            SinkKeys.SECTION, problems, r.line(SINK_PLUGIN_CONFIG.name()));
+        final SinkConnection plugin = readPlugin(pc, sinkKind);
         final List<Branch> branches = readBranches(r, path, name, plugin, pc, problems);
         final DeadLetterConfig deadLetter = DeadLetterConfigs.readSink(r, unmatched, onError, tombstones);
         r.finish();
-        if (name == null || kind == null || groupId == null)
+        if (name == null || sinkKind == null || groupId == null)
         {
             return null;
         }
@@ -390,82 +434,28 @@ public final class ConfigLoader
             List.copyOf(branches), ownKafka, deadLetter, isolation, tombstones, duplicateKeys);
     }
 
-    /** Reads a sink's plugin_config; finishes {@code pc} (its unknown keys are problems). */
-    private static SluiceConfig.ClickHouse readPlugin(final TableReader pc)
+    /**
+     * Reads a sink's plugin_config with its kind; finishes {@code pc} (its unknown keys are problems). Of a sink
+     * whose kind is unknown only the neutral keys are read (its other keys cannot be told from mistakes).
+     */
+    private static SinkConnection readPlugin(final TableReader pc, final SinkKind kind)
     {
-        final List<String> endpoints = pc.strings(PC_ENDPOINT);
-        final List<List<String>> configuredShards = pc.stringLists(PC_SHARDS);
-        if (endpoints.isEmpty() == configuredShards.isEmpty())
+        if (kind == null)
         {
-            pc.problem(PC_ENDPOINT.name(), endpoints.isEmpty()
-                ? "missing: give endpoint (one shard) or shards"
-                : "give either endpoint or shards, not both");
+            final ConfigKey identifier = SinkKeys.identifier("rewrite");
+            final SinkConnection neutral = SinkSettings.read(new PluginConfigReader(pc), "", identifier, List.of());
+            pc.keys(SinkSettings.keys(identifier));
+            return neutral;
         }
-        final ClickHouseEndpoints.Parsed parsed = ClickHouseEndpoints.parse(pc,
-            endpoints.isEmpty() ? PC_SHARDS : PC_ENDPOINT,
-            configuredShards.isEmpty()
-                ? (endpoints.isEmpty() ? List.of() : List.of(endpoints))
-                : configuredShards);
-        final List<List<String>> shards = parsed.shards();
-        final String username = parsed.username() != null ? parsed.username() : pc.string(PC_USERNAME);
-        final String password = parsed.password() != null ? parsed.password() : pc.string(PC_PASSWORD);
-        final SluiceConfig.ClickHouse plugin = new SluiceConfig.ClickHouse()
-            .configPath(pc.path())
-            .endpoints(shards.isEmpty() ? List.of() : shards.get(0))
-            .shards(shards)
-            .insertWorkers(pc.intValue(PC_INSERT_WORKERS))
-            .database(pc.string(PC_DATABASE))
-            .targetTable(pc.string(PC_TARGET_TABLE))
-            .username(username)
-            .password(password)
-            .maxRows(pc.intValue(PC_MAX_ROWS))
-            .maxBytes(pc.longValue(PC_MAX_BYTES))
-            .lingerMs(pc.longValue(PC_LINGER_MS))
-            .identifier(pc.string(PC_IDENTIFIER))
-            .createTable(pc.bool(PC_CREATE_TABLE))
-            .createTableDdl(pc.string(PC_CREATE_TABLE_DDL))
-            .createTableLike(pc.string(PC_CREATE_TABLE_LIKE))
-            .nullAsDefault(pc.bool(PC_NULL_AS_DEFAULT))
-            .insertTimeoutMs(pc.longValue(PC_INSERT_TIMEOUT_MS))
-            .retryBackoffMs(pc.longValue(PC_RETRY_BACKOFF_MS))
-            .retryBackoffMaxMs(pc.longValue(PC_RETRY_BACKOFF_MAX_MS))
-            .breakerFailures(pc.intValue(PC_BREAKER_FAILURES))
-            .breakerOpenMs(pc.longValue(PC_BREAKER_OPEN_MS))
-            .unknownFields(pc.string(PC_UNKNOWN_FIELDS))
-            .sslCaFile(pc.string(PC_SSL_CA_FILE))
-            .sslCertificateFile(pc.string(PC_SSL_CERTIFICATE_FILE))
-            .sslKeyFile(pc.string(PC_SSL_KEY_FILE))
-            .sslVerifyHostname(pc.bool(PC_SSL_VERIFY_HOSTNAME))
-            .compression(pc.string(PC_COMPRESSION))
-            .settings(InsertSettingsConfig.read(pc, PC_SETTINGS))
-            .schemaRefreshMs(pc.longValue(PC_SCHEMA_REFRESH_MS));
-        ClickHouseEndpoints.checkTls(pc, plugin);
-        if (plugin.createTable() && plugin.createTableDdl() == null && plugin.createTableLike() == null)
-        {
-            pc.problem(PC_CREATE_TABLE.name(), "create_table = true needs create_table_ddl or create_table_like");
-        }
-        if (plugin.createTableDdl() != null && plugin.createTableLike() != null)
-        {
-            pc.problem(PC_CREATE_TABLE_DDL.name(), "give create_table_ddl or create_table_like, not both");
-        }
-        if (plugin.createTableDdl() != null && !plugin.createTableDdl().contains("{table}"))
-        {
-            pc.problem(PC_CREATE_TABLE_DDL.name(),
-                "has no {table} placeholder: every destination would create the same "
-                    + "table; write CREATE TABLE {database}.{table} (...)");
-        }
+        pc.keys(kind.pluginConfigKeys());
+        final SinkConnection plugin = kind.readPluginConfig(new PluginConfigReader(pc));
         pc.finish();
-        if (!pc.hasProblems())
-        {
-            // the loader's checks have passed with their lines: conclude() checks the same rules for embedders
-            plugin.conclude();
-        }
         return plugin;
     }
 
     /** Reads a sink's branches, or makes its one default branch when it has none. */
     private static List<Branch> readBranches(final TableReader r, final String path, final String name,
-        final SluiceConfig.ClickHouse plugin, final TableReader pc, final List<ConfigProblem> problems)
+        final SinkConnection plugin, final TableReader pc, final List<ConfigProblem> problems)
     {
         final List<Branch> branches = new ArrayList<>();
         final List<TomlTable> branchTables = r.tables(SINK_BRANCHES);
@@ -508,7 +498,7 @@ public final class ConfigLoader
         {
             if (plugin.targetTable() == null)
             {
-                pc.problem(PC_TARGET_TABLE.name(),
+                pc.problem(SinkKeys.TARGET_TABLE.name(),
                     "missing: a sink without branches writes every record to target_table");
             }
             branches.add(new Branch("default", null, plugin.database(), plugin.targetTable(), Map.of(), null,

@@ -30,9 +30,6 @@ public final class ConfigSchema
     {
     }
 
-    /** The default of plugin_config.compression, chosen from the benchmark in docs/benchmarks.md. */
-    static final String DEFAULT_CLICKHOUSE_COMPRESSION = "lz4";
-
     // ------------------------------------------------------------------------------------------------ root tables
     static final ConfigKey KAFKA = ConfigKey.in("", "kafka", TABLE).required()
         .doc("Connection to the Kafka cluster shared by every source and sink.");
@@ -45,7 +42,8 @@ public final class ConfigSchema
     static final ConfigKey METRICS = ConfigKey.in("", "metrics", TABLE)
         .doc("Prometheus scrape endpoint and the periodic status line.");
     static final ConfigKey SINKS = ConfigKey.in("", "sinks", TABLE)
-        .doc("Gather pipelines: each follows topics in a consumer group and writes records into ClickHouse tables.");
+        .doc("Gather pipelines: each follows topics in a consumer group and writes records into the tables of "
+            + "its kind's database.");
     static final ConfigKey SOURCES = ConfigKey.in("", "sources", TABLE)
         .doc("Scatter pipelines: each reads records (from Kafka, a file, stdin or the embedded API) and produces each "
             + "one into the Kafka topic its routing rule picks (see docs/routing.md).");
@@ -196,8 +194,9 @@ public final class ConfigSchema
     // ------------------------------------------------------------------------------------------------ [[sinks]]
     static final ConfigKey SINK_NAME = ConfigKey.in("sinks[]", "name", STRING).required()
         .doc("Unique name of the sink; used in logs, metrics and the CLI.");
-    static final ConfigKey SINK_KIND = ConfigKey.in("sinks[]", "kind", STRING).required().allowed("clickhouse")
-        .doc("The destination system.");
+    static final ConfigKey SINK_KIND = ConfigKey.in("sinks[]", "kind", STRING).required()
+        .doc("The destination system: one of the installed sink kinds (each has its own plugin_config keys, listed "
+            + "below by kind). An unknown kind is an error that lists the kinds there are.");
     static final ConfigKey SINK_PATTERN = ConfigKey.in("sinks[]", "pattern", STRING)
         .doc("Regular expression over topic names (RE2/J syntax, linear time: see Regular expressions); the "
             + "whole name must match. New matching topics are followed within topic_refresh_ms. Give pattern or "
@@ -273,115 +272,11 @@ public final class ConfigSchema
             + "[kafka]. A key not given here is [kafka]'s; the consumer, producer and admin tables are merged key by "
             + "key.");
     static final ConfigKey SINK_PLUGIN_CONFIG = ConfigKey.in("sinks[]", "plugin_config", TABLE).required()
-        .doc("Settings of the destination and its batching.");
+        .doc("Settings of the destination and its batching; the keys depend on kind (see [sinks.plugin_config] "
+            + "below, one table per kind).");
     static final ConfigKey SINK_BRANCHES = ConfigKey.in("sinks[]", "branches", TABLE)
         .doc("The split: each record goes to the first branch whose when matches. Without branches every record "
             + "goes to plugin_config.target_table.");
-
-    // ------------------------------------------------------------------------------------------------ [sinks.plugin_config]
-    static final ConfigKey PC_ENDPOINT = ConfigKey.in("sinks[].plugin_config", "endpoint", STRING_OR_LIST)
-        .doc("ClickHouse HTTP endpoint(s) of a single shard, e.g. \"http://127.0.0.1:8123\"; a list is the shard's "
-            + "replicas (a failed insert moves to the next). Give endpoint or shards.");
-    static final ConfigKey PC_SHARDS = ConfigKey.in("sinks[].plugin_config", "shards", STRING_LIST_LIST)
-        .doc("Several shards, each a list of replica endpoints: [[\"http://a:8123\"], [\"http://b:8123\"]]. Each shard "
-            + "has its own queue and insert workers; a branch's shard_by (or round robin) picks the shard of each row.");
-    static final ConfigKey PC_INSERT_WORKERS = ConfigKey.in("sinks[].plugin_config", "insert_workers", INT)
-        .defaultValue("2").unit("threads").range(1, 64)
-        .doc("Insert worker threads per shard; a destination's batches always go to the same worker, in order.");
-    static final ConfigKey PC_DATABASE = ConfigKey.in("sinks[].plugin_config", "database", STRING)
-        .defaultValue("default").doc("Database of the tables; a literal or a template over the topic.");
-    static final ConfigKey PC_TARGET_TABLE = ConfigKey.in("sinks[].plugin_config", "target_table", STRING)
-        .doc("Table for branches that name none (and for a sink without branches); a literal or a template over "
-            + "the topic: {topic}, {topic_segment[n]}, {topic_segment[-n]}.");
-    static final ConfigKey PC_USERNAME = ConfigKey.in("sinks[].plugin_config", "username", STRING)
-        .defaultValue("default")
-        .doc("ClickHouse user. An endpoint may carry it instead (http://user:password@host:8123); the endpoints' user "
-            + "info is then taken off the URL and never printed.");
-    static final ConfigKey PC_PASSWORD = ConfigKey.in("sinks[].plugin_config", "password", STRING).secret()
-        .defaultValue("")
-        .doc("ClickHouse password; a secret: write \"${CLICKHOUSE_PASSWORD}\" to read it from the environment.");
-    static final ConfigKey PC_SSL_CA_FILE = ConfigKey.in("sinks[].plugin_config", "ssl_ca_file", STRING)
-        .doc("https:// endpoints: PEM file of the certificate authorities that sign the server's certificate; without "
-            + "it the JVM's default CAs are used.");
-    static final ConfigKey PC_SSL_CERTIFICATE_FILE = ConfigKey
-        .in("sinks[].plugin_config", "ssl_certificate_file", STRING)
-        .doc("https:// endpoints: this client's certificate (PEM), for servers that verify clients; give it with "
-            + "ssl_key_file.");
-    static final ConfigKey PC_SSL_KEY_FILE = ConfigKey.in("sinks[].plugin_config", "ssl_key_file", STRING)
-        .doc("The private key of ssl_certificate_file (PEM, unencrypted PKCS#8 or RSA).");
-    static final ConfigKey PC_SSL_VERIFY_HOSTNAME = ConfigKey
-        .in("sinks[].plugin_config", "ssl_verify_hostname", BOOLEAN).defaultValue("true")
-        .doc("https:// endpoints: check that the server's certificate names the endpoint's host. false checks only "
-            + "that a trusted CA signed it.");
-    static final ConfigKey PC_COMPRESSION = ConfigKey.in("sinks[].plugin_config", "compression", STRING)
-        .defaultValue(ConfigSchema.DEFAULT_CLICKHOUSE_COMPRESSION).allowed("none", "lz4", "gzip")
-        .doc("Compression of INSERT bodies: lz4 is ClickHouse's own block format (decompress=1), gzip is HTTP "
-            + "Content-Encoding; every server version takes both. See docs/benchmarks.md for what each costs per MB.");
-    static final ConfigKey PC_MAX_ROWS = ConfigKey.in("sinks[].plugin_config", "max_rows", INT)
-        .defaultValue("100000").unit("rows").range(1, 100_000_000)
-        .doc("A batch is sealed and inserted when it holds this many rows.");
-    static final ConfigKey PC_MAX_BYTES = ConfigKey.in("sinks[].plugin_config", "max_bytes", LONG)
-        .defaultValue("16777216").unit("bytes").range(1, 1L << 31)
-        .doc("A batch is sealed when its encoded rows reach this many bytes; a single larger row is sealed alone.");
-    static final ConfigKey PC_LINGER_MS = ConfigKey.in("sinks[].plugin_config", "linger_ms", LONG)
-        .defaultValue("1000").unit("ms").range(0, 3_600_000)
-        .doc("A batch is sealed at the latest this long after its first row, so a trickle is written promptly.");
-    static final ConfigKey PC_IDENTIFIER = ConfigKey.in("sinks[].plugin_config", "identifier", STRING)
-        .defaultValue("rewrite").allowed("rewrite", "quote")
-        .doc("How a resolved database or table name becomes an identifier: rewrite turns anything outside "
-            + "[A-Za-z0-9_] into _ (and prefixes a leading digit), so the table can be queried without quotes; quote "
-            + "keeps it verbatim. SQL always quotes identifiers. See docs/destinations.md.");
-    static final ConfigKey PC_CREATE_TABLE = ConfigKey.in("sinks[].plugin_config", "create_table", BOOLEAN)
-        .defaultValue("false")
-        .doc("Create a missing table on its first batch (from create_table_ddl or create_table_like).");
-    static final ConfigKey PC_CREATE_TABLE_DDL = ConfigKey
-        .in("sinks[].plugin_config", "create_table_ddl", STRING)
-        .doc("CREATE TABLE statement with {database} and {table} placeholders (replaced by quoted identifiers in one "
-            + "pass; {table} is required). Without IF NOT EXISTS a concurrent creation by another process is still fine.");
-    static final ConfigKey PC_CREATE_TABLE_LIKE = ConfigKey
-        .in("sinks[].plugin_config", "create_table_like", STRING)
-        .doc("Existing table whose structure and engine a new table copies (CREATE TABLE IF NOT EXISTS … AS template): "
-            + "\"db.table\", or \"table\" in the destination's database (the first . separates database and table).");
-    static final ConfigKey PC_NULL_AS_DEFAULT = ConfigKey.in("sinks[].plugin_config", "null_as_default", BOOLEAN)
-        .defaultValue("false")
-        .doc("A JSON null into a non-Nullable column takes the column's DEFAULT (or the type's zero "
-            + "when it has none) instead of failing the record.");
-    static final ConfigKey PC_UNKNOWN_FIELDS = ConfigKey.in("sinks[].plugin_config", "unknown_fields", STRING)
-        .defaultValue("ignore").allowed("ignore", "fail")
-        .doc("A top-level JSON field that no column reads (by its name or as the first part of a mapped path): ignore "
-            + "skips it; fail fails the record naming the field (then on_error decides), like ClickHouse's "
-            + "input_format_skip_unknown_fields = 0. fail costs one more pass over each record's top-level keys; "
-            + "nested objects are not checked.");
-    static final ConfigKey PC_SETTINGS = ConfigKey.in("sinks[].plugin_config", "settings", STRING_MAP)
-        .doc("ClickHouse settings sent with every INSERT of this sink, as [sinks.plugin_config.settings] name = "
-            + "\"value\" (e.g. insert_quorum = \"2\", async_insert = \"1\", max_insert_block_size = \"1048576\"): "
-            + "names of [A-Za-z0-9_], values without control characters. The engine asks each shard at start "
-            + "whether it takes them (a SELECT 1 with the settings), so a setting the server does not know, or a "
-            + "value it cannot parse, fails the start naming it. See docs/effectively-once.md.");
-    static final ConfigKey PC_SCHEMA_REFRESH_MS = ConfigKey
-        .in("sinks[].plugin_config", "schema_refresh_ms", LONG)
-        .defaultValue("10000").unit("ms").range(100, 86_400_000)
-        .doc("How often the version of each destination table is read (system.tables: metadata_modification_time "
-            + "and create_table_query): a table changed by ALTER TABLE (a column added, dropped or retyped) is "
-            + "described again and its branch rebound within this time, without a restart. An insert the server "
-            + "refuses because the table changed (a retyped column) is not written: its records are re-read from "
-            + "Kafka (after retry_backoff_ms) and encoded for the new columns, whatever this period. See "
-            + "docs/schema-changes.md.");
-    static final ConfigKey PC_INSERT_TIMEOUT_MS = ConfigKey
-        .in("sinks[].plugin_config", "insert_timeout_ms", LONG)
-        .defaultValue("60000").unit("ms").range(100, 3_600_000).doc("Timeout of one INSERT request.");
-    static final ConfigKey PC_RETRY_BACKOFF_MS = ConfigKey.in("sinks[].plugin_config", "retry_backoff_ms", LONG)
-        .defaultValue("200").unit("ms").range(1, 600_000)
-        .doc("First wait before retrying a retriable insert failure; doubles each time.");
-    static final ConfigKey PC_RETRY_BACKOFF_MAX_MS = ConfigKey
-        .in("sinks[].plugin_config", "retry_backoff_max_ms", LONG)
-        .defaultValue("5000").unit("ms").range(1, 3_600_000).doc("Longest wait between retries.");
-    static final ConfigKey PC_BREAKER_FAILURES = ConfigKey.in("sinks[].plugin_config", "breaker_failures", INT)
-        .defaultValue("5").unit("failures").range(1, 1_000_000)
-        .doc("Consecutive failed inserts that open a shard's circuit breaker.");
-    static final ConfigKey PC_BREAKER_OPEN_MS = ConfigKey.in("sinks[].plugin_config", "breaker_open_ms", LONG)
-        .defaultValue("5000").unit("ms").range(1, 3_600_000)
-        .doc("How long an open breaker waits before letting one trial insert through (half-open).");
 
     // ------------------------------------------------------------------------------------------------ [[sinks.branches]]
     static final ConfigKey BR_NAME = ConfigKey.in("sinks[].branches[]", "name", STRING).required()
@@ -589,33 +484,58 @@ public final class ConfigSchema
     }
 
     /**
-     * Renders the reference of every key as Markdown (the body of docs/configuration.md's reference part).
+     * Renders the reference of every key as Markdown (the body of docs/configuration.md's reference part), with the
+     * plugin_config keys of the installed sink kinds.
      *
      * @return Markdown text
      */
     public static String markdown()
     {
+        return markdown(SinkKinds.installed());
+    }
+
+    /**
+     * Renders the reference of every key as Markdown, with one {@code [sinks.plugin_config]} table per sink kind
+     * (after the keys of {@code [[sinks]]}, in the registry's order).
+     *
+     * @param kinds the sink kinds whose plugin_config keys are listed
+     * @return Markdown text
+     */
+    public static String markdown(final SinkKinds kinds)
+    {
         final StringBuilder sb = new StringBuilder();
         for (final Map.Entry<String, List<ConfigKey>> e : BY_SECTION.entrySet())
         {
             final String section = e.getKey();
+            if (section.equals("sinks[].branches[]"))
+            {
+                for (final SinkKind kind : kinds.all())
+                {
+                    sb.append("### `[sinks.plugin_config]` (kind = \"").append(kind.kind()).append("\")\n\n");
+                    table(sb, kind.pluginConfigKeys());
+                }
+            }
             sb.append("### ").append(section.isEmpty()
                 ? "top level"
                 : "`[" + section.replace("[]", "") + "]`"
                     + (section.endsWith("[]") ? " (array of tables)" : ""))
                 .append("\n\n");
-            sb.append("| key | type | default | unit | description |\n|---|---|---|---|---|\n");
-            for (final ConfigKey k : e.getValue())
-            {
-                sb.append("| `").append(k.name()).append("` | ").append(typeText(k)).append(" | ")
-                    .append(
-                        k.required() ? "**required**" : k.defaultValue() == null ? "—" : "`" + k.defaultValue() + "`")
-                    .append(" | ").append(k.unit().isEmpty() ? "" : k.unit()).append(" | ")
-                    .append(k.doc().replace("|", "\\|")).append(" |\n");
-            }
-            sb.append('\n');
+            table(sb, e.getValue());
         }
         return sb.toString();
+    }
+
+    private static void table(final StringBuilder sb, final List<ConfigKey> keys)
+    {
+        sb.append("| key | type | default | unit | description |\n|---|---|---|---|---|\n");
+        for (final ConfigKey k : keys)
+        {
+            sb.append("| `").append(k.name()).append("` | ").append(typeText(k)).append(" | ")
+                .append(k.required() ? "**required**" : k.defaultValue() == null ? "—" : "`" + k.defaultValue() + "`")
+                .append(" | ").append(k.unit().isEmpty() ? "" : k.unit()).append(" | ")
+                .append(k.doc().replace("|", "\\|")).append(" |\n");
+        }
+        sb.append('\n');
     }
 
     private static String typeText(final ConfigKey k)

@@ -299,7 +299,8 @@ public record SluiceConfig(
     /**
      * One [[sinks]] gather pipeline; {@code kafka} is its effective connection with its own override, or null;
      * {@code deadLetter} its {@code dead_letter_topic} with the creation keys, or null when it has none;
-     * {@code isolationLevel} {@link #READ_COMMITTED} or {@link #READ_UNCOMMITTED}.
+     * {@code isolationLevel} {@link #READ_COMMITTED} or {@link #READ_UNCOMMITTED}; {@code plugin} its
+     * {@code [sinks.plugin_config]} as its kind read it (the kind's own class, e.g. the ClickHouse sink's).
      * {@code tombstones} what a null Kafka value does; {@code duplicateKeys} which occurrence of a duplicated key the
      * record's conditions, shard key and columns read.
      */
@@ -313,7 +314,7 @@ public record SluiceConfig(
         ErrorPolicy onError,
         String autoOffsetReset,
         long topicRefreshMs,
-        ClickHouse plugin,
+        SinkConnection plugin,
         List<Branch> branches,
         Kafka kafka,
         DeadLetterConfig deadLetter,
@@ -345,7 +346,7 @@ public record SluiceConfig(
          */
         public Sink(final String name, final String kind, final String pattern, final List<String> topics,
             final String groupId, final ErrorPolicy unmatched, final ErrorPolicy onError, final String autoOffsetReset,
-            final long topicRefreshMs, final ClickHouse plugin, final List<Branch> branches, final Kafka kafka)
+            final long topicRefreshMs, final SinkConnection plugin, final List<Branch> branches, final Kafka kafka)
         {
             this(name, kind, pattern, topics, groupId, unmatched, onError, autoOffsetReset, topicRefreshMs, plugin,
                 branches, kafka, null, READ_COMMITTED, ErrorPolicy.SKIP, DuplicateKeys.FAIL);
@@ -368,55 +369,10 @@ public record SluiceConfig(
          */
         public Sink(final String name, final String kind, final String pattern, final List<String> topics,
             final String groupId, final ErrorPolicy unmatched, final ErrorPolicy onError, final String autoOffsetReset,
-            final long topicRefreshMs, final ClickHouse plugin, final List<Branch> branches)
+            final long topicRefreshMs, final SinkConnection plugin, final List<Branch> branches)
         {
             this(name, kind, pattern, topics, groupId, unmatched, onError, autoOffsetReset, topicRefreshMs, plugin,
                 branches, null);
-        }
-    }
-
-    /**
-     * [sinks.plugin_config] of a ClickHouse sink. {@code shards} is always set: the configured shards, or one shard
-     * made of {@code endpoints}. {@code unknownFields} is {@code ignore} or {@code fail}; {@code schemaRefreshMs} how
-     * often each destination table's version is read (ms). Built by name and concluded once
-     * ({@link ClickHouseContext}: defaults from the schema, every value checked naming its key); read-only after.
-     */
-    public static final class ClickHouse extends ClickHouseContext<ClickHouse>
-    {
-        /** {@code schema_refresh_ms} when not configured. */
-        public static final long DEFAULT_SCHEMA_REFRESH_MS = 10_000;
-        /** {@code compression = "none"}: INSERT bodies travel as they are. */
-        public static final String COMPRESSION_NONE = "none";
-        /** {@code compression = "lz4"}: ClickHouse's LZ4 block format, {@code decompress=1}. */
-        public static final String COMPRESSION_LZ4 = "lz4";
-        /** {@code compression = "gzip"}: HTTP {@code Content-Encoding: gzip}. */
-        public static final String COMPRESSION_GZIP = "gzip";
-
-        /** {@code unknown_fields = "ignore"}: a JSON field no column reads is skipped (the default). */
-        public static final String UNKNOWN_FIELDS_IGNORE = "ignore";
-        /** {@code unknown_fields = "fail"}: a top-level JSON field no column reads fails the record. */
-        public static final String UNKNOWN_FIELDS_FAIL = "fail";
-
-        @Override
-        protected ClickHouse self()
-        {
-            return this;
-        }
-
-        /** @return a description without the password (which prints as {@value Secrets#MASK}) */
-        @Override
-        public String toString()
-        {
-            return "ClickHouse[shards=" + Secrets.redact(String.valueOf(shards())) + ", database=" + database()
-                + ", targetTable=" + targetTable() + ", username=" + username() + ", password="
-                + (password() == null || password().isEmpty() ? "" : Secrets.MASK) + ", ssl_ca_file=" + sslCaFile()
-                + ", ssl_certificate_file=" + sslCertificateFile() + ", compression=" + compression() + "]";
-        }
-
-        /** @return whether a top-level JSON field that no column reads fails its record */
-        public boolean failOnUnknownFields()
-        {
-            return UNKNOWN_FIELDS_FAIL.equals(unknownFields());
         }
     }
 

@@ -23,6 +23,7 @@ final class TableReader
     private final List<ConfigProblem> problems;
     private final int fallbackLine;
     private final Set<String> seen = new HashSet<>();
+    private List<ConfigKey> keys;
 
     /**
      * @param table        the TOML table (may be empty, never null)
@@ -39,6 +40,16 @@ final class TableReader
         this.section = section;
         this.problems = problems;
         this.fallbackLine = fallbackLine;
+    }
+
+    /**
+     * @param keys the keys of this table when they are not {@link ConfigSchema}'s (a sink kind's plugin_config)
+     * @return this reader
+     */
+    TableReader keys(final List<ConfigKey> keys)
+    {
+        this.keys = keys;
+        return this;
     }
 
     String path()
@@ -339,7 +350,7 @@ final class TableReader
     void finish()
     {
         final Set<String> known = new HashSet<>();
-        for (final ConfigKey k : ConfigSchema.keys(section))
+        for (final ConfigKey k : keys != null ? keys : ConfigSchema.keys(section))
         {
             known.add(k.name());
         }

@@ -9,6 +9,7 @@ import io.sluice.codecs.json.JsonPath;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.ConfigProblem;
+import io.sluice.core.config.SinkConnection;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.gather.json.ColumnMappings;
 import io.sluice.core.naming.DestinationTemplate;
@@ -56,7 +57,7 @@ public final class DeepConfigChecks
             final SluiceConfig.Sink sink = config.sinks().get(s);
             // a branch that inherits its table or database is reported at the plugin_config key it was written as
             // (a sink without [[sinks.branches]] has one implicit branch, which the file does not show)
-            final SluiceConfig.ClickHouse plugin = sink.plugin();
+            final SinkConnection plugin = sink.plugin();
             template(problems, "sinks[" + s + "].plugin_config.target_table", plugin.targetTable());
             template(problems, "sinks[" + s + "].plugin_config.database", plugin.database());
             for (int b = 0; b < sink.branches().size(); b++)

@@ -1,8 +1,8 @@
 package io.sluice.core.gather;
 
 import java.util.Objects;
+import java.util.function.BinaryOperator;
 
-import io.sluice.core.naming.ClickHouseIdentifiers;
 import io.sluice.core.naming.DestinationTemplate;
 import io.sluice.core.naming.IdentifierPolicy;
 
@@ -10,7 +10,8 @@ import io.sluice.core.naming.IdentifierPolicy;
  * The naming step of destination resolution on its own: a sink's {@code database} and {@code target_table}
  * templates resolved from a topic ({@link DestinationTemplate}: {@code {topic}}, {@code {topic_segment[n]}},
  * {@code {topic_segment[-n]}}), the sink's identifier policy applied ({@link IdentifierPolicy}: {@code rewrite} or
- * {@code quote}), and the qualified name as every statement writes it ({@link ClickHouseIdentifiers#qualified}).
+ * {@code quote}), and the qualified name as every statement writes it (the sink kind's quoting:
+ * {@link SinkProvider#qualifiedName}, the catalog's {@code qualifiedName}).
  *
  * <p>Pure: it connects to nothing and keeps no state, so the running engine ({@link DestinationResolver}) and the
  * {@code engine.jar destination} dry run give the same answer for the same topic. A topic that cannot produce a
@@ -26,7 +27,8 @@ public final class DestinationNames
      *
      * @param database the database identifier after the policy (verbatim, unquoted), or null on error
      * @param table    the table identifier after the policy (verbatim, unquoted), or null on error
-     * @param sql      {@code `database`.`table`} exactly as Sluice writes it into SQL, or null on error
+     * @param sql      the qualified name exactly as Sluice writes it into statements (ClickHouse:
+     *                 {@code `database`.`table`}), or null on error
      * @param error    why the topic gives no name (names the topic and the template), or null when resolved
      */
     public record Name(String database, String table, String sql, String error)
@@ -41,16 +43,21 @@ public final class DestinationNames
     private final DestinationTemplate database;
     private final DestinationTemplate table;
     private final IdentifierPolicy policy;
+    private final BinaryOperator<String> qualify;
 
     /**
      * @param databaseTemplate the {@code database} setting, a literal or a template
      * @param tableTemplate    the {@code target_table} setting, a literal or a template
      * @param identifierPolicy the {@code identifier} setting, {@code rewrite} or {@code quote}
+     * @param qualify          the sink kind's quoting of (database, table), e.g. {@link SinkProvider#qualifiedName};
+     *                         it may throw IllegalArgumentException for a name the database cannot hold
      * @throws IllegalArgumentException naming the template or policy when one is invalid
      * @throws NullPointerException     when an argument is null
      */
-    public DestinationNames(final String databaseTemplate, final String tableTemplate, final String identifierPolicy)
+    public DestinationNames(final String databaseTemplate, final String tableTemplate, final String identifierPolicy,
+        final BinaryOperator<String> qualify)
     {
+        this.qualify = Objects.requireNonNull(qualify, "qualify");
         this.database = DestinationTemplate.parse(Objects.requireNonNull(databaseTemplate, "databaseTemplate"));
         this.table = DestinationTemplate.parse(Objects.requireNonNull(tableTemplate, "tableTemplate"));
         this.policy = IdentifierPolicy.parse(identifierPolicy);
@@ -93,7 +100,7 @@ public final class DestinationNames
         {
             final String databaseName = policy.apply(db.name());
             final String tableName = policy.apply(t.name());
-            return new Name(databaseName, tableName, ClickHouseIdentifiers.qualified(databaseName, tableName), null);
+            return new Name(databaseName, tableName, qualify.apply(databaseName, tableName), null);
         }
         catch (final IllegalArgumentException e)
         {

@@ -59,7 +59,8 @@ public final class DestinationResolver
         {
             this.spec = spec;
             this.catalog = catalog;
-            this.names = new DestinationNames(spec.database(), spec.targetTable(), spec.connection().identifier());
+            this.names = new DestinationNames(spec.database(), spec.targetTable(), spec.connection().identifier(),
+                catalog::qualifiedName);
         }
 
         /** @return whether database and table are literals (resolvable without a topic) */

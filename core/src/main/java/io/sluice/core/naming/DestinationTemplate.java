@@ -28,7 +28,7 @@ import java.util.regex.Pattern;
  * placeholder that selects an empty segment (segment 1 of {@code a..b}, segment -1 of {@code a.b.}), and an empty
  * topic for {@code {topic}} each give a {@link Resolution} with an error naming the topic and the template, and the
  * sink fails the batch. The resolved name is not yet an identifier: the sink applies its {@link IdentifierPolicy}
- * and quotes it with {@link ClickHouseIdentifiers}.
+ * and its kind quotes it.
  *
  * <p>Immutable and thread-safe. Resolution allocates; it is meant to run once per new topic, with the result
  * cached by the caller.

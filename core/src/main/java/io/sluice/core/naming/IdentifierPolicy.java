@@ -17,7 +17,7 @@ import java.util.Objects;
  *       has to quote.</li>
  * </ul>
  *
- * <p>Either way Sluice quotes every identifier it puts into SQL ({@link ClickHouseIdentifiers#quote(String)}):
+ * <p>Either way Sluice quotes every identifier it puts into SQL (the sink kind's quoting, e.g. backquotes):
  * rewriting does not make a keyword such as {@code table} safe to leave bare. Rewriting can map different topics
  * to one table ({@code orders.eu} and {@code orders_eu} both become {@code orders_eu}); that is by design, as with
  * Kafka's own metric names.

@@ -9,7 +9,7 @@
  *   <li>{@link io.sluice.core.naming.DestinationTemplate} resolves a sink's {@code target_table} or
  *       {@code database} template ({@code {topic}}, {@code {topic_segment[n]}}) against a topic, once per topic;
  *       {@link io.sluice.core.naming.IdentifierPolicy} rewrites or keeps the result, and
- *       {@link io.sluice.core.naming.ClickHouseIdentifiers} quotes every identifier that goes into SQL.</li>
+ *       the sink kind (its provider) quotes every identifier that goes into a statement.</li>
  * </ul>
  *
  * <p>All classes here are stateless or immutable and safe to share between threads. The rules and the decisions

@@ -12,7 +12,7 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 import io.sluice.core.config.ConfigException;
-import io.sluice.core.config.ConfigLoader;
+import io.sluice.core.config.TestSinkKind;
 import io.sluice.core.config.ConfigProblem;
 import io.sluice.core.gather.GatherPipeline;
 
@@ -24,7 +24,7 @@ class DeepConfigChecksTest
         bootstrap_servers = "127.0.0.1:1"
         [[sinks]]
         name = "s"
-        kind = "clickhouse"
+        kind = "test"
         pattern = 'a\\..*'
         group_id = "g"
         [sinks.plugin_config]
@@ -35,7 +35,7 @@ class DeepConfigChecksTest
 
     private static List<String> keys(final String toml)
     {
-        return assertThrows(ConfigException.class, () -> DeepConfigChecks.check(ConfigLoader.parse(toml))).problems()
+        return assertThrows(ConfigException.class, () -> DeepConfigChecks.check(TestSinkKind.parse(toml))).problems()
             .stream().map(ConfigProblem::key).toList();
     }
 
@@ -64,7 +64,7 @@ class DeepConfigChecksTest
             bootstrap_servers = "127.0.0.1:1"
             [[sinks]]
             name = "s"
-            kind = "clickhouse"
+            kind = "test"
             topics = ["t"]
             group_id = "g"
             [sinks.plugin_config]
@@ -77,7 +77,7 @@ class DeepConfigChecksTest
             bad_source = "$nonsense", bad_header = "$header.", bad_path = "a..b", "" = "a" }
             """;
         final ConfigException e = assertThrows(ConfigException.class,
-            () -> DeepConfigChecks.check(ConfigLoader.parse(toml)));
+            () -> DeepConfigChecks.check(TestSinkKind.parse(toml)));
         final Map<String, String> byKey = new TreeMap<>();
         e.problems().forEach(p -> byKey.put(p.key(), p.message()));
         final String at = "sinks[0].branches[0].columns.";
@@ -92,7 +92,7 @@ class DeepConfigChecksTest
     @Test
     void shouldRefuseTheConfigurationWhenAnEmbedderBuildsTheEngine()
     {
-        final ConfigException e = assertThrows(ConfigException.class, () -> new SluiceEngine(ConfigLoader.parse(SINK),
+        final ConfigException e = assertThrows(ConfigException.class, () -> new SluiceEngine(TestSinkKind.parse(SINK),
             sink ->
             {
                 throw new AssertionError("no driver is asked for before the checks");

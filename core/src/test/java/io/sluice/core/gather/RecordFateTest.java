@@ -28,7 +28,7 @@ class RecordFateTest
         return """
             [[sinks]]
             name = "s"
-            kind = "clickhouse"
+            kind = "test"
             topics = ["t"]
             group_id = "g"
             unmatched = "skip"

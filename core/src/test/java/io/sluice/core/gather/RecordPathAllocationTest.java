@@ -26,7 +26,7 @@ import com.lmax.disruptor.BlockingWaitStrategy;
 
 import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
-import io.sluice.core.config.ConfigLoader;
+import io.sluice.core.config.TestSinkKind;
 import io.sluice.core.config.ErrorPolicy;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.gather.batch.BatchBuffer;
@@ -151,13 +151,13 @@ class RecordPathAllocationTest
     @Test
     void shouldAllocateNothingPerRecordFromSlotToCommittableOffset() throws Exception
     {
-        final SluiceConfig config = ConfigLoader.parse(
+        final SluiceConfig config = TestSinkKind.parse(
             """
                 [kafka]
                 bootstrap_servers = "unused:9092"
                 [[sinks]]
                 name = "g"
-                kind = "clickhouse"
+                kind = "test"
                 topics = ["github.events"]
                 group_id = "g"
                 [sinks.plugin_config]

@@ -15,7 +15,7 @@ import net.openhft.chronicle.bytes.Bytes;
 
 import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
-import io.sluice.core.config.ConfigLoader;
+import io.sluice.core.config.TestSinkKind;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.gather.batch.BatchBuffer;
 import io.sluice.core.gather.batch.BatchPool;
@@ -139,7 +139,7 @@ final class RouteHarness
      */
     RouteHarness(final String sinkToml)
     {
-        final SluiceConfig config = ConfigLoader.parse("[kafka]\nbootstrap_servers = \"unused:9092\"\n" + sinkToml);
+        final SluiceConfig config = TestSinkKind.parse("[kafka]\nbootstrap_servers = \"unused:9092\"\n" + sinkToml);
         final SluiceConfig.Sink sink = config.sinks().get(0);
         final GatherSpec<JsonRecord> spec = TomlGather.build(sink);
         tracker = trackers.trackerFor(new TopicPartition("t", 0), 0);

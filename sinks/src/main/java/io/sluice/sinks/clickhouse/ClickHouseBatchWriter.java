@@ -16,7 +16,6 @@ import com.clickhouse.data.ClickHouseFormat;
 
 import net.openhft.chronicle.bytes.Bytes;
 
-import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.gather.BatchWriter;
 import io.sluice.core.gather.batch.BatchBuffer;
 import io.sluice.core.gather.batch.Binding;
@@ -57,7 +56,7 @@ final class ClickHouseBatchWriter implements BatchWriter
     private final List<String> endpoints;
     private final List<Client> clients = new ArrayList<>();
     private final long timeoutMs;
-    private final SluiceConfig.ClickHouse config;
+    private final ClickHouseConfig config;
     /** Per endpoint: the settings of its inserts, made once its server's version is known (null before). */
     private final InsertSettings[] settings;
     /** Per endpoint: whether its server predates input_format_native_allow_types_conversion (18.16). */
@@ -78,7 +77,7 @@ final class ClickHouseBatchWriter implements BatchWriter
         }
     }
 
-    ClickHouseBatchWriter(final List<String> endpoints, final SluiceConfig.ClickHouse config)
+    ClickHouseBatchWriter(final List<String> endpoints, final ClickHouseConfig config)
     {
         this.endpoints = List.copyOf(endpoints);
         for (final String e : endpoints)

@@ -6,12 +6,11 @@ import java.util.regex.Pattern;
 
 import com.clickhouse.client.api.Client;
 
-import io.sluice.core.config.SluiceConfig;
+import io.sluice.codecs.rowbinary.EncoderOptions;
 import io.sluice.core.gather.sink.ColumnSpec;
 import io.sluice.core.gather.sink.DestinationCatalog;
 import io.sluice.core.gather.sink.SinkException;
 import io.sluice.core.gather.sink.TableSchema;
-import io.sluice.core.naming.ClickHouseIdentifiers;
 
 /**
  * A ClickHouse sink's catalog: table existence and columns through {@code DESCRIBE TABLE … FORMAT TabSeparated}
@@ -41,7 +40,7 @@ final class ClickHouseCatalog implements DestinationCatalog
     private final List<String> shardEndpoints;
     private final Client client;
     private final String endpoint;
-    private final SluiceConfig.ClickHouse config;
+    private final ClickHouseConfig config;
     private volatile String timeZone;
     private volatile Boolean legacyDates;
 
@@ -51,7 +50,7 @@ final class ClickHouseCatalog implements DestinationCatalog
      * @param config         the sink's connection settings
      */
     ClickHouseCatalog(final List<Client> shards, final List<String> shardEndpoints,
-        final SluiceConfig.ClickHouse config)
+        final ClickHouseConfig config)
     {
         this.shards = List.copyOf(shards);
         this.shardEndpoints = List.copyOf(shardEndpoints);
@@ -232,8 +231,21 @@ final class ClickHouseCatalog implements DestinationCatalog
         }
     }
 
+    /**
+     * ClickHouse before 19 (Debian's 18.16) stores Date and DateTime past 2105-12-31 but reads them back wrong (its
+     * documentation of the types' ranges): on such a server the options refuse those values.
+     */
     @Override
-    public boolean legacyDateRange() throws SinkException
+    public EncoderOptions encoderOptions(final EncoderOptions configured) throws SinkException
+    {
+        return legacyDateRange() ? configured.withDateRange(EncoderOptions.DateRange.CLICKHOUSE_18_16) : configured;
+    }
+
+    /**
+     * @return whether the server is older than 19 (asked once: {@code SELECT version()})
+     * @throws SinkException when the server cannot be asked
+     */
+    boolean legacyDateRange() throws SinkException
     {
         Boolean legacy = legacyDates;
         if (legacy == null)

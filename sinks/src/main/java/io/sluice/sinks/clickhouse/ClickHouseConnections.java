@@ -13,7 +13,6 @@ import com.clickhouse.client.api.query.QueryResponse;
 import com.clickhouse.client.api.query.QuerySettings;
 import com.clickhouse.data.ClickHouseFormat;
 
-import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.gather.sink.SinkException;
 
 /**
@@ -32,7 +31,7 @@ final class ClickHouseConnections
      * @param config   the sink's plugin_config
      * @return a new client owned by the caller
      */
-    static Client client(final String endpoint, final SluiceConfig.ClickHouse config)
+    static Client client(final String endpoint, final ClickHouseConfig config)
     {
         final Client.Builder b = new Client.Builder()
             .addEndpoint(endpoint)
@@ -74,13 +73,13 @@ final class ClickHouseConnections
      * @param config the sink's plugin_config
      * @return new settings, owned by the caller (one per writer: not thread-safe)
      */
-    static InsertSettings insertSettings(final SluiceConfig.ClickHouse config)
+    static InsertSettings insertSettings(final ClickHouseConfig config)
     {
         final InsertSettings s = new InsertSettings();
-        switch (config.compression() == null ? SluiceConfig.ClickHouse.COMPRESSION_NONE : config.compression())
+        switch (config.compression() == null ? ClickHouseConfig.COMPRESSION_NONE : config.compression())
         {
-            case SluiceConfig.ClickHouse.COMPRESSION_LZ4 -> s.compressClientRequest(true).useHttpCompression(false);
-            case SluiceConfig.ClickHouse.COMPRESSION_GZIP -> s.compressClientRequest(false)
+            case ClickHouseConfig.COMPRESSION_LZ4 -> s.compressClientRequest(true).useHttpCompression(false);
+            case ClickHouseConfig.COMPRESSION_GZIP -> s.compressClientRequest(false)
                 .httpHeader("Content-Encoding", "gzip");
             default -> s.compressClientRequest(false);
         }
@@ -99,7 +98,7 @@ final class ClickHouseConnections
      * @param endpoint the endpoint, for messages
      * @throws SinkException naming the settings and the server's answer
      */
-    static void checkSettings(final Client client, final SluiceConfig.ClickHouse config, final String endpoint)
+    static void checkSettings(final Client client, final ClickHouseConfig config, final String endpoint)
         throws SinkException
     {
         if (config.settings().isEmpty())

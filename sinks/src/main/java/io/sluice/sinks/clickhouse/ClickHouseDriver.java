@@ -25,28 +25,28 @@ public final class ClickHouseDriver implements SinkDriver
     @Override
     public synchronized DestinationCatalog catalog(final SinkSpec sink)
     {
-        final String key = sink.shards() + "\u0000" + sink.connection().username() + "\u0000"
-            + sink.connection().createTableDdl()
-            + "\u0000" + sink.connection().createTableLike();
+        final String key = sink.shards() + "\u0000" + config(sink).username() + "\u0000"
+            + config(sink).createTableDdl()
+            + "\u0000" + config(sink).createTableLike();
         return catalogs.computeIfAbsent(key, k ->
         {
             final List<Client> perShard = new ArrayList<>();
             final List<String> endpoints = new ArrayList<>();
             for (final List<String> shard : sink.shards())
             {
-                final Client c = ClickHouseConnections.client(shard.get(0), sink.connection());
+                final Client c = ClickHouseConnections.client(shard.get(0), config(sink));
                 metadataClients.add(c);
                 perShard.add(c);
                 endpoints.add(shard.get(0));
             }
-            return new ClickHouseCatalog(perShard, endpoints, sink.connection());
+            return new ClickHouseCatalog(perShard, endpoints, config(sink));
         });
     }
 
     @Override
     public BatchWriter writer(final SinkSpec sink, final int shard)
     {
-        return new ClickHouseBatchWriter(sink.shards().get(shard), sink.connection());
+        return new ClickHouseBatchWriter(sink.shards().get(shard), config(sink));
     }
 
     @Override
@@ -58,7 +58,7 @@ public final class ClickHouseDriver implements SinkDriver
             boolean ok = false;
             for (final String endpoint : sink.shards().get(shard))
             {
-                try (Client c = ClickHouseConnections.client(endpoint, sink.connection()))
+                try (Client c = ClickHouseConnections.client(endpoint, config(sink)))
                 {
                     ClickHouseConnections.query(c, "SELECT 1", "connect to ClickHouse at " + endpoint, 10_000);
                     ok = true;
@@ -77,7 +77,7 @@ public final class ClickHouseDriver implements SinkDriver
             if (!ok)
             {
                 // a refusal (credentials, rights, TLS) is not "no answer": say which
-                final boolean certificate = last != null && last.code() == 0 && sink.connection()
+                final boolean certificate = last != null && last.code() == 0 && config(sink)
                     .sslCertificateFile() != null && ClickHouseErrors.closedAfterTls(last);
                 final boolean refused = last != null && (ClickHouseErrors.REFUSED.containsKey(last.code())
                     || last.getMessage().contains("TLS handshake failed") || certificate);
@@ -104,13 +104,28 @@ public final class ClickHouseDriver implements SinkDriver
     {
         try
         {
-            ClickHouseConnections.checkSettings(c, sink.connection(), endpoint);
+            ClickHouseConnections.checkSettings(c, config(sink), endpoint);
         }
         catch (final SinkException e)
         {
             throw new SinkException("ClickHouse does not take the insert settings of sink " + sink.name() + ": "
                 + e.getMessage(), false, e.code(), e);
         }
+    }
+
+    /**
+     * @param sink a sink of this kind
+     * @return its ClickHouse settings
+     * @throws IllegalArgumentException when the sink is of another kind (its connection is not ClickHouse's)
+     */
+    static ClickHouseConfig config(final SinkSpec sink)
+    {
+        if (sink.connection() instanceof ClickHouseConfig c)
+        {
+            return c;
+        }
+        throw new IllegalArgumentException("sink " + sink.name() + " is of kind " + sink.connection().kind()
+            + ", not " + ClickHouseProvider.KIND + ": the ClickHouse driver cannot write it");
     }
 
     @Override

@@ -124,10 +124,8 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
         final List<Integer> serverDefaults = new ArrayList<>();
         final List<MetadataColumn> metadata = new ArrayList<>();
         final Set<String> topLevel = new HashSet<>();
-        // ClickHouse 18.x stores Date/DateTime past 2105-12-31 but reads them back wrong: refuse them there
-        final EncoderOptions opts = catalog.legacyDateRange()
-            ? options.withDateRange(EncoderOptions.DateRange.CLICKHOUSE_18_16)
-            : options;
+        // the server's limits narrow the options (ClickHouse 18.x: no Date/DateTime past 2105-12-31)
+        final EncoderOptions opts = catalog.encoderOptions(options);
         for (final ColumnSpec c : schema.columns())
         {
             mapped.remove(c.name());

@@ -1,5 +1,7 @@
 package io.sluice.core.gather.sink;
 
+import io.sluice.codecs.rowbinary.EncoderOptions;
+
 /**
  * What a sink knows about its destinations: whether a table exists, its columns, and how to create it. Called off
  * the hot path, once per new destination (results are cached by the caller). Implementations are thread-safe.
@@ -63,16 +65,18 @@ public interface DestinationCatalog
     }
 
     /**
-     * Whether the destination's Date and DateTime end at 2105-12-31 (ClickHouse 18.x's documentation: later days and
-     * seconds are stored but read back wrong), so that encoders refuse such values instead of writing a wrong row.
-     * Asked once per destination, off the hot path.
+     * The value encoding options for this destination's server: the configured options, narrowed where the server
+     * cannot store what they allow, so that encoders refuse such a value (a record error naming column and value)
+     * instead of writing a row the server reads back wrong. Each kind knows its servers' limits (ClickHouse 18.x:
+     * Date and DateTime end at 2105-12-31). Asked once per destination when its encoder is bound, off the hot path.
      *
-     * @return true for such a server; false (the current ranges) unless the catalog knows better
+     * @param configured the options the sink's configuration gives
+     * @return the options to encode with; {@code configured} unless the catalog knows better
      * @throws SinkException when the destination cannot be asked
      */
-    default boolean legacyDateRange() throws SinkException
+    default EncoderOptions encoderOptions(final EncoderOptions configured) throws SinkException
     {
-        return false;
+        return configured;
     }
 
     /**

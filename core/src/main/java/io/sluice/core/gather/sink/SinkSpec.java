@@ -2,11 +2,12 @@ package io.sluice.core.gather.sink;
 
 import java.util.List;
 
-import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.config.SinkConnection;
 
 /**
- * A sink installed under a name: where its rows go (shards of ClickHouse endpoints, database and table, each a
- * literal or a template over the topic) and how it connects, creates tables and retries. Branches of a
+ * A sink installed under a name: where its rows go (shards of its database's endpoints, database and table, each
+ * a literal or a template over the topic) and how it connects, creates tables and retries ({@code connection}: the
+ * kind's own object behind the neutral {@link SinkConnection}; only the kind's driver reads the rest of it). Branches of a
  * split refer to sinks by name. Immutable.
  *
  * @param name        name branches refer to
@@ -15,7 +16,7 @@ import io.sluice.core.config.SluiceConfig;
  * @param database    database, literal or template
  * @param targetTable table, literal or template
  */
-public record SinkSpec(String name, SluiceConfig.ClickHouse connection, List<List<String>> shards, String database,
+public record SinkSpec(String name, SinkConnection connection, List<List<String>> shards, String database,
     String targetTable)
 {
     /**

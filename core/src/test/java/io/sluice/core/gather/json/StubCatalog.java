@@ -2,6 +2,8 @@ package io.sluice.core.gather.json;
 
 import java.util.Map;
 
+import io.sluice.codecs.rowbinary.EncoderOptions;
+
 import io.sluice.core.gather.sink.ColumnSpec;
 import io.sluice.core.gather.sink.DestinationCatalog;
 import io.sluice.core.gather.sink.TableSchema;
@@ -48,9 +50,9 @@ final class StubCatalog implements DestinationCatalog
     }
 
     @Override
-    public boolean legacyDateRange()
+    public EncoderOptions encoderOptions(final EncoderOptions configured)
     {
-        return legacyDates;
+        return legacyDates ? configured.withDateRange(EncoderOptions.DateRange.CLICKHOUSE_18_16) : configured;
     }
 
     @Override

@@ -1,4 +1,4 @@
-package io.sluice.core.config;
+package io.sluice.sinks.clickhouse;
 
 import java.util.Arrays;
 import java.util.Collections;
@@ -6,10 +6,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.sluice.core.config.ConfigException;
+import io.sluice.core.config.ConfigKey;
+import io.sluice.core.config.SinkConnection;
+import io.sluice.core.config.SinkKeys;
+
 /**
- * The settings of a ClickHouse sink ({@code [sinks.plugin_config]}), set by name; {@link SluiceConfig.ClickHouse}
- * is the class to use ({@code new SluiceConfig.ClickHouse().endpoints(List.of(url)).maxRows(10_000).conclude()}).
- * Every field starts at the default of its key in {@link ConfigSchema}. {@link #conclude()} checks every value
+ * The settings of a ClickHouse sink ({@code [sinks.plugin_config]}), set by name; {@link ClickHouseConfig}
+ * is the class to use ({@code new ClickHouseConfig().endpoints(List.of(url)).maxRows(10_000).conclude()}).
+ * Every field starts at the default of its key ({@link ClickHouseKeys}). {@link #conclude()} checks every value
  * against its key's range and allowed values and the create_table rules, naming the key
  * ({@code sinks[0].plugin_config.max_rows: must be >= 1, was -1}), derives {@code shards} (one shard of
  * {@code endpoints} when none is given) and copies the collections; call it once before use. The TOML loader
@@ -20,41 +25,55 @@ import java.util.Map;
  *
  * @param <S> the concrete type the setters return
  */
-public abstract class ClickHouseContext<S extends ClickHouseContext<S>>
+public abstract class ClickHouseContext<S extends ClickHouseContext<S>> implements SinkConnection
 {
     private String configPath = "sinks[].plugin_config";
     private List<String> endpoints = List.of();
     private List<List<String>> shards = List.of();
-    private int insertWorkers = (int)longOf(ConfigSchema.PC_INSERT_WORKERS);
-    private String database = ConfigSchema.PC_DATABASE.defaultValue();
+    private int insertWorkers = (int)longOf(SinkKeys.INSERT_WORKERS);
+    private String database = SinkKeys.DATABASE.defaultValue();
     private String targetTable = null;
-    private String username = ConfigSchema.PC_USERNAME.defaultValue();
-    private String password = ConfigSchema.PC_PASSWORD.defaultValue();
-    private int maxRows = (int)longOf(ConfigSchema.PC_MAX_ROWS);
-    private long maxBytes = longOf(ConfigSchema.PC_MAX_BYTES);
-    private long lingerMs = longOf(ConfigSchema.PC_LINGER_MS);
-    private String identifier = ConfigSchema.PC_IDENTIFIER.defaultValue();
-    private boolean createTable = Boolean.parseBoolean(ConfigSchema.PC_CREATE_TABLE.defaultValue());
+    private String username = ClickHouseKeys.USERNAME.defaultValue();
+    private String password = ClickHouseKeys.PASSWORD.defaultValue();
+    private int maxRows = (int)longOf(SinkKeys.MAX_ROWS);
+    private long maxBytes = longOf(SinkKeys.MAX_BYTES);
+    private long lingerMs = longOf(SinkKeys.LINGER_MS);
+    private String identifier = ClickHouseKeys.IDENTIFIER.defaultValue();
+    private boolean createTable = Boolean.parseBoolean(SinkKeys.CREATE_TABLE.defaultValue());
     private String createTableDdl = null;
     private String createTableLike = null;
-    private boolean nullAsDefault = Boolean.parseBoolean(ConfigSchema.PC_NULL_AS_DEFAULT.defaultValue());
-    private long insertTimeoutMs = longOf(ConfigSchema.PC_INSERT_TIMEOUT_MS);
-    private long retryBackoffMs = longOf(ConfigSchema.PC_RETRY_BACKOFF_MS);
-    private long retryBackoffMaxMs = longOf(ConfigSchema.PC_RETRY_BACKOFF_MAX_MS);
-    private int breakerFailures = (int)longOf(ConfigSchema.PC_BREAKER_FAILURES);
-    private long breakerOpenMs = longOf(ConfigSchema.PC_BREAKER_OPEN_MS);
-    private String unknownFields = ConfigSchema.PC_UNKNOWN_FIELDS.defaultValue();
+    private boolean nullAsDefault = Boolean.parseBoolean(SinkKeys.NULL_AS_DEFAULT.defaultValue());
+    private long insertTimeoutMs = longOf(ClickHouseKeys.INSERT_TIMEOUT_MS);
+    private long retryBackoffMs = longOf(SinkKeys.RETRY_BACKOFF_MS);
+    private long retryBackoffMaxMs = longOf(SinkKeys.RETRY_BACKOFF_MAX_MS);
+    private int breakerFailures = (int)longOf(SinkKeys.BREAKER_FAILURES);
+    private long breakerOpenMs = longOf(SinkKeys.BREAKER_OPEN_MS);
+    private String unknownFields = SinkKeys.UNKNOWN_FIELDS.defaultValue();
     private String sslCaFile = null;
     private String sslCertificateFile = null;
     private String sslKeyFile = null;
-    private boolean sslVerifyHostname = Boolean.parseBoolean(ConfigSchema.PC_SSL_VERIFY_HOSTNAME.defaultValue());
-    private String compression = ConfigSchema.PC_COMPRESSION.defaultValue();
+    private boolean sslVerifyHostname = Boolean.parseBoolean(ClickHouseKeys.SSL_VERIFY_HOSTNAME.defaultValue());
+    private String compression = ClickHouseKeys.COMPRESSION.defaultValue();
     private Map<String, String> settings = Map.of();
-    private long schemaRefreshMs = longOf(ConfigSchema.PC_SCHEMA_REFRESH_MS);
+    private long schemaRefreshMs = longOf(SinkKeys.SCHEMA_REFRESH_MS);
     private boolean concluded;
 
     /** @return this object as its concrete type */
     protected abstract S self();
+
+    /** @return {@value ClickHouseProvider#KIND} */
+    @Override
+    public String kind()
+    {
+        return ClickHouseProvider.KIND;
+    }
+
+    /** @return whether a top-level JSON field that no column reads fails its record */
+    @Override
+    public boolean failOnUnknownFields()
+    {
+        return SinkKeys.UNKNOWN_FIELDS_FAIL.equals(unknownFields());
+    }
 
     /**
      * Checks every value (range and allowed values of its key, the create_table rules), derives {@code shards} from
@@ -67,31 +86,31 @@ public abstract class ClickHouseContext<S extends ClickHouseContext<S>>
     public S conclude()
     {
         checkOpen();
-        range(ConfigSchema.PC_INSERT_WORKERS, insertWorkers);
-        range(ConfigSchema.PC_MAX_ROWS, maxRows);
-        range(ConfigSchema.PC_MAX_BYTES, maxBytes);
-        range(ConfigSchema.PC_LINGER_MS, lingerMs);
-        allowed(ConfigSchema.PC_IDENTIFIER, identifier);
-        range(ConfigSchema.PC_INSERT_TIMEOUT_MS, insertTimeoutMs);
-        range(ConfigSchema.PC_RETRY_BACKOFF_MS, retryBackoffMs);
-        range(ConfigSchema.PC_RETRY_BACKOFF_MAX_MS, retryBackoffMaxMs);
-        range(ConfigSchema.PC_BREAKER_FAILURES, breakerFailures);
-        range(ConfigSchema.PC_BREAKER_OPEN_MS, breakerOpenMs);
-        allowed(ConfigSchema.PC_UNKNOWN_FIELDS, unknownFields);
-        allowed(ConfigSchema.PC_COMPRESSION, compression);
-        range(ConfigSchema.PC_SCHEMA_REFRESH_MS, schemaRefreshMs);
+        range(SinkKeys.INSERT_WORKERS, insertWorkers);
+        range(SinkKeys.MAX_ROWS, maxRows);
+        range(SinkKeys.MAX_BYTES, maxBytes);
+        range(SinkKeys.LINGER_MS, lingerMs);
+        allowed(ClickHouseKeys.IDENTIFIER, identifier);
+        range(ClickHouseKeys.INSERT_TIMEOUT_MS, insertTimeoutMs);
+        range(SinkKeys.RETRY_BACKOFF_MS, retryBackoffMs);
+        range(SinkKeys.RETRY_BACKOFF_MAX_MS, retryBackoffMaxMs);
+        range(SinkKeys.BREAKER_FAILURES, breakerFailures);
+        range(SinkKeys.BREAKER_OPEN_MS, breakerOpenMs);
+        allowed(SinkKeys.UNKNOWN_FIELDS, unknownFields);
+        allowed(ClickHouseKeys.COMPRESSION, compression);
+        range(SinkKeys.SCHEMA_REFRESH_MS, schemaRefreshMs);
         if (createTable && createTableDdl == null && createTableLike == null)
         {
-            throw problem(ConfigSchema.PC_CREATE_TABLE,
+            throw problem(SinkKeys.CREATE_TABLE,
                 "create_table = true needs create_table_ddl or create_table_like");
         }
         if (createTableDdl != null && createTableLike != null)
         {
-            throw problem(ConfigSchema.PC_CREATE_TABLE_DDL, "give create_table_ddl or create_table_like, not both");
+            throw problem(ClickHouseKeys.CREATE_TABLE_DDL, "give create_table_ddl or create_table_like, not both");
         }
         if (createTableDdl != null && !createTableDdl.contains("{table}"))
         {
-            throw problem(ConfigSchema.PC_CREATE_TABLE_DDL,
+            throw problem(ClickHouseKeys.CREATE_TABLE_DDL,
                 "has no {table} placeholder: every destination would create "
                     + "the same table; write CREATE TABLE {database}.{table} (...)");
         }
@@ -122,6 +141,7 @@ public abstract class ClickHouseContext<S extends ClickHouseContext<S>>
     }
 
     /** @return where these keys live in the configuration */
+    @Override
     public String configPath()
     {
         return configPath;
@@ -173,6 +193,7 @@ public abstract class ClickHouseContext<S extends ClickHouseContext<S>>
     }
 
     /** @return {@code insert_workers}: insert worker threads per shard */
+    @Override
     public int insertWorkers()
     {
         return insertWorkers;
@@ -190,6 +211,7 @@ public abstract class ClickHouseContext<S extends ClickHouseContext<S>>
     }
 
     /** @return {@code database}, literal or template */
+    @Override
     public String database()
     {
         return database;
@@ -207,6 +229,7 @@ public abstract class ClickHouseContext<S extends ClickHouseContext<S>>
     }
 
     /** @return {@code target_table}, literal or template, or null */
+    @Override
     public String targetTable()
     {
         return targetTable;
@@ -258,6 +281,7 @@ public abstract class ClickHouseContext<S extends ClickHouseContext<S>>
     }
 
     /** @return {@code max_rows}: rows per batch */
+    @Override
     public int maxRows()
     {
         return maxRows;
@@ -275,6 +299,7 @@ public abstract class ClickHouseContext<S extends ClickHouseContext<S>>
     }
 
     /** @return {@code max_bytes}: bytes per batch */
+    @Override
     public long maxBytes()
     {
         return maxBytes;
@@ -292,6 +317,7 @@ public abstract class ClickHouseContext<S extends ClickHouseContext<S>>
     }
 
     /** @return {@code linger_ms}: the longest a batch waits to fill, ms */
+    @Override
     public long lingerMs()
     {
         return lingerMs;
@@ -309,6 +335,7 @@ public abstract class ClickHouseContext<S extends ClickHouseContext<S>>
     }
 
     /** @return {@code identifier}: rewrite or quote */
+    @Override
     public String identifier()
     {
         return identifier;
@@ -326,6 +353,7 @@ public abstract class ClickHouseContext<S extends ClickHouseContext<S>>
     }
 
     /** @return {@code create_table}: whether missing tables are created */
+    @Override
     public boolean createTable()
     {
         return createTable;
@@ -377,6 +405,7 @@ public abstract class ClickHouseContext<S extends ClickHouseContext<S>>
     }
 
     /** @return {@code null_as_default}: whether null into a non-Nullable column takes the default */
+    @Override
     public boolean nullAsDefault()
     {
         return nullAsDefault;
@@ -411,6 +440,7 @@ public abstract class ClickHouseContext<S extends ClickHouseContext<S>>
     }
 
     /** @return {@code retry_backoff_ms}: first retry wait, ms */
+    @Override
     public long retryBackoffMs()
     {
         return retryBackoffMs;
@@ -428,6 +458,7 @@ public abstract class ClickHouseContext<S extends ClickHouseContext<S>>
     }
 
     /** @return {@code retry_backoff_max_ms}: longest retry wait, ms */
+    @Override
     public long retryBackoffMaxMs()
     {
         return retryBackoffMaxMs;
@@ -445,6 +476,7 @@ public abstract class ClickHouseContext<S extends ClickHouseContext<S>>
     }
 
     /** @return {@code breaker_failures}: failures that open the breaker */
+    @Override
     public int breakerFailures()
     {
         return breakerFailures;
@@ -462,6 +494,7 @@ public abstract class ClickHouseContext<S extends ClickHouseContext<S>>
     }
 
     /** @return {@code breaker_open_ms}: how long the breaker stays open, ms */
+    @Override
     public long breakerOpenMs()
     {
         return breakerOpenMs;
@@ -598,6 +631,7 @@ public abstract class ClickHouseContext<S extends ClickHouseContext<S>>
     }
 
     /** @return {@code schema_refresh_ms}: how often each destination table's version is read, ms */
+    @Override
     public long schemaRefreshMs()
     {
         return schemaRefreshMs;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.sinks.clickhouse.ClickHouseConfig;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -92,7 +93,7 @@ class EnvInterpolationTest
         assertEquals("broker-1", c.kafka().consumer().get("client.rack"));
         assertEquals(List.of("broker-1.events", "plain"), c.sinks().get(0).topics());
         assertEquals(List.of(List.of("http://127.0.0.1:28123")), c.sinks().get(0).plugin().shards());
-        assertEquals("pw-from-env", c.sinks().get(0).plugin().password());
+        assertEquals("pw-from-env", ((ClickHouseConfig)c.sinks().get(0).plugin()).password());
     }
 
     @Test
@@ -101,8 +102,8 @@ class EnvInterpolationTest
         final SluiceConfig c = ConfigLoader.parse("[kafka]\nbootstrap_servers = \"127.0.0.1:${KAFKA_PORT:-19092}\"\n"
             + PIPELINE, Map.<String, String>of()::get);
         assertEquals("127.0.0.1:19092", c.kafka().bootstrapServers());
-        assertEquals("http://127.0.0.1:18123", c.sinks().get(0).plugin().endpoints().get(0));
-        assertEquals("", c.sinks().get(0).plugin().password());
+        assertEquals("http://127.0.0.1:18123", ((ClickHouseConfig)c.sinks().get(0).plugin()).endpoints().get(0));
+        assertEquals("", ((ClickHouseConfig)c.sinks().get(0).plugin()).password());
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.sinks.clickhouse.ClickHouseIdentifiers;
 import java.util.Random;
 import java.util.regex.Pattern;
 

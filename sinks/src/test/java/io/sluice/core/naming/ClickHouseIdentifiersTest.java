@@ -19,6 +19,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import io.sluice.core.naming.ClickHouseLexer.EscapeRules;
 import io.sluice.core.naming.ClickHouseLexer.Token;
 import io.sluice.core.naming.ClickHouseLexer.Type;
+import io.sluice.sinks.clickhouse.ClickHouseIdentifiers;
 
 class ClickHouseIdentifiersTest
 {

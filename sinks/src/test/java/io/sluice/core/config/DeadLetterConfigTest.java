@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.sinks.clickhouse.ClickHouseConfig;
 import java.util.List;
 import java.util.Map;
 
@@ -115,7 +116,7 @@ class DeadLetterConfigTest
     @Test
     void shouldPassInsertSettingsThroughAsTextAndNameABadOne()
     {
-        final SluiceConfig.ClickHouse c = ConfigLoader.parse(sink("", """
+        final ClickHouseConfig c = (ClickHouseConfig)ConfigLoader.parse(sink("", """
             [sinks.plugin_config.settings]
             insert_quorum = 2
             max_insert_block_size = "1048576"

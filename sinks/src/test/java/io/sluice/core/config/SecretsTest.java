@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.sinks.clickhouse.ClickHouseConfig;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -113,7 +114,7 @@ class SecretsTest
             endpoint = ["https://writer:p%40ss:w0rd@ch-1:8443", "https://writer:p%40ss:w0rd@ch-2:8443/"]
             target_table = "events"
             """);
-        final SluiceConfig.ClickHouse ch = c.sinks().get(0).plugin();
+        final ClickHouseConfig ch = (ClickHouseConfig)c.sinks().get(0).plugin();
         assertEquals(List.of("https://ch-1:8443", "https://ch-2:8443/"), ch.endpoints());
         assertEquals(List.of(ch.endpoints()), ch.shards());
         assertEquals("writer", ch.username());

@@ -1,8 +1,11 @@
-package io.sluice.core.config;
+package io.sluice.sinks.clickhouse;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.regex.Pattern;
+
+import io.sluice.core.config.ConfigKey;
+import io.sluice.core.config.PluginConfigReader;
 
 /**
  * Reads {@code [sinks.plugin_config.settings]}: ClickHouse settings passed through with every INSERT. A name is
@@ -23,7 +26,7 @@ final class InsertSettingsConfig
      * @param key {@code settings}
      * @return the settings in file order (empty when absent); problems are reported naming each bad entry
      */
-    static Map<String, String> read(final TableReader pc, final ConfigKey key)
+    static Map<String, String> read(final PluginConfigReader pc, final ConfigKey key)
     {
         final Map<String, String> raw = pc.stringMap(key);
         final Map<String, String> out = new LinkedHashMap<>();

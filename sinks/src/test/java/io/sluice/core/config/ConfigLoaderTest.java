@@ -1,10 +1,12 @@
 package io.sluice.core.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.sinks.clickhouse.ClickHouseConfig;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -94,7 +96,7 @@ class ConfigLoaderTest
         assertEquals(ErrorPolicy.FAIL, s.onError());
         assertEquals("earliest", s.autoOffsetReset());
         assertEquals(2000, s.topicRefreshMs());
-        assertEquals(List.of("http://ch:8123"), s.plugin().endpoints());
+        assertEquals(List.of("http://ch:8123"), ((ClickHouseConfig)s.plugin()).endpoints());
         assertEquals("default", s.plugin().database());
         assertEquals(1, s.branches().size(), "a sink without branches writes everything to target_table");
         final SluiceConfig.Branch b = s.branches().get(0);
@@ -170,11 +172,44 @@ class ConfigLoaderTest
         assertTrue(all.contains("sinks[0].kind (line 7): \"postgres\" is not one of \"clickhouse\""), all);
         assertTrue(all.contains("sinks[0].unmatched (line 9): \"drop\" is not one of \"fail\", \"skip\""), all);
         assertTrue(all.contains("sinks[0].pattern"), all);
+        // an unknown kind's own keys cannot be told from mistakes: only the keys every kind shares are checked
+        assertFalse(all.contains("plugin_config.endpoint"), all);
+        assertTrue(all.contains("sinks[0].plugin_config.max_rows (line 12): 0 is out of range"), all);
+        assertTrue(all.contains("target_table"), all);
+    }
+
+    @Test
+    void shouldCheckTheKeysOfTheSinksKindWithTheirLines()
+    {
+        // what shouldReportEveryProblemAtOnce asserted of endpoint while every sink was read as ClickHouse's
+        final String all = problems("""
+            [kafka]
+            bootstrap_servers = 9092
+            [engine]
+            ring_size = 1000
+            [[sinks]]
+            name = "s"
+            kind = "clickhouse"
+            group_id = "g"
+            unmatched = "drop"
+            [sinks.plugin_config]
+            endpoint = "ch:8123"
+            max_rows = 0
+            """).toString();
         assertTrue(
             all.contains("sinks[0].plugin_config.endpoint (line 11): \"ch:8123\" is not an http(s)://host:port URL"),
             all);
         assertTrue(all.contains("sinks[0].plugin_config.max_rows (line 12): 0 is out of range"), all);
-        assertTrue(all.contains("target_table"), all);
+    }
+
+    @Test
+    void shouldListTheInstalledKindsForAnUnknownKind()
+    {
+        final SinkKinds none = SinkKinds.of(List.of());
+        final ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.parse(MINIMAL,
+            System::getenv, none));
+        assertTrue(e.getMessage().contains("sinks[0].kind (line "), e.getMessage());
+        assertTrue(e.getMessage().contains("\"clickhouse\": no sink kind is installed"), e.getMessage());
     }
 
     @Test
@@ -244,11 +279,11 @@ class ConfigLoaderTest
     @Test
     void shouldCheckTableCreationAndTheUnknownFieldsSwitch()
     {
-        final SluiceConfig.ClickHouse plain = ConfigLoader.parse(MINIMAL).sink("s").plugin();
+        final ClickHouseConfig plain = (ClickHouseConfig)ConfigLoader.parse(MINIMAL).sink("s").plugin();
         assertEquals("rewrite", plain.identifier());
         assertEquals("ignore", plain.unknownFields());
         assertTrue(!plain.failOnUnknownFields() && !plain.createTable());
-        final SluiceConfig.ClickHouse strict = ConfigLoader
+        final ClickHouseConfig strict = (ClickHouseConfig)ConfigLoader
             .parse(MINIMAL + "unknown_fields = \"fail\"\ncreate_table = true\n"
                 + "create_table_ddl = \"CREATE TABLE {database}.{table} (id UInt8) ENGINE = Memory\"\n")
             .sink("s").plugin();

@@ -1,6 +1,4 @@
-package io.sluice.core.config;
-
-import static io.sluice.core.config.ConfigSchema.*;
+package io.sluice.sinks.clickhouse;
 
 import java.io.IOException;
 import java.net.URI;
@@ -12,11 +10,16 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.sluice.core.config.ConfigKey;
+import io.sluice.core.config.PluginConfigReader;
+import io.sluice.core.config.Printable;
+import io.sluice.core.config.Secrets;
+
 /**
  * Checks the endpoints and the TLS keys of a ClickHouse sink's plugin_config. An endpoint may carry the credentials
  * ({@code https://user:password@host:8443}): they are taken off the URL (percent-decoded) and become the sink's
  * username and password, so the URL that Sluice keeps, logs and labels metrics with holds none. Stateless; used by
- * {@link ConfigLoader}.
+ * {@link ClickHouseProvider}.
  */
 final class ClickHouseEndpoints
 {
@@ -39,7 +42,7 @@ final class ClickHouseEndpoints
      * @param shards the configured endpoints per shard
      * @return the endpoints without user info, and the credentials they carried
      */
-    static Parsed parse(final TableReader pc, final ConfigKey key, final List<List<String>> shards)
+    static Parsed parse(final PluginConfigReader pc, final ConfigKey key, final List<List<String>> shards)
     {
         final List<List<String>> out = new ArrayList<>(shards.size());
         String user = null;
@@ -102,10 +105,10 @@ final class ClickHouseEndpoints
             pc.problem(key.name(), "the endpoints carry different credentials (or only some carry them): one sink "
                 + "has one ClickHouse user; give username and password once");
         }
-        if (credentials && (pc.has(PC_USERNAME) || pc.has(PC_PASSWORD)))
+        if (credentials && (pc.has(ClickHouseKeys.USERNAME) || pc.has(ClickHouseKeys.PASSWORD)))
         {
             pc.problem(key.name(), "the endpoints carry user:password@ and plugin_config also gives "
-                + (pc.has(PC_USERNAME) ? "username" : "password") + "; give the credentials once");
+                + (pc.has(ClickHouseKeys.USERNAME) ? "username" : "password") + "; give the credentials once");
         }
         return new Parsed(List.copyOf(out), credentials ? user : null, credentials ? password : null);
     }
@@ -138,12 +141,13 @@ final class ClickHouseEndpoints
      * @param pc     reader of plugin_config
      * @param plugin the parsed settings
      */
-    static void checkTls(final TableReader pc, final SluiceConfig.ClickHouse plugin)
+    static void checkTls(final PluginConfigReader pc, final ClickHouseConfig plugin)
     {
         final boolean https = plugin.shards().stream().flatMap(List::stream).anyMatch(e -> e.startsWith("https:"));
         final boolean http = plugin.shards().stream().flatMap(List::stream).anyMatch(e -> e.startsWith("http:"));
-        for (final ConfigKey k : List.of(PC_SSL_CA_FILE, PC_SSL_CERTIFICATE_FILE, PC_SSL_KEY_FILE,
-            PC_SSL_VERIFY_HOSTNAME))
+        for (final ConfigKey k : List.of(ClickHouseKeys.SSL_CA_FILE, ClickHouseKeys.SSL_CERTIFICATE_FILE,
+            ClickHouseKeys.SSL_KEY_FILE,
+            ClickHouseKeys.SSL_VERIFY_HOSTNAME))
         {
             if (pc.has(k) && !https && !plugin.shards().isEmpty())
             {
@@ -152,20 +156,24 @@ final class ClickHouseEndpoints
         }
         if (https && http && (plugin.sslCaFile() != null || plugin.sslCertificateFile() != null))
         {
-            pc.problem(PC_ENDPOINT.name(), "mixes http:// and https:// endpoints while ssl_* keys are given: "
-                + "give https:// for every endpoint");
+            pc.problem(ClickHouseKeys.ENDPOINT.name(),
+                "mixes http:// and https:// endpoints while ssl_* keys are given: "
+                    + "give https:// for every endpoint");
         }
         if ((plugin.sslCertificateFile() == null) != (plugin.sslKeyFile() == null))
         {
-            pc.problem(plugin.sslCertificateFile() == null ? PC_SSL_KEY_FILE.name() : PC_SSL_CERTIFICATE_FILE.name(),
+            pc.problem(
+                plugin.sslCertificateFile() == null
+                    ? ClickHouseKeys.SSL_KEY_FILE.name()
+                    : ClickHouseKeys.SSL_CERTIFICATE_FILE.name(),
                 "ssl_certificate_file and ssl_key_file go together (the certificate and its private key)");
         }
-        file(pc, PC_SSL_CA_FILE, plugin.sslCaFile(), "-----BEGIN CERTIFICATE-----");
-        file(pc, PC_SSL_CERTIFICATE_FILE, plugin.sslCertificateFile(), "-----BEGIN CERTIFICATE-----");
-        file(pc, PC_SSL_KEY_FILE, plugin.sslKeyFile(), "PRIVATE KEY-----");
+        file(pc, ClickHouseKeys.SSL_CA_FILE, plugin.sslCaFile(), "-----BEGIN CERTIFICATE-----");
+        file(pc, ClickHouseKeys.SSL_CERTIFICATE_FILE, plugin.sslCertificateFile(), "-----BEGIN CERTIFICATE-----");
+        file(pc, ClickHouseKeys.SSL_KEY_FILE, plugin.sslKeyFile(), "PRIVATE KEY-----");
     }
 
-    private static void file(final TableReader pc, final ConfigKey key, final String file, final String marker)
+    private static void file(final PluginConfigReader pc, final ConfigKey key, final String file, final String marker)
     {
         if (file == null)
         {

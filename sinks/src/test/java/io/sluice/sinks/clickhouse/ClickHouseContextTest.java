@@ -1,4 +1,4 @@
-package io.sluice.core.config;
+package io.sluice.sinks.clickhouse;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -11,19 +11,22 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
+import io.sluice.core.config.ConfigException;
+import io.sluice.core.config.ConfigLoader;
+
 /** A ClickHouse sink's settings: the schema's defaults, conclude() naming a bad key, the derived shards. */
 class ClickHouseContextTest
 {
-    private static SluiceConfig.ClickHouse valid()
+    private static ClickHouseConfig valid()
     {
-        return new SluiceConfig.ClickHouse().configPath("sinks[0].plugin_config")
+        return new ClickHouseConfig().configPath("sinks[0].plugin_config")
             .endpoints(List.of("http://127.0.0.1:8123"));
     }
 
     @Test
     void shouldStartFromTheSchemaDefaults()
     {
-        final SluiceConfig.ClickHouse c = valid().conclude();
+        final ClickHouseConfig c = valid().conclude();
         assertEquals(2, c.insertWorkers());
         assertEquals("default", c.database());
         assertNull(c.targetTable());
@@ -40,11 +43,11 @@ class ClickHouseContextTest
         assertEquals(5000, c.retryBackoffMaxMs());
         assertEquals(5, c.breakerFailures());
         assertEquals(5000, c.breakerOpenMs());
-        assertEquals(SluiceConfig.ClickHouse.UNKNOWN_FIELDS_IGNORE, c.unknownFields());
+        assertEquals(ClickHouseConfig.UNKNOWN_FIELDS_IGNORE, c.unknownFields());
         assertTrue(c.sslVerifyHostname());
-        assertEquals(ConfigSchema.DEFAULT_CLICKHOUSE_COMPRESSION, c.compression());
+        assertEquals(ClickHouseKeys.DEFAULT_COMPRESSION, c.compression());
         assertEquals(Map.of(), c.settings());
-        assertEquals(SluiceConfig.ClickHouse.DEFAULT_SCHEMA_REFRESH_MS, c.schemaRefreshMs());
+        assertEquals(ClickHouseConfig.DEFAULT_SCHEMA_REFRESH_MS, c.schemaRefreshMs());
         assertEquals(List.of(List.of("http://127.0.0.1:8123")), c.shards(), "one shard of the endpoints");
     }
 
@@ -65,7 +68,7 @@ class ClickHouseContextTest
     @Test
     void shouldBeReadOnlyOnceConcludedAndEqualByValue()
     {
-        final SluiceConfig.ClickHouse c = valid().conclude();
+        final ClickHouseConfig c = valid().conclude();
         assertThrows(IllegalStateException.class, () -> c.maxRows(5));
         assertThrows(IllegalStateException.class, c::conclude);
         assertEquals(valid().conclude(), c);
@@ -75,7 +78,7 @@ class ClickHouseContextTest
     @Test
     void shouldBeWhatTheLoaderReads()
     {
-        final SluiceConfig.ClickHouse loaded = ConfigLoader.parse("[kafka]\nbootstrap_servers = \"k:9092\"\n"
+        final ClickHouseConfig loaded = (ClickHouseConfig)ConfigLoader.parse("[kafka]\nbootstrap_servers = \"k:9092\"\n"
             + "[[sinks]]\nname = \"s\"\nkind = \"clickhouse\"\ntopics = [\"t\"]\ngroup_id = \"g\"\n"
             + "[sinks.plugin_config]\nendpoint = \"http://127.0.0.1:8123\"\ntarget_table = \"t\"\n")
             .sinks().get(0).plugin();
@@ -83,7 +86,7 @@ class ClickHouseContextTest
         assertEquals(valid().targetTable("t").conclude(), loaded);
     }
 
-    private static void assertProblem(final String expected, final SluiceConfig.ClickHouse c)
+    private static void assertProblem(final String expected, final ClickHouseConfig c)
     {
         final ConfigException e = assertThrows(ConfigException.class, c::conclude);
         assertEquals(expected, e.problems().get(0).toString());

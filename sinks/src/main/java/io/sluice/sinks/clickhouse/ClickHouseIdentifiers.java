@@ -1,6 +1,8 @@
-package io.sluice.core.naming;
+package io.sluice.sinks.clickhouse;
 
 import java.util.Objects;
+
+import io.sluice.core.naming.IdentifierPolicy;
 
 /**
  * Quoting for names and values that Sluice puts into ClickHouse SQL text.

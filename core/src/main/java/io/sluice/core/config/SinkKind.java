@@ -1,0 +1,39 @@
+package io.sluice.core.config;
+
+import java.util.List;
+
+/**
+ * What the configuration layer needs of a kind of sink ({@code kind = "clickhouse"}): its name, the keys of its
+ * {@code [sinks.plugin_config]} and how to read them into a {@link SinkConnection}. It is the configuration half of
+ * the sink provider contract ({@code io.sluice.core.gather.SinkProvider} adds the driver); the loader finds a kind
+ * by name in {@link SinkKinds}.
+ *
+ * <p>Thread-safety: implementations are stateless and thread-safe; every method may be called from any thread, any
+ * number of times.
+ */
+public interface SinkKind
+{
+    /** @return the value of {@code kind} that selects this sink kind, e.g. {@code clickhouse}; lower case, stable */
+    String kind();
+
+    /**
+     * The keys of this kind's {@code [sinks.plugin_config]}, in the order docs/configuration.md lists them: the
+     * database-neutral keys core reads through {@link SinkConnection} (from {@link SinkKeys}, with this kind's
+     * default of {@code identifier}) and the kind's own. Each key's section is {@link SinkKeys#SECTION}. A key of the
+     * table that is not listed is an unknown key ({@code check} names it and suggests the nearest).
+     *
+     * @return the keys; the same list on every call
+     */
+    List<ConfigKey> pluginConfigKeys();
+
+    /**
+     * Reads and checks a sink's {@code [sinks.plugin_config]}. Called by the loader on the thread that loads the
+     * configuration, once per sink of this kind. Every problem is reported through {@code pc} (naming the key, with
+     * its line) rather than thrown, so {@code check} lists them all; the reader reports unknown keys itself after
+     * this returns.
+     *
+     * @param pc the table, its path ({@code sinks[0].plugin_config}) and where problems go
+     * @return the connection; concluded when {@code pc} reported no problem (else it is never used)
+     */
+    SinkConnection readPluginConfig(PluginConfigReader pc);
+}
