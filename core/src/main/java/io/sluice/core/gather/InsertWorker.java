@@ -425,8 +425,8 @@ public final class InsertWorker implements Agent, SealedBatchQueue
         if (!e.retriable() && e.recordCaused() && control != null && writer.writesPartOfBatch())
         {
             LOG.atWarn().addKeyValue("table", batch.destination().toString())
-                .log("{}: {} (refused for its data: inserting it in parts to find the records refused; on_error = {} "
-                    + "decides their fate)", name, reason, onError.configName());
+                .log("{}: {} (refused for its data: {}on_error = {} decides the fate of the records refused)", name,
+                    reason, batch.rowCount() > 1 ? "inserting it in parts to find them; " : "", onError.configName());
             split.start(batch);
             if (split.wholeBatch(batch, trackers))
             {
@@ -561,8 +561,11 @@ public final class InsertWorker implements Agent, SealedBatchQueue
         final int row = split.selected()[0];
         final AckTracker t = trackers.get(batch.trackerId(row));
         final String where = "record " + t.topic() + "-" + t.partition() + "@" + batch.offset(row);
-        final String what = where + ": " + batch.destination().sqlTable() + " refused it on its own (found by "
-            + "inserting a refused batch of " + batch.rowCount() + " rows in parts): " + e.getMessage();
+        final String what = where + ": " + batch.destination().sqlTable() + " refused it"
+            + (batch.rowCount() > 1
+                ? " on its own (found by inserting a refused batch of " + batch.rowCount() + " rows in parts)"
+                : "")
+            + ": " + e.getMessage();
         final boolean log = refusedLogged++ < 10 || refusedLogged % 10_000 == 0;
         if (onError == ErrorPolicy.SKIP)
         {
@@ -605,10 +608,15 @@ public final class InsertWorker implements Agent, SealedBatchQueue
     /** The split is over: the batch is done. */
     private void endSplit(final BatchBuffer batch)
     {
-        LOG.atInfo().addKeyValue("table", batch.destination().toString())
-            .log("{}: refused batch of {} rows for {} inserted in {} parts: {} rows written, {} record(s) refused on "
-                + "their own", name, batch.rowCount(), batch.destination(), split.parts(), split.rowsWritten(),
-                split.refused());
+        if (batch.rowCount() > 1)
+        {
+            LOG.atInfo().addKeyValue("table", batch.destination().toString())
+                .log(
+                    "{}: refused batch of {} rows for {} inserted in {} parts: {} rows written, {} record(s) refused on "
+                        + "their own",
+                    name, batch.rowCount(), batch.destination(), split.parts(), split.rowsWritten(),
+                    split.refused());
+        }
         split.reset();
         batch.release();
         done();
