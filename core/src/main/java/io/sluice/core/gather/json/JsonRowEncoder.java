@@ -222,6 +222,36 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
     }
 
     /**
+     * The JSON path a column's value was read from in the record the bound encoder encoded last: its own path, or the
+     * form of a dotted column that held the value (docs/codecs.md, "Nested columns").
+     *
+     * @param bound an encoder returned by {@link #bind}
+     * @param index the column's index in {@link #columnsOf}
+     * @return the path, or null when {@code bound} is not a {@code JsonRowEncoder}'s
+     */
+    public static String pathReadOf(final Bound<?> bound, final int index)
+    {
+        if (!(bound instanceof BoundJson b))
+        {
+            return null;
+        }
+        return b.nested == null ? b.columns[index].path() : b.nested.pathOf(index);
+    }
+
+    /**
+     * Whether a Nested member of the record the bound encoder encoded last had no value and was filled with its
+     * element's default to its siblings' length.
+     *
+     * @param bound an encoder returned by {@link #bind}
+     * @param index the column's index in {@link #columnsOf}
+     * @return true for a filled member
+     */
+    public static boolean filledOf(final Bound<?> bound, final int index)
+    {
+        return bound instanceof BoundJson b && b.nested != null && b.nested.filled(index);
+    }
+
+    /**
      * The columns a bound encoder of this class writes, with the path each is read from and whether it has a default
      * the engine writes itself: what {@code engine.jar explain} reports as each column's source.
      *

@@ -71,6 +71,8 @@ final class NestedColumns
     private final int[] groupLengthFrom;
     /** Per column, for the current record: the form its value was read from (0: its own path). */
     private final int[] formUsed;
+    /** Per column, for the current record: whether it was filled to its group's length. */
+    private final boolean[] filled;
     private final JsonValueView probe = new JsonValueView();
     private final JsonValueView element = new JsonValueView();
     private final JsonCursor cursor = new JsonCursor();
@@ -91,6 +93,7 @@ final class NestedColumns
         this.groupLength = new int[groupNames.length];
         this.groupLengthFrom = new int[groupNames.length];
         this.formUsed = new int[columns.length];
+        this.filled = new boolean[columns.length];
     }
 
     /**
@@ -251,6 +254,7 @@ final class NestedColumns
     String begin()
     {
         Arrays.fill(groupLength, -1);
+        Arrays.fill(filled, false);
         for (int g = 0; g < groupKey.length; g++)
         {
             if (groupKey[g] < 0)
@@ -262,7 +266,8 @@ final class NestedColumns
             if (kind != JsonKind.MISSING && kind != JsonKind.NULL && kind != JsonKind.OBJECT)
             {
                 final BoundColumn first = columns[groupMembers[g][0]];
-                return "column " + first.name() + " (" + first.type() + ") from path " + first.path() + ": \""
+                return "column " + first.name() + " (" + first.type() + ") from path "
+                    + JsonRowEncoder.escapeName(groupNames[g]) + ": \""
                     + groupNames[g] + "\": " + JsonKind.notAnObject(kind) + ": the columns of Nested "
                     + groupNames[g] + " (" + memberNames(g) + ") are read from keys \"" + groupNames[g]
                     + ".<name>\" or from the members of an object \"" + groupNames[g] + "\"";
@@ -314,6 +319,15 @@ final class NestedColumns
         return path(column, formUsed[column]);
     }
 
+    /**
+     * @param column a column's index
+     * @return whether the current record's value of it was filled to its group's length ({@link #fill})
+     */
+    boolean filled(final int column)
+    {
+        return filled[column];
+    }
+
     private String path(final int column, final int form)
     {
         return form == 0 ? columns[column].path() : formPaths[column][form - 1];
@@ -344,6 +358,7 @@ final class NestedColumns
             groupLength[g] = n;
             groupLengthFrom[g] = column;
         }
+        filled[column] = true;
         RowBinary.writeVarUInt(out, n);
         final byte[] d = elementDefault[column];
         for (int i = 0; i < n; i++)

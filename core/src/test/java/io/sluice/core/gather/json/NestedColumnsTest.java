@@ -148,7 +148,7 @@ class NestedColumnsTest
         final RowEncoder.Bound<JsonRecord> t = issueTable();
         final String array = encode(t, "{\"id\":1,\"n\":[{\"a\":1,\"b\":\"x\"}]}");
         assertTrue(array != null && array.contains("\"n\": value is a JSON array, not an object")
-            && array.contains("(n.a, n.b)"), array);
+            && array.contains("(n.a, n.b)") && array.startsWith("column n.a (Array(UInt8)) from path n: "), array);
         final String string = encode(t, "{\"id\":1,\"n\":\"x\"}");
         assertTrue(string != null && string.contains("JSON string"), string);
     }
