@@ -428,6 +428,7 @@ public final class InsertWorker implements Agent, SealedBatchQueue
                 .log("{}: {} (refused for its data: {}on_error = {} decides the fate of the records refused)", name,
                     reason, batch.rowCount() > 1 ? "inserting it in parts to find them; " : "", onError.configName());
             split.start(batch);
+            attempt = 0;
             if (split.wholeBatch(batch, trackers))
             {
                 refusedPart(batch, e);
