@@ -263,4 +263,47 @@ class NestedAndRefusedRecordsIT
             "the rows before it are written");
         dropDatabase(db);
     }
+
+    /**
+     * A Nested member whose DEFAULT only the server evaluates ({@code n.c ... DEFAULT arrayResize([1], k)}, added by
+     * ALTER) is left out of the rows, so the encoder cannot check its length: the server refuses the block (190
+     * SIZES_OF_ARRAYS_DOESNT_MATCH, checked on 18.16), and the split finds the two records whose {@code k} is not
+     * their arrays' length among 40; the other 38 are written with {@code n.c} as long as {@code n.a}.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void shouldFindTheRecordsWhoseServerDefaultMemberTheServerRefuses() throws Exception
+    {
+        final String s = unique("");
+        final String topic = "nr-ndef-" + s;
+        final String db = "nr_" + s;
+        TestServices.sql("CREATE DATABASE " + db);
+        TestServices.sql("CREATE TABLE " + db + ".t (id UInt32, k UInt8, n Nested(a UInt8, b String)) "
+            + "ENGINE = MergeTree ORDER BY id");
+        TestServices.sql("ALTER TABLE " + db + ".t ADD COLUMN n.c Array(UInt8) DEFAULT arrayResize([toUInt8(1)], k)");
+        TestServices.createTopic(topic, 1);
+        final List<ProducerRecord<byte[], byte[]>> in = new ArrayList<>();
+        for (int id = 0; id < 40; id++)
+        {
+            final int length = id % 5;
+            final StringBuilder a = new StringBuilder();
+            final StringBuilder b = new StringBuilder();
+            for (int i = 0; i < length; i++)
+            {
+                a.append(i == 0 ? "" : ",").append(i);
+                b.append(i == 0 ? "" : ",").append("\"").append(id).append('"');
+            }
+            final int k = id == 7 || id == 22 ? length + 1 : length;
+            in.add(record(topic, 0, "{\"id\":" + id + ",\"k\":" + k + ",\"n.a\":[" + a + "],\"n.b\":[" + b + "]}"));
+        }
+        KafkaRecords.produce(in);
+        final SluiceEngine engine = engine(sinkToml(topic, "g-" + s, db, "skip", 10_000, 60_000));
+        assertEquals(SluiceEngine.EXIT_OK, engine.run(), engine.failure());
+        assertEquals("38\t38\t0\t38\n", TestServices.sql("SELECT count(), uniqExact(id), countIf(id IN (7, 22)), "
+            + "countIf(length(n.c) = length(n.a) AND length(n.b) = length(n.a) AND length(n.a) = id % 5) FROM " + db
+            + ".t"));
+        assertEquals(Map.of(new TopicPartition(topic, 0), 40L), TestServices.committed("g-" + s));
+        assertEquals(2, engine.pipelines().get(0).stats().droppedRefused.get());
+        dropDatabase(db);
+    }
 }
