@@ -66,7 +66,8 @@ import io.sluice.ringbuffers.RecordEvent;
  *   <li>{@code branch}, {@code database}, {@code table}, {@code shard}, and {@code columns}: per column its
  *       {@code name}, {@code type}, {@code source} ({@code path}: read from the record at {@code path};
  *       {@code default}: the column's DEFAULT, the value missing or a null where NULL cannot be stored;
- *       {@code null}: NULL, the value missing or null; {@code metadata}: filled from the record's Kafka
+ *       {@code null}: NULL, the value missing or null; {@code filled}: a Nested member without a value, filled with
+ *       its element's default to its siblings' length; {@code metadata}: filled from the record's Kafka
  *       coordinates, {@code path} naming the source such as {@code $offset}) and {@code value} as ClickHouse
  *       prints it in TabSeparated;</li>
  *   <li>or {@code error} with the {@code column} and {@code path} that could not be converted, and the
@@ -441,11 +442,13 @@ public final class ExplainCommand implements Callable<Integer>
                 {
                     continue;
                 }
-                final int at = paths.indexOf(bound.get(i).path());
+                // a dotted column may have been read from the members of an object (docs/codecs.md)
+                final String read = JsonRowEncoder.pathReadOf(encoder, i);
+                final int at = paths.indexOf(read);
                 pathOf[i] = at >= 0 ? at : paths.size();
                 if (at < 0)
                 {
-                    paths.add(bound.get(i).path());
+                    paths.add(read);
                 }
             }
             final JsonValueView value = new JsonValueView();
@@ -486,12 +489,16 @@ public final class ExplainCommand implements Callable<Integer>
                     {
                         source = "default";
                     }
+                    else if (JsonRowEncoder.filledOf(encoder, i))
+                    {
+                        source = "filled";
+                    }
                     else if (kind == JsonKind.MISSING || kind == JsonKind.NULL)
                     {
                         source = "null";
                     }
                 }
-                o.column(names.get(i), c.type(), source, b == null ? null : b.path(), v);
+                o.column(names.get(i), c.type(), source, b == null ? null : JsonRowEncoder.pathReadOf(encoder, i), v);
             }
             o.endColumns();
             if (text.remaining() != 0)

@@ -90,10 +90,38 @@ final class SchemaFile implements DestinationCatalog
             final ColumnSpec c = column(def.strip(), table);
             if (c != null)
             {
-                columns.add(c);
+                columns.addAll(flattenNested(c));
             }
         }
         tables.put(key(database, table), new TableSchema(database, table, columns));
+    }
+
+    /**
+     * A {@code Nested(a T, b U)} column {@code n} as the server describes it (with {@code flatten_nested = 1}, the
+     * default): the columns {@code n.a Array(T)} and {@code n.b Array(U)}; any other column as it is.
+     */
+    private static List<ColumnSpec> flattenNested(final ColumnSpec c)
+    {
+        final String type = c.type();
+        if (!type.regionMatches(true, 0, "Nested", 0, 6) || !type.substring(6).strip().startsWith("(")
+            || !type.endsWith(")"))
+        {
+            return List.of(c);
+        }
+        final String body = type.substring(type.indexOf('(') + 1, type.length() - 1);
+        final List<ColumnSpec> members = new ArrayList<>();
+        for (final String element : splitTopLevel(body))
+        {
+            final Lexer lx = new Lexer(element.strip());
+            final String name = lx.identifier();
+            final String elementType = element.strip().substring(lx.pos).strip();
+            if (elementType.isEmpty())
+            {
+                throw new IllegalArgumentException("column " + c.name() + ": Nested member " + name + " has no type");
+            }
+            members.add(new ColumnSpec(c.name() + "." + name, "Array(" + elementType + ")", "", ""));
+        }
+        return members;
     }
 
     private static ColumnSpec column(final String def, final String table)

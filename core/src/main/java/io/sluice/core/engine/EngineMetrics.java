@@ -192,7 +192,8 @@ final class EngineMetrics implements MultiCollector
             in.add(s.recordsIn.get(), pl);
             routed.add(s.recordsRouted.get(), pl);
             dropped.add(s.droppedUnrouted.get(), Labels.of("pipeline", name, "reason", "unrouted"));
-            dropped.add(s.droppedInvalid.get(), Labels.of("pipeline", name, "reason", "invalid"));
+            dropped.add(s.droppedInvalid.get() + s.droppedRefused.get(),
+                Labels.of("pipeline", name, "reason", "invalid"));
             dropped.add(s.droppedTombstone.get(), Labels.of("pipeline", name, "reason", "tombstone"));
             deadLetters(name, p.deadLetters(), GATHER_REASONS);
             pauses.add(s.backpressurePauses.get(), pl);

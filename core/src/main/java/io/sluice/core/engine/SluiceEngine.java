@@ -533,7 +533,8 @@ public final class SluiceEngine
             sb.append(String.format("%s: summary: %d records in, %d rows written in %.1f s (%.0f records/s); "
                 + "dropped unrouted=%d invalid=%d tombstone=%d; dead letters=%d; inserts=%d (failed attempts %d)%n",
                 p.name(), s.recordsIn.get(), s.rowsWritten.get(), seconds, s.recordsIn.get() / seconds,
-                s.droppedUnrouted.get(), s.droppedInvalid.get(), s.droppedTombstone.get(), deadLetters(p),
+                s.droppedUnrouted.get(), s.droppedInvalid.get() + s.droppedRefused.get(), s.droppedTombstone.get(),
+                deadLetters(p),
                 s.inserts.get(), s.insertFailures.get()));
             for (final Map.Entry<String, Long> e : perTable.entrySet())
             {

@@ -40,7 +40,7 @@ final class StatusLines
             .addKeyValue("rows_per_second", Math.round(rowsPerSecond)).addKeyValue("inserts", s.inserts.get())
             .addKeyValue("failed_inserts", s.insertFailures.get())
             .addKeyValue("dropped_unrouted", s.droppedUnrouted.get())
-            .addKeyValue("dropped_invalid", s.droppedInvalid.get())
+            .addKeyValue("dropped_invalid", s.droppedInvalid.get() + s.droppedRefused.get())
             .addKeyValue("dropped_tombstone", s.droppedTombstone.get()).addKeyValue("checkpoint_lag_records", lag)
             .addKeyValue("partitions", t.live()).addKeyValue("backpressure_pauses", s.backpressurePauses.get())
             .log();
@@ -77,7 +77,8 @@ final class StatusLines
             "%s: in=%d routed=%d rows=%d (%.0f rows/s) inserts=%d failed_inserts=%d "
                 + "dropped{unrouted=%d,invalid=%d,tombstone=%d} checkpoint_lag=%d offsets over %d partitions%s; back-pressure pauses=%d",
             p.name(), s.recordsIn.get(), s.recordsRouted.get(), s.rowsWritten.get(), rowsPerSecond, s.inserts.get(),
-            s.insertFailures.get(), s.droppedUnrouted.get(), s.droppedInvalid.get(), s.droppedTombstone.get(), lag,
+            s.insertFailures.get(), s.droppedUnrouted.get(), s.droppedInvalid.get() + s.droppedRefused.get(),
+            s.droppedTombstone.get(), lag,
             t.live(), worst,
             s.backpressurePauses.get());
     }

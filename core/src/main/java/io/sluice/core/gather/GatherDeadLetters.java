@@ -117,6 +117,24 @@ public final class GatherDeadLetters
     }
 
     /**
+     * Marks one record of a batch that the destination refused on its own (found by inserting the refused batch in
+     * parts), before its offset is failed: its dead letter carries the destination's code and message.
+     *
+     * @param batch  the batch
+     * @param row    the record's row in it
+     * @param e      the refusal of the part that held only this record
+     * @param reason the message its offset is failed with (naming the record and what the destination said)
+     * @return false when the marks are full (the partition stops as under fail)
+     */
+    boolean markRow(final BatchBuffer batch, final int row, final SinkException e, final String reason)
+    {
+        final Destination d = batch.destination();
+        final DeadLetter.Why why = new DeadLetter.Why(DeadLetterReason.INSERT, DeadLetterHeaders.STAGE_INSERT,
+            reason, e.getClass().getName(), d.branchName(), d.toString(), null, null, e.code());
+        return marks.mark(batch.trackerId(row), batch.offset(row), why);
+    }
+
+    /**
      * The reason of a record the encoder refused: names branch, table, and column and path when the message gives them.
      *
      * @param branch  the branch

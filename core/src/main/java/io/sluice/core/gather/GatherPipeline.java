@@ -194,6 +194,11 @@ public final class GatherPipeline<T>
             json.topics(topics);
         }
         buildDeadLetters();
+        for (final InsertWorker w : workers)
+        {
+            // a batch refused for its data is inserted in parts to find its records; on_error decides their fate
+            w.refusedRecords(spec.onError(), control);
+        }
         final String problem = route.resolveLiteralDestinations();
         if (problem != null)
         {

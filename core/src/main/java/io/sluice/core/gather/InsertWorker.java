@@ -11,9 +11,11 @@ import org.slf4j.LoggerFactory;
 
 import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
+import io.sluice.core.config.ErrorPolicy;
 import io.sluice.core.gather.batch.BatchBuffer;
 import io.sluice.core.gather.sink.SinkException;
 import io.sluice.core.stage.Failpoints;
+import io.sluice.core.stage.PipelineControl;
 import io.sluice.core.stage.PipelineStats;
 import io.sluice.core.stage.StageAgents;
 import io.sluice.core.stage.TableStats;
@@ -29,6 +31,16 @@ import io.sluice.core.stage.TableStats;
  * merge) with the reason, naming the table; nothing is committed past them. Any other exception from the writer is
  * unexpected: the batch's offsets are failed the same way and the exception goes to the agent's error handler,
  * which fails the pipeline at once.
+ *
+ * <p>A batch refused for its data ({@link SinkException#recordCaused()}) by a writer that can insert part of a batch
+ * ({@link BatchWriter#writesPartOfBatch()}), once {@link #refusedRecords} configured the policy, is split
+ * ({@link BatchSplit}): its parts are inserted until each refused part is one record, every part that goes in is
+ * acknowledged, and each refused record follows {@code on_error}: {@code skip} acknowledges and counts it,
+ * {@code dead_letter} marks it for the dead-letter topic (with the destination's code and message) and fails its
+ * offset so the partition is read again and the record sent there, {@code fail} stops the pipeline naming the record
+ * (the parts not tried yet fail: nothing is committed past them). During a split, a retriable failure retries the
+ * part; a refusal that is not the data's (a changed table, a denied right) fails the rows not written yet as it would
+ * have failed the batch.
  *
  * <p>An Agrona {@link Agent}: each {@link #doWork()} takes the next batch or makes one insert attempt, and returns 0
  * while there is nothing to do or a retry's backoff (or the open breaker) has not passed, so the runner's idle
@@ -68,6 +80,12 @@ public final class InsertWorker implements Agent, SealedBatchQueue
     private String failedWork;
     /** Set when {@code on_error = "dead_letter"}: a batch refused for its data is marked for the dead-letter topic. */
     private GatherDeadLetters deadLetters;
+    /** What becomes of a record the destination refused on its own ({@link #refusedRecords}). */
+    private ErrorPolicy onError = ErrorPolicy.FAIL;
+    /** The pipeline's run state; null until {@link #refusedRecords}, and then refused batches are not split. */
+    private PipelineControl control;
+    private final BatchSplit split = new BatchSplit();
+    private long refusedLogged;
 
     /**
      * @param name          thread/log name, e.g. {@code github/shard-0}
@@ -167,6 +185,21 @@ public final class InsertWorker implements Agent, SealedBatchQueue
         return this;
     }
 
+    /**
+     * Lets a batch refused for its data be split to find its records (when the writer can insert part of a batch),
+     * and says what becomes of each (call before the agent starts).
+     *
+     * @param policy  {@code on_error}: skip, fail or dead_letter (with {@link #deadLetters})
+     * @param control the pipeline's run state, failed under {@code fail} naming the record
+     * @return this worker
+     */
+    public InsertWorker refusedRecords(final ErrorPolicy policy, final PipelineControl control)
+    {
+        this.onError = policy;
+        this.control = control;
+        return this;
+    }
+
     /** @return the idle strategy to run this agent with */
     public IdleStrategy idleStrategy()
     {
@@ -249,6 +282,7 @@ public final class InsertWorker implements Agent, SealedBatchQueue
                 // the offsets stay below the watermark; the buffer is not recycled, the pipeline is failing
                 failedWork = describeWork();
                 failRows(current, -1, "insert into " + current.destination().sqlTable() + " failed unexpectedly: " + e);
+                split.reset();
                 done();
             }
             throw e;
@@ -295,6 +329,7 @@ public final class InsertWorker implements Agent, SealedBatchQueue
         {
             LOG.warn("{}: abandoning batch of {} rows for {} on shutdown (not acknowledged; it will be re-read)",
                 name, batch.rowCount(), batch.destination());
+            split.reset();
             batch.release();
             done();
             return 1;
@@ -310,6 +345,12 @@ public final class InsertWorker implements Agent, SealedBatchQueue
             retryAtNanos = now + Math.min(holdOff, TimeUnit.MILLISECONDS.toNanos(100));
             return 0;
         }
+        final boolean part = split.active();
+        if (part && split.select(batch, trackers) == 0)
+        {
+            endSplit(batch);
+            return 1;
+        }
         final long start = System.nanoTime();
         try
         {
@@ -318,11 +359,25 @@ public final class InsertWorker implements Agent, SealedBatchQueue
             {
                 Failpoints.check(Failpoints.GATHER_INSERT, batch.offset(batch.rowCount() - 1));
             }
-            writer.write(batch);
+            if (part)
+            {
+                writer.write(batch, split.selected(), split.count());
+            }
+            else
+            {
+                writer.write(batch);
+            }
         }
         catch (final SinkException e)
         {
-            onFailure(batch, e);
+            if (part)
+            {
+                onPartFailure(batch, e);
+            }
+            else
+            {
+                onFailure(batch, e);
+            }
             return 1;
         }
         catch (final RuntimeException e)
@@ -339,7 +394,16 @@ public final class InsertWorker implements Agent, SealedBatchQueue
             LOG.info("{}: insert into {} succeeded after {} attempts", name, batch.destination(), attempt);
         }
         lastError = null;
-        onWritten(batch, start, end);
+        if (part)
+        {
+            onWritten(batch, split.selected(), split.count(), start, end);
+            split.written();
+            attempt = 0;
+            backoffWaitNanos = backoffNanos;
+            return 1;
+        }
+        onWritten(batch, null, batch.rowCount(), start, end);
+        batch.release();
         done();
         return 1;
     }
@@ -356,6 +420,19 @@ public final class InsertWorker implements Agent, SealedBatchQueue
         if (e.schemaChanged())
         {
             onSchemaChanged(batch, e, reason);
+            return;
+        }
+        if (!e.retriable() && e.recordCaused() && control != null && writer.writesPartOfBatch())
+        {
+            LOG.atWarn().addKeyValue("table", batch.destination().toString())
+                .log("{}: {} (refused for its data: {}on_error = {} decides the fate of the records refused)", name,
+                    reason, batch.rowCount() > 1 ? "inserting it in parts to find them; " : "", onError.configName());
+            split.start(batch);
+            attempt = 0;
+            if (split.wholeBatch(batch, trackers))
+            {
+                refusedPart(batch, e);
+            }
             return;
         }
         if (!e.retriable())
@@ -376,6 +453,12 @@ public final class InsertWorker implements Agent, SealedBatchQueue
             done();
             return;
         }
+        retryLater(batch, reason);
+    }
+
+    /** Schedules the next attempt of the batch (or part) in flight after a retriable failure. */
+    private void retryLater(final BatchBuffer batch, final String reason)
+    {
         final long now = System.nanoTime();
         final boolean opened = breaker.onFailure(now);
         if (attempt == 1 || opened || attempt % 20 == 0)
@@ -406,12 +489,15 @@ public final class InsertWorker implements Agent, SealedBatchQueue
         done();
     }
 
-    private void onWritten(final BatchBuffer batch, final long startNanos, final long endNanos)
+    /** Acknowledges the rows written: every row ({@code selected} null) or the first {@code count} selected. */
+    private void onWritten(final BatchBuffer batch, final int[] selected, final int count, final long startNanos,
+        final long endNanos)
     {
-        final int rows = batch.rowCount();
         final long nowMs = System.currentTimeMillis();
-        for (int i = 0; i < rows; i++)
+        long bytes = 0;
+        for (int k = 0; k < count; k++)
         {
+            final int i = selected == null ? k : selected[k];
             final AckTracker t = trackers.get(batch.trackerId(i));
             t.ack(batch.offset(i), batch.generation(i));
             final long e2e = nowMs - batch.timestampMs(i);
@@ -419,14 +505,122 @@ public final class InsertWorker implements Agent, SealedBatchQueue
             {
                 stats.endToEndMicros.record(e2e * 1000);
             }
+            bytes += selected == null ? 0 : batch.rowEnd(i) - batch.rowStart(i);
         }
-        batch.destination().onInserted(rows, batch.byteCount());
-        stats.rowsWritten.addAndGet(rows);
-        stats.bytesWritten.addAndGet(batch.byteCount());
+        if (selected == null)
+        {
+            bytes = batch.byteCount();
+        }
+        batch.destination().onInserted(count, bytes);
+        stats.rowsWritten.addAndGet(count);
+        stats.bytesWritten.addAndGet(bytes);
         stats.inserts.incrementAndGet();
         stats.insertMicros.record((endNanos - startNanos) / 1000);
-        stats.table(batch.destination()).onInserted(rows, batch.byteCount(), endNanos - startNanos);
+        stats.table(batch.destination()).onInserted(count, bytes, endNanos - startNanos);
+    }
+
+    /** A part of a refused batch failed: retried, cut again, or the split is given up. */
+    private void onPartFailure(final BatchBuffer batch, final SinkException e)
+    {
+        stats.insertFailures.incrementAndGet();
+        stats.table(batch.destination()).onInsertFailed(e.schemaChanged()
+            ? TableStats.SCHEMA_CHANGED
+            : e.retriable() ? TableStats.RETRIABLE : TableStats.PERMANENT);
+        final String reason = "insert of " + split.count() + " of the " + batch.rowCount() + " rows of a refused batch "
+            + "into " + batch.destination().sqlTable() + " via " + writer.describe() + " failed: " + e.getMessage();
+        lastError = reason;
+        if (e.retriable())
+        {
+            retryLater(batch, reason);
+            return;
+        }
+        attempt = 0;
+        backoffWaitNanos = backoffNanos;
+        if (e.recordCaused() && !e.schemaChanged())
+        {
+            refusedPart(batch, e);
+            return;
+        }
+        LOG.atError().addKeyValue("table", batch.destination().toString())
+            .log("{}: {} (the rows not written yet fail{})", name, reason,
+                e.schemaChanged() ? "; the table is described again" : "");
+        failPending(batch, e.code(), reason);
+        if (e.schemaChanged())
+        {
+            batch.destination().requestRefresh(e.getMessage());
+        }
+        endSplit(batch);
+    }
+
+    /** The part just tried was refused for its data: cut in two, or, a single record, that record's fate. */
+    private void refusedPart(final BatchBuffer batch, final SinkException e)
+    {
+        if (!split.refusedPart())
+        {
+            return;
+        }
+        final int row = split.selected()[0];
+        final AckTracker t = trackers.get(batch.trackerId(row));
+        final String where = "record " + t.topic() + "-" + t.partition() + "@" + batch.offset(row);
+        final String what = where + ": " + batch.destination().sqlTable() + " refused it"
+            + (batch.rowCount() > 1
+                ? " on its own (found by inserting a refused batch of " + batch.rowCount() + " rows in parts)"
+                : "")
+            + ": " + e.getMessage();
+        final boolean log = refusedLogged++ < 10 || refusedLogged % 10_000 == 0;
+        if (onError == ErrorPolicy.SKIP)
+        {
+            stats.droppedRefused.incrementAndGet();
+            t.ack(batch.offset(row), batch.generation(row));
+            if (log)
+            {
+                LOG.warn("{}: skipped {} (on_error = skip)", name, what);
+            }
+            return;
+        }
+        if (onError == ErrorPolicy.DEAD_LETTER && deadLetters != null && deadLetters.markRow(batch, row, e, what))
+        {
+            if (log)
+            {
+                LOG.warn("{}: {} (it is read again and goes to the dead-letter topic)", name, what);
+            }
+            t.fail(batch.offset(row), batch.generation(row), e.code(), what);
+            return;
+        }
+        if (!control.failed())
+        {
+            LOG.error("{}: {}; stopping (nothing is committed past offset {})", name, what, batch.offset(row));
+        }
+        // the pipeline fails first, so that the source, seeing the nack, knows not to announce a re-read
+        control.fail(what);
+        t.fail(batch.offset(row), batch.generation(row), e.code(), what);
+        failPending(batch, e.code(), "not written: the pipeline stops at " + where + " (on_error = "
+            + onError.configName() + ")");
+        endSplit(batch);
+    }
+
+    /** Fails the rows of the parts not tried yet. */
+    private void failPending(final BatchBuffer batch, final int code, final String reason)
+    {
+        split.forEachPending(
+            i -> trackers.get(batch.trackerId(i)).fail(batch.offset(i), batch.generation(i), code, reason));
+    }
+
+    /** The split is over: the batch is done. */
+    private void endSplit(final BatchBuffer batch)
+    {
+        if (batch.rowCount() > 1)
+        {
+            LOG.atInfo().addKeyValue("table", batch.destination().toString())
+                .log(
+                    "{}: refused batch of {} rows for {} inserted in {} parts: {} rows written, {} record(s) refused on "
+                        + "their own",
+                    name, batch.rowCount(), batch.destination(), split.parts(), split.rowsWritten(),
+                    split.refused());
+        }
+        split.reset();
         batch.release();
+        done();
     }
 
     private void failRows(final BatchBuffer batch, final int code, final String reason)

@@ -25,6 +25,12 @@ public final class PipelineStats
     public final PaddedAtomicLong droppedUnrouted = new PaddedAtomicLong();
     /** Records dropped because they could not be written, under {@code on_error = "skip"}. */
     public final PaddedAtomicLong droppedInvalid = new PaddedAtomicLong();
+    /**
+     * Records dropped under {@code on_error = "skip"} because the destination refused them on their own (found by an
+     * insert worker splitting a refused batch); counted with {@link #droppedInvalid} in {@code reason="invalid"}.
+     * Written by insert workers (atomically), so apart from the route stage's single-writer counter.
+     */
+    public final PaddedAtomicLong droppedRefused = new PaddedAtomicLong();
     /** Tombstones (records whose Kafka value is null) dropped under {@code tombstones = "skip"}. */
     public final PaddedAtomicLong droppedTombstone = new PaddedAtomicLong();
     /** Rows durably written (insert workers). */

@@ -93,6 +93,13 @@ final class ClickHouseBatchWriter implements BatchWriter
     @Override
     public void write(final BatchBuffer batch) throws SinkException
     {
+        write(batch, null, batch.rowCount());
+    }
+
+    /** Inserts the rows {@code selected} names (null: all of them), as {@link #write(BatchBuffer)}. */
+    @Override
+    public void write(final BatchBuffer batch, final int[] selected, final int count) throws SinkException
+    {
         final int at = current;
         final Client client = clients.get(at);
         final String endpoint = endpoints.get(at);
@@ -107,7 +114,7 @@ final class ClickHouseBatchWriter implements BatchWriter
             // column made Nullable crashes that server (ColumnNullable::checkConsistency), and the retry after its
             // restart would crash it again; the check turns it into a schema change (re-read, re-encoded)
             final String before = guard || legacy[at] ? versionBefore(batch, client, endpoint) : null;
-            body.bytes = nativeBatch.write(batch);
+            body.bytes = nativeBatch.write(batch, selected, count);
             // the INSERT returns once the server has written the rows into parts (HTTP 200); older servers (18.16)
             // send no X-ClickHouse-Summary, so the response's row counts are not relied on
             try (InsertResponse ignored = client.insert(batch.destination().sqlTable(), body, ClickHouseFormat.Native,
@@ -218,6 +225,12 @@ final class ClickHouseBatchWriter implements BatchWriter
     private void rotate()
     {
         current = (current + 1) % clients.size();
+    }
+
+    @Override
+    public boolean writesPartOfBatch()
+    {
+        return true;
     }
 
     @Override

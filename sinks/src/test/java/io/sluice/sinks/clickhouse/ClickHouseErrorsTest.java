@@ -34,7 +34,9 @@ class ClickHouseErrorsTest
 
     @ParameterizedTest(name = "code {0} record-caused={1}")
     @CsvSource({
-        "153, true", "6, true", "27, true", "72, true", "117, true", "349, true", "395, true", "469, true",
+        "153, true", "6, true", "26, true", "27, true", "38, true", "41, true", "69, true", "72, true", "117, true",
+        "131, true", "190, true", "321, true", "349, true", "376, true", "395, true", "407, true", "469, true",
+        "70, false", "368, false", "3, false", "209, false", "210, false", "159, false",
         "16, false", "53, false", "60, false", "62, false", "81, false", "115, false", "497, false", "241, false",
         "252, false"})
     void shouldTellADataRefusalFromADestinationRefusal(final int code, final boolean recordCaused)
@@ -43,6 +45,32 @@ class ClickHouseErrorsTest
             new ServerException(code, "DB::Exception: x", 500, "q"));
         assertEquals(recordCaused, e.recordCaused());
         assertFalse(e.recordCaused() && e.retriable(), "a record-caused refusal is permanent");
+    }
+
+    /**
+     * The codes a refused batch is split for (the insert worker finds the records): each one in the table is a
+     * permanent refusal of the data, and none is also a retriable or schema-change code (which keep their own
+     * handling: retried, or re-read and encoded again), except 70 whose schema-change reading wins.
+     */
+    @Test
+    void shouldSplitOnlyForTheDataCodesOfTheTable()
+    {
+        for (final int code : ClickHouseErrors.RECORD_CAUSED.keySet())
+        {
+            final SinkException e = ClickHouseErrors.classify("insert",
+                new ServerException(code, "DB::Exception: x", 500, "q"));
+            assertFalse(e.retriable(), "code " + code);
+            assertEquals(code != 70, e.recordCaused(), "code " + code);
+            assertEquals(code == 70, e.schemaChanged(), "code " + code);
+            assertTrue(e.getMessage().contains(ClickHouseErrors.RECORD_CAUSED.get(code)), e.getMessage());
+        }
+        final SinkException nested = ClickHouseErrors.classify("insert at http://h:1", new ServerException(0,
+            "Code: 190, e.displayText() = DB::Exception: Elements 'n.a' and 'n.b' of Nested data structure 'n' (Array "
+                + "columns) have different array sizes., e.what() = DB::Exception",
+            500, "q"));
+        assertTrue(nested.recordCaused());
+        assertEquals("insert at http://h:1: ClickHouse error 190 (SIZES_OF_ARRAYS_DOESNT_MATCH): Elements 'n.a' and "
+            + "'n.b' of Nested data structure 'n' (Array columns) have different array sizes.", nested.getMessage());
     }
 
     @Test

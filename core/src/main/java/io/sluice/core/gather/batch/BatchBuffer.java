@@ -22,6 +22,8 @@ public final class BatchBuffer
     private final Bytes<Void> rows;
     private long[] offsets;
     private long[] timestampsMs;
+    /** Per row: the position in {@link #rows} just after its bytes (where the next row begins). */
+    private long[] rowEnds;
     private int[] trackerIds;
     private int[] generations;
     private int rowCount;
@@ -50,6 +52,7 @@ public final class BatchBuffer
         final int n = Math.max(16, initialRows);
         this.offsets = new long[n];
         this.timestampsMs = new long[n];
+        this.rowEnds = new long[n];
         this.trackerIds = new int[n];
         this.generations = new int[n];
         this.pool = pool;
@@ -80,7 +83,9 @@ public final class BatchBuffer
     }
 
     /**
-     * Records that the row just encoded came from this record (route stage). Grows the arrays when needed.
+     * Records that the row just encoded came from this record (route stage): the row's bytes are those appended to
+     * {@link #rows()} since the previous row (its end is the buffer's write position now). Grows the arrays when
+     * needed.
      *
      * @param trackerId   the partition's ack tracker id
      * @param generation  tracker generation of the record
@@ -98,6 +103,7 @@ public final class BatchBuffer
         generations[i] = generation;
         offsets[i] = offset;
         timestampsMs[i] = timestampMs;
+        rowEnds[i] = rows.writePosition();
         rowCount = i + 1;
         if (trackerId >= stampByTracker.length)
         {
@@ -143,6 +149,7 @@ public final class BatchBuffer
         final int n = maxRows > offsets.length ? maxRows : offsets.length * 2;
         offsets = Arrays.copyOf(offsets, n);
         timestampsMs = Arrays.copyOf(timestampsMs, n);
+        rowEnds = Arrays.copyOf(rowEnds, n);
         trackerIds = Arrays.copyOf(trackerIds, n);
         generations = Arrays.copyOf(generations, n);
     }
@@ -236,6 +243,24 @@ public final class BatchBuffer
     public long timestampMs(final int i)
     {
         return timestampsMs[i];
+    }
+
+    /**
+     * @param i the row's index in the batch, from 0 to {@link #rowCount()} - 1
+     * @return the position in {@link #rows()} of row {@code i}'s first byte
+     */
+    public long rowStart(final int i)
+    {
+        return i == 0 ? rows.readPosition() : rowEnds[i - 1];
+    }
+
+    /**
+     * @param i the row's index in the batch, from 0 to {@link #rowCount()} - 1
+     * @return the position in {@link #rows()} just after row {@code i}'s last byte
+     */
+    public long rowEnd(final int i)
+    {
+        return rowEnds[i];
     }
 
     /** Returns this buffer to its pool (insert worker, after acknowledging). */

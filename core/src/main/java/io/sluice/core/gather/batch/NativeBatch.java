@@ -55,6 +55,22 @@ public final class NativeBatch implements AutoCloseable
      */
     public Bytes<Void> write(final BatchBuffer batch)
     {
+        return write(batch, null, batch.rowCount());
+    }
+
+    /**
+     * Writes some of the batch's rows as Native blocks into this instance's body buffer (cleared first): the part of a
+     * refused batch an insert worker tries on its own ({@link BatchBuffer#rowStart}, {@link BatchBuffer#rowEnd}).
+     *
+     * @param batch    a sealed batch whose binding knows its column types
+     * @param selected the indexes of the rows to write, increasing; null for every row of the batch
+     * @param count    how many of {@code selected} to write ({@code >= 1}); with null, the batch's row count
+     * @return the body, from its read position to its write position; valid until the next call
+     * @throws IllegalArgumentException if a row is not a row of the batch's binding (a bug)
+     * @throws IllegalStateException    if the binding does not know its columns' types
+     */
+    public Bytes<Void> write(final BatchBuffer batch, final int[] selected, final int count)
+    {
         final Binding binding = batch.binding();
         if (binding.types().size() != binding.columns().size())
         {
@@ -64,7 +80,7 @@ public final class NativeBatch implements AutoCloseable
         body.clear();
         try
         {
-            return writeBlocks(batch, binding);
+            return selected == null ? writeBlocks(batch, binding) : writeRows(batch, binding, selected, count);
         }
         catch (final RuntimeException e)
         {
@@ -113,6 +129,43 @@ public final class NativeBatch implements AutoCloseable
         if (at != end)
         {
             throw new IllegalArgumentException((end - at) + " bytes left after the " + count + " rows of the batch");
+        }
+        endUsedBlocks();
+        return body;
+    }
+
+    private Bytes<Void> writeRows(final BatchBuffer batch, final Binding binding, final int[] selected,
+        final int count)
+    {
+        final long s = ++stamp;
+        distinct = 0;
+        final Bytes<Void> rows = batch.rows();
+        final boolean masked = binding.rowsCarryMask();
+        for (int k = 0; k < count; k++)
+        {
+            final int r = selected[k];
+            long at = batch.rowStart(r);
+            final long end = batch.rowEnd(r);
+            long mask = 0;
+            if (masked)
+            {
+                if (at + 8 > end)
+                {
+                    throw new IllegalArgumentException("row " + r + " of the batch ends before its omission mask");
+                }
+                mask = readMask(rows, at);
+                at += 8;
+            }
+            final Entry e = entry(binding, mask);
+            if (e.batchStamp != s)
+            {
+                e.batchStamp = s;
+                used[distinct++] = e;
+            }
+            if (e.writer.appendRow(rows, at, end) != end)
+            {
+                throw new IllegalArgumentException("row " + r + " of the batch is not one row of its columns");
+            }
         }
         endUsedBlocks();
         return body;

@@ -124,6 +124,7 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
         final List<Integer> serverDefaults = new ArrayList<>();
         final List<MetadataColumn> metadata = new ArrayList<>();
         final Set<String> topLevel = new HashSet<>();
+        final List<Boolean> mappedFlags = new ArrayList<>();
         // the server's limits narrow the options (ClickHouse 18.x: no Date/DateTime past 2105-12-31)
         final EncoderOptions opts = catalog.encoderOptions(options);
         for (final ColumnSpec c : schema.columns())
@@ -164,6 +165,7 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
             }
             columns.add(new BoundColumn(c.name(), c.type(), path, pathIndex, encoder, defaultBytes));
             metadata.add(meta);
+            mappedFlags.add(meta != null || columnPaths.containsKey(c.name()));
             if (meta == null)
             {
                 topLevel.add(JsonPath.parse(path).segment(0));
@@ -176,9 +178,17 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
                 + schema.columns().stream().map(ColumnSpec::name).toList() + ")");
         }
         final int[] omittable = serverDefaults.stream().mapToInt(Integer::intValue).toArray();
+        final boolean[] mappedColumns = new boolean[mappedFlags.size()];
+        for (int i = 0; i < mappedColumns.length; i++)
+        {
+            mappedColumns[i] = mappedFlags.get(i);
+        }
+        final NestedColumns nested = NestedColumns.bind(
+            new HashSet<>(schema.columns().stream().map(ColumnSpec::name).toList()), columns, mappedColumns, scope,
+            topLevel);
         return new BoundJson(columns.toArray(new BoundColumn[0]), omittable,
             failOnUnknownFields ? new KnownFields(topLevel) : null,
-            metadata.stream().allMatch(m -> m == null) ? null : metadata.toArray(new MetadataColumn[0]));
+            metadata.stream().allMatch(m -> m == null) ? null : metadata.toArray(new MetadataColumn[0]), nested);
     }
 
     /** @return the Kafka metadata a column is filled from ({@link MetadataColumn}), or null when it reads JSON */
@@ -207,6 +217,36 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
         return bound instanceof BoundJson b && b.metadata != null && b.metadata[index] != null
             ? b.metadata[index].spec()
             : null;
+    }
+
+    /**
+     * The JSON path a column's value was read from in the record the bound encoder encoded last: its own path, or the
+     * form of a dotted column that held the value (docs/codecs.md, "Nested columns").
+     *
+     * @param bound an encoder returned by {@link #bind}
+     * @param index the column's index in {@link #columnsOf}
+     * @return the path, or null when {@code bound} is not a {@code JsonRowEncoder}'s
+     */
+    public static String pathReadOf(final Bound<?> bound, final int index)
+    {
+        if (!(bound instanceof BoundJson b))
+        {
+            return null;
+        }
+        return b.nested == null ? b.columns[index].path() : b.nested.pathOf(index);
+    }
+
+    /**
+     * Whether a Nested member of the record the bound encoder encoded last had no value and was filled with its
+     * element's default to its siblings' length.
+     *
+     * @param bound an encoder returned by {@link #bind}
+     * @param index the column's index in {@link #columnsOf}
+     * @return true for a filled member
+     */
+    public static boolean filledOf(final Bound<?> bound, final int index)
+    {
+        return bound instanceof BoundJson b && b.nested != null && b.nested.filled(index);
     }
 
     /**
@@ -255,11 +295,14 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
         /** Per column, its Kafka metadata source; null when every column reads JSON. */
         private final MetadataColumn[] metadata;
         private final boolean readsKeyAndHeaders;
+        /** The rules of dotted (Nested) columns; null when no column has a dot. */
+        private final NestedColumns nested;
 
         BoundJson(final BoundColumn[] columns, final int[] omittable, final KnownFields known,
-            final MetadataColumn[] metadata)
+            final MetadataColumn[] metadata, final NestedColumns nested)
         {
             this.columns = columns;
+            this.nested = nested;
             this.omittable = omittable;
             this.known = known;
             this.metadata = metadata;
@@ -305,6 +348,25 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
             return readsKeyAndHeaders;
         }
 
+        /** Writes a column's value from {@link #view}: null, or why the record cannot be written. */
+        private String value(final int i, final BoundColumn c, final int kind, final Bytes<?> out, final long start)
+        {
+            final NestedColumns n = nested;
+            if (n != null && (kind == JsonKind.MISSING || kind == JsonKind.NULL) && n.member(i))
+            {
+                // a Nested member without a value: its element's default, as often as its siblings have elements
+                n.fill(i, out);
+                return null;
+            }
+            final int code = c.encoder().encode(view, out, scratch);
+            if (code != ConversionError.NONE)
+            {
+                return "column " + c.name() + " (" + c.type() + ") from path " + (n == null ? c.path() : n.pathOf(i))
+                    + ": " + ConversionError.describe(code) + shown(view);
+            }
+            return n == null ? null : n.written(i, out, start);
+        }
+
         @Override
         public String encode(final JsonRecord row, final Bytes<?> out)
         {
@@ -322,18 +384,41 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
             final BoundColumn[] cs = columns;
             final boolean[] defaults = hasDefault;
             final MetadataColumn[] meta = metadata;
+            final NestedColumns n = nested;
+            if (n != null)
+            {
+                final String wrong = n.begin();
+                if (wrong != null)
+                {
+                    return wrong;
+                }
+            }
             for (int i = 0; i < cs.length; i++)
             {
                 final BoundColumn c = cs[i];
+                final long start = out.writePosition();
                 if (meta == null || meta[i] == null)
                 {
                     scope.value(c.pathIndex(), view);
+                    if (n != null)
+                    {
+                        final String twice = n.resolve(i, view);
+                        if (twice != null)
+                        {
+                            return twice;
+                        }
+                    }
                 }
                 else
                 {
                     final int rc = meta[i].write(row, out, view);
                     if (rc == MetadataColumn.WRITTEN)
                     {
+                        final String wrong = n == null ? null : n.written(i, out, start);
+                        if (wrong != null)
+                        {
+                            return wrong;
+                        }
                         continue;
                     }
                     if (rc < 0)
@@ -342,9 +427,9 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
                             + ConversionError.describe(rc);
                     }
                 }
+                final int kind = view.kind();
                 if (defaults[i])
                 {
-                    final int kind = view.kind();
                     // an omitted value takes the DEFAULT before NULL, as ClickHouse fills an omitted column; a null
                     // takes it only where NULL cannot be stored and null_as_default says so
                     if (kind == JsonKind.MISSING || kind == JsonKind.NULL && nullAsDefault && !nullable[i])
@@ -353,19 +438,21 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
                         if (bit >= 0)
                         {
                             mask |= 1L << bit; // left to the server: nothing is written
+                            continue;
                         }
-                        else
+                        out.write(c.defaultValue());
+                        final String wrong = n == null ? null : n.written(i, out, start);
+                        if (wrong != null)
                         {
-                            out.write(c.defaultValue());
+                            return wrong;
                         }
                         continue;
                     }
                 }
-                final int code = c.encoder().encode(view, out, scratch);
-                if (code != ConversionError.NONE)
+                final String wrong = value(i, c, kind, out, start);
+                if (wrong != null)
                 {
-                    return "column " + c.name() + " (" + c.type() + ") from path " + c.path() + ": "
-                        + ConversionError.describe(code) + shown(view);
+                    return wrong;
                 }
             }
             if (masked)

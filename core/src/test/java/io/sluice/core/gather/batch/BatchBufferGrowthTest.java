@@ -16,8 +16,8 @@ class BatchBufferGrowthTest
     private static final com.sun.management.ThreadMXBean THREADS = (com.sun.management.ThreadMXBean)ManagementFactory
         .getThreadMXBean();
     private static final int MAX_ROWS = 20_000;
-    /** long offsets and timestamps, int tracker ids and generations */
-    private static final int BYTES_PER_ROW = 24;
+    /** long offsets, timestamps and row ends, int tracker ids and generations */
+    private static final int BYTES_PER_ROW = 32;
 
     private static long fill(final BatchBuffer b, final int rows)
     {
