@@ -171,6 +171,56 @@ class NestedAndRefusedRecordsIT
         dropDatabase(db);
     }
 
+    /**
+     * Names with two dots (F2): 18.16's {@code Nested::splitName} splits only {@code identifier.identifier}, so
+     * {@code x.y.z} and {@code x.y.w} are in no group; only {@code x.r} is. Each record is also inserted by SQL, leaving
+     * out the columns the record lacks, into a twin table: the rows Sluice writes must be the rows the server itself
+     * stores, and none of the records is refused.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void shouldWriteMultiDotArrayColumnsAsTheServerStoresThemWithoutSiblings() throws Exception
+    {
+        final String s = unique("");
+        final String topic = "nr-dots-" + s;
+        final String db = "nr_" + s;
+        TestServices.sql("CREATE DATABASE " + db);
+        for (final String table : List.of("t", "bysql"))
+        {
+            TestServices.sql("CREATE TABLE " + db + "." + table + " (id UInt32, `x.y.z` Array(UInt8), `x.y.w` "
+                + "Array(String), `x.q` UInt8 DEFAULT 0, `x.r` Array(UInt8)) ENGINE = MergeTree ORDER BY id");
+        }
+        // record, then the same row as an INSERT of the columns it has
+        final String[][] rows = {
+            {"{\"id\":10,\"x.y.z\":[1,2],\"x.r\":[1]}", "(id, `x.y.z`, `x.r`) VALUES (10, [1,2], [1])"},
+            {"{\"id\":11,\"x.y.z\":[1],\"x.q\":5}", "(id, `x.y.z`, `x.q`) VALUES (11, [1], 5)"},
+            {"{\"id\":12,\"x.y.z\":[1,2],\"x.y.w\":[\"a\"],\"x.r\":[]}",
+                "(id, `x.y.z`, `x.y.w`, `x.r`) VALUES (12, [1,2], ['a'], [])"},
+            {"{\"id\":13,\"x.y.z\":[1,2]}", "(id, `x.y.z`) VALUES (13, [1,2])"},
+            {"{\"id\":14,\"x.y.w\":[\"p\",\"q\",\"r\"],\"x.r\":[7,8]}",
+                "(id, `x.y.w`, `x.r`) VALUES (14, ['p','q','r'], [7,8])"},
+            {"{\"id\":15,\"x\":{\"y\":{\"z\":[4]}},\"x.r\":[6,6,6]}",
+                "(id, `x.y.z`, `x.r`) VALUES (15, [4], [6,6,6])"},
+            {"{\"id\":16}", "(id) VALUES (16)"}};
+        final List<ProducerRecord<byte[], byte[]>> in = new ArrayList<>();
+        for (final String[] row : rows)
+        {
+            in.add(record(topic, 0, row[0]));
+            TestServices.sql("INSERT INTO " + db + ".bysql " + row[1]);
+        }
+        TestServices.createTopic(topic, 1);
+        KafkaRecords.produce(in);
+        final SluiceEngine engine = engine(sinkToml(topic, "g-" + s, db, "fail", 10_000, 60_000));
+        assertEquals(SluiceEngine.EXIT_OK, engine.run(), engine.failure());
+        final String select = "SELECT id, `x.y.z`, `x.y.w`, `x.q`, `x.r` FROM " + db + ".";
+        final String bySql = TestServices.sql(select + "bysql ORDER BY id");
+        assertEquals(rows.length, bySql.lines().count(), bySql);
+        assertEquals(bySql, TestServices.sql(select + "t ORDER BY id"));
+        assertTrue(bySql.contains("13\t[1,2]\t[]\t0\t[]\n"), "18.16 fills no sibling of x.y.z: " + bySql);
+        assertEquals(Map.of(new TopicPartition(topic, 0), (long)rows.length), TestServices.committed("g-" + s));
+        dropDatabase(db);
+    }
+
     /** A table whose MATERIALIZED column refuses x = 13 for the row (ClickHouse 395, found by the server only). */
     private static String createThrowing(final String s) throws Exception
     {

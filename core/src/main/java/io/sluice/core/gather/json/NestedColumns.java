@@ -21,9 +21,11 @@ import io.sluice.core.gather.batch.BoundColumn;
  * ClickHouse's rules for columns whose names hold a dot, applied to each record before its row joins a batch, so
  * that what the server would refuse for a whole block is found per record (docs/codecs.md, "Nested columns"). A
  * {@code Nested(a T, b U)} column {@code n} is stored as the columns {@code n.a Array(T)} and {@code n.b Array(U)};
- * the server groups Array columns by the part of their name before the first dot and refuses a block in which the
- * arrays of one group differ in length in any row (ClickHouse's {@code Nested::validateArraySizes}, error 190
- * SIZES_OF_ARRAYS_DOESNT_MATCH, checked on 18.16). Per record:
+ * the server groups Array columns by their name and refuses a block in which the arrays of one group differ in length
+ * in any row (ClickHouse's {@code Nested::validateArraySizes}, error 190 SIZES_OF_ARRAYS_DOESNT_MATCH, checked on
+ * 18.16). A group here is the Array columns named exactly {@code n.identifier} ({@link #groupable}: 18.16's
+ * {@code Nested::splitName}); a name with more dots ({@code x.y.z}) is in no group, as on 18.16 (without a
+ * value it is written as {@code []}). Per record:
  * <ol>
  *   <li><b>Where a value is read.</b> A column {@code x.y} reads the key {@code "x.y"}, or the member {@code y} of an
  *       object {@code x}, as ClickHouse's JSONEachRow does with {@code input_format_import_nested_json = 1} (every
@@ -126,8 +128,10 @@ final class NestedColumns
                 continue;
             }
             any = true;
-            if (c.encoder().type().kind() == ClickHouseType.Kind.ARRAY)
+            if (c.encoder().type().kind() == ClickHouseType.Kind.ARRAY && groupable(name))
             {
+                // a name 18.16 does not split (x.y.z) is in no group: never checked against a sibling, and without a
+                // value it is [] (the Array encoder's missing value), as 18.16 stores it
                 groups.computeIfAbsent(name.substring(0, dot), k -> new ArrayList<>()).add(i);
             }
             if (!mapped[i])
@@ -164,6 +168,41 @@ final class NestedColumns
         }
         return new NestedColumns(scope, columns.toArray(new BoundColumn[0]), forms, formPaths, groupOf, groupNames,
             members, groupKey, elementDefault);
+    }
+
+    /**
+     * Whether a column name is a member of a Nested group: exactly {@code identifier.identifier}, each part
+     * {@code [A-Za-z_][A-Za-z0-9_]*}. This is ClickHouse 18.16's {@code Nested::splitName}, which splits no other name
+     * (checked on 18.16: a column {@code x.y.z} is neither checked against {@code x.r} nor filled to its length);
+     * current releases split at the first dot, so they group more names, and a block they refuse for such a name is
+     * found by the batch split (docs/dead-letters.md). The names both agree on are the ones grouped here.
+     *
+     * @param name a column's name
+     * @return whether it takes part in its group's length check and fill
+     */
+    static boolean groupable(final String name)
+    {
+        final int dot = name.indexOf('.');
+        return dot > 0 && name.indexOf('.', dot + 1) < 0 && identifier(name, 0, dot)
+            && identifier(name, dot + 1, name.length());
+    }
+
+    private static boolean identifier(final String s, final int from, final int to)
+    {
+        if (from >= to)
+        {
+            return false;
+        }
+        for (int i = from; i < to; i++)
+        {
+            final char ch = s.charAt(i);
+            final boolean letter = ch >= 'A' && ch <= 'Z' || ch >= 'a' && ch <= 'z' || ch == '_';
+            if (!letter && (i == from || ch < '0' || ch > '9'))
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

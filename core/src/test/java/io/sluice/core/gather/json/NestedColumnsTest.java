@@ -43,7 +43,7 @@ class NestedColumnsTest
         final JsonRowEncoder encoder = new JsonRowEncoder("b", mapped, record.scope(), EncoderOptions.DEFAULTS,
             new EncodeScratch(1 << 12), false);
         return encoder.bind(new TableSchema("db", "t", List.of(columns)),
-            new StubCatalog(Map.of("[7, 8]", "[7,8]"), "UTC", false));
+            new StubCatalog(Map.of("[7, 8]", "[7,8]", "0", "0"), "UTC", false));
     }
 
     /** The table of the issue: {@code t(id UInt32, n Nested(a UInt8, b String))} as DESCRIBE shows it. */
@@ -174,6 +174,39 @@ class NestedColumnsTest
         assertEquals(Set.of("a", "a.b"), top);
         assertEquals(List.of("a.b\\.c"), NestedColumns.otherForms("a.b.c", Set.of("a.b"), new HashSet<>()));
         assertEquals(List.of(), NestedColumns.otherForms("a.0", Set.of(), new HashSet<>()));
+    }
+
+    /**
+     * Only {@code identifier.identifier} Array columns form groups (18.16's {@code Nested::splitName}): a name with
+     * more dots, or a part that is no identifier, is neither checked against a sibling nor filled to its length, as
+     * 18.16 stores it (table t8 of NestedAndRefusedRecordsIT); its other forms are still read.
+     */
+    @Test
+    void shouldGroupOnlyIdentifierDotIdentifierNamesAsClickHouse1816Does() throws Exception
+    {
+        final RowEncoder.Bound<JsonRecord> t = bind(Map.of(), column("id", "UInt32"),
+            column("x.y.z", "Array(UInt8)"), column("x.y.w", "Array(String)"),
+            new ColumnSpec("x.q", "UInt8", "DEFAULT", "0"),
+            column("x.r", "Array(UInt8)"));
+        assertNull(encode(t, "{\"id\":2,\"x.y.z\":[1,2],\"x.r\":[1]}"), "x.y.z is in no group");
+        assertEquals("02 00 00 00 02 01 02 00 00 01 01", hex());
+        assertNull(encode(t, "{\"id\":7,\"x.y.z\":[1],\"x.q\":5}"));
+        assertEquals("07 00 00 00 01 01 00 05 00", hex(), "x.y.w = [] and x.r = [], not [''] and [0]");
+        assertNull(encode(t, "{\"id\":8,\"x\":{\"y\":{\"z\":[3]}},\"x.r\":[4,5]}"), "the object form is read");
+        assertEquals("08 00 00 00 01 03 00 00 02 04 05", hex());
+        // x.r is still a group of one (x.r alone: filled to 0); two single-dot members are still checked
+        final RowEncoder.Bound<JsonRecord> u = bind(Map.of(), column("x.y.z", "Array(UInt8)"),
+            column("x.a", "Array(UInt8)"), column("x.b", "Array(UInt8)"), column("x.1c", "Array(UInt8)"),
+            column("x-y.a", "Array(UInt8)"));
+        final String e = encode(u, "{\"x.a\":[1,2],\"x.b\":[1]}");
+        assertTrue(e != null && e.contains("Nested x: x.b has 1 element(s) but x.a has 2"), e);
+        assertNull(encode(u, "{\"x.y.z\":[9,9,9],\"x.b\":[1],\"x.1c\":[1,2],\"x-y.a\":[1,2,3]}"));
+        assertEquals("03 09 09 09 01 00 01 01 02 01 02 03 01 02 03", hex(), "x.a filled to x.b's length only");
+        assertTrue(NestedColumns.groupable("n.a") && NestedColumns.groupable("_n.a_1"));
+        for (final String name : List.of("x.y.z", "n.1a", "1n.a", "n-x.a", "n.", ".a", "n", "n.a b", "n.é"))
+        {
+            assertTrue(!NestedColumns.groupable(name), name);
+        }
     }
 
     /** A mapped member reads its mapping only, and a constant DEFAULT is checked against its siblings too. */
