@@ -221,6 +221,38 @@ class NestedAndRefusedRecordsIT
         dropDatabase(db);
     }
 
+    /**
+     * A constant array DEFAULT on a Nested member (F3: {@code MODIFY COLUMN n.b Array(String) DEFAULT ['c1','c2']})
+     * is evaluated once at bind and checked against its siblings like a value of the record: a record whose
+     * {@code n.a} is not 2 long is refused by Sluice (the server would refuse its whole block), the others store the
+     * DEFAULT as the server does for an INSERT that leaves {@code n.b} out.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void shouldCheckAConstantArrayDefaultOfANestedMemberAgainstItsSiblings() throws Exception
+    {
+        final String s = unique("");
+        final String topic = "nr-cdef-" + s;
+        final String db = createNested(s);
+        TestServices.sql("ALTER TABLE " + db + ".t MODIFY COLUMN `n.b` Array(String) DEFAULT ['c1','c\\'2']");
+        TestServices.createTopic(topic, 1);
+        final List<ProducerRecord<byte[], byte[]>> in = new ArrayList<>();
+        for (final String json : List.of("{\"id\":1,\"n.a\":[1,2]}", "{\"id\":2,\"n.a\":[1]}",
+            "{\"id\":3,\"n.a\":[3],\"n.b\":[\"x\"]}", "{\"id\":4,\"n\":{\"a\":[4,5]}}", "{\"id\":5}"))
+        {
+            in.add(record(topic, 0, json));
+        }
+        KafkaRecords.produce(in);
+        final SluiceEngine engine = engine(sinkToml(topic, "g-" + s, db, "skip", 10_000, 60_000));
+        assertEquals(SluiceEngine.EXIT_OK, engine.run(), engine.failure());
+        assertEquals("1\t[1,2]\t['c1','c\\'2']\n3\t[3]\t['x']\n4\t[4,5]\t['c1','c\\'2']\n",
+            TestServices.sql("SELECT id, n.a, n.b FROM " + db + ".t ORDER BY id"));
+        // ids 2 (1 element against the DEFAULT's 2) and 5 (none against 2) are refused by Sluice, not by the server
+        assertEquals(2, engine.pipelines().get(0).stats().droppedInvalid.get());
+        assertEquals(0, engine.pipelines().get(0).stats().insertFailures.get(), "no block was refused");
+        dropDatabase(db);
+    }
+
     /** A table whose MATERIALIZED column refuses x = 13 for the row (ClickHouse 395, found by the server only). */
     private static String createThrowing(final String s) throws Exception
     {

@@ -24,13 +24,19 @@ import io.sluice.core.gather.sink.TableSchema;
  */
 final class ClickHouseCatalog implements DestinationCatalog
 {
+    /** A number or a quoted string literal. */
+    private static final String SCALAR = "-?[0-9][0-9._eE+-]*|'(?:[^'\\\\]|\\\\.)*'";
+    /** An array literal of scalars and NULLs, as 18.16 describes {@code DEFAULT ['c1','c2']} ({@code [], [1, 2]}). */
+    private static final String ARRAY = "\\[\\s*(?:(?:" + SCALAR + "|NULL)(?:\\s*,\\s*(?:" + SCALAR
+        + "|NULL))*)?\\s*\\]";
     /**
-     * A DEFAULT expression Sluice evaluates once: a literal, or a cast/conversion function of literals. The type
-     * argument may hold escaped quotes: 18.16 describes {@code DEFAULT 'b'} of an Enum8 column as
+     * A DEFAULT expression Sluice evaluates once: a literal, an array literal of literals, or a cast/conversion
+     * function of one. The type argument may hold escaped quotes: 18.16 describes {@code DEFAULT 'b'} of an Enum8 column as
      * {@code CAST('b', 'Enum8(\\'a\\' = 1, \\'b\\' = 2)')}.
      */
-    private static final Pattern CONSTANT = Pattern.compile(
-        "\\s*(-?[0-9][0-9._eE+-]*|'([^'\\\\]|\\\\.)*'|NULL|\\[\\]|(CAST|to[A-Za-z0-9]+)\\(\\s*('([^'\\\\]|\\\\.)*'|-?[0-9][0-9._eE+-]*)\\s*(,\\s*'([^'\\\\]|\\\\.)*'\\s*)?\\))\\s*");
+    private static final Pattern CONSTANT = Pattern.compile("\\s*(?:" + SCALAR + "|NULL|" + ARRAY
+        + "|(?:CAST|to[A-Za-z0-9]+)\\(\\s*(?:" + SCALAR + "|" + ARRAY
+        + ")\\s*(?:,\\s*'(?:[^'\\\\]|\\\\.)*'\\s*)?\\))\\s*");
 
     private static final int TABLE_ALREADY_EXISTS = 57;
     private static final String DATABASE_PLACEHOLDER = "{database}";
@@ -307,8 +313,10 @@ final class ClickHouseCatalog implements DestinationCatalog
      */
     static String defaultEvaluation(final ColumnSpec column)
     {
-        if (!CONSTANT.matcher(column.defaultExpression()).matches())
+        if (!CONSTANT.matcher(column.defaultExpression()).matches()
+            || column.type().startsWith("Array(") && column.type().contains("Date"))
         {
+            // an Array's elements travel as the server's text, which for dates and times is not what the encoder reads
             return null;
         }
         String type = column.type();
@@ -364,6 +372,10 @@ final class ClickHouseCatalog implements DestinationCatalog
         }
         final String text = rows.get(0).get(1);
         final String type = column.type().replace("LowCardinality(", "").replace("Nullable(", "");
+        if (type.startsWith("Array("))
+        {
+            return arrayJson(text);
+        }
         if (type.startsWith("DateTime64("))
         {
             return jsonString(text + "Z");
@@ -378,6 +390,57 @@ final class ClickHouseCatalog implements DestinationCatalog
             return text;
         }
         return jsonString(text);
+    }
+
+    /**
+     * An array as the server prints it ({@code toString}: {@code ['c1','c\'2']}, {@code [1,-2.5]}, {@code [NULL,3]})
+     * as JSON: each quoted string, its backslash escapes undone, becomes a JSON string; numbers, {@code NULL} (as
+     * {@code null}), brackets and commas are kept.
+     *
+     * @param text the server's text of an Array value
+     * @return JSON text of the array
+     */
+    static String arrayJson(final String text)
+    {
+        final StringBuilder out = new StringBuilder(text.length() + 8);
+        int i = 0;
+        while (i < text.length())
+        {
+            final char c = text.charAt(i++);
+            if (c == 'N' && text.startsWith("ULL", i))
+            {
+                out.append("null");
+                i += 3;
+                continue;
+            }
+            if (c != '\'')
+            {
+                out.append(c);
+                continue;
+            }
+            final StringBuilder value = new StringBuilder();
+            while (i < text.length() && text.charAt(i) != '\'')
+            {
+                char v = text.charAt(i++);
+                if (v == '\\' && i < text.length())
+                {
+                    v = switch (text.charAt(i++))
+                    {
+                        case 'n' -> '\n';
+                        case 't' -> '\t';
+                        case 'r' -> '\r';
+                        case 'b' -> '\b';
+                        case 'f' -> '\f';
+                        case '0' -> '\0';
+                        default -> text.charAt(i - 1);
+                    };
+                }
+                value.append(v);
+            }
+            i++; // the closing quote
+            out.append(jsonString(value.toString()));
+        }
+        return out.toString();
     }
 
     private static String jsonString(final String text)

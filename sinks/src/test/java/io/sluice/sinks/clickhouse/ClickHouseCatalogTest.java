@@ -59,4 +59,31 @@ class ClickHouseCatalogTest
         assertNull(ClickHouseCatalog.defaultEvaluation(new ColumnSpec("hn", "Nullable(UInt64)", "DEFAULT",
             "CAST(cityHash64(id), 'Nullable(UInt64)')")), "an expression of other columns is the server's");
     }
+
+    /** Array literals, as 18.16 describes them, are constants too (a Nested member's DEFAULT ['c1','c2']). */
+    @Test
+    void shouldEvaluateArrayLiteralDefaultsAndReadTheServersArrayTextAsJson()
+    {
+        for (final String e : List.of("['c1', 'c\\'2']", "[1, 2]", "CAST([], 'Array(String)')",
+            "CAST([NULL, -3], 'Array(Nullable(Int32))')", "[1.5, -2]", "[ ]"))
+        {
+            assertEquals("SELECT isNull(CAST((" + e + ") AS Array(String))), ifNull(toString(CAST((" + e
+                + ") AS Array(String))), '')",
+                ClickHouseCatalog.defaultEvaluation(new ColumnSpec("a",
+                    "Array(String)", "DEFAULT", e)),
+                e);
+        }
+        for (final String e : List.of("[1, id]", "[[1]]", "['a'] || ['b']", "arrayResize([1], k)", "[now()]"))
+        {
+            assertNull(ClickHouseCatalog.defaultEvaluation(new ColumnSpec("a", "Array(UInt8)", "DEFAULT", e)), e);
+        }
+        assertNull(ClickHouseCatalog.defaultEvaluation(new ColumnSpec("a", "Array(Date)", "DEFAULT", "['2020-01-01']")),
+            "an Array of dates travels as the server's text: left to the server");
+        final ColumnSpec strings = new ColumnSpec("n.b", "Array(String)", "DEFAULT", "['c1', 'c2']");
+        assertEquals("[\"c1\",\"c'2\",\"a\\\\b\\\"t\",\"x\\u0009y\"]", ClickHouseCatalog.defaultJson(strings,
+            List.of(List.of("0", "['c1','c\\'2','a\\\\b\"t','x\\ty']"))));
+        assertEquals("[]", ClickHouseCatalog.defaultJson(strings, List.of(List.of("0", "[]"))));
+        assertEquals("[null,-3]", ClickHouseCatalog.arrayJson("[NULL,-3]"));
+        assertEquals("[1.5,-2,\"NULL\"]", ClickHouseCatalog.arrayJson("[1.5,-2,'NULL']"));
+    }
 }

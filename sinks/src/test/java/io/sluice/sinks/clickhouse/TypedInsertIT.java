@@ -286,7 +286,9 @@ class TypedInsertIT
         sql("CREATE TABLE " + DB + ".constants (id UInt8, t DateTime DEFAULT 0, t2 DateTime DEFAULT "
             + "'2020-01-01 00:00:00', tz DateTime('Asia/Tokyo') DEFAULT '2020-01-01 09:00:00', d Date DEFAULT 0, "
             + "d2 Date DEFAULT '2020-02-29', z Int32 DEFAULT 7, c Nullable(String) DEFAULT NULL, "
-            + "e Enum8('a' = 1, 'b' = 2) DEFAULT 'b') ENGINE = MergeTree ORDER BY id");
+            + "e Enum8('a' = 1, 'b' = 2) DEFAULT 'b', a1 Array(String) DEFAULT ['c1', 'c\\'2', 'x\\ty'], "
+            + "a2 Array(UInt8) DEFAULT [1, 2], a3 Array(String) DEFAULT [], a4 Array(Nullable(Int32)) DEFAULT "
+            + "[NULL, -3], a5 Array(Float64) DEFAULT [1.5, -2]) ENGINE = MergeTree ORDER BY id");
         final List<List<String>> described = TabSeparated.parse(sql("DESCRIBE TABLE " + DB + ".constants FORMAT "
             + "TabSeparated"));
         final HttpResponse<String> insert = post("INSERT INTO " + DB + ".constants (id) FORMAT RowBinary",
