@@ -247,13 +247,21 @@ public final class PgType
     /**
      * The type from a base type name and {@code pg_attribute.atttypmod}, as the catalog gives it.
      *
-     * @param baseName the base type name ({@link Kind#forName}); for a domain, its base type's.
+     * @param baseName the base type's {@code pg_type.typname} ({@link Kind#forName}; {@code "char"}, the internal
+     *                 one-byte type, is refused); for a domain, its base type's.
      * @param typmod   the modifier, -1 for none: numeric {@code ((p << 16) | (s & 0x7ff)) + 4}; varchar and
      *                 bpchar {@code n + 4}; timestamp precision (kept by the server: it rounds).
      * @return the type.
+     * @throws IllegalArgumentException if the type is not supported.
      */
     public static PgType fromCatalog(final String baseName, final int typmod)
     {
+        if (baseName.equals("char"))
+        {
+            // pg_type's "char" (OID 18) is the internal one-byte type, not character(n), whose typname is bpchar
+            throw new IllegalArgumentException("unsupported PostgreSQL type for binary COPY: \"char\" (the "
+                + "internal one-byte type; character(n) is bpchar)");
+        }
         final Kind kind = Kind.forName(baseName);
         if (typmod < 0)
         {

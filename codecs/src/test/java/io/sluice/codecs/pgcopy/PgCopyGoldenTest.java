@@ -463,8 +463,37 @@ class PgCopyGoldenTest
         assertEquals("character varying(7)", PgType.fromCatalog("varchar", 11).toString());
         assertEquals("numeric", PgType.fromCatalog("numeric", -1).toString());
         assertThrows(IllegalArgumentException.class, () -> PgType.parse("money"));
+        assertThrows(IllegalArgumentException.class, () -> PgType.fromCatalog("char", -1));
+        assertEquals("character(1)", PgType.fromCatalog("bpchar", 5).toString());
         assertThrows(IllegalArgumentException.class, () -> PgType.parse("integer(3)"));
         assertThrows(IllegalStateException.class, () -> PgType.parse("int[]").arrayOf());
         assertArrayEquals(new byte[]{0, 0, 0, 1, 1}, PgValues.field("bool", "true"));
+    }
+
+    @Test
+    void shouldNameOnlyRealCodesInDocsPostgresMd() throws Exception
+    {
+        final String doc = java.nio.file.Files.readString(java.nio.file.Path.of("..", "docs", "postgres.md"));
+        final java.util.regex.Matcher m = java.util.regex.Pattern.compile("`([A-Z][A-Z_]{3,})`").matcher(doc);
+        int names = 0;
+        while (m.find())
+        {
+            final String name = m.group(1);
+            int code;
+            try
+            {
+                code = PgCopyError.class.getField(name).getInt(null);
+            }
+            catch (final NoSuchFieldException e)
+            {
+                code = ConversionError.class.getField(name).getInt(null);
+            }
+            assertTrue(code < 0, name);
+            names++;
+        }
+        assertTrue(names > 15, "the Types table names its codes: " + names);
+        // the time table of case P5 is what the codec writes
+        assertEquals(PgValues.hex("timestamp", "\"2024-03-10T10:00:00Z\""), PgValues.hex("timestamp",
+            "\"2024-03-10T12:00:00+02:00\""));
     }
 }
