@@ -51,14 +51,14 @@ public final class PgCopy
      * {@link PgColumnEncoder#encode} or {@link #writeNull}.
      *
      * @param out    the buffer.
-     * @param fields the number of fields (columns of the COPY column list), 1..1664 (PostgreSQL's column limit).
+     * @param fields the number of fields (columns of the COPY column list), 1..1600 (a table has at most 1600 columns, MaxHeapAttributeNumber).
      * @throws IllegalArgumentException if out of range.
      */
     public static void beginTuple(final Bytes<?> out, final int fields)
     {
-        if (fields < 1 || fields > 1664)
+        if (fields < 1 || fields > 1600)
         {
-            throw new IllegalArgumentException("a tuple has 1..1664 fields: " + fields);
+            throw new IllegalArgumentException("a tuple has 1..1600 fields: " + fields);
         }
         writeInt16(out, fields);
     }
