@@ -51,7 +51,8 @@ public final class PgCopy
      * {@link PgColumnEncoder#encode} or {@link #writeNull}.
      *
      * @param out    the buffer.
-     * @param fields the number of fields (columns of the COPY column list), 1..1600 (a table has at most 1600 columns, MaxHeapAttributeNumber).
+     * @param fields the number of fields (columns of the COPY column list), 1..1600 (a table has at most 1600
+     *               columns, MaxHeapAttributeNumber).
      * @throws IllegalArgumentException if out of range.
      */
     public static void beginTuple(final Bytes<?> out, final int fields)
