@@ -72,9 +72,10 @@ public final class EncodeScratch
      * Points {@link #textBuffer}/{@link #textOffset}/{@link #textLength} at the UTF-8 text of a STRING view,
      * unescaping into this scratch only when the string holds escapes.
      *
+     * @param value a STRING view.
      * @return {@link ConversionError#NONE}, {@link ConversionError#INVALID_STRING} or {@link ConversionError#TOO_LONG}.
      */
-    int text(final JsonValueView value)
+    public int text(final JsonValueView value)
     {
         if (!value.escaped())
         {
@@ -101,9 +102,10 @@ public final class EncodeScratch
     /**
      * Points the text fields at the literal bytes of a NUMBER, or the text of a STRING.
      *
+     * @param value a NUMBER or STRING view.
      * @return {@link ConversionError#NONE}, a string error, or {@link ConversionError#WRONG_KIND} for other kinds.
      */
-    int numberText(final JsonValueView value)
+    public int numberText(final JsonValueView value)
     {
         if (value.kind() == JsonKind.NUMBER)
         {
@@ -117,6 +119,116 @@ public final class EncodeScratch
             return text(value);
         }
         return ConversionError.WRONG_KIND;
+    }
+
+    /**
+     * The buffer holding the text found by the last {@link #text} or {@link #numberText}.
+     *
+     * @return the buffer (the value's own buffer, or this scratch's unescape buffer).
+     */
+    public DirectBuffer textBuffer()
+    {
+        return textBuffer;
+    }
+
+    /**
+     * Index of the first byte of the last text in {@link #textBuffer()}.
+     *
+     * @return the offset in bytes.
+     */
+    public int textOffset()
+    {
+        return textOffset;
+    }
+
+    /**
+     * Length in bytes of the last text.
+     *
+     * @return the length in bytes.
+     */
+    public int textLength()
+    {
+        return textLength;
+    }
+
+    /**
+     * The low (or only) 64 bits of the last parse result (see each parser of {@link SharedParsers}).
+     *
+     * @return the result.
+     */
+    public long resultLow()
+    {
+        return resultLow;
+    }
+
+    /**
+     * The high 64 bits of the last parse result (see each parser of {@link SharedParsers}).
+     *
+     * @return the result.
+     */
+    public long resultHigh()
+    {
+        return resultHigh;
+    }
+
+    /**
+     * Whether the number last split by {@link SharedParsers#split} is negative.
+     *
+     * @return the sign.
+     */
+    public boolean negative()
+    {
+        return negative;
+    }
+
+    /**
+     * Index of the first integer digit of the number last split by {@link SharedParsers#split}.
+     *
+     * @return the index in the number's buffer.
+     */
+    public int intStart()
+    {
+        return intStart;
+    }
+
+    /**
+     * Index after the last integer digit of the number last split.
+     *
+     * @return the index in the number's buffer.
+     */
+    public int intEnd()
+    {
+        return intEnd;
+    }
+
+    /**
+     * Index of the first fraction digit of the number last split (equal to {@link #fracEnd()} without fraction).
+     *
+     * @return the index in the number's buffer.
+     */
+    public int fracStart()
+    {
+        return fracStart;
+    }
+
+    /**
+     * Index after the last fraction digit of the number last split.
+     *
+     * @return the index in the number's buffer.
+     */
+    public int fracEnd()
+    {
+        return fracEnd;
+    }
+
+    /**
+     * The decimal exponent of the number last split (0 without exponent; clamped to +-10^9).
+     *
+     * @return the exponent.
+     */
+    public long exponent()
+    {
+        return exponent;
     }
 
     JsonCursor cursor(final int level)

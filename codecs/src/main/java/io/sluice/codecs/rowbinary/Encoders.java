@@ -811,52 +811,14 @@ final class Encoders
             {
                 return code;
             }
-            if (scratch.textLength != 36)
+            final int parsed = SharedParsers.parseUuid(scratch.textBuffer, scratch.textOffset, scratch.textLength,
+                scratch);
+            if (parsed != ConversionError.NONE)
             {
-                return ConversionError.BAD_UUID;
+                return parsed;
             }
-            final DirectBuffer b = scratch.textBuffer;
-            final int offset = scratch.textOffset;
-            long high = 0;
-            long low = 0;
-            int digits = 0;
-            for (int i = 0; i < 36; i++)
-            {
-                final int c = b.getByte(offset + i);
-                if (i == 8 || i == 13 || i == 18 || i == 23)
-                {
-                    if (c != '-')
-                    {
-                        return ConversionError.BAD_UUID;
-                    }
-                    continue;
-                }
-                final int h = hex(c);
-                if (h < 0)
-                {
-                    return ConversionError.BAD_UUID;
-                }
-                if (digits++ < 16)
-                {
-                    high = (high << 4) | h;
-                }
-                else
-                {
-                    low = (low << 4) | h;
-                }
-            }
-            RowBinary.writeUuid(out, high, low);
+            RowBinary.writeUuid(out, scratch.resultHigh, scratch.resultLow);
             return ConversionError.NONE;
-        }
-
-        private static int hex(final int c)
-        {
-            if (c >= '0' && c <= '9')
-            {
-                return c - '0';
-            }
-            final int lower = c | 0x20;
-            return lower >= 'a' && lower <= 'f' ? lower - 'a' + 10 : -1;
         }
 
         @Override
