@@ -120,8 +120,8 @@ public final class PostgresCatalog implements DestinationCatalog
     private static final String SCHEMA_QUERY = "SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = ?";
 
     private static final String VERSION_QUERY = "SELECT c.relkind, c.oid::text || ':' || pg_catalog.md5(coalesce("
-        + "pg_catalog.string_agg(a.attnum || ',' || a.attname || ',' || a.atttypid || ',' || a.atttypmod || ','"
-        + " || a.attisdropped || ',' || a.attnotnull || ',' || a.attidentity || ',' || a.attgenerated || ','"
+        + "pg_catalog.string_agg(a.attnum::text || ',' || a.attname::text || ',' || a.atttypid || ',' || a.atttypmod || ','"
+        + " || a.attisdropped || ',' || a.attnotnull || ',' || a.attidentity::text || ',' || a.attgenerated::text || ','"
         + " || coalesce(d.adbin::text, ''), ';' ORDER BY a.attnum), ''))"
         + " FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
         + " LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0"
