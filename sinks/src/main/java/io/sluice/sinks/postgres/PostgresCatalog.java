@@ -107,6 +107,7 @@ public final class PostgresCatalog implements DestinationCatalog
 
     private static final Logger LOG = LoggerFactory.getLogger(PostgresCatalog.class);
 
+    private static final String DUPLICATE_OBJECT = "42710";
     private static final String SCHEMA_PLACEHOLDER = "{schema}";
     private static final String TABLE_PLACEHOLDER = "{table}";
     private static final Set<String> RACE_INDEXES = Set.of("pg_type_typname_nsp_index", "pg_class_relname_nsp_index");
@@ -431,8 +432,10 @@ public final class PostgresCatalog implements DestinationCatalog
      * Several sessions creating the same table at once all succeed: 42P07 duplicate_table, and 23505 on
      * {@code pg_type_typname_nsp_index} or {@code pg_class_relname_nsp_index} (two sessions inserting the same
      * catalog row, PostgreSQL's way of losing that race), mean another session made it; the table is looked up
-     * again and, if it is not there yet, the statement is run once more (logged once). A name taken by a type
-     * (42710) or by a relation that is not a table is an error, never retried.
+     * again and, if it is not there yet, the statement is run once more (logged once). 42710 duplicate_object is
+     * looked at the same way, as a creator can find the winner's row type before its table: when the table then
+     * exists, it is used. A name taken by a type with no table (42710 and no relation) or by a relation that is not
+     * a table is an error, never retried.
      *
      * @throws SinkException when a name is invalid, creation is off, the schema does not exist (Sluice never creates
      *     a schema), the name is taken, the statement fails, or it ran and no table of that name exists
@@ -473,7 +476,8 @@ public final class PostgresCatalog implements DestinationCatalog
                 catch (final SQLException e)
                 {
                     final SQLException real = PostgresErrors.firstReal(e);
-                    if (!lostRace(real))
+                    // 42710 too: a creator that finds the winner's row type committed before its table is visible
+                    if (!lostRace(real) && !DUPLICATE_OBJECT.equals(real.getSQLState()))
                     {
                         throw refusal(c, what, schema, table, real);
                     }
@@ -485,7 +489,7 @@ public final class PostgresCatalog implements DestinationCatalog
                             real.getSQLState());
                         return;
                     }
-                    if (attempt > 0)
+                    if (attempt > 0 || typeKind(c, schema, table) != null)
                     {
                         throw refusal(c, what, schema, table, real);
                     }

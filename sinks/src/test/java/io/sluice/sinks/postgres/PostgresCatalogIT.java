@@ -255,6 +255,63 @@ class PostgresCatalogIT
     }
 
     @Test
+    void shouldTakeWhatTheServerSaysToTheLoserOfARaceAsALostRace() throws Exception
+    {
+        // the bare statements, without the catalog's look-up first: whatever the loser sees must count as a race
+        final String race = SCHEMA + "_bare";
+        sql("CREATE SCHEMA " + PostgresIdentifiers.quote(race));
+        final String create = PostgresCatalog.replacePlaceholders(DDL, PostgresIdentifiers.quote(race),
+            PostgresIdentifiers.quote("orders"));
+        final ExecutorService pool = Executors.newFixedThreadPool(2);
+        final List<String> seen = new ArrayList<>();
+        try
+        {
+            for (int round = 0; round < 20; round++)
+            {
+                sql("DROP TABLE IF EXISTS " + PostgresIdentifiers.qualified(race, "orders"));
+                final CyclicBarrier together = new CyclicBarrier(2);
+                final List<Future<SQLException>> both = new ArrayList<>();
+                for (int worker = 0; worker < 2; worker++)
+                {
+                    both.add(pool.submit(() ->
+                    {
+                        try (Connection c = open(); Statement s = c.createStatement())
+                        {
+                            together.await(30, TimeUnit.SECONDS);
+                            s.execute(create);
+                            return null;
+                        }
+                        catch (final SQLException e)
+                        {
+                            return e;
+                        }
+                    }));
+                }
+                int failed = 0;
+                for (final Future<SQLException> f : both)
+                {
+                    final SQLException e = f.get(60, TimeUnit.SECONDS);
+                    if (e != null)
+                    {
+                        failed++;
+                        seen.add(e.getSQLState());
+                        assertTrue(PostgresCatalog.lostRace(e) || "42710".equals(e.getSQLState()),
+                            "not taken for a lost race: " + e);
+                    }
+                }
+                assertEquals(1, failed, "round " + round + ": exactly one creator loses");
+            }
+        }
+        finally
+        {
+            pool.shutdownNow();
+            sql("DROP SCHEMA " + PostgresIdentifiers.quote(race) + " CASCADE");
+        }
+        assertEquals(20, seen.size(), seen.toString());
+        System.out.println("SQLSTATEs of the losers: " + seen);
+    }
+
+    @Test
     void shouldRefuseNamesOverSixtyThreeBytesBeforeAnyDdl() throws Exception
     {
         final PostgresCatalog catalog = creating();
