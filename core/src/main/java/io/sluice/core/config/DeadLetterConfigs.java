@@ -16,7 +16,9 @@ import io.sluice.core.naming.ReservedTopics;
 /**
  * Reads and checks {@code dead_letter_topic} and the keys that go with it, for sinks and sources: a dead_letter
  * policy needs the topic, a topic without a policy that sends records there is a mistake, the template must parse,
- * a literal name must not be one Kafka reserves ({@link ReservedTopics}), and a source that has no input topic (file, stdin) takes a literal name only.
+ * a literal name must be a legal topic name as written (one that sanitising would change is refused with the fix, as
+ * a static rule's topic is) and not one Kafka reserves ({@link ReservedTopics}), and a source that has no input topic
+ * (file, stdin) takes a literal name only.
  */
 final class DeadLetterConfigs
 {
@@ -128,10 +130,10 @@ final class DeadLetterConfigs
         try
         {
             final DeadLetterConfig c = new DeadLetterConfig(topic, create, partitions, replication);
-            final String reserved = DestinationTemplate.parse(topic).isLiteral() ? ReservedTopics.refusal(topic) : null;
-            if (reserved != null)
+            // a literal is used as written: one that sanitising would change (or make reserved) is refused here,
+            // never left for the run to discover record by record
+            if (DestinationTemplate.parse(topic).isLiteral() && !SourceConfigs.literalTopic(r, key.name(), topic))
             {
-                r.problem(key.name(), reserved);
                 return null;
             }
             return c;

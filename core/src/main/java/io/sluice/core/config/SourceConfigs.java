@@ -409,8 +409,17 @@ final class SourceConfigs
         return false;
     }
 
-    /** A literal topic name must already be legal: a name that sanitising would change is reported with the fix. */
-    private static boolean literalTopic(final TableReader t, final String key, final String name)
+    /**
+     * A literal topic name (a static rule's topic, a fallback, a literal dead_letter_topic) must already be legal as
+     * written: a name that sanitising would change is reported with the fix, unless the fix is itself a name Kafka
+     * reserves, which is never suggested (the problem says what sanitising would make of it, and why that is refused).
+     *
+     * @param t    the table the key is in
+     * @param key  the key's name
+     * @param name the literal value
+     * @return true when the name is legal as written and not reserved
+     */
+    static boolean literalTopic(final TableReader t, final String key, final String name)
     {
         final String sanitized = TopicNameSanitizer.sanitize(name);
         if (sanitized == null)
@@ -420,8 +429,12 @@ final class SourceConfigs
         }
         if (!sanitized.equals(name))
         {
+            final String reservedFix = ReservedTopics.refusal(sanitized);
             t.problem(key, "\"" + name + "\" is not a legal topic name (Kafka allows [a-zA-Z0-9._-], at most "
-                + TopicNameSanitizer.MAX_LENGTH + " characters); did you mean \"" + sanitized + "\"?");
+                + TopicNameSanitizer.MAX_LENGTH + " characters); "
+                + (reservedFix == null
+                    ? "did you mean \"" + sanitized + "\"?"
+                    : "sanitised it would be " + sanitized + ", which is refused too: " + reservedFix));
             return false;
         }
         final String reserved = ReservedTopics.refusal(name);

@@ -21,9 +21,22 @@ public interface DeadLetterClients extends AutoCloseable
      * @param create            whether an absent topic may be created
      * @param partitions        partitions of a created topic, -1 for the broker's default
      * @param replicationFactor replicas of a created topic, -1 for the broker's default
-     * @return null when the topic exists now, else why not (naming the topic)
+     * @return null when the topic exists now, else why not (naming the topic) and whether that is for good
      */
-    String ensureTopic(String topic, boolean create, int partitions, int replicationFactor);
+    Missing ensureTopic(String topic, boolean create, int partitions, int replicationFactor);
+
+    /**
+     * Why a dead-letter topic is not there to write to.
+     *
+     * @param why       what failed, naming the topic
+     * @param permanent true when asking again cannot help: the broker refused the lookup or the creation with an
+     *                  error Kafka's taxonomy calls non-retriable (an invalid or colliding name, a missing ACL, a
+     *                  policy, a replication factor the cluster cannot meet); false for an absent topic under
+     *                  {@code create_topics = false} (an operator may create it), a timeout or the broker away
+     */
+    record Missing(String why, boolean permanent)
+    {
+    }
 
     /** Closes the clients, waiting at most a few seconds for buffered dead letters; never throws. */
     @Override

@@ -10,6 +10,8 @@ import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.RetriableException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,6 +22,7 @@ import io.sluice.core.naming.DestinationTemplate;
 import io.sluice.core.naming.ReservedTopics;
 import io.sluice.core.naming.TopicNameSanitizer;
 import io.sluice.core.stage.PaddedAtomicLong;
+import io.sluice.core.stage.PipelineControl;
 import io.sluice.core.stage.StageAgents;
 
 /**
@@ -30,11 +33,20 @@ import io.sluice.core.stage.StageAgents;
  * sends it with its pipeline's idempotent {@code acks=all} producer.
  *
  * <p>At-least-once: the record's offset is acknowledged in its partition's tracker only when the broker acknowledged
- * its dead letter. When the dead letter cannot be written (the topic is absent and may not be created, the broker
- * refuses it, the producer times out) the offset is failed with the reason instead: nothing is committed past it,
- * the source re-reads the partition with backoff and tries again, and after {@code checkpoint.stalled_fail_after_ms}
- * the run ends naming the record and why its dead letter could not be written. A topic that could not be found or
- * created is believed for one second, then asked about again.
+ * its dead letter. When the dead letter cannot be written the offset is failed with the reason instead (nothing is
+ * committed past it), and then:
+ * <ul>
+ *   <li>when trying again cannot help, the pipeline stops at once ({@link PipelineControl#fail}), naming the record,
+ *       the dead-letter topic and why: the template does not resolve for the record's topic or gives no legal name,
+ *       it gives a name Kafka reserves ({@link ReservedTopics}), or the broker or the producer refused the lookup,
+ *       the creation or the send with an error Kafka's taxonomy calls non-retriable ({@link #permanent}: a name that
+ *       collides with an existing topic once {@code .} and {@code _} are alike, a record larger than the producer's
+ *       {@code max.request.size} or the topic's {@code max.message.bytes}, a missing ACL, a policy);</li>
+ *   <li>otherwise (the topic is absent under {@code create_topics = false}, which an operator may fix; the broker away;
+ *       a timeout) the source re-reads the partition with backoff and tries again, and after
+ *       {@code checkpoint.stalled_fail_after_ms} the run ends naming the record and why its dead letter could not be
+ *       written. A topic that could not be found or created is believed for one second, then asked about again.</li>
+ * </ul>
  *
  * <p>Back-pressure: at most {@code capacity} dead letters (and {@code maxQueuedBytes} of them) wait; beyond that
  * {@link #offer} returns {@link #FULL} and the caller waits (the route stage holds the ring, as for a full worker
@@ -64,6 +76,7 @@ public final class DeadLetters implements Agent
     private final DestinationTemplate template;
     private final DeadLetterClients clients;
     private final PartitionTrackers trackers;
+    private final PipelineControl control;
     private final ManyToOneConcurrentArrayQueue<DeadLetter> queue;
     private final long maxQueuedBytes;
     private final AtomicLong queuedBytes = new AtomicLong();
@@ -72,7 +85,7 @@ public final class DeadLetters implements Agent
     private final PaddedAtomicLong notWritten = new PaddedAtomicLong();
     private final IdleStrategy idle = new SleepingMillisIdleStrategy(1);
     /** Per sanitised topic name: null when it exists, else why not (agent thread only). */
-    private final Map<String, String> topicErrors = new HashMap<>();
+    private final Map<String, DeadLetterClients.Missing> topicErrors = new HashMap<>();
     private final Map<String, Long> topicErrorUntil = new HashMap<>();
     private final Map<String, String> resolved = new HashMap<>();
     private volatile boolean stopping;
@@ -86,17 +99,20 @@ public final class DeadLetters implements Agent
      * @param config         {@code dead_letter_topic} and its creation keys
      * @param clients        the producer and admin client (owned by this stage from now on)
      * @param trackers       the pipeline's ack trackers
+     * @param control        the pipeline's run state, failed when a dead letter can never be written
      * @param capacity       dead letters that may wait
      * @param maxQueuedBytes bytes of dead letters that may wait (one larger dead letter always fits an empty queue)
      */
     public DeadLetters(final String pipeline, final DeadLetterConfig config, final DeadLetterClients clients,
-        final PartitionTrackers trackers, final int capacity, final long maxQueuedBytes)
+        final PartitionTrackers trackers, final PipelineControl control, final int capacity,
+        final long maxQueuedBytes)
     {
         this.pipeline = pipeline;
         this.config = config;
         this.template = DestinationTemplate.parse(config.topic());
         this.clients = clients;
         this.trackers = trackers;
+        this.control = control;
         this.queue = new ManyToOneConcurrentArrayQueue<>(Math.max(2, capacity));
         this.maxQueuedBytes = maxQueuedBytes;
         for (int i = 0; i < written.length; i++)
@@ -247,10 +263,10 @@ public final class DeadLetters implements Agent
         {
             return;
         }
-        final String missing = ensure(topic);
+        final DeadLetterClients.Missing missing = ensure(topic);
         if (missing != null)
         {
-            notWritten(letter, missing);
+            notWritten(letter, missing.why(), missing.permanent());
             return;
         }
         final ProducerRecord<byte[], byte[]> record = letter.toProducerRecord(topic);
@@ -264,13 +280,13 @@ public final class DeadLetters implements Agent
                 }
                 else
                 {
-                    notWritten(letter, "producing it to " + topic + " failed: " + error);
+                    notWritten(letter, "producing it to " + topic + " failed: " + error, permanent(error));
                 }
             });
         }
         catch (final RuntimeException e)
         {
-            notWritten(letter, "the producer refused it for " + topic + ": " + e);
+            notWritten(letter, "the producer refused it for " + topic + ": " + e, permanent(e));
         }
     }
 
@@ -286,22 +302,23 @@ public final class DeadLetters implements Agent
         if (!r.ok())
         {
             notWritten(letter, "dead_letter_topic " + template.template() + " does not resolve for topic "
-                + letter.topic() + ": " + r.error());
+                + letter.topic() + ": " + r.error(), true);
             return null;
         }
         final String name = TopicNameSanitizer.sanitize(r.name());
         if (name == null)
         {
             notWritten(letter, "dead_letter_topic " + template.template() + " gives no legal topic name for topic "
-                + letter.topic() + " (\"" + r.name() + "\")");
+                + letter.topic() + " (\"" + r.name() + "\")", true);
             return null;
         }
         final String reserved = ReservedTopics.refusal(name);
         if (reserved != null)
         {
             // never created nor produced to, as a routed name (docs/routing.md, "Names Kafka reserves")
-            notWritten(letter, "dead_letter_topic " + template.template() + " gives " + name + " for topic "
-                + letter.topic() + ": " + reserved);
+            notWritten(letter, "dead_letter_topic " + template.template() + " gives " + name
+                + (name.equals(r.name()) ? "" : " (rendered \"" + r.name() + "\", then sanitised)") + " for topic "
+                + letter.topic() + ": " + reserved, true);
             return null;
         }
         resolved.put(letter.topic(), name);
@@ -309,18 +326,18 @@ public final class DeadLetters implements Agent
     }
 
     /** @return null when the topic exists (now), else why not */
-    private String ensure(final String topic)
+    private DeadLetterClients.Missing ensure(final String topic)
     {
         final long now = System.nanoTime();
         if (topicErrors.containsKey(topic))
         {
-            final String error = topicErrors.get(topic);
+            final DeadLetterClients.Missing error = topicErrors.get(topic);
             if (error == null || now - topicErrorUntil.get(topic) < 0)
             {
                 return error;
             }
         }
-        final String error = clients.ensureTopic(topic, config.createTopics(), config.partitions(),
+        final DeadLetterClients.Missing error = clients.ensureTopic(topic, config.createTopics(), config.partitions(),
             config.replicationFactor());
         topicErrors.put(topic, error);
         if (error != null)
@@ -344,23 +361,65 @@ public final class DeadLetters implements Agent
         inFlight.decrementAndGet();
     }
 
-    private void notWritten(final DeadLetter letter, final String why)
+    /**
+     * @param why       what failed, naming the dead-letter topic
+     * @param permanent true when trying again cannot help: the pipeline stops at once instead of re-reading the
+     *                  partition until the stall limit
+     */
+    private void notWritten(final DeadLetter letter, final String why, final boolean permanent)
     {
         notWritten.incrementAndGet();
         final String reason = "record " + letter.where() + " (" + letter.why().reason().label() + ": "
             + letter.why().message() + "): its dead letter could not be written: " + why;
         lastError = reason;
-        final long n = failuresLogged.incrementAndGet();
-        if (n <= 10 || n % 1000 == 0)
-        {
-            LOG.error("{}: {}; the partition stops here until it can be (re-read with backoff; "
-                + "checkpoint.stalled_fail_after_ms ends the run)", pipeline, reason);
-        }
         if (letter.trackerId() >= 0)
         {
             final AckTracker t = trackers.get(letter.trackerId());
             t.fail(letter.offset(), letter.generation(), CODE_NOT_WRITTEN, reason);
         }
+        final long n = failuresLogged.incrementAndGet();
+        if (permanent)
+        {
+            if (n <= 10 || n % 1000 == 0)
+            {
+                LOG.error("{}: {}; this cannot succeed on a retry: the pipeline stops", pipeline, reason);
+            }
+            control.fail(pipeline + ": " + reason + " (for good: the pipeline stops)");
+        }
+        else if (n <= 10 || n % 1000 == 0)
+        {
+            LOG.error("{}: {}; the partition stops here until it can be (re-read with backoff; "
+                + "checkpoint.stalled_fail_after_ms ends the run)", pipeline, reason);
+        }
         inFlight.decrementAndGet();
+    }
+
+    /**
+     * Whether a failure to look up, create or produce to a dead-letter topic fails the same way every time, read from
+     * Kafka's own taxonomy (kafka-clients {@code org.apache.kafka.common.errors}): the first {@link ApiException} in
+     * the cause chain that is not a {@link RetriableException}. So {@code InvalidTopicException} (an invalid name, or
+     * one that collides with an existing topic once {@code .} and {@code _} are alike, which Kafka 4 refuses to
+     * create), {@code RecordTooLargeException}, {@code TopicAuthorizationException}, {@code PolicyViolationException},
+     * {@code InvalidReplicationFactorException} and an authentication failure are permanent; a timeout, a leader
+     * moving, an unknown topic or partition ({@code RetriableException}s) and anything that is no {@code ApiException}
+     * (the producer closing) are not.
+     *
+     * @param failure what the admin client or the producer reported (may be null)
+     * @return true when trying again cannot help
+     */
+    public static boolean permanent(final Throwable failure)
+    {
+        for (Throwable c = failure; c != null; c = c.getCause() == c ? null : c.getCause())
+        {
+            if (c instanceof RetriableException)
+            {
+                return false;
+            }
+            if (c instanceof ApiException)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 }

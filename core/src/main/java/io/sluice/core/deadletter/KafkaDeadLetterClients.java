@@ -82,7 +82,7 @@ public final class KafkaDeadLetterClients implements DeadLetterClients
     }
 
     @Override
-    public String ensureTopic(final String topic, final boolean create, final int partitions,
+    public Missing ensureTopic(final String topic, final boolean create, final int partitions,
         final int replicationFactor)
     {
         try
@@ -96,12 +96,14 @@ public final class KafkaDeadLetterClients implements DeadLetterClients
             {
                 if (!(e.getCause() instanceof UnknownTopicOrPartitionException))
                 {
-                    return "looking up dead-letter topic " + topic + " failed: " + e.getCause();
+                    return new Missing("looking up dead-letter topic " + topic + " failed: " + e.getCause(),
+                        DeadLetters.permanent(e.getCause()));
                 }
             }
             if (!create)
             {
-                return "dead-letter topic " + topic + " does not exist (create it, or set create_topics = true)";
+                return new Missing("dead-letter topic " + topic + " does not exist (create it, or set create_topics = "
+                    + "true)", false);
             }
             final NewTopic t = new NewTopic(topic, partitions < 0 ? Optional.empty() : Optional.of(partitions),
                 replicationFactor < 0 ? Optional.empty() : Optional.of((short)replicationFactor));
@@ -113,24 +115,26 @@ public final class KafkaDeadLetterClients implements DeadLetterClients
             {
                 if (!(e.getCause() instanceof TopicExistsException))
                 {
-                    return "creating dead-letter topic " + topic + " failed: " + e.getCause();
+                    return new Missing("creating dead-letter topic " + topic + " failed: " + e.getCause(),
+                        DeadLetters.permanent(e.getCause()));
                 }
             }
             return null;
         }
         catch (final TimeoutException e)
         {
-            return "the admin client did not answer about dead-letter topic " + topic + " within " + ADMIN_TIMEOUT_MS
-                + " ms";
+            return new Missing("the admin client did not answer about dead-letter topic " + topic + " within "
+                + ADMIN_TIMEOUT_MS + " ms", false);
         }
         catch (final InterruptedException e)
         {
             Thread.currentThread().interrupt();
-            return "interrupted while looking up dead-letter topic " + topic;
+            return new Missing("interrupted while looking up dead-letter topic " + topic, false);
         }
         catch (final RuntimeException e)
         {
-            return "the admin client failed on dead-letter topic " + topic + ": " + e;
+            return new Missing("the admin client failed on dead-letter topic " + topic + ": " + e,
+                DeadLetters.permanent(e));
         }
     }
 

@@ -333,7 +333,7 @@ public final class GatherPipeline<T>
         final DeadLetterClients clients = new KafkaDeadLetterClients(config.kafkaForSink(spec.name()),
             "sluice-" + spec.name() + "-dead-letters");
         deadLetters = new GatherDeadLetters(spec.name(), new DeadLetters(spec.name(), spec.deadLetter(), clients,
-            trackers, 256, Math.max(32L << 20, 2L * config.engine().maxRecordBytes())), topics, control);
+            trackers, control, 256, Math.max(32L << 20, 2L * config.engine().maxRecordBytes())), topics, control);
         route.deadLetters(deadLetters);
         if (spec.onError() == ErrorPolicy.DEAD_LETTER)
         {

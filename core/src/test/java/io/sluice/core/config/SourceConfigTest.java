@@ -3,6 +3,7 @@ package io.sluice.core.config;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -150,11 +151,21 @@ class SourceConfigTest
             + "__remote_log_metadata is internal to Kafka",
         "{ strategy = 'field', path = 'a', fallback = '__transaction.state' }|topic.fallback (line 9): topic "
             + "__transaction.state collides with Kafka's internal topic __transaction_state",
+        "{ strategy = 'field', path = 'a', fallback = ' __cluster_metadata' }|topic.fallback (line 9): \" "
+            + "__cluster_metadata\" is not a legal topic name (Kafka allows [a-zA-Z0-9._-], at most 249 characters); "
+            + "sanitised it would be __cluster_metadata, which is refused too: topic __cluster_metadata is internal",
+        "'__consumer offsets'|sources[0].topics[0].topic (line 9): \"__consumer offsets\" is not a legal topic name "
+            + "(Kafka allows [a-zA-Z0-9._-], at most 249 characters); sanitised it would be __consumer_offsets, which "
+            + "is refused too",
+        "{ strategy = 'field', path = 'a', fallback = '__share.group state' }|sanitised it would be "
+            + "__share.group_state, which is refused too: topic __share.group_state collides with Kafka's internal "
+            + "topic __share_group_state",
         "42|expected a topic name or an inline table"})
     void shouldNameEveryProblemOfARule(final String topic, final String expected)
     {
         final String problem = only(fileSource(topic.replace('\'', '"')));
         assertTrue(problem.contains(expected), problem);
+        assertFalse(problem.contains("did you mean \"__"), "never suggests a name Kafka reserves: " + problem);
     }
 
     @Test

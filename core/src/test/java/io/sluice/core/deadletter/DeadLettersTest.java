@@ -11,13 +11,22 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.InvalidRequestException;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.errors.NotEnoughReplicasException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.SaslAuthenticationException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
@@ -25,6 +34,7 @@ import org.junit.jupiter.api.Test;
 import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
 import io.sluice.core.config.DeadLetterConfig;
+import io.sluice.core.stage.PipelineControl;
 import io.sluice.ringbuffers.RecordEvent;
 
 /**
@@ -40,7 +50,7 @@ class DeadLettersTest
     {
         final MockProducer<byte[], byte[]> producer = new MockProducer<>(false, null, new ByteArraySerializer(),
             new ByteArraySerializer());
-        final Map<String, String> missing = new LinkedHashMap<>();
+        final Map<String, DeadLetterClients.Missing> missing = new LinkedHashMap<>();
         final List<String> asked = new ArrayList<>();
 
         @Override
@@ -50,7 +60,7 @@ class DeadLettersTest
         }
 
         @Override
-        public String ensureTopic(final String topic, final boolean create, final int partitions,
+        public DeadLetterClients.Missing ensureTopic(final String topic, final boolean create, final int partitions,
             final int replicationFactor)
         {
             asked.add(topic + (create ? " create " + partitions + "/" + replicationFactor : ""));
@@ -66,8 +76,9 @@ class DeadLettersTest
     private final PartitionTrackers trackers = new PartitionTrackers(1024);
     private final AckTracker tracker = trackers.trackerFor(new TopicPartition("orders.eu", 2), 40);
     private final Clients clients = new Clients();
+    private final PipelineControl control = new PipelineControl();
     private final DeadLetters stage = new DeadLetters("p", new DeadLetterConfig("dlq.{topic}", true, 3, -1), clients,
-        trackers, 4, 1 << 20);
+        trackers, control, 4, 1 << 20);
 
     private RecordEvent event(final long offset)
     {
@@ -151,13 +162,57 @@ class DeadLettersTest
         assertEquals(0, stage.written(DeadLetterReason.UNROUTED));
         assertTrue(stage.idle(), "settled: the re-read sends it again");
         assertTrue(stage.lastError().contains("RecordTooLargeException"), stage.lastError());
+        assertTrue(control.failed(), "too large fails the same way every time: the pipeline stops at once");
+        assertTrue(control.failureReason().startsWith("p: record orders.eu-2@40 (unrouted"), control.failureReason());
+        assertTrue(control.failureReason().contains("dlq.orders.eu"), control.failureReason());
+    }
+
+    @Test
+    void shouldStopAtOnceOnlyForRefusalsKafkaCallsNonRetriable()
+    {
+        assertTrue(DeadLetters.permanent(new InvalidTopicException("Topic 'x_eu' collides with existing topic: x.eu")));
+        assertTrue(DeadLetters.permanent(new ExecutionException(new TopicAuthorizationException("denied"))));
+        assertTrue(DeadLetters.permanent(new InvalidRequestException("Creation of internal topic __cluster_metadata "
+            + "is prohibited.")));
+        assertTrue(DeadLetters.permanent(new SaslAuthenticationException("bad password")));
+        assertFalse(DeadLetters.permanent(new TimeoutException("Topic dlq not present in metadata after 30000 ms.")));
+        assertFalse(DeadLetters.permanent(new NotEnoughReplicasException("2 of 3")));
+        assertFalse(DeadLetters.permanent(new UnknownTopicOrPartitionException("dlq")));
+        assertFalse(DeadLetters.permanent(new KafkaException("producer closed")));
+        assertFalse(DeadLetters.permanent(null));
+    }
+
+    @Test
+    void shouldStopAtOnceWhenTheBrokerRefusesToCreateTheTopicButStallWhenItTimesOut()
+    {
+        final DeadLetter.Why why = DeadLetter.Why.of(DeadLetterReason.INVALID, DeadLetterHeaders.STAGE_PARSE, "bad");
+        clients.missing.put("dlq.orders.eu", new DeadLetterClients.Missing("the admin client did not answer", false));
+        stage.offer(DeadLetter.of("p", event(40), "orders.eu", why));
+        stage.doWork();
+        assertEquals(40, tracker.failedOffset());
+        assertFalse(control.failed(), "a timeout may pass: re-read until the stall limit");
+
+        final AckTracker other = trackers.trackerFor(new TopicPartition("x.eu", 0), 0);
+        assertEquals(AckTracker.REGISTERED, other.tryRegister(0));
+        final RecordEvent e = new RecordEvent(new UnsafeBuffer(new byte[1024]));
+        e.beginRecord(null, 512, 0, 0, 0, 1_700_000_000_123L, trackers.idOf(new TopicPartition("x.eu", 0)),
+            other.generation());
+        e.putValue(new byte[]{'{', '}'});
+        clients.missing.put("dlq.x.eu", new DeadLetterClients.Missing("creating dead-letter topic dlq.x.eu failed: "
+            + "InvalidTopicException: collides with existing topic: dlq_x_eu", true));
+        stage.offer(DeadLetter.of("p", e, "x.eu", why));
+        stage.doWork();
+        assertTrue(other.failed());
+        assertTrue(control.failed(), "a collision is for good: the pipeline stops at once");
+        assertTrue(control.failureReason().contains("record x.eu-0@0") && control.failureReason().contains(
+            "collides with existing topic: dlq_x_eu"), control.failureReason());
     }
 
     @Test
     void shouldFailTheOffsetWhenTheTopicIsMissingAndBelieveItForASecond()
     {
-        clients.missing.put("dlq.orders.eu", "dead-letter topic dlq.orders.eu does not exist (create it, or set "
-            + "create_topics = true)");
+        clients.missing.put("dlq.orders.eu", new DeadLetterClients.Missing("dead-letter topic dlq.orders.eu does not "
+            + "exist (create it, or set create_topics = true)", false));
         final DeadLetter.Why why = DeadLetter.Why.of(DeadLetterReason.INVALID, DeadLetterHeaders.STAGE_PARSE, "bad");
         stage.offer(DeadLetter.of("p", event(40), "orders.eu", why));
         stage.offer(DeadLetter.of("p", event(41), "orders.eu", why));
@@ -169,6 +224,7 @@ class DeadLettersTest
         assertTrue(tracker.failureReason().endsWith("does not exist (create it, or set create_topics = true)"),
             tracker.failureReason());
         assertEquals(2, stage.notWritten());
+        assertFalse(control.failed(), "an operator may create it: re-read until the stall limit");
     }
 
     @Test
@@ -195,12 +251,13 @@ class DeadLettersTest
     void shouldFailARecordWhoseTopicTheTemplateCannotName()
     {
         final DeadLetters segments = new DeadLetters("p", new DeadLetterConfig("dlq.{topic_segment[3]}", false, 1,
-            -1), clients, trackers, 4, 1 << 20);
+            -1), clients, trackers, control, 4, 1 << 20);
         segments.offer(DeadLetter.of("p", event(40), "orders.eu", DeadLetter.Why.of(DeadLetterReason.INVALID,
             DeadLetterHeaders.STAGE_PARSE, "bad")));
         segments.doWork();
         assertTrue(tracker.failureReason().contains("dead_letter_topic dlq.{topic_segment[3]} does not resolve for "
             + "topic orders.eu"), tracker.failureReason());
+        assertTrue(control.failed(), "no retry makes the template resolve: the pipeline stops at once");
     }
 
     @Test
@@ -209,7 +266,7 @@ class DeadLettersTest
         // "__{topic_segment[1]}" over orders.eu is ordinary; over a topic whose second segment is consumer_offsets not
         final AckTracker other = trackers.trackerFor(new TopicPartition("x.consumer_offsets", 0), 0);
         final DeadLetters reserved = new DeadLetters("p", new DeadLetterConfig("__{topic_segment[1]}", true, 1, -1),
-            clients, trackers, 4, 1 << 20);
+            clients, trackers, control, 4, 1 << 20);
         assertEquals(AckTracker.REGISTERED, other.tryRegister(0));
         final RecordEvent e = new RecordEvent(new UnsafeBuffer(new byte[1024]));
         e.beginRecord(null, 512, 0, 0, 0, 1_700_000_000_123L, trackers.idOf(new TopicPartition("x.consumer_offsets",
@@ -223,5 +280,26 @@ class DeadLettersTest
         assertTrue(clients.asked.isEmpty(), "never looked up nor created: " + clients.asked);
         assertTrue(clients.producer.history().isEmpty());
         assertEquals(1, reserved.notWritten());
+        assertTrue(control.failureReason().contains("record x.consumer_offsets-0@0")
+            && control.failureReason().contains("is internal to Kafka"), control.failureReason());
+    }
+
+    @Test
+    void shouldNameTheRenderedValueWhenOnlySanitisingMakesTheNameReserved()
+    {
+        final AckTracker other = trackers.trackerFor(new TopicPartition("a.cluster metadata", 0), 0);
+        final DeadLetters reserved = new DeadLetters("p", new DeadLetterConfig("__{topic_segment[1]}", true, 1, -1),
+            clients, trackers, control, 4, 1 << 20);
+        assertEquals(AckTracker.REGISTERED, other.tryRegister(0));
+        final RecordEvent e = new RecordEvent(new UnsafeBuffer(new byte[1024]));
+        e.beginRecord(null, 512, 0, 0, 0, 1_700_000_000_123L, trackers.idOf(new TopicPartition("a.cluster metadata",
+            0)), other.generation());
+        e.putValue(new byte[]{'{', '}'});
+        reserved.offer(DeadLetter.of("p", e, "a.cluster metadata", DeadLetter.Why.of(DeadLetterReason.INVALID,
+            DeadLetterHeaders.STAGE_PARSE, "bad")));
+        reserved.doWork();
+        assertTrue(control.failureReason().contains("gives __cluster_metadata (rendered \"__cluster metadata\", then "
+            + "sanitised)"), control.failureReason());
+        assertTrue(clients.asked.isEmpty(), "never looked up nor created: " + clients.asked);
     }
 }

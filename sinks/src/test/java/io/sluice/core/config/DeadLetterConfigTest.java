@@ -1,6 +1,7 @@
 package io.sluice.core.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -157,5 +158,37 @@ class DeadLetterConfigTest
             "")).sink("s").deadLetter().topic());
         ConfigLoader.parse(sink("on_error = \"dead_letter\"\ndead_letter_topic = \"__CONSUMER_OFFSETS\"\n", ""));
         ConfigLoader.parse(sink("on_error = \"dead_letter\"\ndead_letter_topic = \"__{topic}\"\n", ""));
+    }
+
+    @Test
+    void shouldRefuseALiteralDeadLetterTopicThatSanitisingWouldChangeOrMakeReserved()
+    {
+        // as the run would use it: trimmed and with illegal characters replaced; judged at check, with key and line
+        final List<ConfigProblem> src = problems(source("kind = \"file\"\npath = \"in.jsonl\"\n",
+            "on_error = \"dead_letter\"\ndead_letter_topic = \" __cluster_metadata\"\n"));
+        assertEquals(1, src.size(), src.toString());
+        assertEquals("sources[0].dead_letter_topic", src.get(0).key());
+        assertEquals(9, src.get(0).line(), src.toString());
+        assertTrue(src.get(0).message().contains("\" __cluster_metadata\" is not a legal topic name")
+            && src.get(0).message().contains("sanitised it would be __cluster_metadata, which is refused too: topic "
+                + "__cluster_metadata is internal to Kafka"),
+            src.get(0).message());
+        assertFalse(src.get(0).message().contains("did you mean"), src.get(0).message());
+
+        final List<ConfigProblem> spaced = problems(source("kind = \"file\"\npath = \"in.jsonl\"\n",
+            "on_error = \"dead_letter\"\ndead_letter_topic = \"hostile dlq\"\n"));
+        assertTrue(spaced.get(0).message().contains("\"hostile dlq\" is not a legal topic name")
+            && spaced.get(0).message().endsWith("did you mean \"hostile_dlq\"?"), spaced.get(0).message());
+
+        final List<ConfigProblem> sink = problems(sink("on_error = \"dead_letter\"\n"
+            + "dead_letter_topic = \"__transaction state \"\n", ""));
+        assertEquals("sinks[0].dead_letter_topic", sink.get(0).key());
+        assertTrue(sink.get(0).message().contains("sanitised it would be __transaction_state, which is refused too"),
+            sink.get(0).message());
+        final List<ConfigProblem> cut = problems(sink("on_error = \"dead_letter\"\n"
+            + "dead_letter_topic = \"dlq/orders\"\n", ""));
+        assertTrue(cut.get(0).message().endsWith("did you mean \"dlq_orders\"?"), cut.get(0).message());
+        // a template is sanitised per record, as routed names are: its literal text is not judged as a name
+        ConfigLoader.parse(sink("on_error = \"dead_letter\"\ndead_letter_topic = \"dlq {topic}\"\n", ""));
     }
 }

@@ -204,7 +204,7 @@ public final class ScatterPipeline
         }
         final DeadLetters stage = new DeadLetters(source.name(), source.deadLetter(),
             new KafkaDeadLetterClients(config.kafkaFor(source), "sluice-" + source.name() + "-dead-letters"), trackers,
-            256, Math.max(32L << 20, 2L * config.engine().maxRecordBytes()));
+            control, 256, Math.max(32L << 20, 2L * config.engine().maxRecordBytes()));
         deadLetters = new ScatterDeadLetters(source.name(), stage, id -> trackers.get(id).topic(), control);
         route.deadLetters(deadLetters);
         produce.deadLetters(deadLetters);
