@@ -473,7 +473,12 @@ class PgCopyGoldenTest
     @Test
     void shouldNameOnlyRealCodesInDocsPostgresMd() throws Exception
     {
-        final String doc = java.nio.file.Files.readString(java.nio.file.Path.of("..", "docs", "postgres.md"));
+        final String page = java.nio.file.Files.readString(java.nio.file.Path.of("..", "docs", "postgres.md"));
+        // the codes of the codec's own section; the page's other sections (names, errors) quote SQL words
+        final int types = page.indexOf("\n## Types");
+        assertTrue(types >= 0, "docs/postgres.md has a Types section");
+        final int next = page.indexOf("\n## ", types + 1);
+        final String doc = page.substring(types, next < 0 ? page.length() : next);
         final java.util.regex.Matcher m = java.util.regex.Pattern.compile("`([A-Z][A-Z_]{3,})`").matcher(doc);
         int names = 0;
         while (m.find())
