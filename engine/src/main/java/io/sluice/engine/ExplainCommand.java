@@ -186,7 +186,7 @@ public final class ExplainCommand implements Callable<Integer>
                 "error: sink " + sinkName + " follows a pattern: give --topic T (destination templates use it)");
             return SluiceEngine.EXIT_CONFIG;
         }
-        final SinkDriver driver = connect ? SinkProviders.installed().provider(sink.kind()).driver() : null;
+        final SinkDriver driver = SinkProviders.installed().provider(sink.kind()).driver();
         try
         {
             final DestinationCatalogs catalogs;
@@ -199,7 +199,8 @@ public final class ExplainCommand implements Callable<Integer>
                 err.println("error: --schema " + schema + ": " + e.getMessage());
                 return SluiceEngine.EXIT_CONFIG;
             }
-            final Explainer x = new Explainer(TomlGather.build(sink), sink, recordTopic, catalogs, envelope,
+            final Explainer x = new Explainer(TomlGather.build(sink, driver.jsonEncoding()), sink, recordTopic,
+                catalogs, envelope,
                 c.engine().maxRecordBytes());
             final RouteCommand.LineReader lines = new RouteCommand.LineReader(in, x.lineLimit());
             long line = 0;
@@ -215,7 +216,7 @@ public final class ExplainCommand implements Callable<Integer>
         }
         finally
         {
-            if (driver != null)
+            if (connect)
             {
                 driver.close();
             }

@@ -12,6 +12,7 @@ import java.util.function.Consumer;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.gather.BatchWriter;
 import io.sluice.core.gather.SinkDriver;
+import io.sluice.core.gather.json.JsonEncoding;
 import io.sluice.core.gather.sink.ColumnSpec;
 import io.sluice.core.gather.sink.DestinationCatalog;
 import io.sluice.core.gather.sink.SinkException;
@@ -128,6 +129,12 @@ final class DestinationFixtures
         int creates(final String table)
         {
             return creates.getOrDefault(table, new AtomicInteger()).get();
+        }
+
+        @Override
+        public JsonEncoding jsonEncoding()
+        {
+            return real.jsonEncoding();
         }
 
         @Override

@@ -29,6 +29,7 @@ import io.sluice.core.engine.ProcessMeter;
 import io.sluice.core.gather.DestinationResolver;
 import io.sluice.core.gather.batch.Destination;
 import io.sluice.core.gather.json.JsonRecord;
+import io.sluice.core.gather.json.JsonRowEncoder;
 import io.sluice.core.gather.json.TomlGather;
 import io.sluice.core.gather.sink.SinkSpec;
 import io.sluice.core.gather.split.BranchHandle;
@@ -89,7 +90,7 @@ public final class ClickHouseLimit
         final String topic = sink.topics().get(0);
 
         // ---- untimed: encode every record exactly as the route stage does (the same split, decoder and encoders)
-        final GatherSpec<JsonRecord> spec = TomlGather.build(sink);
+        final GatherSpec<JsonRecord> spec = TomlGather.build(sink, JsonRowEncoder.encoding());
         final List<Batch> batches = new ArrayList<>();
         long records = 0;
         long bytesIn = 0;

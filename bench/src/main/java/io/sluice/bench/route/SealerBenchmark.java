@@ -47,6 +47,7 @@ import io.sluice.core.gather.RouteStage;
 import io.sluice.core.gather.batch.BatchBuffer;
 import io.sluice.core.gather.batch.BatchPool;
 import io.sluice.core.gather.json.JsonRecord;
+import io.sluice.core.gather.json.JsonRowEncoder;
 import io.sluice.core.gather.json.TomlGather;
 import io.sluice.core.gather.sink.ColumnSpec;
 import io.sluice.core.gather.sink.DestinationCatalog;
@@ -210,7 +211,7 @@ public class SealerBenchmark
         worker = new InsertWorker("bench/shard-0", e.queueDepth(), new NullWriter(), trackers, stats,
             new CircuitBreaker(5, TimeUnit.SECONDS.toNanos(1)), WaitStrategies.idleStrategy(WaitKind.PHASED), 100,
             1000);
-        final GatherSpec<JsonRecord> spec = TomlGather.build(sink);
+        final GatherSpec<JsonRecord> spec = TomlGather.build(sink, JsonRowEncoder.encoding());
         final List<BatchPool> pools = new ArrayList<>();
         final List<DestinationResolver.SinkTarget> targets = new ArrayList<>();
         final List<InsertWorker[][]> workers = new ArrayList<>();

@@ -236,13 +236,13 @@ public final class SluiceEngine
     {
         for (final SluiceConfig.Sink sink : config.sinks())
         {
-            startPhase = "starting sink " + sink.name() + " (checking its ClickHouse endpoints and tables)";
+            startPhase = "starting sink " + sink.name() + " (checking its endpoints and tables)";
             final SinkDriver driver = drivers.apply(sink);
             openDrivers.add(driver);
             final GatherPipeline<?> p;
             try
             {
-                p = new GatherPipeline<>(config, TomlGather.build(sink), driver, options);
+                p = new GatherPipeline<>(config, TomlGather.build(sink, driver.jsonEncoding()), driver, options);
             }
             catch (final IllegalArgumentException e)
             {

@@ -1,5 +1,6 @@
 package io.sluice.core.gather;
 
+import io.sluice.core.gather.json.JsonEncoding;
 import io.sluice.core.gather.sink.DestinationCatalog;
 import io.sluice.core.gather.sink.SinkException;
 import io.sluice.core.gather.sink.SinkSpec;
@@ -23,6 +24,14 @@ public interface SinkDriver extends AutoCloseable
      * @return a new writer owned by the caller
      */
     BatchWriter writer(SinkSpec sink, int shard);
+
+    /**
+     * The row encoders of this kind for the TOML form, a new instance per pipeline: how a branch's JSON records
+     * become rows of the kind's wire format, which its {@link #writer} sends. Connects to nothing.
+     *
+     * @return a new encoding, used by one route stage thread
+     */
+    JsonEncoding jsonEncoding();
 
     /**
      * Checks that every shard answers, before any record is consumed.

@@ -9,6 +9,8 @@ import com.clickhouse.client.api.Client;
 
 import io.sluice.core.gather.BatchWriter;
 import io.sluice.core.gather.SinkDriver;
+import io.sluice.core.gather.json.JsonEncoding;
+import io.sluice.core.gather.json.JsonRowEncoder;
 import io.sluice.core.gather.sink.DestinationCatalog;
 import io.sluice.core.gather.sink.SinkException;
 import io.sluice.core.gather.sink.SinkSpec;
@@ -21,6 +23,12 @@ public final class ClickHouseDriver implements SinkDriver
 {
     private final List<Client> metadataClients = new ArrayList<>();
     private final Map<String, ClickHouseCatalog> catalogs = new HashMap<>();
+
+    @Override
+    public JsonEncoding jsonEncoding()
+    {
+        return JsonRowEncoder.encoding();
+    }
 
     @Override
     public synchronized DestinationCatalog catalog(final SinkSpec sink)

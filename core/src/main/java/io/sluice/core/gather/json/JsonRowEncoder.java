@@ -116,6 +116,19 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
         this.failOnUnknownFields = failOnUnknownFields;
     }
 
+    /**
+     * The row encoders of one pipeline: one {@code JsonRowEncoder} per branch, all sharing one encode scratch (they
+     * run on the pipeline's one route stage thread).
+     *
+     * @return a new encoding
+     */
+    public static JsonEncoding encoding()
+    {
+        final EncodeScratch scratch = new EncodeScratch(1 << 20);
+        return b -> new JsonRowEncoder(b.name(), b.columnPaths(), b.scope(),
+            EncoderOptions.DEFAULTS.withNullAsDefault(b.nullAsDefault()), scratch, b.failOnUnknownFields());
+    }
+
     @Override
     public Bound<JsonRecord> bind(final TableSchema schema, final DestinationCatalog catalog) throws SinkException
     {

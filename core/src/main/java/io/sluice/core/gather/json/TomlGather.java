@@ -5,8 +5,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import io.sluice.codecs.rowbinary.EncodeScratch;
-import io.sluice.codecs.rowbinary.EncoderOptions;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.config.UserRegex;
 import io.sluice.core.gather.sink.SinkSpec;
@@ -19,7 +17,7 @@ import io.sluice.core.gather.split.Split;
 /**
  * Builds the same pipeline model an embedding application builds, from a {@code [[sinks]]} table: a
  * {@link Split} over {@link JsonRecord}s whose classifier tries the branches' {@code when} conditions in order (the
- * record's own scan extracts only the condition paths), one {@link JsonRowEncoder} per branch (each with its own
+ * record's own scan extracts only the condition paths), one row encoder of the sink's kind per branch ({@link JsonEncoding}) (each with its own
  * scope: a branch's columns are extracted only for records that reach it), a shard router per branch ({@code shard_by}: murmur2 of a field, else round
  * robin), and one installed sink per branch carrying the branch's database and table (literal or template).
  */
@@ -30,15 +28,15 @@ public final class TomlGather
     }
 
     /**
-     * @param sink the sink's configuration
+     * @param sink     the sink's configuration
+     * @param encoding the sink kind's row encoders ({@code SinkDriver.jsonEncoding()})
      * @return the pipeline model
+     * @throws IllegalArgumentException when the kind cannot encode a branch
      */
-    public static GatherSpec<JsonRecord> build(final SluiceConfig.Sink sink)
+    public static GatherSpec<JsonRecord> build(final SluiceConfig.Sink sink, final JsonEncoding encoding)
     {
         final PathRegistry paths = new PathRegistry(128, sink.duplicateKeys());
         final JsonRecord record = new JsonRecord(paths).deferWholePass();
-        final EncoderOptions options = EncoderOptions.DEFAULTS.withNullAsDefault(sink.plugin().nullAsDefault());
-        final EncodeScratch scratch = new EncodeScratch(1 << 20);
         final Split<JsonRecord> split = Split.create(ChunkConfig.DEFAULT, sink.unmatched());
         final Map<String, SinkSpec> sinks = new LinkedHashMap<>();
         final List<BranchHandle<JsonRecord>> handles = new ArrayList<>();
@@ -53,8 +51,8 @@ public final class TomlGather
             final String sinkName = sink.name() + "/" + b.name();
             sinks.put(sinkName,
                 new SinkSpec(sinkName, sink.plugin(), sink.plugin().shards(), b.database(), b.targetTable()));
-            handles.add(split.add(b.name(), new JsonRowEncoder(b.name(), b.columns(), scope, options, scratch,
-                sink.plugin().failOnUnknownFields()), router, sinkName,
+            handles.add(split.add(b.name(), encoding.encoder(new JsonEncoding.Branch(b.name(), b.columns(), scope,
+                sink.plugin().nullAsDefault(), sink.plugin().failOnUnknownFields())), router, sinkName,
                 new ChunkConfig(b.maxRows(), b.maxBytes(), b.lingerMs())));
         }
         final Classifier classifier = new Classifier(sink.branches(), paths);
