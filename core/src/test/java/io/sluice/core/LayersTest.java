@@ -52,7 +52,7 @@ final class LayersTest
 
     /**
      * The files of core whose code may still name ClickHouse's types. TODO issue 21: the gather JSON encoder
-     * (JsonRowEncoder, its Nested group checks in NestedColumns, MetadataColumn, Binding, NativeBatch) writes ClickHouse
+     * (JsonRowEncoder, its Nested group checks in NestedColumns, MetadataColumn, NativeBatch) writes ClickHouse
      * types into Native blocks; it moves behind the kind's row encoder in the next step of that issue. Nothing else is
      * to be added here.
      */
@@ -60,7 +60,6 @@ final class LayersTest
         "core/src/main/java/io/sluice/core/gather/json/JsonRowEncoder.java",
         "core/src/main/java/io/sluice/core/gather/json/MetadataColumn.java",
         "core/src/main/java/io/sluice/core/gather/json/NestedColumns.java",
-        "core/src/main/java/io/sluice/core/gather/batch/Binding.java",
         "core/src/main/java/io/sluice/core/gather/batch/NativeBatch.java");
 
     @Test

@@ -39,8 +39,7 @@ import io.sluice.core.gather.sink.SinkException;
  *   <li>What the server's check cannot see: on 18.16 a change that keeps the column's class (a Decimal's scale, a
  *       FixedString's length, an Enum's values) and any change of a table outside the MergeTree family (Memory,
  *       Buffer, Distributed store the bytes as they come); on current releases an Enum whose values were renumbered.
- *       For a binding that has such a column or engine ({@link Binding#hasSameLayoutTypes()},
- *       {@link Binding#mergeTree()}, {@link Binding#hasEnums()}), the table's version is read before and after the
+ *       For a binding that has such a column or engine ({@link VersionGuard}), the table's version is read before and after the
  *       insert: moved before it (against the binding's), the batch is not sent and is a schema change; moved during
  *       it, the rows may have been read with the new types, and the insert fails unexpectedly
  *       ({@link IllegalStateException}, which stops the pipeline at once naming table and offsets) rather than let a
@@ -61,6 +60,8 @@ final class ClickHouseBatchWriter implements BatchWriter
     private final InsertSettings[] settings;
     /** Per endpoint: whether its server predates input_format_native_allow_types_conversion (18.16). */
     private final boolean[] legacy;
+    private Binding guardedBinding;
+    private VersionGuard guard;
     private final NativeBatch nativeBatch = new NativeBatch();
     private final BodyWriter body = new BodyWriter();
     private int current;
@@ -96,6 +97,17 @@ final class ClickHouseBatchWriter implements BatchWriter
         write(batch, null, batch.rowCount());
     }
 
+    /** @return the guard of a binding: the last one's when it is the same binding (batches of a table come in runs) */
+    private VersionGuard guardOf(final Binding binding)
+    {
+        if (binding != guardedBinding)
+        {
+            guard = VersionGuard.of(binding);
+            guardedBinding = binding;
+        }
+        return guard;
+    }
+
     /** Inserts the rows {@code selected} names (null: all of them), as {@link #write(BatchBuffer)}. */
     @Override
     public void write(final BatchBuffer batch, final int[] selected, final int count) throws SinkException
@@ -106,10 +118,8 @@ final class ClickHouseBatchWriter implements BatchWriter
         try
         {
             final InsertSettings s = settingsOf(at);
-            final Binding binding = batch.binding();
-            final boolean guard = legacy[at]
-                ? !binding.mergeTree() || binding.hasSameLayoutTypes()
-                : binding.hasEnums();
+            final VersionGuard g = guardOf(batch.binding());
+            final boolean guard = legacy[at] ? !g.mergeTree() || g.sameLayoutTypes() : g.enums();
             // on 18.16 the version is also read before every insert: a block typed for a column's old type sent to a
             // column made Nullable crashes that server (ColumnNullable::checkConsistency), and the retry after its
             // restart would crash it again; the check turns it into a schema change (re-read, re-encoded)

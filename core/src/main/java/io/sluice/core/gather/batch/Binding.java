@@ -5,7 +5,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import io.sluice.codecs.rowbinary.ClickHouseType;
 import io.sluice.core.gather.sink.ColumnSpec;
 import io.sluice.core.gather.sink.TableSchema;
 import io.sluice.core.gather.split.RowEncoder;
@@ -19,7 +18,7 @@ import io.sluice.core.gather.split.RowEncoder;
  *
  * <p>Rows of an encoder with {@link RowEncoder.Bound#omittableColumns()} carry a 64-bit little-endian mask before
  * their values: bit {@code i} set means the {@code i}-th omittable column is not in the row, so the server evaluates
- * its DEFAULT ({@link NativeBatch} writes such rows in blocks without those columns).
+ * its DEFAULT (the kind's writer sends such rows without those columns).
  */
 public final class Binding
 {
@@ -30,9 +29,6 @@ public final class Binding
     private final List<String> types;
     private final int[] omittable;
     private final int generation;
-    private final boolean mergeTree;
-    private final boolean sameLayoutTypes;
-    private final boolean enums;
 
     /**
      * @param encoder    the encoder bound to the table
@@ -56,8 +52,6 @@ public final class Binding
             typeOf.put(c.name(), c.type());
         }
         final List<String> t = new ArrayList<>(columns.size());
-        boolean same = false;
-        boolean e = false;
         // a table described without columns (a destination made by hand) leaves the types unknown
         for (final String c : typeOf.isEmpty() ? List.<String>of() : columns)
         {
@@ -68,9 +62,6 @@ public final class Binding
                     + schema.database() + "." + schema.table() + " does not have");
             }
             t.add(type);
-            final ClickHouseType parsed = ClickHouseType.parse(type);
-            same |= contains(parsed, true);
-            e |= contains(parsed, false);
         }
         this.types = List.copyOf(t);
         this.omittable = encoder.omittableColumns().clone();
@@ -78,32 +69,6 @@ public final class Binding
         {
             throw new IllegalArgumentException(omittable.length + " columns of " + schema.database() + "."
                 + schema.table() + " need the server's DEFAULT; at most 64 can be left out of a row");
-        }
-        this.mergeTree = schema.engine().endsWith("MergeTree");
-        this.sameLayoutTypes = same;
-        this.enums = e;
-    }
-
-    /** Whether the type holds a type whose changes keep the column's layout (Decimal, FixedString, Enum) or an Enum. */
-    private static boolean contains(final ClickHouseType type, final boolean anySameLayout)
-    {
-        switch (type.kind())
-        {
-            case ENUM8 :
-            case ENUM16 :
-                return true;
-            case DECIMAL :
-            case FIXED_STRING :
-                return anySameLayout;
-            default :
-                for (final ClickHouseType n : type.nestedTypes())
-                {
-                    if (contains(n, anySameLayout))
-                    {
-                        return true;
-                    }
-                }
-                return false;
         }
     }
 
@@ -165,32 +130,5 @@ public final class Binding
     public String version()
     {
         return schema.version();
-    }
-
-    /**
-     * @return whether the table's engine is of the MergeTree family, whose writer checks each column's class against
-     *     the block's on ClickHouse 18.16 (other engines store the block's bytes as they come)
-     */
-    public boolean mergeTree()
-    {
-        return mergeTree;
-    }
-
-    /**
-     * @return whether a column is (or holds) a Decimal, FixedString or Enum: a change of its scale, length or values
-     *     keeps the column's class, which ClickHouse 18.16's Native check does not see
-     */
-    public boolean hasSameLayoutTypes()
-    {
-        return sameLayoutTypes;
-    }
-
-    /**
-     * @return whether a column is (or holds) an Enum, whose values may be renumbered without changing its width: the
-     *     one change current servers let through a Native insert with type conversion off
-     */
-    public boolean hasEnums()
-    {
-        return enums;
     }
 }

@@ -214,21 +214,6 @@ class NativeBatchTest
             .contains("column h which table db.t does not have"));
     }
 
-    @Test
-    void shouldTellWhichBindingsNeedTheVersionGuard()
-    {
-        final Binding plain = new Binding(new Encoder(), SCHEMA, List.of("`id`", "`h`", "`s`"), 1);
-        assertTrue(plain.mergeTree());
-        assertFalse(plain.hasSameLayoutTypes());
-        final TableSchema memory = new TableSchema("db", "t", List.of(new ColumnSpec("id", "UInt8", "", ""),
-            new ColumnSpec("h", "Array(Decimal(9, 2))", "", ""), new ColumnSpec("s", "Enum8('a' = 1)", "", "")),
-            "Memory", "7:8");
-        final Binding guarded = new Binding(new Encoder(), memory, List.of("`id`", "`h`", "`s`"), 1);
-        assertFalse(guarded.mergeTree());
-        assertTrue(guarded.hasSameLayoutTypes(), "a Decimal inside an Array");
-        assertTrue(guarded.hasEnums());
-    }
-
     /** The insert worker's rewrite of a steady stream of batches allocates nothing once its writers exist. */
     @Test
     void shouldAllocateNothingPerBatchOnceItsWritersExist()
