@@ -383,4 +383,40 @@ class PgJsonRowEncoderIT
             select("SELECT id, at > now() - interval '10 minutes', note FROM " + q("only defaults")
                 + " ORDER BY id"));
     }
+
+    @Test
+    void shouldRefuseToBindADescriptionTheTableNoLongerMatches() throws Exception
+    {
+        sql("CREATE TABLE " + q("altered") + " (id integer, v text)");
+        final PostgresCatalog catalog = new PostgresCatalog(PgJsonRowEncoderIT::open, url(),
+            PostgresCatalog.Creation.OFF);
+        final TableSchema before = catalog.describe(SCHEMA, "altered");
+        sql("ALTER TABLE " + q("altered") + " ALTER COLUMN v TYPE integer USING v::integer");
+        final PgJsonRowEncoder encoder = new PgJsonRowEncoder("b", Map.of(), record.scope(), false, false,
+            new PgScratch(1 << 10));
+        // the catalog that made the description answers with the columns behind it (the writer checks the table's
+        // version in its transaction); a catalog that must read the table again finds it changed and refuses: the
+        // encoder never binds the old description to the new types
+        assertEquals(List.of("id", "v"), encoder.bind(before, catalog).columns());
+        final PostgresCatalog other = new PostgresCatalog(PgJsonRowEncoderIT::open, url(),
+            PostgresCatalog.Creation.OFF);
+        final io.sluice.core.gather.sink.SinkException e = org.junit.jupiter.api.Assertions.assertThrows(
+            io.sluice.core.gather.sink.SinkException.class, () -> encoder.bind(before, other));
+        assertTrue(e.retriable(), e.getMessage());
+        assertTrue(e.getMessage().contains(q("altered") + " at " + url() + " changed since it was described"),
+            e.getMessage());
+        final RowEncoder.Bound<JsonRecord> bound = encoder.bind(catalog.describe(SCHEMA, "altered"), catalog);
+        final Bytes<Void> out = Bytes.allocateElasticDirect(256);
+        try
+        {
+            final List<long[]> rows = new ArrayList<>();
+            assertEquals(Map.of(), encode(bound, List.of("{\"id\":1,\"v\":\"12\"}"), out, rows));
+            copy("altered", bound, out, rows);
+        }
+        finally
+        {
+            out.releaseLast();
+        }
+        assertEquals(List.of("1|12"), select("SELECT id, v FROM " + q("altered")));
+    }
 }
