@@ -200,7 +200,9 @@ public final class PgJsonRowEncoder implements RowEncoder<JsonRecord>
             final PgType type = typeOf(c);
             final PgColumnEncoder encoder = PgColumnEncoder.forType(type, !c.notNull());
             final String mapping = columnPaths.get(c.name());
-            final KafkaMetadata meta = KafkaMetadata.isMetadata(mapping) ? metadata(c.name(), mapping, type) : null;
+            final KafkaMetadata meta = KafkaMetadata.isMetadata(mapping)
+                ? metadata(c.name(), mapping, type, c.type())
+                : null;
             final String path = meta != null ? meta.spec() : jsonPathOf(c.name(), mapping);
             final int pathIndex = meta != null ? -1 : scope.field(path);
             byte[] defaultBytes = null;
@@ -305,13 +307,38 @@ public final class PgJsonRowEncoder implements RowEncoder<JsonRecord>
         }
     }
 
-    private static KafkaMetadata metadata(final String column, final String spec, final PgType type)
+    /**
+     * Binds a metadata column; checks that its type takes the source, as ClickHouse's encoder does, so a column that
+     * would fail every record (epoch milliseconds into a date or an integer) is refused once, at bind.
+     */
+    private static KafkaMetadata metadata(final String column, final String spec, final PgType type,
+        final String typeText)
     {
         final PgType.Kind k = type.kind();
-        final boolean number = !type.isArray() && (k == PgType.Kind.INT2 || k == PgType.Kind.INT4
-            || k == PgType.Kind.INT8 || k == PgType.Kind.NUMERIC || k == PgType.Kind.FLOAT4
+        final boolean scalar = !type.isArray();
+        final boolean integer = scalar && (k == PgType.Kind.INT2 || k == PgType.Kind.INT4 || k == PgType.Kind.INT8);
+        final boolean number = integer || scalar && (k == PgType.Kind.NUMERIC || k == PgType.Kind.FLOAT4
             || k == PgType.Kind.FLOAT8);
-        final boolean time = !type.isArray() && (k == PgType.Kind.TIMESTAMP || k == PgType.Kind.TIMESTAMPTZ);
+        final boolean time = scalar && (k == PgType.Kind.TIMESTAMP || k == PgType.Kind.TIMESTAMPTZ);
+        final boolean text = isText(type);
+        final String takes = switch (spec)
+        {
+            case "$topic" -> text || scalar && k == PgType.Kind.ENUM ? null : "text, varchar, char or an enum";
+            case "$partition", "$offset" ->
+                number || text ? null : "an integer, numeric, real, double precision or text";
+            case "$timestamp" -> time || number && k != PgType.Kind.INT2 && k != PgType.Kind.INT4 || text
+                ? null
+                : "timestamp, timestamptz, bigint (ms), numeric, real, double precision or text";
+            case "$timestamp_type" -> integer || text || scalar && k == PgType.Kind.ENUM
+                ? null
+                : "text, varchar, char, an enum or an integer (Kafka's id)";
+            default -> null;
+        };
+        if (takes != null)
+        {
+            throw new IllegalArgumentException("column " + column + " (" + typeText + ") cannot take " + spec + ": it "
+                + "takes " + takes);
+        }
         return KafkaMetadata.bind(column, spec, isText(type) ? KafkaMetadata.Bytes.RAW : KafkaMetadata.Bytes.JSON,
             time ? KafkaMetadata.Time.EPOCH_SECONDS : KafkaMetadata.Time.EPOCH_MILLIS, number);
     }

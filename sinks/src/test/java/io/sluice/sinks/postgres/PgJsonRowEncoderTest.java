@@ -385,6 +385,13 @@ class PgJsonRowEncoderTest
                 col("g", "integer", PostgresColumn.DefaultClass.GENERATED, "(id * 2)")));
         assertTrue(e.getMessage().contains("which is a generated column"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class,
+            () -> bind(Map.of("d", "$timestamp"), false, false, col("d", "date", false)));
+        assertEquals("column d (date) cannot take $timestamp: it takes timestamp, timestamptz, bigint (ms), numeric, "
+            + "real, double precision or text", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
+            () -> bind(Map.of("t", "$topic"), false, false, col("t", "uuid", false)));
+        assertEquals("column t (uuid) cannot take $topic: it takes text, varchar, char or an enum", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
             () -> bind(Map.of("id", "$nothing"), false, false, col("id", "integer", false)));
         assertTrue(e.getMessage().contains("which is no Kafka metadata source"), e.getMessage());
     }
