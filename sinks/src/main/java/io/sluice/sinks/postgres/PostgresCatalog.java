@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
@@ -162,6 +163,8 @@ public final class PostgresCatalog implements DestinationCatalog
     private final Connector connector;
     private final String server;
     private final Creation creation;
+    /** The last {@link #describe} of each table, keyed by schema NUL table: what {@link #columnsOf} answers from. */
+    private final Map<String, Table> described = new ConcurrentHashMap<>();
     /** Default expressions this catalog classified as constant: the only ones {@link #evaluateDefault} runs. */
     private final Set<String> constants = ConcurrentHashMap.newKeySet();
 
@@ -186,12 +189,47 @@ public final class PostgresCatalog implements DestinationCatalog
         {
             return null;
         }
+        described.put(schema + '\0' + table, t);
+        return schemaOf(t);
+    }
+
+    private static TableSchema schemaOf(final Table t)
+    {
         final List<ColumnSpec> specs = new ArrayList<>(t.columns().size());
         for (final PostgresColumn c : t.columns())
         {
             specs.add(new ColumnSpec(c.name(), c.type(), defaultKind(c.defaultClass()), c.defaultExpression()));
         }
-        return new TableSchema(schema, table, specs, t.kind() == 'p' ? "partitioned table" : "table", t.version());
+        return new TableSchema(t.schema(), t.table(), specs, t.kind() == 'p' ? "partitioned table" : "table",
+            t.version());
+    }
+
+    /**
+     * The columns behind a table description of {@link #describe}, with what {@link ColumnSpec} does not carry (the
+     * base type under domains, enum labels, NOT NULL, the default's class), for an encoder binding to it. Answered
+     * from the last {@code describe} of the table when its version is the description's, else read again.
+     *
+     * @param schema a description {@link #describe} returned
+     * @return the columns, in table order, exactly those of {@code schema}
+     * @throws SinkException (retriable) when the table is gone or its columns are no longer those of {@code schema}
+     *     (an ALTER TABLE meanwhile: describe it again), or when the server cannot be asked
+     */
+    public List<PostgresColumn> columnsOf(final TableSchema schema) throws SinkException
+    {
+        final String key = schema.database() + '\0' + schema.table();
+        Table t = described.get(key);
+        if (t == null || !t.version().equals(schema.version()) || !schemaOf(t).sameColumns(schema))
+        {
+            t = describeTable(schema.database(), schema.table());
+            if (t == null || !schemaOf(t).sameColumns(schema))
+            {
+                throw new SinkException(PostgresIdentifiers.qualified(schema.database(), schema.table()) + " at "
+                    + server + (t == null ? " is gone" : " changed") + " since it was described: describe it again",
+                    true, 0, null);
+            }
+            described.put(key, t);
+        }
+        return t.columns();
     }
 
     /**

@@ -478,9 +478,10 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
 
     /**
      * The top-level keys some column reads, for {@code unknown_fields = "fail"}; compares a record's keys as UTF-8
-     * bytes (unescaping a key only when it has escapes) without allocating unless a record fails.
+     * bytes (unescaping a key only when it has escapes) without allocating unless a record fails. Public for the
+     * other sink kinds' encoders; one instance per bound encoder, used by one thread.
      */
-    static final class KnownFields
+    public static final class KnownFields
     {
         private final byte[][][] byLength;
         private final JsonCursor cursor = new JsonCursor();
@@ -488,7 +489,8 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
         private final JsonValueView key = new JsonValueView();
         private final UnsafeBuffer unescaped;
 
-        KnownFields(final Set<String> names)
+        /** @param names the top-level keys that some column reads */
+        public KnownFields(final Set<String> names)
         {
             int longest = 0;
             final List<byte[]> encoded = new ArrayList<>();
@@ -508,8 +510,13 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
             unescaped = new UnsafeBuffer(new byte[6 * longest + 16]);
         }
 
-        /** @return null when every top-level key is read by some column, else the message naming the first that is not */
-        String check(final JsonRecord row, final JsonValueView element)
+        /**
+         * @param row     the record
+         * @param element scratch view for the members' values
+         * @return null when every top-level key is read by some column, else the message naming the first that is
+         *     not (allocates only then)
+         */
+        public String check(final JsonRecord row, final JsonValueView element)
         {
             final RecordEvent e = row.event();
             final DirectBuffer value = e.value();

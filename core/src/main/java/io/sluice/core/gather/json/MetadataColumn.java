@@ -127,6 +127,61 @@ final class MetadataColumn
     }
 
     /**
+     * A kind-neutral column ({@link KafkaMetadata}): no column type and no encoder; {@link #write} only fills the view
+     * and never writes bytes. Header lists are not taken here.
+     *
+     * @param source    the source, not a header list
+     * @param spec      the spec
+     * @param raw       whether {@code $key} and {@code $header.NAME} bytes are taken as they are, as a JSON string
+     *                  (well-formed UTF-8 only), rather than parsed as a JSON value
+     * @param numericId whether {@code $timestamp_type} is Kafka's id rather than its name
+     */
+    private MetadataColumn(final Source source, final String spec, final boolean raw, final boolean numericId)
+    {
+        this.source = source;
+        this.spec = spec;
+        this.type = null;
+        this.encoder = null;
+        this.nullable = false;
+        this.headerName = source == Source.HEADER
+            ? spec.substring(Source.HEADER.spec.length()).getBytes(StandardCharsets.UTF_8)
+            : null;
+        this.headerNameBuffer = headerName == null ? null : new UnsafeBuffer(headerName);
+        this.raw = raw && (source == Source.KEY || source == Source.HEADER);
+        this.fixedLength = -1;
+        this.numericId = numericId && source == Source.TIMESTAMP_TYPE;
+        this.nullableValues = false;
+    }
+
+    /**
+     * Binds a kind-neutral column ({@link KafkaMetadata}).
+     *
+     * @param column    the column (for messages)
+     * @param spec      the metadata spec
+     * @param raw       {@code $key} and {@code $header.NAME} bytes taken as they are (a string)
+     * @param numericId {@code $timestamp_type} as Kafka's id
+     * @return the column
+     * @throws IllegalArgumentException for a header list or a spec that names no source
+     */
+    static MetadataColumn neutral(final String column, final String spec, final boolean raw, final boolean numericId)
+    {
+        for (final Source s : Source.values())
+        {
+            if (matches(s, spec))
+            {
+                if (s == Source.HEADERS || s == Source.HEADER_NAMES || s == Source.HEADER_VALUES)
+                {
+                    throw new IllegalArgumentException("column " + column + " cannot take " + spec + ": header lists "
+                        + "are written for ClickHouse only; map one header by name ($header.NAME)");
+                }
+                return new MetadataColumn(s, spec, raw, numericId);
+            }
+        }
+        throw new IllegalArgumentException("column " + column + " maps " + spec + ", which is no Kafka metadata "
+            + "source: " + SOURCES + " (a JSON path starting with $ is written \\$...)");
+    }
+
+    /**
      * @param column  the column's name
      * @param mapping its {@code columns} mapping, or null
      * @return the metadata spec the column is filled from ({@code $offset}), or null when it reads a JSON path
@@ -289,6 +344,16 @@ final class MetadataColumn
             return VIEW;
         }
         final int length = value.capacity();
+        if (raw && type == null)
+        {
+            // kind-neutral: the bytes as a string, for the caller's encoder
+            if (!validUtf8(value, length))
+            {
+                return ConversionError.INVALID_STRING;
+            }
+            view.set(value, JsonKind.STRING, 0, length, false);
+            return VIEW;
+        }
         if (raw)
         {
             if (fixedLength >= 0 && length > fixedLength)

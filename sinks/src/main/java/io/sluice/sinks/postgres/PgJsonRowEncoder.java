@@ -1,0 +1,557 @@
+package io.sluice.sinks.postgres;
+
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import net.openhft.chronicle.bytes.Bytes;
+
+import io.sluice.codecs.json.JsonError;
+import io.sluice.codecs.json.JsonKind;
+import io.sluice.codecs.json.JsonPath;
+import io.sluice.codecs.json.JsonPathSet;
+import io.sluice.codecs.json.JsonScanner;
+import io.sluice.codecs.json.JsonValueView;
+import io.sluice.codecs.pgcopy.PgColumnEncoder;
+import io.sluice.codecs.pgcopy.PgCopy;
+import io.sluice.codecs.pgcopy.PgCopyError;
+import io.sluice.codecs.pgcopy.PgScratch;
+import io.sluice.codecs.pgcopy.PgType;
+import io.sluice.codecs.rowbinary.ConversionError;
+import io.sluice.core.gather.batch.NativeBatch;
+import io.sluice.core.gather.json.JsonEncoding;
+import io.sluice.core.gather.json.JsonRecord;
+import io.sluice.core.gather.json.JsonRowEncoder;
+import io.sluice.core.gather.json.KafkaMetadata;
+import io.sluice.core.gather.sink.ColumnSpec;
+import io.sluice.core.gather.sink.DestinationCatalog;
+import io.sluice.core.gather.sink.SinkException;
+import io.sluice.core.gather.sink.TableSchema;
+import io.sluice.core.gather.split.RowEncoder;
+
+/**
+ * The TOML form's encoder for a PostgreSQL table: writes a JSON record as one tuple of PostgreSQL's binary COPY
+ * format (PostgreSQL 15 documentation, "COPY", section "Binary Format"), the twin of core's {@link JsonRowEncoder}.
+ *
+ * <h2>Binding</h2>
+ * Each insertable column of the table (not a generated column) takes the JSON value at the path the branch's
+ * {@code columns} maps it to, or at the path of its own name (dots and backslashes in the name escaped: a name is
+ * never split on dots), encoded by a {@link PgColumnEncoder} of the column's real type: the base type under its
+ * domains, an enum by its labels, a one-dimensional array by its element type ({@link PostgresCatalog#columnsOf}).
+ * A type the encoders cannot write (a composite, a range, an array of an enum or of a domain, ...) is refused here,
+ * naming column and type; so is a {@code columns} mapping that names no column of the table or a generated one.
+ * A mapping that starts with {@code $} fills the column from the record's Kafka coordinates ({@link KafkaMetadata}):
+ * {@code $key} and {@code $header.NAME} are taken as they are (as text) into {@code text}, {@code varchar} and
+ * {@code char} columns, and parsed as a JSON value into any other type; {@code $timestamp} is epoch milliseconds,
+ * read as that instant by {@code timestamp} and {@code timestamptz} columns and as the number of milliseconds by
+ * numbers and text; {@code $timestamp_type} is Kafka's id (0, 1, -1) in a number column, else its name. The header
+ * lists ({@code $headers}, {@code $header_names}, {@code $header_values}) are refused. Unlike ClickHouse's encoder,
+ * column names such as {@code _offset} are not filled from Kafka without a mapping.
+ *
+ * <h2>Absent values and NULL</h2>
+ * A value that is absent from the record takes, in this order:
+ * <ol>
+ *   <li>a constant DEFAULT ({@code 0}, {@code 'x'::text}, {@code '{1,2}'::integer[]}): evaluated once by the server
+ *       at bind time ({@link DestinationCatalog#evaluateDefault}), encoded once, and its bytes written here;</li>
+ *   <li>a DEFAULT only the server can evaluate ({@code now()}, {@code nextval(...)}, {@code gen_random_uuid()}) or an
+ *       identity column: the column is left out of the row (below), so the server fills it as for a COPY that does
+ *       not name the column;</li>
+ *   <li>NULL when the column may be NULL;</li>
+ *   <li>else the record fails, naming column and path.</li>
+ * </ol>
+ * A JSON {@code null} is NULL for a column that may be NULL; for a NOT NULL column (the column's or a domain's) it
+ * fails the record unless {@code null_as_default} is on and the column has a DEFAULT, which is then applied as for
+ * an absent value. A value PostgreSQL would refuse (a NUL character, too many characters, a number out of range,
+ * ...) fails the record, never the batch: the message reads {@code column s (text) from path s: NUL character
+ * (U+0000): ... (value "a\u0000b")}, with {@link PgCopyError#describe} as the reason.
+ *
+ * <h2>The bytes of a row (the COPY writer's contract)</h2>
+ * Each {@link Bound#encode} appends, at the buffer's write position:
+ * <ol>
+ *   <li>when the bound encoder has omittable columns ({@link Bound#omittableColumns()} not empty): the row's omission
+ *       mask, 8 bytes, a 64-bit little-endian integer ({@link NativeBatch#writeMask}, {@link NativeBatch#readMask})
+ *       whose bit {@code i} says that the {@code i}-th omittable column is left out of this row;</li>
+ *   <li>then one binary COPY tuple: a big-endian int16 count of the fields that follow (the columns of
+ *       {@link Bound#columns()} that are not left out), then per such column, in {@code columns()} order, a
+ *       big-endian int32 length (-1 for NULL) and the value's bytes in the binary format of the column's type.</li>
+ * </ol>
+ * No COPY header or trailer is written: the writer starts one {@code COPY ... (columns) FROM STDIN (FORMAT binary)}
+ * per group of rows with the same mask, naming the columns without the left-out ones, writes the header, the tuples
+ * (without their masks) and the trailer. The count is 0 only for a row that leaves out every column (a table whose
+ * every insertable column has a server-evaluated DEFAULT, and a record that gives none of them): COPY cannot name no
+ * column, so the writer inserts such a row with {@code INSERT INTO table DEFAULT VALUES}. At most 64 columns are
+ * omittable; a table with more is refused at bind.
+ *
+ * <h2>Unknown fields</h2>
+ * With {@code unknown_fields = "fail"} a record whose top level has a key that no column reads (by its own name or as
+ * the first part of a mapped path) fails, naming the key ({@link JsonRowEncoder.KnownFields}).
+ *
+ * <p>Used by one route stage thread; encoding allocates nothing per record (only a failing record's message does).
+ */
+public final class PgJsonRowEncoder implements RowEncoder<JsonRecord>
+{
+    private static final Logger LOG = LoggerFactory.getLogger(PgJsonRowEncoder.class);
+    private static final boolean BIG_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.BIG_ENDIAN;
+    private static final int MAX_OMITTABLE = 64;
+
+    private final String branch;
+    private final Map<String, String> columnPaths;
+    private final JsonRecord.Scope scope;
+    private final boolean nullAsDefault;
+    private final boolean failOnUnknownFields;
+    private final PgScratch scratch;
+    private final JsonValueView view = new JsonValueView();
+
+    /**
+     * @param branch              branch name, for messages
+     * @param columnPaths         column → JSON path or Kafka metadata spec ({@code $offset}), the branch's
+     *                            {@code columns}
+     * @param scope               the branch's scope of the route stage's JSON record
+     * @param nullAsDefault       {@code null_as_default}: a JSON null into a NOT NULL column takes its DEFAULT
+     * @param failOnUnknownFields {@code unknown_fields = "fail"}
+     * @param scratch             the route stage's scratch, shared by its encoders
+     */
+    public PgJsonRowEncoder(final String branch, final Map<String, String> columnPaths, final JsonRecord.Scope scope,
+        final boolean nullAsDefault, final boolean failOnUnknownFields, final PgScratch scratch)
+    {
+        this.branch = branch;
+        this.columnPaths = Map.copyOf(columnPaths);
+        this.scope = scope;
+        this.nullAsDefault = nullAsDefault;
+        this.failOnUnknownFields = failOnUnknownFields;
+        this.scratch = scratch;
+    }
+
+    /**
+     * The row encoders of one pipeline: one {@code PgJsonRowEncoder} per branch, all sharing one {@link PgScratch}
+     * (they run on the pipeline's one route stage thread). Strings of up to 1 MiB with escapes are unescaped.
+     *
+     * @return a new encoding
+     */
+    public static JsonEncoding encoding()
+    {
+        final PgScratch scratch = new PgScratch(1 << 20);
+        return b -> new PgJsonRowEncoder(b.name(), b.columnPaths(), b.scope(), b.nullAsDefault(),
+            b.failOnUnknownFields(), scratch);
+    }
+
+    /**
+     * Binds to a table: with a {@link PostgresCatalog}, its columns as the catalog read them
+     * ({@link PostgresCatalog#columnsOf}); with any other catalog, the columns of {@code schema} alone (each may be
+     * NULL, its type parsed from {@link ColumnSpec#type()}, {@code DEFAULT} a constant and {@code EXPRESSION} left
+     * to the server).
+     */
+    @Override
+    public Bound<JsonRecord> bind(final TableSchema schema, final DestinationCatalog catalog) throws SinkException
+    {
+        final List<PostgresColumn> columns = catalog instanceof PostgresCatalog pg
+            ? pg.columnsOf(schema)
+            : fromSpecs(schema);
+        return bind(schema, columns, catalog);
+    }
+
+    /**
+     * Binds to a table whose columns are given.
+     *
+     * @param schema  the table's description (for names in messages and the columns' order)
+     * @param columns the same columns with what the catalog knows of them, in table order
+     * @param catalog evaluates constant DEFAULTs
+     * @return the bound encoder
+     * @throws IllegalArgumentException naming the column and what does not fit (its type, a mapping)
+     * @throws SinkException            when the catalog cannot be asked
+     */
+    public Bound<JsonRecord> bind(final TableSchema schema, final List<PostgresColumn> columns,
+        final DestinationCatalog catalog) throws SinkException
+    {
+        final String table = catalog.qualifiedName(schema.database(), schema.table());
+        if (columns.size() != schema.columns().size())
+        {
+            throw new IllegalArgumentException("table " + table + ": " + columns.size() + " columns given for "
+                + schema.columns().size() + " described");
+        }
+        final Set<String> mapped = new HashSet<>(columnPaths.keySet());
+        final List<Column> bound = new ArrayList<>();
+        final List<Integer> omittable = new ArrayList<>();
+        final Set<String> topLevel = new HashSet<>();
+        for (int i = 0; i < columns.size(); i++)
+        {
+            final PostgresColumn c = columns.get(i);
+            final ColumnSpec spec = schema.columns().get(i);
+            mapped.remove(c.name());
+            if (c.defaultClass() == PostgresColumn.DefaultClass.GENERATED || !spec.insertable())
+            {
+                if (columnPaths.containsKey(c.name()))
+                {
+                    throw new IllegalArgumentException("branch " + branch + " maps column " + c.name() + " of table "
+                        + table + ", which is a generated column (" + c.defaultExpression() + "): the server computes "
+                        + "it and COPY cannot write it; remove the mapping");
+                }
+                continue;
+            }
+            final PgType type = typeOf(c);
+            final PgColumnEncoder encoder = PgColumnEncoder.forType(type, !c.notNull());
+            final String mapping = columnPaths.get(c.name());
+            final KafkaMetadata meta = KafkaMetadata.isMetadata(mapping) ? metadata(c.name(), mapping, type) : null;
+            final String path = meta != null ? meta.spec() : jsonPathOf(c.name(), mapping);
+            final int pathIndex = meta != null ? -1 : scope.field(path);
+            byte[] defaultBytes = null;
+            boolean server = c.defaultClass() == PostgresColumn.DefaultClass.EXPRESSION;
+            if (c.defaultClass() == PostgresColumn.DefaultClass.CONSTANT)
+            {
+                defaultBytes = encodeDefault(spec, encoder, catalog);
+                server = defaultBytes == null;
+            }
+            if (server)
+            {
+                if (omittable.size() == MAX_OMITTABLE)
+                {
+                    throw new IllegalArgumentException("table " + table + " has more than 64 columns whose DEFAULT "
+                        + "only the server can evaluate; column " + c.name() + " (" + c.defaultExpression()
+                        + ") would be the 65th: a row can leave at most 64 to the server");
+                }
+                omittable.add(bound.size());
+                LOG.info("default of column {} ({} DEFAULT {}) of {} is evaluated by the server: a record without the "
+                    + "value leaves the column out of its row", c.name(), c.type(), c.defaultExpression(), table);
+            }
+            final boolean raw = meta != null && isText(type) && readsBytes(mapping);
+            bound.add(new Column(c.name(), c.type(), path, pathIndex, encoder, defaultBytes, server, !c.notNull(), meta,
+                raw));
+            if (meta == null)
+            {
+                topLevel.add(JsonPath.parse(path).segment(0));
+            }
+        }
+        if (!mapped.isEmpty())
+        {
+            throw new IllegalArgumentException("branch " + branch + " maps column(s) " + mapped + " that table "
+                + table + " does not have (its columns: " + schema.columns().stream().map(ColumnSpec::name).toList()
+                + ")");
+        }
+        if (bound.isEmpty())
+        {
+            throw new IllegalArgumentException("table " + table + " has no column Sluice can write (every column is "
+                + "generated)");
+        }
+        return new BoundPg(bound.toArray(new Column[0]), omittable.stream().mapToInt(Integer::intValue).toArray(),
+            failOnUnknownFields ? new JsonRowEncoder.KnownFields(topLevel) : null);
+    }
+
+    /** The columns of a description alone, for a catalog that is not a {@link PostgresCatalog}. */
+    private static List<PostgresColumn> fromSpecs(final TableSchema schema)
+    {
+        final List<PostgresColumn> out = new ArrayList<>();
+        for (final ColumnSpec s : schema.columns())
+        {
+            final PostgresColumn.DefaultClass cls = switch (s.defaultKind())
+            {
+                case "DEFAULT" -> PostgresColumn.DefaultClass.CONSTANT;
+                case "EXPRESSION" -> PostgresColumn.DefaultClass.EXPRESSION;
+                case "MATERIALIZED", "ALIAS" -> PostgresColumn.DefaultClass.GENERATED;
+                default -> PostgresColumn.DefaultClass.NONE;
+            };
+            out.add(new PostgresColumn(s.name(), s.type(), s.type(), "b", "", List.of(), false, cls,
+                s.defaultExpression()));
+        }
+        return out;
+    }
+
+    /**
+     * The type the encoders write for a column: its base type under every domain; an enum by its labels.
+     *
+     * @throws IllegalArgumentException naming column and type when Sluice cannot write it
+     */
+    private static PgType typeOf(final PostgresColumn c)
+    {
+        final String shown = c.type().equals(c.baseType()) ? c.type() : c.type() + ", a domain over " + c.baseType();
+        final String kind = c.typeKind() == null ? "b" : c.typeKind();
+        if ("e".equals(kind))
+        {
+            return PgType.enumeration(0, c.enumLabels());
+        }
+        if (!"b".equals(kind))
+        {
+            throw new IllegalArgumentException("column " + c.name() + " has type " + shown + " which Sluice cannot "
+                + "write: it is a " + switch (kind)
+                {
+                    case "c" -> "composite type";
+                    case "r" -> "range type";
+                    case "m" -> "multirange type";
+                    case "p" -> "pseudo-type";
+                    default -> "type of kind '" + kind + "'";
+                } + " (see docs/postgres.md, \"Types\")");
+        }
+        if (!c.enumLabels().isEmpty())
+        {
+            throw new IllegalArgumentException("column " + c.name() + " has type " + shown + " which Sluice cannot "
+                + "write: an array of an enum (see docs/postgres.md, \"Types\")");
+        }
+        try
+        {
+            return PgType.parse(c.baseType());
+        }
+        catch (final IllegalArgumentException | IllegalStateException e)
+        {
+            throw new IllegalArgumentException("column " + c.name() + " has type " + shown + " which Sluice cannot "
+                + "write: " + e.getMessage() + " (see docs/postgres.md, \"Types\")", e);
+        }
+    }
+
+    private static KafkaMetadata metadata(final String column, final String spec, final PgType type)
+    {
+        final PgType.Kind k = type.kind();
+        final boolean number = !type.isArray() && (k == PgType.Kind.INT2 || k == PgType.Kind.INT4
+            || k == PgType.Kind.INT8 || k == PgType.Kind.NUMERIC || k == PgType.Kind.FLOAT4
+            || k == PgType.Kind.FLOAT8);
+        final boolean time = !type.isArray() && (k == PgType.Kind.TIMESTAMP || k == PgType.Kind.TIMESTAMPTZ);
+        return KafkaMetadata.bind(column, spec, isText(type) ? KafkaMetadata.Bytes.RAW : KafkaMetadata.Bytes.JSON,
+            time ? KafkaMetadata.Time.EPOCH_SECONDS : KafkaMetadata.Time.EPOCH_MILLIS, number);
+    }
+
+    private static boolean isText(final PgType type)
+    {
+        final PgType.Kind k = type.kind();
+        return !type.isArray() && (k == PgType.Kind.TEXT || k == PgType.Kind.VARCHAR || k == PgType.Kind.BPCHAR);
+    }
+
+    private static boolean readsBytes(final String spec)
+    {
+        return spec.equals("$key") || spec.startsWith("$header.");
+    }
+
+    /** @return the JSON path a column reads: its mapping ({@code \$x} for a key {@code $x}), else its escaped name */
+    private static String jsonPathOf(final String column, final String mapping)
+    {
+        return mapping != null ? KafkaMetadata.jsonPath(mapping) : escapeName(column);
+    }
+
+    /**
+     * A column name used as a JSON path: backslashes and dots escaped (JsonPath syntax), so {@code a.b} reads the key
+     * {@code "a.b"}, never {@code b} inside {@code a}.
+     *
+     * @param name the column name
+     * @return the path expression
+     */
+    static String escapeName(final String name)
+    {
+        return name.replace("\\", "\\\\").replace(".", "\\.");
+    }
+
+    /**
+     * Encodes a constant DEFAULT once: the catalog's JSON text of its value, through the column's encoder.
+     *
+     * @return the field's bytes (length and value), or null when there is no constant to write (the server then
+     *     evaluates it)
+     */
+    private static byte[] encodeDefault(final ColumnSpec c, final PgColumnEncoder encoder,
+        final DestinationCatalog catalog) throws SinkException
+    {
+        final String json = catalog.evaluateDefault(c);
+        if (json == null)
+        {
+            return null;
+        }
+        final byte[] doc = ("{\"v\":" + json + "}").getBytes(StandardCharsets.UTF_8);
+        final JsonScanner scanner = new JsonScanner(JsonPathSet.compile(List.of("v")), 64);
+        if (scanner.scan(new UnsafeBuffer(doc), 0, doc.length) != JsonError.NONE)
+        {
+            LOG.warn("default of column {} ({}) evaluated to {} which is not JSON; the server evaluates it per row",
+                c.name(), c.defaultExpression(), json);
+            return null;
+        }
+        final JsonValueView v = new JsonValueView();
+        scanner.value(0, v);
+        final Bytes<Void> out = Bytes.allocateElasticDirect(64);
+        try
+        {
+            final int rc = encoder.encode(v, out, new PgScratch(Math.max(1024, doc.length)));
+            if (rc != ConversionError.NONE)
+            {
+                LOG.warn("default of column {} ({} = {}) does not convert to {}: {}; the server evaluates it per row",
+                    c.name(), c.defaultExpression(), json, c.type(), PgCopyError.describe(rc));
+                return null;
+            }
+            final byte[] bytes = new byte[(int)out.writePosition()];
+            out.read(bytes);
+            return bytes;
+        }
+        finally
+        {
+            out.releaseLast();
+        }
+    }
+
+    /**
+     * @param v the value a column could not take
+     * @return {@code " (value ...)"} with its first 96 bytes of JSON text (a string in quotes, escapes as they stand
+     *     in the record), or empty for a missing value; for error messages only (allocates)
+     */
+    static String shown(final JsonValueView v)
+    {
+        if (v.kind() == JsonKind.MISSING)
+        {
+            return "";
+        }
+        final int n = Math.min(v.length(), 96);
+        final byte[] b = new byte[n];
+        v.buffer().getBytes(v.offset(), b);
+        final String text = new String(b, StandardCharsets.UTF_8).replace("\u0000", "\\u0000")
+            + (v.length() > n ? "..." : "");
+        return v.kind() == JsonKind.STRING ? " (value \"" + text + "\")" : " (value " + text + ")";
+    }
+
+    /** One bound column. */
+    private record Column(String name, String type, String path, int pathIndex, PgColumnEncoder encoder,
+        byte[] defaultValue, boolean serverDefault, boolean nullable, KafkaMetadata meta, boolean raw)
+    {
+    }
+
+    private final class BoundPg implements Bound<JsonRecord>
+    {
+        private final Column[] columns;
+        private final int[] omittable;
+        /** Per column: its bit in the omission mask, or -1 when the column is never left out. */
+        private final int[] bitOf;
+        private final boolean[] hasDefault;
+        private final JsonRowEncoder.KnownFields known;
+        private final List<String> names;
+        private final boolean readsKeyAndHeaders;
+
+        BoundPg(final Column[] columns, final int[] omittable, final JsonRowEncoder.KnownFields known)
+        {
+            this.columns = columns;
+            this.omittable = omittable;
+            this.known = known;
+            this.bitOf = new int[columns.length];
+            Arrays.fill(bitOf, -1);
+            for (int bit = 0; bit < omittable.length; bit++)
+            {
+                bitOf[omittable[bit]] = bit;
+            }
+            this.hasDefault = new boolean[columns.length];
+            final List<String> n = new ArrayList<>(columns.length);
+            boolean keys = false;
+            for (int i = 0; i < columns.length; i++)
+            {
+                n.add(columns[i].name());
+                hasDefault[i] = columns[i].defaultValue() != null || bitOf[i] >= 0;
+                keys |= columns[i].meta() != null && columns[i].meta().readsKeyAndHeaders();
+            }
+            this.names = List.copyOf(n);
+            this.readsKeyAndHeaders = keys;
+        }
+
+        @Override
+        public List<String> columns()
+        {
+            return names;
+        }
+
+        @Override
+        public int[] omittableColumns()
+        {
+            return omittable.clone();
+        }
+
+        @Override
+        public boolean readsKeyAndHeaders()
+        {
+            return readsKeyAndHeaders;
+        }
+
+        @Override
+        public String encode(final JsonRecord row, final Bytes<?> out)
+        {
+            if (scope.scan() != JsonError.NONE)
+            {
+                return scope.error();
+            }
+            final Column[] cs = columns;
+            final boolean masked = omittable.length > 0;
+            final long maskAt = out.writePosition();
+            if (masked)
+            {
+                out.writeLong(0);
+            }
+            final long countAt = out.writePosition();
+            PgCopy.writeInt16(out, cs.length);
+            long mask = 0;
+            int fields = cs.length;
+            final JsonValueView v = view;
+            for (int i = 0; i < cs.length; i++)
+            {
+                final Column c = cs[i];
+                final KafkaMetadata meta = c.meta();
+                if (meta == null)
+                {
+                    scope.value(c.pathIndex(), v);
+                }
+                else
+                {
+                    final int rc = meta.fill(row, v);
+                    if (rc != ConversionError.NONE)
+                    {
+                        return "column " + c.name() + " (" + c.type() + ") from path " + c.path() + ": "
+                            + PgCopyError.describe(rc);
+                    }
+                    if (c.raw() && hasNul(v))
+                    {
+                        return "column " + c.name() + " (" + c.type() + ") from path " + c.path() + ": "
+                            + PgCopyError.describe(PgCopyError.NUL_CHARACTER) + shown(v);
+                    }
+                }
+                final int kind = v.kind();
+                if (hasDefault[i]
+                    && (kind == JsonKind.MISSING || kind == JsonKind.NULL && nullAsDefault && !c.nullable()))
+                {
+                    final int bit = bitOf[i];
+                    if (bit >= 0)
+                    {
+                        mask |= 1L << bit; // left to the server: nothing is written
+                        fields--;
+                        continue;
+                    }
+                    out.write(c.defaultValue());
+                    continue;
+                }
+                final int code = c.encoder().encode(v, out, scratch);
+                if (code != ConversionError.NONE)
+                {
+                    return "column " + c.name() + " (" + c.type() + ") from path " + c.path() + ": "
+                        + PgCopyError.describe(code) + shown(v);
+                }
+            }
+            if (masked)
+            {
+                NativeBatch.writeMask(out, maskAt, mask);
+                final short count = (short)fields;
+                out.writeShort(countAt, BIG_ENDIAN ? count : Short.reverseBytes(count));
+            }
+            return known == null ? null : known.check(row, v);
+        }
+
+        private boolean hasNul(final JsonValueView v)
+        {
+            if (v.kind() != JsonKind.STRING)
+            {
+                return false;
+            }
+            for (int i = 0; i < v.length(); i++)
+            {
+                if (v.buffer().getByte(v.offset() + i) == 0)
+                {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+}
