@@ -119,7 +119,14 @@ final class PostgresBatchWriter implements BatchWriter
             {
                 for (int m = 0; m < distinct; m++)
                 {
-                    copy(batch, selected, count, table, masks[m], false);
+                    if (presentColumns(batch.binding(), masks[m]).isEmpty())
+                    {
+                        defaultRows(c, batch, selected, count, table, masks[m]);
+                    }
+                    else
+                    {
+                        copy(batch, selected, count, table, masks[m], false);
+                    }
                 }
             }
             c.commit();
@@ -329,6 +336,29 @@ final class PostgresBatchWriter implements BatchWriter
                 }
             }
         }
+    }
+
+    /**
+     * Rows that leave every column to the server (COPY cannot name no column): one
+     * {@code INSERT ... DEFAULT VALUES} each.
+     */
+    private static void defaultRows(final Connection c, final BatchBuffer batch, final int[] selected,
+        final int count, final String table, final long mask) throws SQLException
+    {
+        for (int k = 0; k < count; k++)
+        {
+            final int r = selected == null ? k : selected[k];
+            if (NativeBatch.readMask(batch.rows(), batch.rowStart(r)) == mask)
+            {
+                execute(c, defaultValues(table));
+            }
+        }
+    }
+
+    /** @return the statement that inserts one row of DEFAULTs */
+    private static String defaultValues(final String table)
+    {
+        return "INSERT INTO " + table + " DEFAULT VALUES";
     }
 
     private static List<String> presentColumns(final Binding binding, final long mask)

@@ -29,16 +29,11 @@ public final class PostgresDriver implements SinkDriver
     {
     }
 
-    /**
-     * The row encoders of binary COPY tuples.
-     *
-     * @throws UnsupportedOperationException until the PostgreSQL row encoder is merged
-     */
+    /** @return {@link PgJsonRowEncoder#encoding()}: JSON records as binary COPY tuples */
     @Override
     public JsonEncoding jsonEncoding()
     {
-        // TODO: return PgJsonRowEncoder.encoding() once the encoder (branch wt-pgenc) is merged
-        throw new UnsupportedOperationException("the PostgreSQL row encoder is not built yet");
+        return PgJsonRowEncoder.encoding();
     }
 
     @Override
