@@ -122,6 +122,39 @@ class DestinationCommandTest
         return r.lines().get(0);
     }
 
+    /**
+     * Issue 22 item 8: a postgres sink names its destination through its provider: schema and table verbatim (a
+     * dotted topic is one table, case kept), quoted with double quotes; a name over PostgreSQL's 63 bytes is refused
+     * naming its length, never truncated.
+     */
+    @Test
+    void shouldPrintAPostgresDestinationQuotedVerbatim() throws IOException
+    {
+        final String pg = """
+            [[sinks]]
+            name = "pg"
+            kind = "postgres"
+            pattern = '(?s).*'
+            group_id = "g"
+            [sinks.plugin_config]
+            url = "postgresql://127.0.0.1:1/analytics"
+            username = "sluice"
+            password = "never-printed"
+            schema = "public"
+            target_table = "{topic}"
+            """;
+        final Run r = run(pg, "pg", "orders.eu", null, false);
+        assertEquals(0, r.code(), r.toString());
+        assertEquals(List.of("{\"database\": \"public\", \"table\": \"orders.eu\", \"sql\": "
+            + "\"\\\"public\\\".\\\"orders.eu\\\"\"}"), r.lines());
+        assertEquals("\"public\".\"orders.eu\"", field(r.lines().get(0), "sql"));
+        assertEquals("\"public\".\"Orders\"", field(run(pg, "pg", "Orders", null, false).lines().get(0), "sql"));
+        final Run longName = run(pg, "pg", "t".repeat(64), null, false);
+        assertEquals(1, longName.code(), longName.toString());
+        assertTrue(longName.toString().contains("64 bytes"), longName.toString());
+        assertTrue(!longName.toString().contains("never-printed"), longName.toString());
+    }
+
     /** The decoded string at a top-level key of a JSON object line, or null when it is JSON null. */
     static String field(final String line, final String key)
     {

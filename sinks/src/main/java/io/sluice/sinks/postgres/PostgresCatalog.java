@@ -452,7 +452,7 @@ public final class PostgresCatalog implements DestinationCatalog
         }
     }
 
-    private static String[] version(final Connection c, final String schema, final String table) throws SQLException
+    static String[] version(final Connection c, final String schema, final String table) throws SQLException
     {
         try (PreparedStatement ps = c.prepareStatement(VERSION_QUERY))
         {

@@ -1,0 +1,303 @@
+package io.sluice.engine;
+
+import static io.sluice.engine.DestinationFixtures.unique;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeSet;
+
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import io.sluice.core.config.ConfigLoader;
+import io.sluice.core.engine.SluiceEngine;
+import io.sluice.core.gather.GatherPipeline;
+import io.sluice.sinks.kafka.KafkaScatterDriver;
+import io.sluice.sinks.postgres.PostgresDriver;
+import io.sluice.sinks.postgres.PostgresIdentifiers;
+
+/**
+ * A TOML pipeline {@code kind = "postgres"} on the real broker and the real PostgreSQL: cases P1 (dotted topics are
+ * one table each, quoted verbatim), P2 (case kept), P4/P8 (a NUL in a text value refused per record, and a CHECK only
+ * the server knows found by splitting the batch; under fail the pipeline stops naming the cause), P6 (10,000 rows of
+ * 10 columns in one batch) and P7 (upsert with a key twice in a batch). Each test works in a schema of its own
+ * ({@code pgsink_<time>}) on topics of its own.
+ */
+class PostgresSinkIT
+{
+    private static final String SCHEMA = "pgsink_" + Long.toString(System.currentTimeMillis(), 36);
+    private static final List<String> TOPICS = new ArrayList<>();
+
+    private static String url()
+    {
+        return System.getProperty("sluice.postgres.url", "jdbc:postgresql://127.0.0.1:15432/sluice");
+    }
+
+    private static Connection open() throws SQLException
+    {
+        final Map<String, String> secrets = TestServices.secrets();
+        final Properties p = new Properties();
+        p.setProperty("user", secrets.get("SLUICE_TEST_POSTGRES_USER"));
+        p.setProperty("password", secrets.get("SLUICE_TEST_POSTGRES_PASSWORD"));
+        p.setProperty("connectTimeout", "10");
+        p.setProperty("socketTimeout", "60");
+        return DriverManager.getConnection(url(), p);
+    }
+
+    private static void sql(final String... statements) throws SQLException
+    {
+        try (Connection c = open(); Statement s = c.createStatement())
+        {
+            for (final String q : statements)
+            {
+                s.execute(q);
+            }
+        }
+    }
+
+    /** Rows as "a|b|c" lines in the order the query gives. */
+    private static List<String> rows(final String query) throws SQLException
+    {
+        final List<String> out = new ArrayList<>();
+        try (Connection c = open(); Statement s = c.createStatement(); ResultSet r = s.executeQuery(query))
+        {
+            final int n = r.getMetaData().getColumnCount();
+            while (r.next())
+            {
+                final StringBuilder b = new StringBuilder();
+                for (int i = 1; i <= n; i++)
+                {
+                    b.append(i > 1 ? "|" : "").append(r.getString(i));
+                }
+                out.add(b.toString());
+            }
+        }
+        return out;
+    }
+
+    private static String table(final String name)
+    {
+        return PostgresIdentifiers.qualified(SCHEMA, name);
+    }
+
+    @BeforeAll
+    static void createSchema() throws SQLException
+    {
+        sql("CREATE SCHEMA " + PostgresIdentifiers.quote(SCHEMA));
+    }
+
+    @AfterAll
+    static void dropAll() throws Exception
+    {
+        sql("DROP SCHEMA IF EXISTS " + PostgresIdentifiers.quote(SCHEMA) + " CASCADE");
+        ScatterEndToEndIT.deleteTopics(new TreeSet<>(TOPICS));
+    }
+
+    private static String topic(final String name) throws Exception
+    {
+        TestServices.createTopic(name, 1);
+        TOPICS.add(name);
+        return name;
+    }
+
+    private static void produce(final String topic, final String... values) throws Exception
+    {
+        final List<byte[]> bytes = new ArrayList<>();
+        for (final String v : values)
+        {
+            bytes.add(v.getBytes(StandardCharsets.UTF_8));
+        }
+        TestServices.produce(topic, bytes);
+    }
+
+    private static String config(final String group, final List<String> topics, final String onError,
+        final String extra)
+    {
+        final Map<String, String> secrets = TestServices.secrets();
+        final StringBuilder list = new StringBuilder();
+        for (final String t : topics)
+        {
+            list.append(list.length() == 0 ? "" : ", ").append('"').append(t).append('"');
+        }
+        return """
+            [kafka]
+            bootstrap_servers = "%s"
+            [checkpoint]
+            commit_interval_ms = 100
+            [engine]
+            status_interval_ms = 0
+            [[sinks]]
+            name = "pg"
+            kind = "postgres"
+            topics = [%s]
+            group_id = "%s"
+            on_error = "%s"
+            [sinks.plugin_config]
+            url = "%s"
+            username = "%s"
+            password = "%s"
+            schema = "%s"
+            target_table = "{topic}"
+            %s
+            """.formatted(TestServices.bootstrap(), list, group, onError, url(),
+            secrets.get("SLUICE_TEST_POSTGRES_USER"), secrets.get("SLUICE_TEST_POSTGRES_PASSWORD"), SCHEMA,
+            extra.contains("linger_ms") ? extra : extra + "\nlinger_ms = 300");
+    }
+
+    private static SluiceEngine engine(final String toml)
+    {
+        return new SluiceEngine(ConfigLoader.parse(toml), c -> new PostgresDriver(), c -> new KafkaScatterDriver(),
+            new GatherPipeline.RunOptions(true));
+    }
+
+    /** P1 and P2: a dotted topic is one table of its own name; topics that differ in case are two tables. */
+    @Test
+    void shouldWriteEachTopicToTheTableOfItsVerbatimName() throws Exception
+    {
+        final String s = unique("");
+        final String group = "g-pg-" + s;
+        final String dotted = topic("orders.eu." + s);
+        final String deep = topic("acme.cdc.inventory.orders." + s);
+        final String upper = topic("Orders-" + s);
+        final String lower = topic("orders-" + s);
+        produce(dotted, "{\"id\":1,\"doc\":{\"a\":1}}", "{\"id\":2,\"doc\":{\"a\":2}}");
+        produce(deep, "{\"id\":3,\"doc\":[1]}");
+        produce(upper, "{\"id\":4}");
+        produce(lower, "{\"id\":5}");
+        final SluiceEngine engine = engine(config(group, List.of(dotted, deep, upper, lower), "fail", """
+            create_table = true
+            create_table_ddl = "CREATE TABLE {schema}.{table} (id bigint PRIMARY KEY, doc jsonb, at timestamptz \
+            DEFAULT now())"
+            """));
+        assertEquals(SluiceEngine.EXIT_OK, engine.run(), engine.failure());
+        assertEquals(List.of("1|{\"a\": 1}", "2|{\"a\": 2}"), rows("SELECT id, doc FROM " + table(dotted)
+            + " ORDER BY id"));
+        assertEquals(List.of("3|[1]"), rows("SELECT id, doc FROM " + table(deep)));
+        assertEquals(List.of("4"), rows("SELECT id FROM " + table(upper)));
+        assertEquals(List.of("5"), rows("SELECT id FROM " + table(lower)));
+        assertEquals(List.of("0"), rows("SELECT count(*) FROM " + table(dotted) + " WHERE at IS NULL"),
+            "now() is left to the server");
+        assertEquals(List.of(dotted, deep, upper, lower).stream().sorted().toList(),
+            rows("SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = '"
+                + SCHEMA + "' AND c.relkind = 'r' AND c.relname LIKE '%" + s + "' ORDER BY c.relname COLLATE \"C\""));
+        assertEquals(Map.of(new TopicPartition(dotted, 0), 2L, new TopicPartition(deep, 0), 1L,
+            new TopicPartition(upper, 0), 1L, new TopicPartition(lower, 0), 1L), TestServices.committed(group));
+    }
+
+    /**
+     * P4/P8 under skip: the NUL record is refused by the encoder before the batch; the record a CHECK refuses is found
+     * by splitting the refused batch; every other record lands and the offsets move past all of them.
+     */
+    @Test
+    void shouldRefuseOnlyTheBadRecordsOfABatchUnderSkip() throws Exception
+    {
+        final String s = unique("");
+        final String group = "g-pg-" + s;
+        final String nul = topic("pg-nul-" + s);
+        final String check = topic("pg-check-" + s);
+        sql("CREATE TABLE " + table(nul) + " (id int, s text)",
+            "CREATE TABLE " + table(check) + " (id int, s text, CONSTRAINT not_five CHECK (id <> 5))");
+        produce(nul, "{\"id\":1,\"s\":\"ok\"}", "{\"id\":2,\"s\":\"a\\u0000b\"}", "{\"id\":3,\"s\":\"ok\"}");
+        produce(check, "{\"id\":4,\"s\":\"ok\"}", "{\"id\":5,\"s\":\"no\"}", "{\"id\":6,\"s\":\"ok\"}",
+            "{\"id\":7,\"s\":\"ok\"}");
+        final SluiceEngine engine = engine(config(group, List.of(nul, check), "skip", ""));
+        assertEquals(SluiceEngine.EXIT_OK, engine.run(), engine.failure());
+        assertEquals(List.of("1|ok", "3|ok"), rows("SELECT id, s FROM " + table(nul) + " ORDER BY id"));
+        assertEquals(List.of("4|ok", "6|ok", "7|ok"), rows("SELECT id, s FROM " + table(check) + " ORDER BY id"));
+        assertEquals(Map.of(new TopicPartition(nul, 0), 3L, new TopicPartition(check, 0), 4L),
+            TestServices.committed(group));
+    }
+
+    /** P8 under fail: nothing of the batch lands, and the pipeline stops naming the cause, never 25P02. */
+    @Test
+    void shouldStopNamingTheServersReasonUnderFail() throws Exception
+    {
+        final String s = unique("");
+        final String group = "g-pg-" + s;
+        final String check = topic("pg-checkfail-" + s);
+        sql("CREATE TABLE " + table(check) + " (id int, s text, CONSTRAINT not_two CHECK (id <> 2))");
+        produce(check, "{\"id\":1,\"s\":\"ok\"}", "{\"id\":2,\"s\":\"no\"}", "{\"id\":3,\"s\":\"ok\"}");
+        final SluiceEngine engine = engine(config(group, List.of(check), "fail", ""));
+        assertEquals(SluiceEngine.EXIT_FAILURE, engine.run());
+        final String failure = engine.failure();
+        assertTrue(failure.contains("23514"), failure);
+        assertTrue(failure.contains("not_two"), failure);
+        assertTrue(failure.contains(check), failure);
+        assertFalse(failure.contains("25P02"), failure);
+        assertFalse(failure.contains("current transaction is aborted"), failure);
+        // the batch is split to find the record; the record a CHECK refuses and everything after it never land
+        assertEquals(List.of("0"), rows("SELECT count(*) FROM " + table(check) + " WHERE id >= 2"));
+
+        final String nul = topic("pg-nulfail-" + s);
+        sql("CREATE TABLE " + table(nul) + " (id int, s text)");
+        produce(nul, "{\"id\":1,\"s\":\"ok\"}", "{\"id\":2,\"s\":\"a\\u0000b\"}", "{\"id\":3,\"s\":\"ok\"}");
+        final SluiceEngine second = engine(config(group + "-2", List.of(nul), "fail", ""));
+        assertEquals(SluiceEngine.EXIT_FAILURE, second.run());
+        final String f = second.failure();
+        assertTrue(f.contains("column s") && f.contains("NUL"), f);
+        assertTrue(f.contains(nul + "-0@1") && f.contains("22021"), f);
+        assertEquals(List.of("0"), rows("SELECT count(*) FROM " + table(nul) + " WHERE id > 1"),
+            "nothing at or past the refused record");
+    }
+
+    /** P6: 10,000 records of 10 columns in one batch (max_rows = 10000), all-or-nothing, by one COPY. */
+    @Test
+    void shouldCopyTenThousandRowsOfTenColumns() throws Exception
+    {
+        final String s = unique("");
+        final String group = "g-pg-" + s;
+        final String wide = topic("pg-wide-" + s);
+        final StringBuilder ddl = new StringBuilder("CREATE TABLE " + table(wide) + " (id bigint");
+        for (int c = 1; c < 10; c++)
+        {
+            ddl.append(", c").append(c).append(c % 2 == 0 ? " text" : " integer");
+        }
+        sql(ddl.append(')').toString());
+        final String[] values = new String[10_000];
+        for (int i = 0; i < values.length; i++)
+        {
+            final StringBuilder v = new StringBuilder("{\"id\":").append(i);
+            for (int c = 1; c < 10; c++)
+            {
+                v.append(",\"c").append(c).append("\":").append(c % 2 == 0 ? "\"v" + i + "\"" : Integer.toString(i));
+            }
+            values[i] = v.append('}').toString();
+        }
+        produce(wide, values);
+        final SluiceEngine engine = engine(config(group, List.of(wide), "fail", "max_rows = 10000\nlinger_ms = 5000"));
+        assertEquals(SluiceEngine.EXIT_OK, engine.run(), engine.failure());
+        assertEquals(List.of("10000|49995000|49995000|10000"), rows("SELECT count(*), sum(id), sum(c9), "
+            + "count(DISTINCT c8) FROM " + table(wide) + " WHERE c2 = 'v' || id"));
+    }
+
+    /** P7: upsert with a key twice in one batch: the latest record wins, no 21000. */
+    @Test
+    void shouldUpsertTheLatestRecordOfAKey() throws Exception
+    {
+        final String s = unique("");
+        final String group = "g-pg-" + s;
+        final String kv = topic("pg-kv-" + s);
+        sql("CREATE TABLE " + table(kv) + " (k text PRIMARY KEY, v text, at timestamptz DEFAULT now())",
+            "INSERT INTO " + table(kv) + " (k, v) VALUES ('c', 'old')");
+        produce(kv, "{\"k\":\"a\",\"v\":\"1\"}", "{\"k\":\"b\",\"v\":\"1\"}", "{\"k\":\"a\",\"v\":\"2\"}",
+            "{\"k\":\"c\",\"v\":\"new\"}");
+        final SluiceEngine engine = engine(
+            config(group, List.of(kv), "fail", "insert_mode = \"upsert\"\nlinger_ms = 2000"));
+        assertEquals(SluiceEngine.EXIT_OK, engine.run(), engine.failure());
+        assertEquals(List.of("a|2", "b|1", "c|new"), rows("SELECT k, v FROM " + table(kv) + " ORDER BY k"));
+        assertEquals(List.of("0"), rows("SELECT count(*) FROM " + table(kv) + " WHERE at IS NULL"));
+    }
+}

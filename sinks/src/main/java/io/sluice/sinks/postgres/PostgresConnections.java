@@ -1,0 +1,88 @@
+package io.sluice.sinks.postgres;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.Locale;
+import java.util.Map;
+
+import org.postgresql.util.PSQLException;
+import org.postgresql.util.PSQLState;
+
+/**
+ * Opens pgJDBC connections for a PostgreSQL sink: the URL and properties of its {@link PostgresConfig}, then the
+ * session set up with {@code set_config} (bound values, never pasted into SQL): {@code TimeZone} UTC always, the
+ * sink's {@code statement_timeout} ({@code insert_timeout_ms}, unless its settings give one), then every entry of
+ * {@code [sinks.plugin_config.settings]} in file order. Stateless; thread-safe.
+ */
+public final class PostgresConnections
+{
+    private static final org.postgresql.Driver DRIVER = new org.postgresql.Driver();
+
+    private PostgresConnections()
+    {
+    }
+
+    /**
+     * @param config the sink's settings
+     * @return a new connection in autocommit, its session set up
+     * @throws SQLException when the server cannot be reached, refuses the login, or refuses a session setting (the
+     *                      setting named in the message)
+     */
+    public static Connection connect(final PostgresConfig config) throws SQLException
+    {
+        final Connection c = DRIVER.connect(config.jdbcUrl(), config.connectionProperties());
+        if (c == null)
+        {
+            throw new PSQLException("pgJDBC does not take the URL " + config.jdbcUrl(),
+                PSQLState.CONNECTION_UNABLE_TO_CONNECT);
+        }
+        try
+        {
+            set(c, "TimeZone", "UTC");
+            boolean timeout = false;
+            for (final String name : config.sessionSettings().keySet())
+            {
+                timeout |= "statement_timeout".equals(name.toLowerCase(Locale.ROOT));
+            }
+            if (!timeout)
+            {
+                set(c, "statement_timeout", Long.toString(config.insertTimeoutMs()));
+            }
+            for (final Map.Entry<String, String> s : config.sessionSettings().entrySet())
+            {
+                set(c, s.getKey(), s.getValue());
+            }
+            return c;
+        }
+        catch (final SQLException e)
+        {
+            try
+            {
+                c.close();
+            }
+            catch (final SQLException ignored)
+            {
+                // the failure to report is e
+            }
+            throw e;
+        }
+    }
+
+    private static void set(final Connection c, final String name, final String value) throws SQLException
+    {
+        try (PreparedStatement ps = c.prepareStatement("SELECT pg_catalog.set_config(?, ?, false)"))
+        {
+            ps.setString(1, name);
+            ps.setString(2, value);
+            ps.execute();
+        }
+        catch (final PSQLException e)
+        {
+            final org.postgresql.util.ServerErrorMessage server = e.getServerErrorMessage();
+            final String m = server != null ? server.getMessage() : String.valueOf(e.getMessage());
+            throw new SQLException("the session setting " + name + " = '" + value + "' (settings of the sink, or "
+                + "the engine's own) was refused: " + m, e.getSQLState(), e);
+        }
+    }
+}

@@ -1,0 +1,150 @@
+package io.sluice.sinks.postgres;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import io.sluice.core.config.ConfigException;
+import io.sluice.core.config.ConfigLoader;
+import io.sluice.core.config.ConfigProblem;
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.gather.SinkProviders;
+
+/** A postgres sink's plugin_config as the loader reads and checks it: issue 22's keys, problems with their lines. */
+class PostgresConfigTest
+{
+    private static final String HEAD = """
+        [kafka]
+        bootstrap_servers = "k:9092"
+
+        [[sinks]]
+        name = "pg"
+        kind = "postgres"
+        pattern = 'orders\\..*'
+        group_id = "sluice-pg"
+
+        [sinks.plugin_config]
+        """;
+
+    private static List<ConfigProblem> problems(final String pluginConfig)
+    {
+        return assertThrows(ConfigException.class, () -> ConfigLoader.parse(HEAD + pluginConfig)).problems();
+    }
+
+    @Test
+    void shouldReadTheIssuesExampleWithItsDefaults()
+    {
+        final SluiceConfig c = ConfigLoader.parse(HEAD + """
+            url = "postgresql://127.0.0.1:15432/analytics"
+            username = "sluice"
+            password = "s3cret"
+            schema = "public"
+            target_table = "{topic}"
+            create_table = true
+            create_table_ddl = "CREATE TABLE {schema}.{table} (id bigint PRIMARY KEY, doc jsonb, at timestamptz)"
+            insert_mode = "append"
+
+            [sinks.plugin_config.settings]
+            synchronous_commit = "off"
+            """);
+        final PostgresConfig p = (PostgresConfig)c.sink("pg").plugin();
+        assertEquals("postgres", p.kind());
+        assertEquals("jdbc:postgresql://127.0.0.1:15432/analytics", p.jdbcUrl());
+        assertEquals(List.of(List.of("jdbc:postgresql://127.0.0.1:15432/analytics")), p.shards());
+        assertEquals("public", p.database());
+        assertEquals("{topic}", p.targetTable());
+        assertEquals("quote", p.identifier());
+        assertTrue(p.createTable());
+        assertFalse(p.upsert());
+        assertEquals("disable", p.sslMode());
+        assertEquals(Map.of("synchronous_commit", "off"), p.sessionSettings());
+        assertEquals(60_000, p.insertTimeoutMs());
+        assertFalse(p.toString().contains("s3cret"), p.toString());
+    }
+
+    @Test
+    void shouldTakePgJdbcsUrlAndUpsertWithKeyColumns()
+    {
+        final PostgresConfig p = (PostgresConfig)ConfigLoader.parse(HEAD + """
+            url = "jdbc:postgresql://db1:5432,db2:5433/an.alytics?connectTimeout=5"
+            username = "u"
+            target_table = "kv"
+            insert_mode = "upsert"
+            key_columns = ["k"]
+            identifier = "rewrite"
+            """).sink("pg").plugin();
+        assertEquals("jdbc:postgresql://db1:5432,db2:5433/an.alytics?connectTimeout=5", p.jdbcUrl());
+        assertEquals(List.of(List.of("jdbc:postgresql://db1:5432,db2:5433/an.alytics")), p.shards());
+        assertTrue(p.upsert());
+        assertEquals(List.of("k"), p.keyColumns());
+        assertEquals("rewrite", p.identifier());
+    }
+
+    @Test
+    void shouldNameEveryProblemWithItsKeyAndLine()
+    {
+        final String all = problems("""
+            url = "mysql://h/db"
+            target_table = "t"
+            ssl_mode = "prefer"
+            insert_mode = "merge"
+            create_table = true
+            max_rows = 0
+            schemaa = "x"
+            """).toString();
+        assertTrue(all.contains("sinks[0].plugin_config.url (line 11): \"mysql://h/db\" is not a postgresql://"), all);
+        assertTrue(all.contains("sinks[0].plugin_config.username"), all);
+        assertTrue(all.contains("sinks[0].plugin_config.ssl_mode (line 13): \"prefer\" is not one of"), all);
+        assertTrue(all.contains("sinks[0].plugin_config.insert_mode (line 14): \"merge\" is not one of"), all);
+        assertTrue(all.contains("create_table = true needs create_table_ddl or create_table_like"), all);
+        assertTrue(all.contains("sinks[0].plugin_config.max_rows (line 16): 0 is out of range"), all);
+        assertTrue(all.contains("sinks[0].plugin_config.schemaa (line 17)"), all);
+    }
+
+    @Test
+    void shouldRefuseCredentialsInTheUrlAndConflictingSettings()
+    {
+        final String all = problems("""
+            url = "postgresql://u:pw@h:5432/db"
+            username = "u"
+            target_table = "t"
+            key_columns = ["k"]
+            create_table_ddl = "CREATE TABLE {schema}.x (a int)"
+            ssl_mode = "verify-full"
+
+            [sinks.plugin_config.settings]
+            TimeZone = "Asia/Shanghai"
+            "bad name" = "1"
+            """).toString();
+        assertTrue(all.contains("url (line 11): holds a user"), all);
+        assertFalse(all.contains("pw"), all);
+        assertTrue(all.contains("key_columns (line 14): is read only with insert_mode = \"upsert\""), all);
+        assertTrue(all.contains("create_table_ddl (line 15): has no {table} placeholder"), all);
+        assertTrue(all.contains("ssl_mode (line 16): \"verify-full\" checks the server's certificate against "
+            + "ssl_ca_file"), all);
+        assertTrue(all.contains("settings.TimeZone"), all);
+        assertTrue(all.contains("the session time zone is always UTC"), all);
+        assertTrue(all.contains("is not a parameter name"), all);
+        assertTrue(problems("url = \"postgresql://h:5432/db?sslmode=require\"\nusername = \"u\"\n"
+            + "target_table = \"t\"\n").toString().contains("use the key ssl_mode instead"));
+        assertTrue(problems("url = \"postgresql://h:5432\"\nusername = \"u\"\ntarget_table = \"t\"\n").toString()
+            .contains("names no database"));
+    }
+
+    @Test
+    void shouldQuoteDottedNamesVerbatimAndRefuseLongOnes()
+    {
+        final PostgresProvider p = (PostgresProvider)SinkProviders.installed().provider("postgres");
+        assertEquals("\"public\".\"orders.eu\"", p.qualifiedName("public", "orders.eu"));
+        assertEquals("\"public\".\"Orders\"", p.qualifiedName("public", "Orders"));
+        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> p.qualifiedName("public", "x".repeat(64)));
+        assertTrue(e.getMessage().contains("64 bytes"), e.getMessage());
+    }
+}
