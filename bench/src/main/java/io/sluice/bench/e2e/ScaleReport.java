@@ -33,7 +33,10 @@ final class ScaleReport
     static String line(final Map<String, Object> r)
     {
         final String verified = r.get("verified") instanceof Map<?, ?> v
-            ? Boolean.TRUE.equals(v.get("ok")) ? "every row verified once" : "verification FAILED: " + v.get("problems")
+            ? Boolean.TRUE.equals(v.get("ok"))
+                ? "every row verified once"
+                : "verification FAILED: " + v.get("rows") + " rows, " + v.get("lost") + " lost, " + v.get("duplicates")
+                    + " duplicated, " + v.get("wrong") + " wrong"
             : "not verified";
         final String failure = r.get("failure") != null ? "; DID NOT FINISH: " + r.get("failure") : "";
         return String.format(Locale.ROOT,
@@ -81,10 +84,10 @@ final class ScaleReport
             m.put("cpu_per_record_vs_base", num(r, "engine_cpu_us_per_record") / num(base, "engine_cpu_us_per_record"));
             if (k != baseTopics)
             {
-                m.put("rss_bytes_per_extra_topic", (num(r, "rss_max_bytes") - num(base, "rss_max_bytes"))
+                m.put("rss_bytes_per_extra_topic", (num(r, "rss_after_gc_bytes") - num(base, "rss_after_gc_bytes"))
                     / (k - baseTopics));
-                m.put("heap_bytes_per_extra_topic", (num(r, "heap_max_bytes") - num(base, "heap_max_bytes"))
-                    / (k - baseTopics));
+                m.put("heap_bytes_per_extra_topic", (num(r, "heap_live_after_gc_bytes")
+                    - num(base, "heap_live_after_gc_bytes")) / (k - baseTopics));
                 m.put("server_rss_bytes_per_extra_table", (num(r, "server_rss_after_bytes")
                     - num(r, "server_rss_before_bytes")) / k);
             }
@@ -97,10 +100,9 @@ final class ScaleReport
                 m.put("goal_records_per_s_vs_base", KEEP_GOALS.get(k));
                 m.put("goal_records_per_s_met", (double)m.get("records_per_s_vs_base") >= KEEP_GOALS.get(k));
             }
-            if (m.get("rss_bytes_per_extra_topic") instanceof Double d && !d.isNaN())
+            if (m.get("heap_bytes_per_extra_topic") instanceof Double d && !d.isNaN())
             {
-                m.put("goal_memory_per_topic_met", d < BYTES_PER_TOPIC_GOAL
-                    && num(m, "heap_bytes_per_extra_topic") < BYTES_PER_TOPIC_GOAL);
+                m.put("goal_memory_per_topic_met", d < BYTES_PER_TOPIC_GOAL);
             }
             per.add(m);
         }
@@ -120,10 +122,11 @@ final class ScaleReport
             summary.get("run"), "scale", ((Number)summary.get("records_per_step")).longValue(), summary.get("sink"),
             machine.get("summary"), summary.get("load_average_at_start"), summary.get("load_average_at_end"),
             summary.get("command")));
-        b.append(String.format(Locale.ROOT, "| %7s | %9s | %8s | %8s | %8s | %8s | %8s | %8s | %15s | %8s | %8s |"
-            + " %9s | %s |%n", "topics", "records/s", "CPU us/r", "+start", "DB us/r", "heap MiB", "RSS MiB",
+        b.append(String.format(Locale.ROOT, "| %7s | %9s | %8s | %8s | %8s | %8s | %8s | %8s | %8s | %15s | %8s | %8s |"
+            + " %9s | %s |%n", "topics", "records/s", "CPU us/r", "+start", "DB us/r", "heap MiB", "live MiB",
+            "RSS MiB",
             "DB RSS+", "pick-up p50/max", "rows/ins", "parts/t", "lag max", "verified"));
-        b.append("|---------|-----------|----------|----------|----------|----------|----------|----------|"
+        b.append("|---------|-----------|----------|----------|----------|----------|----------|----------|----------|"
             + "-----------------|----------|----------|-----------|----------|\n");
         final List<Map<String, Object>> steps = (List<Map<String, Object>>)summary.get("steps");
         for (final Map<String, Object> r : steps)
@@ -132,12 +135,12 @@ final class ScaleReport
                 ? Boolean.TRUE.equals(v.get("ok")) ? "exact" : "FAILED"
                 : "-";
             b.append(String.format(Locale.ROOT,
-                "| %,7d | %9s | %8s | %8s | %8s | %8s | %8s | %8s | %15s | %8s | %8s | %9s | %s%s |%n",
+                "| %,7d | %9s | %8s | %8s | %8s | %8s | %8s | %8s | %8s | %15s | %8s | %8s | %9s | %s%s |%n",
                 ((Number)r.get("topics")).intValue(), fmt(num(r, "records_per_s"), "%,.0f"),
                 fmt(num(r, "engine_cpu_us_per_record"), "%.1f"),
                 fmt(num(r, "engine_cpu_us_per_record_with_start"), "%.1f"),
                 fmt(num(r, "server_cpu_us_per_record"), "%.1f"), fmt(num(r, "heap_max_bytes") / MIB, "%,.0f"),
-                fmt(num(r, "rss_max_bytes") / MIB, "%,.0f"),
+                fmt(num(r, "heap_live_after_gc_bytes") / MIB, "%,.1f"), fmt(num(r, "rss_max_bytes") / MIB, "%,.0f"),
                 fmt((num(r, "server_rss_after_bytes") - num(r, "server_rss_before_bytes")) / MIB, "%,.0f"),
                 fmt(pick(r, "p50"), "%,.0f") + "/" + fmt(pick(r, "max"), "%,.0f"),
                 fmt(stat(r, "rows_per_insert_mean"), "%,.1f"), fmt(stat(r, "parts_per_table_mean"), "%.2f"),
@@ -146,7 +149,7 @@ final class ScaleReport
         }
         b.append(String.format(Locale.ROOT, "%nCPU us/r: Sluice's process per record from the first topic listed to "
             + "the last row seen; +start: its whole CPU from launch (JVM start, JIT) per record; DB us/r: the "
-            + "database server's; DB RSS+: the server's RSS after the step minus before; lag max: records routed "
+            + "database server's; heap MiB: the most in use sampled (garbage included); live MiB: in use after a full GC at the end; DB RSS+: the server's RSS after the step minus before; lag max: records routed "
             + "but not yet committed by the sink, the most sampled.%n"));
         final Map<String, Object> c = (Map<String, Object>)summary.get("comparison");
         if (c.get("steps") instanceof List<?> per)
@@ -157,19 +160,19 @@ final class ScaleReport
             {
                 final Map<String, Object> m = (Map<String, Object>)o;
                 b.append(String.format(Locale.ROOT,
-                    "  %,6d topics: records/s x%s%s, CPU per record x%s, memory per extra topic: RSS %s KiB, heap %s "
-                        + "KiB (goal < 64)%s, DB server RSS per table %s KiB, picked up within topic_refresh_ms: %s%n",
+                    "  %,6d topics: records/s x%s%s, CPU per record x%s, memory per extra topic (after a full GC): live heap %s "
+                        + "KiB (goal < 64)%s, RSS %s KiB, DB server RSS per table %s KiB, picked up within topic_refresh_ms: %s%n",
                     ((Number)m.get("topics")).intValue(), fmt(num(m, "records_per_s_vs_base"), "%.2f"),
                     m.containsKey("goal_records_per_s_vs_base")
                         ? String.format(Locale.ROOT, " (goal >= %.1f: %s)", num(m, "goal_records_per_s_vs_base"),
                             Boolean.TRUE.equals(m.get("goal_records_per_s_met")) ? "met" : "NOT met")
                         : "",
                     fmt(num(m, "cpu_per_record_vs_base"), "%.2f"),
-                    fmt(num(m, "rss_bytes_per_extra_topic") / 1024, "%,.1f"),
                     fmt(num(m, "heap_bytes_per_extra_topic") / 1024, "%,.1f"),
                     m.containsKey("goal_memory_per_topic_met")
                         ? Boolean.TRUE.equals(m.get("goal_memory_per_topic_met")) ? " met" : " NOT met"
                         : "",
+                    fmt(num(m, "rss_bytes_per_extra_topic") / 1024, "%,.1f"),
                     fmt(num(m, "server_rss_bytes_per_extra_table") / 1024, "%,.1f"),
                     fmt(100 * num(m, "topics_picked_up_within_topic_refresh_ms"), "%.0f%%")));
             }
@@ -211,6 +214,7 @@ final class ScaleReport
             return "";
         }
         final List<String> lines = Files.readAllLines(log);
+        String last = "";
         for (int i = lines.size() - 1; i >= 0; i--)
         {
             final String l = lines.get(i);
@@ -218,8 +222,12 @@ final class ScaleReport
             {
                 return "; the engine's log: " + (l.length() > 400 ? l.substring(0, 400) + "..." : l.strip());
             }
+            if (last.isEmpty() && !l.isBlank())
+            {
+                last = l.strip();
+            }
         }
-        return "";
+        return last.isEmpty() ? "" : "; the engine's last line: " + last;
     }
 
     /** Prints the last {@code n} lines of a log. */

@@ -86,7 +86,7 @@ public final class ScaleRun
     private long stepTimeoutSeconds = -1;
     private long stallSeconds = 120;
     private long sampleMillis = 250;
-    private long maxNewTopicsPerMinute = 1_000_000;
+    private long maxNewTopicsPerMinute = 100_000;
     private String jvm = BenchRun.CONTENDER_JVM;
     private boolean keep;
     private String command = "scripts/bench.sh --scale";
@@ -132,7 +132,7 @@ public final class ScaleRun
             "  --stall-s S             a step ends when rows, topics and commits do not move for S s (default 120)",
             "  --sample-ms MS          how often CPU, memory, rows, topics and commits are sampled (default 250)",
             "  --input-partitions P    partitions of the input topic (default 4)",
-            "  --max-new-topics-per-minute N   the source's topic creation guard (default 1,000,000: off)",
+            "  --max-new-topics-per-minute N   the source's topic creation guard (default 100,000, its largest)",
             "  --jvm-opts \"...\"        the engine's JVM options (default " + BenchRun.CONTENDER_JVM + ")",
             "  --keep                  keep the steps' topics, groups and databases",
             "  --bootstrap-servers H:P, --clickhouse URL, --root DIR, --out DIR, --command TEXT");
@@ -443,6 +443,12 @@ public final class ScaleRun
         final double hwm = ProcFs.statusBytes(p.pid(), "VmHWM");
         final double cpuAtEnd = ProcFs.cpuSeconds(p.pid());
         final Map<String, Object> endLag = failure == null ? Map.of() : groupLag(admin, st);
+        if (p.isAlive())
+        {
+            // what the engine keeps for this many topics: the heap in use right after a full collection
+            r.put("heap_live_after_gc_bytes", liveHeap(p.pid(), metricsPort, w));
+            r.put("rss_after_gc_bytes", ProcFs.statusBytes(p.pid(), "VmRSS"));
+        }
         p.destroy(); // SIGTERM: the engine drains and commits
         final boolean exited = p.waitFor(90, TimeUnit.SECONDS);
         if (!exited)
@@ -475,7 +481,13 @@ public final class ScaleRun
         r.put("ok", failure == null && Boolean.TRUE.equals(v.get("ok")));
         if (!Boolean.TRUE.equals(v.get("ok")))
         {
-            System.out.println("   verification: " + v);
+            System.out.printf(Locale.ROOT, "   verification: %s rows, %s lost, %s duplicated, %s wrong%n",
+                v.get("rows"),
+                v.get("lost"), v.get("duplicates"), v.get("wrong"));
+            for (final Object problem : (List<?>)v.get("problems"))
+            {
+                System.out.println("     | " + problem);
+            }
         }
     }
 
@@ -586,6 +598,7 @@ public final class ScaleRun
             final double window = (lastRow - firstTopic) / 1e9;
             r.put("window_s", window);
             r.put("records_per_s", records / window);
+            r.put("topics_per_s", st.topics() / window);
             r.put("launch_to_last_row_s", (lastRow - launched) / 1e9);
             r.put("engine_cpu_window_s", s.at(Sampler.Sample::contenderCpu, lastRow)
                 - s.at(Sampler.Sample::contenderCpu, firstTopic));
@@ -827,6 +840,34 @@ public final class ScaleRun
         }
         w.lagOffsets = lag;
         return heap;
+    }
+
+    /**
+     * @return the engine's heap in use right after a full collection ({@code jcmd PID GC.run}, then its endpoint
+     *     scraped), NaN if the JDK's jcmd is missing or the engine does not answer within 60 s
+     */
+    private double liveHeap(final long pid, final int port, final Watch w)
+    {
+        try
+        {
+            final Process gc = new ProcessBuilder("jcmd", String.valueOf(pid), "GC.run").redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            if (!gc.waitFor(60, TimeUnit.SECONDS))
+            {
+                gc.destroyForcibly();
+                return Double.NaN;
+            }
+            return gc.exitValue() == 0 ? scrapeHeap(port, w) : Double.NaN;
+        }
+        catch (final IOException e)
+        {
+            return Double.NaN;
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            return Double.NaN;
+        }
     }
 
     private static double value(final String line)
