@@ -230,6 +230,27 @@ final class ScaleReport
         return last.isEmpty() ? "" : "; the engine's last line: " + last;
     }
 
+    /**
+     * @param logged a line of the engine's log ({@link #lastProblem})
+     * @return the service the line blames: {@code "database"} (ClickHouse or PostgreSQL named, or a server's refusal
+     *     such as {@code Too many parts}), {@code "broker"} (Kafka or the broker named, a topic creation or a Kafka
+     *     client timeout), or null when it names neither
+     */
+    static String sideOf(final String logged)
+    {
+        final String lower = logged.toLowerCase(Locale.ROOT);
+        if (lower.contains("clickhouse") || lower.contains("too many parts") || lower.contains("postgres"))
+        {
+            return "database";
+        }
+        if (lower.contains("kafka") || lower.contains("broker") || lower.contains("createtopics")
+            || lower.contains("timeoutexception"))
+        {
+            return "broker";
+        }
+        return null;
+    }
+
     /** Prints the last {@code n} lines of a log. */
     static void tail(final Path log, final int n) throws IOException
     {

@@ -511,8 +511,11 @@ public final class ScaleRun
             }
             if (!p.isAlive())
             {
-                return "sluice: the engine exited with code " + p.exitValue() + " before the step was done"
-                    + ScaleReport.lastProblem(log) + state(st, w);
+                final String logged = ScaleReport.lastProblem(log);
+                final String side = ScaleReport.sideOf(logged);
+                return (side != null ? side + " (as the engine logged it)" : "sluice")
+                    + ": the engine exited with code "
+                    + p.exitValue() + " before the step was done" + logged + state(st, w);
             }
             final String now = w.rows + "/" + w.sinkCommitted + "/" + w.sourceCommitted + "/" + w.topicListed.size();
             if (!now.equals(progress))
@@ -549,19 +552,16 @@ public final class ScaleRun
         {
             return "database: " + what + "; the database did not answer: " + w.databaseError + logged + state(st, w);
         }
-        final String lower = logged.toLowerCase(Locale.ROOT);
-        if (lower.contains("clickhouse") || lower.contains("too many parts") || lower.contains("postgres"))
+        final String side = ScaleReport.sideOf(logged);
+        if (side != null)
         {
-            return "database: " + what + "; the engine logged the database's refusal" + logged + state(st, w);
+            return side + ": " + what + "; the engine logged the " + side + "'s refusal or silence" + logged
+                + state(st, w);
         }
-        if (lower.contains("createtopics") || lower.contains("timeoutexception") || lower.contains("broker"))
-        {
-            return "broker: " + what + "; the engine logged the broker's refusal" + logged + state(st, w);
-        }
-        final String side = w.sourceCommitted < records
+        final String behind = w.sourceCommitted < records
             ? "sluice (scatter: routing behind)"
             : "sluice (gather: every record routed, rows behind)";
-        return side + ": " + what + logged + state(st, w);
+        return behind + ": " + what + logged + state(st, w);
     }
 
     private String state(final ScaleSink.Step st, final Watch w)

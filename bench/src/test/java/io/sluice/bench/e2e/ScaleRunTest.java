@@ -93,6 +93,16 @@ class ScaleRunTest
         assertEquals(50, ScaleChart.niceCeiling(41), 1e-9);
     }
 
+    @Test
+    void shouldBlameTheServiceTheEnginesLogNames()
+    {
+        assertEquals("broker", ScaleReport.sideOf(
+            "; the engine's log: ... ERROR [main] SluiceEngine - Kafka at 127.0.0.1:19092 did not answer within 10000 ms"));
+        assertEquals("database", ScaleReport.sideOf("; the engine's log: ... ClickHouse refused the insert: Code: 252,"
+            + " Too many parts (300)"));
+        assertEquals(null, ScaleReport.sideOf("; the engine's log: ... source users: no progress for 5000 ms"));
+    }
+
     private static Map<String, Object> step(final int topics, final double rps, final double liveHeap,
         final boolean ok)
     {
