@@ -108,6 +108,35 @@ final class ClickHouseScaleSink implements ScaleSink
     }
 
     @Override
+    public double[] timeTableCreation(final Step step, final String bootstrap, final int tables) throws Exception
+    {
+        final java.util.regex.Matcher m = java.util.regex.Pattern.compile("create_table_ddl = \"([^\"]+)\"")
+            .matcher(config(step, bootstrap));
+        if (!m.find())
+        {
+            throw new IllegalStateException("examples/users-three-lines.toml changed shape: no create_table_ddl");
+        }
+        final String scratch = step.database() + "_ddl";
+        sql("DROP DATABASE IF EXISTS " + scratch);
+        sql("CREATE DATABASE " + scratch);
+        final double[] seconds = new double[tables];
+        try
+        {
+            for (int i = 0; i < tables; i++)
+            {
+                final long t = System.nanoTime();
+                sql(m.group(1).replace("{database}", scratch).replace("{table}", "t" + i));
+                seconds[i] = (System.nanoTime() - t) / 1e9;
+            }
+        }
+        finally
+        {
+            sql("DROP DATABASE IF EXISTS " + scratch);
+        }
+        return seconds;
+    }
+
+    @Override
     public Map<String, Long> rowsPerTable(final Step step) throws Exception
     {
         final Map<String, Long> m = new TreeMap<>();

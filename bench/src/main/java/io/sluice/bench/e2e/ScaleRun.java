@@ -70,6 +70,8 @@ public final class ScaleRun
     /** The sink's topic_refresh_ms (the example keeps the default): the seed's window for a new topic. */
     private static final long TOPIC_REFRESH_MS = 2_000;
     private static final int TOPIC_DELETE_CHUNK = 500;
+    /** Tables the step's database creates first, timed ({@link ScaleSink#timeTableCreation}). */
+    private static final int DDL_PROBE_TABLES = 5;
 
     private final ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
@@ -95,6 +97,7 @@ public final class ScaleRun
     private String runId;
     private long serverPid = -1;
     private long brokerPid = -1;
+    private double createTableSeconds = Double.NaN;
 
     private ScaleRun()
     {
@@ -340,6 +343,14 @@ public final class ScaleRun
             r.put("failure", "database: preparing " + st.database() + ": " + e.getMessage());
             throw e;
         }
+        final double[] ddl = sink.timeTableCreation(st, bootstrap, DDL_PROBE_TABLES);
+        Arrays.sort(ddl);
+        createTableSeconds = ddl[ddl.length / 2];
+        r.put("create_table_s_median", createTableSeconds);
+        r.put("create_table_s_max", ddl[ddl.length - 1]);
+        System.out.printf(Locale.ROOT, "   %s creates a table of the step's DDL in %.3f s (median of %d)%n",
+            sink.kind(),
+            createTableSeconds, DDL_PROBE_TABLES);
         final long loadStart = System.nanoTime();
         load(admin, st);
         r.put("load_s", (System.nanoTime() - loadStart) / 1e9);
@@ -557,6 +568,16 @@ public final class ScaleRun
         {
             return side + ": " + what + "; the engine logged the " + side + "'s refusal or silence" + logged
                 + state(st, w);
+        }
+        final long tablesLeft = st.topics() - w.tableFirstRow.size();
+        if (w.sourceCommitted >= records && tablesLeft > 0 && !Double.isNaN(createTableSeconds)
+            && tablesLeft * createTableSeconds > 10)
+        {
+            return String.format(Locale.ROOT,
+                "database: %s; every record is routed but %,d tables have no rows yet, and the database takes %.2f s "
+                    + "per CREATE TABLE (measured before the step), about %,.0f s for those tables as the sink creates "
+                    + "them one at a time%s%s",
+                what, tablesLeft, createTableSeconds, tablesLeft * createTableSeconds, logged, state(st, w));
         }
         final String behind = w.sourceCommitted < records
             ? "sluice (scatter: routing behind)"

@@ -51,6 +51,18 @@ interface ScaleSink
     String config(Step step, String bootstrap) throws Exception;
 
     /**
+     * Times the database's own table creation with the step's DDL, in a scratch database of its own, before the engine
+     * starts: the sink creates a table per new topic, so this bounds how fast new topics can get their first rows.
+     *
+     * @param step the step (its DDL and names)
+     * @param bootstrap as for {@link #config}
+     * @param tables how many tables to create
+     * @return the seconds each creation took, in order
+     * @throws Exception if the database refuses
+     */
+    double[] timeTableCreation(Step step, String bootstrap, int tables) throws Exception;
+
+    /**
      * @return per table of the step's database, the rows it holds now (tables without rows may be left out)
      * @throws Exception if the database cannot be asked
      */
