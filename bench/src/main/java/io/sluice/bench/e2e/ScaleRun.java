@@ -70,6 +70,8 @@ public final class ScaleRun
     /** The sink's topic_refresh_ms (the example keeps the default): the seed's window for a new topic. */
     private static final long TOPIC_REFRESH_MS = 2_000;
     private static final int TOPIC_DELETE_CHUNK = 500;
+    /** The sink's name in examples/users-three-lines.toml (its series carry it as the pipeline label). */
+    private static final String SINK = "users";
     /** Tables the step's database creates first, timed ({@link ScaleSink#timeTableCreation}). */
     private static final int DDL_PROBE_TABLES = 5;
 
@@ -290,7 +292,7 @@ public final class ScaleRun
         volatile double rows;
         volatile double sinkCommitted;
         volatile double sourceCommitted;
-        volatile double lagOffsets = Double.NaN;
+        volatile double lagRecords = Double.NaN;
         volatile String brokerError;
         volatile String databaseError;
         volatile String metricsError;
@@ -399,7 +401,7 @@ public final class ScaleRun
             return w.sourceCommitted;
         });
         extra.put("heap_bytes", () -> scrapeHeap(metricsPort, w));
-        extra.put("engine_lag_offsets", () -> w.lagOffsets);
+        extra.put("engine_lag_records", () -> w.lagRecords);
         extra.put("rss_bytes", () -> ProcFs.statusBytes(w.pid.get(), "VmRSS"));
         extra.put("server_rss_bytes", () -> ProcFs.statusBytes(serverPid, "VmRSS"));
         final Sampler.Probe rows = () ->
@@ -646,7 +648,7 @@ public final class ScaleRun
         {
             heapMax = max(heapMax, x.extra().getOrDefault("heap_bytes", Double.NaN));
             rssMax = max(rssMax, x.extra().getOrDefault("rss_bytes", Double.NaN));
-            engineLagMax = max(engineLagMax, x.extra().getOrDefault("engine_lag_offsets", Double.NaN));
+            engineLagMax = max(engineLagMax, x.extra().getOrDefault("engine_lag_records", Double.NaN));
             final double lag = x.extra().getOrDefault("source_committed", Double.NaN) - x.committed();
             if (!Double.isNaN(lag))
             {
@@ -659,7 +661,7 @@ public final class ScaleRun
         r.put("rss_max_bytes", rssMax);
         r.put("sink_lag_records_max", lagMax);
         r.put("sink_lag_records_mean", lagN == 0 ? Double.NaN : lagSum / lagN);
-        r.put("engine_checkpoint_lag_offsets_max", engineLagMax);
+        r.put("engine_checkpoint_lag_records_max", engineLagMax);
         final Map<String, Long> pickUp = new TreeMap<>();
         for (final Map.Entry<String, Long> e : w.topicListed.entrySet())
         {
@@ -676,7 +678,7 @@ public final class ScaleRun
             pickUp.values().stream().filter(ms -> ms <= TOPIC_REFRESH_MS).count());
         final Map<String, List<Double>> series = new LinkedHashMap<>(s.columns(launched));
         for (final String key : List.of("topics", "source_committed", "heap_bytes", "rss_bytes",
-            "engine_lag_offsets", "server_rss_bytes"))
+            "engine_lag_records", "server_rss_bytes"))
         {
             final List<Double> col = new ArrayList<>();
             for (final Sampler.Sample x : samples)
@@ -832,7 +834,10 @@ public final class ScaleRun
 
     // ------------------------------------------------------------------------------------------------ engine
 
-    /** Scrapes the engine's endpoint: heap in use (returned) and its checkpoint lag in offsets (kept in the watch). */
+    /**
+     * Scrapes the engine's endpoint: heap in use (returned) and the sink's checkpoint lag (kept in the watch):
+     * {@code sluice_checkpoint_lag_records} summed over its partitions.
+     */
     private double scrapeHeap(final int port, final Watch w) throws IOException, InterruptedException
     {
         final HttpResponse<String> resp;
@@ -854,12 +859,12 @@ public final class ScaleRun
             {
                 heap = (Double.isNaN(heap) ? 0 : heap) + value(line);
             }
-            else if (line.startsWith("sluice_checkpoint_lag_offsets{"))
+            else if (line.startsWith("sluice_checkpoint_lag_records{") && line.contains("pipeline=\"" + SINK + "\""))
             {
                 lag = (Double.isNaN(lag) ? 0 : lag) + value(line);
             }
         }
-        w.lagOffsets = lag;
+        w.lagRecords = lag;
         return heap;
     }
 
