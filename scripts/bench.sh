@@ -12,7 +12,7 @@
 #   scripts/bench.sh --records 500000 --rounds 5 --live-rate 10000   # any BenchRun option (see --help)
 #   scripts/bench.sh --quick --contenders sluice,kafka-engine --batch-sweep 1000,20000,100000
 #   scripts/bench.sh --scale         # the cost curve: the three-line design at 10, 100, 1,000, 10,000 topics
-#   scripts/bench.sh --scale --quick # 10 and 100 topics, 20,000 records each (about 1-2 minutes after the build)
+#   scripts/bench.sh --scale --quick # 10 and 100 topics, 20,000 records each (2-3 minutes after the build)
 #
 # Environment: SKIP_BUILD=1 reuses the jars; SLUICE_KAFKA_PORT, SLUICE_CLICKHOUSE_HTTP_PORT and
 # SLUICE_CLICKHOUSE_TCP_PORT as scripts/services.sh (which starts the services that do not answer there);
