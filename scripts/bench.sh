@@ -11,11 +11,14 @@
 #   scripts/bench.sh --jmh           # the JMH suites per stage (codecs, ring hop, sealer, ack tracker, RowBinary)
 #   scripts/bench.sh --records 500000 --rounds 5 --live-rate 10000   # any BenchRun option (see --help)
 #   scripts/bench.sh --quick --contenders sluice,kafka-engine --batch-sweep 1000,20000,100000
+#   scripts/bench.sh --scale         # the cost curve: the three-line design at 10, 100, 1,000, 10,000 topics
+#   scripts/bench.sh --scale --quick # 10 and 100 topics, 20,000 records each (2-3 minutes after the build)
 #
 # Environment: SKIP_BUILD=1 reuses the jars; SLUICE_KAFKA_PORT, SLUICE_CLICKHOUSE_HTTP_PORT and
 # SLUICE_CLICKHOUSE_TCP_PORT as scripts/services.sh (which starts the services that do not answer there);
 # JMH_ARGS adds JMH options; JMH_FILTER picks JMH benchmarks (a regular expression).
-# Results: bench/results/latest.txt and latest.json, every run's logs and JSON in bench/results/e2e-<time>/.
+# Results: bench/results/latest.txt and latest.json, every run's logs and JSON in bench/results/e2e-<time>/;
+# --scale writes result.txt, result.json and cost-curve.svg into bench/results/scale-<time>/ (ScaleRun --help).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -32,6 +35,7 @@ args=()
 for a in "$@"; do
   case "$a" in
     --jmh) mode=jmh ;;
+    --scale) mode=scale ;;
     -h|--help) mode=help ;;
     *) args+=("$a") ;;
   esac
@@ -48,6 +52,7 @@ if [ "$mode" = help ]; then
   awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
   if [ -f "$JAR" ]; then
     java -cp "$JAR" io.sluice.bench.e2e.BenchRun --help 2>&1 | sed 1d || true
+    echo; java -cp "$JAR" io.sluice.bench.e2e.ScaleRun --help 2>&1 || true
   else
     echo "(BenchRun's options are listed here once $JAR is built: any scripts/bench.sh run builds it, or"
     echo " mvn -B -q -DskipTests package -pl engine,bench -am; docs/benchmarks.md lists them too)"
@@ -73,6 +78,14 @@ if [ "$mode" = jmh ]; then
     cat "$out"/ringhop-*.txt | tee -a "$out/jmh.txt"
   fi
   exit 0
+fi
+
+if [ "$mode" = scale ]; then
+  build
+  scripts/services.sh status >/dev/null 2>&1 || scripts/services.sh start
+  # shellcheck disable=SC2086
+  exec java -Xmx1g $FLAGS -cp "$JAR" io.sluice.bench.e2e.ScaleRun --root "$ROOT" --bootstrap-servers "$KAFKA" \
+    --clickhouse "$CH" --command "scripts/bench.sh${*:+ $*}" "${args[@]}"
 fi
 
 build

@@ -74,7 +74,7 @@ public final class BenchRun
 {
     private static final long ID_STEP = 10_000_000_000L;
     private static final List<String> TABLES = BenchReport.TABLES;
-    private static final String CONTENDER_JVM = "-Xms512m -Xmx2g -XX:+UseG1GC";
+    static final String CONTENDER_JVM = "-Xms512m -Xmx2g -XX:+UseG1GC";
     private static final List<String> CONTENDERS = BenchReport.CONTENDERS;
     /** kafka_max_block_size of the kafka-engine contender: 18.16's default (max_block_size). */
     private static final int KAFKA_ENGINE_BLOCK_SIZE = 65536;
@@ -1712,6 +1712,24 @@ public final class BenchRun
 
     private Map<String, Object> machine()
     {
+        String clickhouseVersion = "?";
+        try
+        {
+            clickhouseVersion = ch("SELECT version()");
+        }
+        catch (final IOException | InterruptedException | RuntimeException e)
+        {
+            // reported as "?"
+        }
+        return machine(clickhouseVersion);
+    }
+
+    /**
+     * @param clickhouseVersion the ClickHouse server's version, or "?"
+     * @return this machine: cores, CPU model, memory, OS, Java, the services' versions, and a one-line summary
+     */
+    static Map<String, Object> machine(final String clickhouseVersion)
+    {
         final Map<String, Object> m = new LinkedHashMap<>();
         String cpu = "unknown cpu";
         try
@@ -1731,15 +1749,6 @@ public final class BenchRun
         }
         final long memBytes = ((com.sun.management.OperatingSystemMXBean)java.lang.management.ManagementFactory
             .getOperatingSystemMXBean()).getTotalMemorySize();
-        String clickhouseVersion = "?";
-        try
-        {
-            clickhouseVersion = ch("SELECT version()");
-        }
-        catch (final IOException | InterruptedException | RuntimeException e)
-        {
-            // reported as "?"
-        }
         m.put("cores", Runtime.getRuntime().availableProcessors());
         m.put("cpu", cpu);
         m.put("memory_gib", Math.round(memBytes / 1073741824.0));

@@ -154,6 +154,36 @@ final class ProcFs
 
     /**
      * @param pid a process id
+     * @param field a field of /proc/PID/status given in kB, e.g. {@code VmRSS} (resident set size now) or
+     *     {@code VmHWM} (its peak so far)
+     * @return the field's value in bytes; NaN if unknown (no such process or field)
+     */
+    static double statusBytes(final long pid, final String field)
+    {
+        if (pid < 0)
+        {
+            return Double.NaN;
+        }
+        try
+        {
+            for (final String line : Files.readAllLines(PROC.resolve(pid + "/status"), StandardCharsets.UTF_8))
+            {
+                if (line.startsWith(field + ":"))
+                {
+                    final String[] f = line.substring(field.length() + 1).trim().split("\\s+");
+                    return Long.parseLong(f[0]) * 1024.0; // "kB": KiB, as proc(5) says
+                }
+            }
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            // ended meanwhile
+        }
+        return Double.NaN;
+    }
+
+    /**
+     * @param pid a process id
      * @return the CPU seconds each live thread of the process has used so far, by {@link #threadKey key} (its
      *     {@link #threadGroup name group} and thread id: threads of one name come and go, as in ClickHouse's pools,
      *     so a window's CPU is taken per thread, then summed per group); empty if unknown

@@ -1,0 +1,290 @@
+package io.sluice.bench.e2e;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The text of the cost curve ({@link ScaleRun}): one line per step while it runs, the table and the comparison
+ * against the issue's goals at the end. Every figure comes from a step's map as {@link ScaleRun} fills it; a figure
+ * a step lacks prints as {@code -}. Stateless and thread-safe.
+ */
+final class ScaleReport
+{
+    /** Issue 24's goals: records/s kept against the smallest step, at 1,000 and at 10,000 topics. */
+    static final Map<Integer, Double> KEEP_GOALS = Map.of(1_000, 0.7, 10_000, 0.4);
+    /** Issue 24's goal: memory per extra topic under 64 KiB. */
+    static final double BYTES_PER_TOPIC_GOAL = 64 * 1024;
+
+    private static final double MIB = 1024.0 * 1024.0;
+
+    private ScaleReport()
+    {
+    }
+
+    /** @return a step in one line */
+    static String line(final Map<String, Object> r)
+    {
+        final String verified = r.get("verified") instanceof Map<?, ?> v
+            ? Boolean.TRUE.equals(v.get("ok"))
+                ? "every row verified once"
+                : "verification FAILED: " + v.get("rows") + " rows, " + v.get("lost") + " lost, " + v.get("duplicates")
+                    + " duplicated, " + v.get("wrong") + " wrong"
+            : "not verified";
+        final String failure = r.get("failure") != null ? "; DID NOT FINISH: " + r.get("failure") : "";
+        return String.format(Locale.ROOT,
+            "%,d topics: %s records/s, Sluice %s us CPU per record, heap max %s MiB, RSS max %s MiB, pick-up "
+                + "p50/max %s/%s ms, %s rows per insert, %s parts per table; %s%s",
+            ((Number)r.get("topics")).intValue(), fmt(num(r, "records_per_s"), "%,.0f"),
+            fmt(num(r, "engine_cpu_us_per_record"), "%.1f"), fmt(num(r, "heap_max_bytes") / MIB, "%,.0f"),
+            fmt(num(r, "rss_max_bytes") / MIB, "%,.0f"), fmt(pick(r, "p50"), "%,.0f"), fmt(pick(r, "max"), "%,.0f"),
+            fmt(stat(r, "rows_per_insert_mean"), "%,.1f"), fmt(stat(r, "parts_per_table_mean"), "%.1f"), verified,
+            failure);
+    }
+
+    /**
+     * @param results the steps, smallest first
+     * @return records/s of each step against the smallest finished one, memory per extra topic against it, the
+     *     share of topics picked up within topic_refresh_ms, and the issue's goals with whether each is met
+     */
+    static Map<String, Object> comparison(final List<Map<String, Object>> results)
+    {
+        final Map<String, Object> c = new LinkedHashMap<>();
+        Map<String, Object> base = null;
+        for (final Map<String, Object> r : results)
+        {
+            if (!Double.isNaN(num(r, "records_per_s")) && Boolean.TRUE.equals(r.get("ok")))
+            {
+                base = r;
+                break;
+            }
+        }
+        if (base == null)
+        {
+            c.put("note", "no step finished: nothing to compare");
+            return c;
+        }
+        final int baseTopics = ((Number)base.get("topics")).intValue();
+        c.put("base_topics", baseTopics);
+        final List<Map<String, Object>> per = new ArrayList<>();
+        for (final Map<String, Object> r : results)
+        {
+            final int k = ((Number)r.get("topics")).intValue();
+            final Map<String, Object> m = new LinkedHashMap<>();
+            m.put("topics", k);
+            m.put("finished_and_verified", r.get("ok"));
+            m.put("records_per_s_vs_base", num(r, "records_per_s") / num(base, "records_per_s"));
+            m.put("cpu_per_record_vs_base", num(r, "engine_cpu_us_per_record") / num(base, "engine_cpu_us_per_record"));
+            if (k != baseTopics)
+            {
+                m.put("rss_bytes_per_extra_topic", (num(r, "rss_after_gc_bytes") - num(base, "rss_after_gc_bytes"))
+                    / (k - baseTopics));
+                m.put("heap_bytes_per_extra_topic", (num(r, "heap_live_after_gc_bytes")
+                    - num(base, "heap_live_after_gc_bytes")) / (k - baseTopics));
+                m.put("server_rss_bytes_per_extra_table", (num(r, "server_rss_after_bytes")
+                    - num(r, "server_rss_before_bytes")) / k);
+            }
+            final double measured = num(r, "pick_up_measured_topics");
+            m.put("topics_picked_up_within_topic_refresh_ms", measured > 0
+                ? num(r, "pick_up_within_topic_refresh_ms") / k
+                : Double.NaN);
+            if (KEEP_GOALS.containsKey(k))
+            {
+                m.put("goal_records_per_s_vs_base", KEEP_GOALS.get(k));
+                m.put("goal_records_per_s_met", (double)m.get("records_per_s_vs_base") >= KEEP_GOALS.get(k));
+            }
+            if (m.get("heap_bytes_per_extra_topic") instanceof Double d && !d.isNaN())
+            {
+                m.put("goal_memory_per_topic_met", d < BYTES_PER_TOPIC_GOAL);
+            }
+            per.add(m);
+        }
+        c.put("steps", per);
+        return c;
+    }
+
+    /** @return the report's text: settings, one row per step, the comparison, and why steps did not finish */
+    @SuppressWarnings("unchecked")
+    static String text(final Map<String, Object> summary)
+    {
+        final StringBuilder b = new StringBuilder();
+        final Map<String, Object> machine = (Map<String, Object>)summary.get("machine");
+        b.append(String.format(Locale.ROOT,
+            "Sluice cost curve %s (%s): the three-line design, %,d records per step, sink %s%n"
+                + "machine: %s; load average %s at start, %s at end%ncommand: %s%n%n",
+            summary.get("run"), "scale", ((Number)summary.get("records_per_step")).longValue(), summary.get("sink"),
+            machine.get("summary"), summary.get("load_average_at_start"), summary.get("load_average_at_end"),
+            summary.get("command")));
+        b.append(String.format(Locale.ROOT, "| %7s | %9s | %8s | %8s | %8s | %8s | %8s | %8s | %8s | %15s | %8s | %8s |"
+            + " %9s | %8s | %s |%n", "topics", "records/s", "CPU us/r", "+start", "DB us/r", "heap MiB", "live MiB",
+            "RSS MiB",
+            "DB RSS+", "pick-up p50/max", "rows/ins", "parts/t", "lag max", "CREATE s", "verified"));
+        b.append("|---------|-----------|----------|----------|----------|----------|----------|----------|----------|"
+            + "-----------------|----------|----------|-----------|----------|----------|\n");
+        final List<Map<String, Object>> steps = (List<Map<String, Object>>)summary.get("steps");
+        for (final Map<String, Object> r : steps)
+        {
+            final String verified = r.get("verified") instanceof Map<?, ?> v
+                ? Boolean.TRUE.equals(v.get("ok")) ? "exact" : "FAILED"
+                : "-";
+            b.append(String.format(Locale.ROOT,
+                "| %,7d | %9s | %8s | %8s | %8s | %8s | %8s | %8s | %8s | %15s | %8s | %8s | %9s | %8s | %s%s |%n",
+                ((Number)r.get("topics")).intValue(), fmt(num(r, "records_per_s"), "%,.0f"),
+                fmt(num(r, "engine_cpu_us_per_record"), "%.1f"),
+                fmt(num(r, "engine_cpu_us_per_record_with_start"), "%.1f"),
+                fmt(num(r, "server_cpu_us_per_record"), "%.1f"), fmt(num(r, "heap_max_bytes") / MIB, "%,.0f"),
+                fmt(num(r, "heap_live_after_gc_bytes") / MIB, "%,.1f"), fmt(num(r, "rss_max_bytes") / MIB, "%,.0f"),
+                fmt((num(r, "server_rss_after_bytes") - num(r, "server_rss_before_bytes")) / MIB, "%,.0f"),
+                fmt(pick(r, "p50"), "%,.0f") + "/" + fmt(pick(r, "max"), "%,.0f"),
+                fmt(stat(r, "rows_per_insert_mean"), "%,.1f"), fmt(stat(r, "parts_per_table_mean"), "%.2f"),
+                fmt(num(r, "sink_lag_records_max"), "%,.0f"), fmt(num(r, "create_table_s_median"), "%.3f"), verified,
+                r.get("failure") != null ? ", unfinished" : ""));
+        }
+        b.append(String.format(Locale.ROOT, "%nCPU us/r: Sluice's process per record from the first topic listed to "
+            + "the last row seen; +start: its whole CPU from launch (JVM start, JIT) per record; DB us/r: the "
+            + "database server's; heap MiB: the most in use sampled (garbage included); live MiB: in use after a "
+            + "full GC at the end; DB RSS+: the server's RSS after the step minus before; lag max: records routed "
+            + "but not yet committed by the sink, the most sampled; CREATE s: the database's own time per CREATE "
+            + "TABLE of the step's DDL, measured before the step (median of 5).%n"));
+        final Map<String, Object> c = (Map<String, Object>)summary.get("comparison");
+        if (c.get("steps") instanceof List<?> per)
+        {
+            b.append(String.format(Locale.ROOT, "%nAgainst the %,d-topic step:%n",
+                ((Number)c.get("base_topics")).intValue()));
+            for (final Object o : per)
+            {
+                final Map<String, Object> m = (Map<String, Object>)o;
+                b.append(String.format(Locale.ROOT,
+                    "  %,6d topics: records/s x%s%s, CPU per record x%s, memory per extra topic (after a full GC): live heap %s "
+                        + "KiB (goal < 64)%s, RSS %s KiB, DB server RSS per table %s KiB, picked up within topic_refresh_ms: %s%n",
+                    ((Number)m.get("topics")).intValue(), fmt(num(m, "records_per_s_vs_base"), "%.2f"),
+                    m.containsKey("goal_records_per_s_vs_base")
+                        ? String.format(Locale.ROOT, " (goal >= %.1f: %s)", num(m, "goal_records_per_s_vs_base"),
+                            Boolean.TRUE.equals(m.get("goal_records_per_s_met")) ? "met" : "NOT met")
+                        : "",
+                    fmt(num(m, "cpu_per_record_vs_base"), "%.2f"),
+                    fmt(num(m, "heap_bytes_per_extra_topic") / 1024, "%,.1f"),
+                    m.containsKey("goal_memory_per_topic_met")
+                        ? Boolean.TRUE.equals(m.get("goal_memory_per_topic_met")) ? " met" : " NOT met"
+                        : "",
+                    fmt(num(m, "rss_bytes_per_extra_topic") / 1024, "%,.1f"),
+                    fmt(num(m, "server_rss_bytes_per_extra_table") / 1024, "%,.1f"),
+                    fmt(100 * num(m, "topics_picked_up_within_topic_refresh_ms"), "%.0f%%")));
+            }
+        }
+        for (final Map<String, Object> r : steps)
+        {
+            if (r.get("failure") != null)
+            {
+                b.append(String.format(Locale.ROOT, "%n%,d topics did not finish: %s%n",
+                    ((Number)r.get("topics")).intValue(), r.get("failure")));
+            }
+        }
+        return b.toString();
+    }
+
+    /** @return min, p50, p90, max and mean of the values, and how many (an empty map when there are none) */
+    static Map<String, Object> distribution(final Collection<Long> values)
+    {
+        final Map<String, Object> m = new LinkedHashMap<>();
+        if (values.isEmpty())
+        {
+            return m;
+        }
+        final long[] v = values.stream().mapToLong(Long::longValue).sorted().toArray();
+        m.put("n", v.length);
+        m.put("min", v[0]);
+        m.put("p50", v[(int)Math.min(v.length - 1, Math.floor(0.5 * v.length))]);
+        m.put("p90", v[(int)Math.min(v.length - 1, Math.floor(0.9 * v.length))]);
+        m.put("max", v[v.length - 1]);
+        m.put("mean", Arrays.stream(v).average().orElse(Double.NaN));
+        return m;
+    }
+
+    /** @return the engine log's last ERROR or WARN line, as "; the engine's log: ...", or "" */
+    static String lastProblem(final Path log) throws IOException
+    {
+        if (!Files.isRegularFile(log))
+        {
+            return "";
+        }
+        final List<String> lines = Files.readAllLines(log);
+        String last = "";
+        for (int i = lines.size() - 1; i >= 0; i--)
+        {
+            final String l = lines.get(i);
+            if (l.contains(" ERROR ") || l.contains(" WARN "))
+            {
+                return "; the engine's log: " + (l.length() > 400 ? l.substring(0, 400) + "..." : l.strip());
+            }
+            if (last.isEmpty() && !l.isBlank())
+            {
+                last = l.strip();
+            }
+        }
+        return last.isEmpty() ? "" : "; the engine's last line: " + last;
+    }
+
+    /**
+     * @param logged a line of the engine's log ({@link #lastProblem})
+     * @return the service the line blames: {@code "database"} (ClickHouse or PostgreSQL named, or a server's refusal
+     *     such as {@code Too many parts}), {@code "broker"} (Kafka or the broker named, a topic creation or a Kafka
+     *     client timeout), or null when it names neither
+     */
+    static String sideOf(final String logged)
+    {
+        final String lower = logged.toLowerCase(Locale.ROOT);
+        if (lower.contains("clickhouse") || lower.contains("too many parts") || lower.contains("postgres"))
+        {
+            return "database";
+        }
+        if (lower.contains("kafka") || lower.contains("broker") || lower.contains("createtopics")
+            || lower.contains("timeoutexception"))
+        {
+            return "broker";
+        }
+        return null;
+    }
+
+    /** Prints the last {@code n} lines of a log. */
+    static void tail(final Path log, final int n) throws IOException
+    {
+        if (Files.isRegularFile(log))
+        {
+            final List<String> lines = Files.readAllLines(log);
+            for (final String l : lines.subList(Math.max(0, lines.size() - n), lines.size()))
+            {
+                System.out.println("     | " + l);
+            }
+        }
+    }
+
+    static double num(final Map<String, Object> r, final String key)
+    {
+        return BenchReport.num(r, key);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static double pick(final Map<String, Object> r, final String key)
+    {
+        return r.get("pick_up_ms") instanceof Map<?, ?> m ? num((Map<String, Object>)m, key) : Double.NaN;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static double stat(final Map<String, Object> r, final String key)
+    {
+        return r.get("insert_stats") instanceof Map<?, ?> m ? num((Map<String, Object>)m, key) : Double.NaN;
+    }
+
+    private static String fmt(final double v, final String format)
+    {
+        return Double.isNaN(v) || Double.isInfinite(v) ? "-" : String.format(Locale.ROOT, format, v);
+    }
+}

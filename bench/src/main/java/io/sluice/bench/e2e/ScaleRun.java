@@ -1,0 +1,924 @@
+package io.sluice.bench.e2e;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+
+import io.sluice.tuning.JvmProfile;
+
+/**
+ * The cost curve behind {@code scripts/bench.sh --scale} (issue 24, item 2): the seed's three-line design (a scatter
+ * source routing by {@code user_id} into {@code <prefix>.users.{value}} with topic creation on, a gather sink
+ * following {@code <prefix>\.users\..*} into a table per topic created on first use) run by one engine process at
+ * 10, 100, 1,000 and 10,000 users, with the same number of records at each step.
+ *
+ * <p>A step: a fresh input topic is loaded with {@code records} records {@code {"id":i,"user_id":"<i % topics>",
+ * "event":"e<i>"}}, a fresh database is made ({@link ScaleSink#prepare}), then {@code engine.jar --config} runs the
+ * step's pipeline ({@link ScaleSink#config}) until every record is a row and both consumer groups have committed
+ * every record, or until a bound: the step's timeout, or no progress of rows, topics or commits for the stall limit;
+ * the engine is stopped with SIGTERM (it drains and commits). A {@link Sampler} reads meanwhile, every
+ * {@code --sample-ms}: the CPU of the engine's process, of the database server and of the broker (found by their
+ * listening ports, {@link ProcFs}), the engine's RSS ({@code /proc/PID/status}) and heap (its Prometheus endpoint),
+ * the rows per table (which also stamps each table's first row), the topics the broker lists (which stamps each
+ * topic's first listing), and the offsets both groups have committed. Every row is then verified against the input
+ * ({@link ScaleSink#verify}), and the step's topics, groups and database are deleted.
+ *
+ * <p>Writes {@code result.json}, {@code result.txt} and {@code cost-curve.svg} ({@link ScaleChart}) into
+ * {@code bench/results/scale-<time>/}, with each step's configuration and engine log. Exit code 0 when every step
+ * finished and verified, 1 otherwise, 2 on bad arguments.
+ */
+public final class ScaleRun
+{
+    private static final List<Integer> FULL_STEPS = List.of(10, 100, 1_000, 10_000);
+    private static final List<Integer> QUICK_STEPS = List.of(10, 100);
+    private static final long FULL_RECORDS = 200_000;
+    private static final long QUICK_RECORDS = 20_000;
+    /** The sink's topic_refresh_ms (the example keeps the default): the seed's window for a new topic. */
+    private static final long TOPIC_REFRESH_MS = 2_000;
+    private static final int TOPIC_DELETE_CHUNK = 500;
+    /** The sink's name in examples/users-three-lines.toml (its series carry it as the pipeline label). */
+    private static final String SINK = "users";
+    /** Tables the step's database creates first, timed ({@link ScaleSink#timeTableCreation}). */
+    private static final int DDL_PROBE_TABLES = 5;
+
+    private final ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+    private String bootstrap = "127.0.0.1:19092";
+    private String clickhouse = "http://127.0.0.1:18123";
+    private String sinkKind = "clickhouse";
+    private Path root = Path.of(".").toAbsolutePath().normalize();
+    private Path out;
+    private boolean quick;
+    private List<Integer> steps;
+    private long records = -1;
+    private int inputPartitions = 4;
+    private long stepTimeoutSeconds = -1;
+    private long stallSeconds = 120;
+    private long sampleMillis = 250;
+    private long maxNewTopicsPerMinute = 100_000;
+    private String jvm = BenchRun.CONTENDER_JVM;
+    private boolean keep;
+    private String command = "scripts/bench.sh --scale";
+
+    private Path runDir;
+    private String runId;
+    private long serverPid = -1;
+    private long brokerPid = -1;
+    private double createTableSeconds = Double.NaN;
+
+    private ScaleRun()
+    {
+    }
+
+    /**
+     * @param args see {@link #usage()}
+     * @throws Exception if the run cannot start (no engine.jar, services unreachable)
+     */
+    public static void main(final String[] args) throws Exception
+    {
+        final ScaleRun r = new ScaleRun();
+        try
+        {
+            r.parse(args);
+        }
+        catch (final IllegalArgumentException e)
+        {
+            System.err.println("error: " + e.getMessage());
+            System.err.println(usage());
+            System.exit(2);
+        }
+        System.exit(r.run());
+    }
+
+    static String usage()
+    {
+        return String.join("\n",
+            "usage: ScaleRun [options]   (scripts/bench.sh --scale [options])",
+            "  --quick                 steps 10 and 100 topics, 20,000 records each, 240 s per step at most",
+            "  --steps L               topic counts, e.g. 10,100,1000,10000 (the default)",
+            "  --records N             records per step (default 200,000; the same at every step)",
+            "  --sink KIND             the database side: clickhouse (the default)",
+            "  --step-timeout-s S      the longest a step may take once the engine runs (default 240 quick, 1800)",
+            "  --stall-s S             a step ends when rows, topics and commits do not move for S s (default 120)",
+            "  --sample-ms MS          how often CPU, memory, rows, topics and commits are sampled (default 250)",
+            "  --input-partitions P    partitions of the input topic (default 4)",
+            "  --max-new-topics-per-minute N   the source's topic creation guard (default 100,000, its largest)",
+            "  --jvm-opts \"...\"        the engine's JVM options (default " + BenchRun.CONTENDER_JVM + ")",
+            "  --keep                  keep the steps' topics, groups and databases",
+            "  --bootstrap-servers H:P, --clickhouse URL, --root DIR, --out DIR, --command TEXT");
+    }
+
+    private void parse(final String[] args)
+    {
+        for (int i = 0; i < args.length; i++)
+        {
+            final String a = args[i];
+            switch (a)
+            {
+                case "--quick" -> quick = true;
+                case "--keep" -> keep = true;
+                case "-h", "--help" -> {
+                    System.out.println(usage());
+                    System.exit(0);
+                }
+                case "--scale" -> {
+                    // the script's own switch, passed on
+                }
+                default -> {
+                    if (i + 1 >= args.length)
+                    {
+                        throw new IllegalArgumentException(a + " needs a value (or is unknown)");
+                    }
+                    final String v = args[++i];
+                    switch (a)
+                    {
+                        case "--steps" -> steps = Arrays.stream(v.split(",")).map(String::strip)
+                            .map(Integer::parseInt).toList();
+                        case "--records" -> records = Long.parseLong(v.replace("_", "").replace(",", ""));
+                        case "--sink" -> sinkKind = v;
+                        case "--step-timeout-s" -> stepTimeoutSeconds = Long.parseLong(v);
+                        case "--stall-s" -> stallSeconds = Long.parseLong(v);
+                        case "--sample-ms" -> sampleMillis = Long.parseLong(v);
+                        case "--input-partitions" -> inputPartitions = Integer.parseInt(v);
+                        case "--max-new-topics-per-minute" -> maxNewTopicsPerMinute = Long.parseLong(v);
+                        case "--jvm-opts" -> jvm = v;
+                        case "--bootstrap-servers" -> bootstrap = v;
+                        case "--clickhouse" -> clickhouse = v;
+                        case "--root" -> root = Path.of(v).toAbsolutePath().normalize();
+                        case "--out" -> out = Path.of(v).toAbsolutePath().normalize();
+                        case "--command" -> command = v;
+                        default -> throw new IllegalArgumentException("unknown option " + a);
+                    }
+                }
+            }
+        }
+        if (steps == null)
+        {
+            steps = quick ? QUICK_STEPS : FULL_STEPS;
+        }
+        if (records < 0)
+        {
+            records = quick ? QUICK_RECORDS : FULL_RECORDS;
+        }
+        if (stepTimeoutSeconds < 0)
+        {
+            stepTimeoutSeconds = quick ? 240 : 1800;
+        }
+        for (final int k : steps)
+        {
+            if (k < 1 || k > records)
+            {
+                throw new IllegalArgumentException("--steps: " + k + " topics for " + records
+                    + " records (each topic needs a record)");
+            }
+        }
+        if (!sinkKind.equals("clickhouse"))
+        {
+            throw new IllegalArgumentException("--sink " + sinkKind + ": only clickhouse is built so far");
+        }
+    }
+
+    private ScaleSink sink()
+    {
+        return new ClickHouseScaleSink(clickhouse, root, maxNewTopicsPerMinute);
+    }
+
+    private int run() throws Exception
+    {
+        final Path engineJar = root.resolve("engine/target/engine.jar");
+        if (!Files.isRegularFile(engineJar))
+        {
+            throw new IllegalStateException(engineJar + " is missing: build first (mvn -DskipTests package -pl "
+                + "engine,bench -am)");
+        }
+        if (out == null)
+        {
+            out = root.resolve("bench/results");
+        }
+        runId = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").format(ZonedDateTime.now(ZoneOffset.UTC));
+        runDir = out.resolve("scale-" + runId);
+        Files.createDirectories(runDir);
+        final ScaleSink sink = sink();
+        final Map<String, Object> machine = BenchRun.machine(sink.version());
+        final String first = bootstrap.split(",")[0].strip();
+        final int kafkaPort = Integer.parseInt(first.substring(first.lastIndexOf(':') + 1));
+        serverPid = ProcFs.pidListeningOn(sink.serverPort());
+        brokerPid = ProcFs.pidListeningOn(kafkaPort);
+        final String load = loadAverage();
+        System.out.printf(Locale.ROOT,
+            "== Sluice cost curve %s: the three-line design into %s%n   machine: %s%n   load average at start: %s%n"
+                + "   command: %s%n   steps %s topics, %,d records each; results in %s%n"
+                + "   services: %s pid %d (port %d), Kafka broker pid %d (port %d), found by their listening ports%n",
+            runId, sink.kind(), machine.get("summary"), load, command, steps, records, runDir, sink.kind(), serverPid,
+            sink.serverPort(), brokerPid, kafkaPort);
+        final List<Map<String, Object>> results = new ArrayList<>();
+        final long t0 = System.nanoTime();
+        for (final int k : steps)
+        {
+            System.out.printf(Locale.ROOT, "%n== step: %,d topics, %,d records%n", k, records);
+            final Map<String, Object> r = step(sink, engineJar, k);
+            results.add(r);
+            System.out.println("   " + ScaleReport.line(r));
+        }
+        final Map<String, Object> summary = new LinkedHashMap<>();
+        summary.put("kind", "scale");
+        summary.put("run", runId);
+        summary.put("command", command);
+        summary.put("sink", sink.kind());
+        summary.put("machine", machine);
+        summary.put("load_average_at_start", load);
+        summary.put("load_average_at_end", loadAverage());
+        summary.put("records_per_step", records);
+        summary.put("topic_refresh_ms", TOPIC_REFRESH_MS);
+        summary.put("took_s", (System.nanoTime() - t0) / 1e9);
+        summary.put("comparison", ScaleReport.comparison(results));
+        summary.put("steps", results);
+        final String text = ScaleReport.text(summary);
+        Files.writeString(runDir.resolve("result.json"), mapper.writeValueAsString(summary));
+        Files.writeString(runDir.resolve("result.txt"), text);
+        Files.writeString(runDir.resolve("cost-curve.svg"), ScaleChart.svg(summary));
+        System.out.println();
+        System.out.print(text);
+        final boolean ok = results.stream().allMatch(r -> Boolean.TRUE.equals(r.get("ok")));
+        System.out.println(ok
+            ? "OK: every step finished and every row was verified against the input."
+            : "FAILED: some steps did not finish or did not verify; see above and the logs in " + runDir);
+        return ok ? 0 : 1;
+    }
+
+    // ------------------------------------------------------------------------------------------------ one step
+
+    /** What the probes saw last, and when each topic was first listed and each table first had rows. */
+    private static final class Watch
+    {
+        final Map<String, Long> topicListed = new ConcurrentHashMap<>();
+        final Map<String, Long> tableFirstRow = new ConcurrentHashMap<>();
+        final AtomicLong pid = new AtomicLong(-1);
+        volatile double rows;
+        volatile double sinkCommitted;
+        volatile double sourceCommitted;
+        volatile double lagRecords = Double.NaN;
+        volatile String brokerError;
+        volatile String databaseError;
+        volatile String metricsError;
+    }
+
+    private Map<String, Object> step(final ScaleSink sink, final Path engineJar, final int k) throws Exception
+    {
+        final String base = "sluice-scale-" + runId + "-" + k;
+        final ScaleSink.Step st = new ScaleSink.Step(k, records, base + ".users", base + ".signups",
+            base + "-signups", base + "-users", "sluice_scale_" + runId.replace('-', '_') + "_" + k);
+        final Map<String, Object> r = new LinkedHashMap<>();
+        r.put("topics", k);
+        r.put("records", records);
+        r.put("input_topic", st.inputTopic());
+        r.put("topic_prefix", st.topicPrefix());
+        r.put("database", st.database());
+        r.put("ok", false);
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap)))
+        {
+            try
+            {
+                runStep(sink, engineJar, st, admin, r);
+            }
+            catch (final Exception e)
+            {
+                r.put("failure", r.getOrDefault("failure", "bench: " + e));
+                System.out.println("   step failed: " + r.get("failure"));
+            }
+            finally
+            {
+                if (!keep)
+                {
+                    cleanup(sink, st, admin, r);
+                }
+            }
+        }
+        return r;
+    }
+
+    private void runStep(final ScaleSink sink, final Path engineJar, final ScaleSink.Step st, final Admin admin,
+        final Map<String, Object> r) throws Exception
+    {
+        final int k = st.topics();
+        try
+        {
+            sink.prepare(st);
+        }
+        catch (final Exception e)
+        {
+            r.put("failure", "database: preparing " + st.database() + ": " + e.getMessage());
+            throw e;
+        }
+        final double[] ddl = sink.timeTableCreation(st, bootstrap, DDL_PROBE_TABLES);
+        Arrays.sort(ddl);
+        createTableSeconds = ddl[ddl.length / 2];
+        r.put("create_table_s_median", createTableSeconds);
+        r.put("create_table_s_max", ddl[ddl.length - 1]);
+        System.out.printf(Locale.ROOT, "   %s creates a table of the step's DDL in %.3f s (median of %d)%n",
+            sink.kind(),
+            createTableSeconds, DDL_PROBE_TABLES);
+        final long loadStart = System.nanoTime();
+        load(admin, st);
+        r.put("load_s", (System.nanoTime() - loadStart) / 1e9);
+        final int metricsPort = freePort();
+        final Path config = runDir.resolve("step-" + k + ".toml");
+        Files.writeString(config, sink.config(st, bootstrap) + "\n[metrics]\nlisten = \"127.0.0.1:" + metricsPort
+            + "\"\n");
+        final List<String> cmd = new ArrayList<>();
+        cmd.add("java");
+        cmd.addAll(Arrays.asList(jvm.trim().split("\\s+")));
+        cmd.addAll(JvmProfile.requiredFlags());
+        cmd.addAll(List.of("-jar", engineJar.toString(), "--config", config.toString()));
+        Files.writeString(runDir.resolve("step-" + k + ".cmd"), String.join(" ", cmd) + "\n");
+        final Path log = runDir.resolve("step-" + k + ".log");
+
+        final Watch w = new Watch();
+        final String topicStart = st.topicPrefix() + ".";
+        final Map<String, Sampler.Probe> extra = new LinkedHashMap<>();
+        extra.put("topics", () ->
+        {
+            try
+            {
+                final Set<String> names = admin.listTopics().names().get(10, TimeUnit.SECONDS);
+                final long now = System.nanoTime();
+                int n = 0;
+                for (final String t : names)
+                {
+                    if (t.startsWith(topicStart))
+                    {
+                        w.topicListed.putIfAbsent(t, now);
+                        n++;
+                    }
+                }
+                w.brokerError = null;
+                return n;
+            }
+            catch (final Exception e)
+            {
+                w.brokerError = "listing topics: " + e;
+                throw e;
+            }
+        });
+        extra.put("source_committed", () ->
+        {
+            w.sourceCommitted = committed(admin, st.sourceGroup());
+            return w.sourceCommitted;
+        });
+        extra.put("heap_bytes", () -> scrapeHeap(metricsPort, w));
+        extra.put("engine_lag_records", () -> w.lagRecords);
+        extra.put("rss_bytes", () -> ProcFs.statusBytes(w.pid.get(), "VmRSS"));
+        extra.put("server_rss_bytes", () -> ProcFs.statusBytes(serverPid, "VmRSS"));
+        final Sampler.Probe rows = () ->
+        {
+            final long asked = System.nanoTime();
+            try
+            {
+                final Map<String, Long> perTable = sink.rowsPerTable(st);
+                final long now = asked + (System.nanoTime() - asked) / 2;
+                long sum = 0;
+                for (final Map.Entry<String, Long> e : perTable.entrySet())
+                {
+                    if (e.getValue() > 0)
+                    {
+                        w.tableFirstRow.putIfAbsent(e.getKey(), now);
+                    }
+                    sum += e.getValue();
+                }
+                w.databaseError = null;
+                w.rows = sum;
+                return sum;
+            }
+            catch (final Exception e)
+            {
+                w.databaseError = "counting rows: " + e.getMessage();
+                throw e;
+            }
+        };
+        final Sampler.Probe committed = () ->
+        {
+            w.sinkCommitted = committed(admin, st.sinkGroup());
+            return w.sinkCommitted;
+        };
+        final double serverRssBefore = ProcFs.statusBytes(serverPid, "VmRSS");
+        final double brokerRssBefore = ProcFs.statusBytes(brokerPid, "VmRSS");
+        final Sampler s = new Sampler(serverPid, brokerPid, rows, committed, extra, sampleMillis);
+        final long launched = System.nanoTime();
+        final Process p;
+        try
+        {
+            p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        }
+        catch (final IOException e)
+        {
+            s.close();
+            throw e;
+        }
+        w.pid.set(p.pid());
+        s.contender(p.pid());
+        final String failure = awaitStep(st, p, w, log, launched);
+        final long finished = System.nanoTime();
+        final double hwm = ProcFs.statusBytes(p.pid(), "VmHWM");
+        final double cpuAtEnd = ProcFs.cpuSeconds(p.pid());
+        final Map<String, Object> endLag = failure == null ? Map.of() : groupLag(admin, st);
+        if (p.isAlive())
+        {
+            // what the engine keeps for this many topics: the heap in use right after a full collection
+            r.put("heap_live_after_gc_bytes", liveHeap(p.pid(), metricsPort, w));
+            r.put("rss_after_gc_bytes", ProcFs.statusBytes(p.pid(), "VmRSS"));
+        }
+        p.destroy(); // SIGTERM: the engine drains and commits
+        final boolean exited = p.waitFor(90, TimeUnit.SECONDS);
+        if (!exited)
+        {
+            p.destroyForcibly();
+            p.waitFor(30, TimeUnit.SECONDS);
+        }
+        s.close();
+        r.put("exit_code", exited ? p.exitValue() : -1);
+        r.put("engine_stopped_within_90_s", exited);
+        r.put("ran_s", (finished - launched) / 1e9);
+        r.put("engine_cpu_s", cpuAtEnd);
+        r.put("engine_rss_peak_bytes", hwm);
+        r.put("server_rss_before_bytes", serverRssBefore);
+        r.put("server_rss_after_bytes", ProcFs.statusBytes(serverPid, "VmRSS"));
+        r.put("broker_rss_before_bytes", brokerRssBefore);
+        r.put("broker_rss_after_bytes", ProcFs.statusBytes(brokerPid, "VmRSS"));
+        if (failure != null)
+        {
+            r.put("failure", failure);
+            r.put("lag_at_end", endLag);
+            System.out.println("   step did not finish: " + failure);
+            ScaleReport.tail(log, 15);
+        }
+        measure(r, s, w, st, launched);
+        r.put("lag_at_end", failure != null ? endLag : groupLag(admin, st));
+        r.put("insert_stats", sink.insertStats(st));
+        final Map<String, Object> v = sink.verify(st);
+        r.put("verified", v);
+        r.put("ok", failure == null && Boolean.TRUE.equals(v.get("ok")));
+        if (!Boolean.TRUE.equals(v.get("ok")))
+        {
+            System.out.printf(Locale.ROOT, "   verification: %s rows, %s lost, %s duplicated, %s wrong%n",
+                v.get("rows"),
+                v.get("lost"), v.get("duplicates"), v.get("wrong"));
+            for (final Object problem : (List<?>)v.get("problems"))
+            {
+                System.out.println("     | " + problem);
+            }
+        }
+    }
+
+    /**
+     * Waits until the step is done: every record a row and committed by both groups. Bounded by the step timeout
+     * and the stall limit.
+     *
+     * @return null when done, else why not, naming the side that stopped it: the broker, the database or Sluice
+     */
+    private String awaitStep(final ScaleSink.Step st, final Process p, final Watch w, final Path log,
+        final long launched) throws InterruptedException, IOException
+    {
+        final long deadline = launched + TimeUnit.SECONDS.toNanos(stepTimeoutSeconds);
+        String progress = "";
+        long movedAt = System.nanoTime();
+        while (true)
+        {
+            if (w.rows == records && w.sinkCommitted == records && w.sourceCommitted == records)
+            {
+                return null;
+            }
+            if (!p.isAlive())
+            {
+                final String logged = ScaleReport.lastProblem(log);
+                final String side = ScaleReport.sideOf(logged);
+                return (side != null ? side + " (as the engine logged it)" : "sluice")
+                    + ": the engine exited with code "
+                    + p.exitValue() + " before the step was done" + logged + state(st, w);
+            }
+            final String now = w.rows + "/" + w.sinkCommitted + "/" + w.sourceCommitted + "/" + w.topicListed.size();
+            if (!now.equals(progress))
+            {
+                progress = now;
+                movedAt = System.nanoTime();
+            }
+            if (System.nanoTime() - movedAt > TimeUnit.SECONDS.toNanos(stallSeconds))
+            {
+                return diagnose("no progress for " + stallSeconds + " s", st, w, log);
+            }
+            if (System.nanoTime() - deadline > 0)
+            {
+                return diagnose("not done within the step's " + stepTimeoutSeconds + " s", st, w, log);
+            }
+            Thread.sleep(Math.min(250, sampleMillis));
+        }
+    }
+
+    /**
+     * @return which side held the step up, from what the probes and the engine's log say: the broker (topic listing
+     *     or offsets failing), the database (row counts failing, or the engine logging the server's refusals), or
+     *     Sluice (routing or gathering behind with both services answering)
+     */
+    private String diagnose(final String what, final ScaleSink.Step st, final Watch w, final Path log)
+        throws IOException
+    {
+        final String logged = ScaleReport.lastProblem(log);
+        if (w.brokerError != null)
+        {
+            return "broker: " + what + "; the broker did not answer: " + w.brokerError + logged + state(st, w);
+        }
+        if (w.databaseError != null)
+        {
+            return "database: " + what + "; the database did not answer: " + w.databaseError + logged + state(st, w);
+        }
+        final String side = ScaleReport.sideOf(logged);
+        if (side != null)
+        {
+            return side + ": " + what + "; the engine logged the " + side + "'s refusal or silence" + logged
+                + state(st, w);
+        }
+        final long tablesLeft = st.topics() - w.tableFirstRow.size();
+        if (w.sourceCommitted >= records && tablesLeft > 0 && !Double.isNaN(createTableSeconds)
+            && tablesLeft * createTableSeconds > 10)
+        {
+            return String.format(Locale.ROOT,
+                "database: %s; every record is routed but %,d tables have no rows yet, and the database takes %.2f s "
+                    + "per CREATE TABLE (measured before the step), about %,.0f s for those tables as the sink creates "
+                    + "them one at a time%s%s",
+                what, tablesLeft, createTableSeconds, tablesLeft * createTableSeconds, logged, state(st, w));
+        }
+        final String behind = w.sourceCommitted < records
+            ? "sluice (scatter: routing behind)"
+            : "sluice (gather: every record routed, rows behind)";
+        return behind + ": " + what + logged + state(st, w);
+    }
+
+    private String state(final ScaleSink.Step st, final Watch w)
+    {
+        return String.format(Locale.ROOT,
+            "; state: %,d of %,d topics listed, %,.0f of %,d records routed (source committed), %,.0f committed "
+                + "by the sink, %,.0f rows, %,d tables with rows",
+            w.topicListed.size(), st.topics(), w.sourceCommitted, records, w.sinkCommitted, w.rows,
+            w.tableFirstRow.size());
+    }
+
+    /** Records per step what the sampler and the watch saw. */
+    private void measure(final Map<String, Object> r, final Sampler s, final Watch w, final ScaleSink.Step st,
+        final long launched)
+    {
+        final List<Sampler.Sample> samples = s.samples();
+        long firstTopic = Long.MAX_VALUE;
+        long lastTopic = Long.MIN_VALUE;
+        for (final long t : w.topicListed.values())
+        {
+            firstTopic = Math.min(firstTopic, t);
+            lastTopic = Math.max(lastTopic, t);
+        }
+        final long lastRow = s.lastRowNanos(records);
+        r.put("topics_listed", w.topicListed.size());
+        r.put("tables_with_rows", w.tableFirstRow.size());
+        if (firstTopic != Long.MAX_VALUE)
+        {
+            r.put("first_topic_after_launch_s", (firstTopic - launched) / 1e9);
+            r.put("topics_listed_over_s", (lastTopic - firstTopic) / 1e9);
+        }
+        if (firstTopic != Long.MAX_VALUE && lastRow != Long.MIN_VALUE && lastRow > firstTopic)
+        {
+            final double window = (lastRow - firstTopic) / 1e9;
+            r.put("window_s", window);
+            r.put("records_per_s", records / window);
+            r.put("topics_per_s", st.topics() / window);
+            r.put("launch_to_last_row_s", (lastRow - launched) / 1e9);
+            r.put("engine_cpu_window_s", s.at(Sampler.Sample::contenderCpu, lastRow)
+                - s.at(Sampler.Sample::contenderCpu, firstTopic));
+            r.put("engine_cpu_us_per_record", (double)r.get("engine_cpu_window_s") / records * 1e6);
+            r.put("engine_cpu_us_per_record_with_start", s.at(Sampler.Sample::contenderCpu, lastRow) / records * 1e6);
+            r.put("server_cpu_us_per_record", (s.at(Sampler.Sample::clickhouseCpu, lastRow)
+                - s.at(Sampler.Sample::clickhouseCpu, firstTopic)) / records * 1e6);
+            r.put("broker_cpu_us_per_record", (s.at(Sampler.Sample::brokerCpu, lastRow)
+                - s.at(Sampler.Sample::brokerCpu, firstTopic)) / records * 1e6);
+            final Map<String, Double> threads = s.threadsBetween(Sampler.Sample::contenderThreads, firstTopic,
+                lastRow);
+            final Map<String, Double> top = new LinkedHashMap<>();
+            threads.entrySet().stream().sorted((a, b) -> Double.compare(b.getValue(), a.getValue())).limit(10)
+                .forEach(e -> top.put(e.getKey(), e.getValue() / records * 1e6));
+            r.put("engine_threads_cpu_us_per_record", top);
+        }
+        double heapMax = Double.NaN;
+        double rssMax = Double.NaN;
+        double lagMax = Double.NaN;
+        double lagSum = 0;
+        int lagN = 0;
+        double engineLagMax = Double.NaN;
+        for (final Sampler.Sample x : samples)
+        {
+            heapMax = max(heapMax, x.extra().getOrDefault("heap_bytes", Double.NaN));
+            rssMax = max(rssMax, x.extra().getOrDefault("rss_bytes", Double.NaN));
+            engineLagMax = max(engineLagMax, x.extra().getOrDefault("engine_lag_records", Double.NaN));
+            final double lag = x.extra().getOrDefault("source_committed", Double.NaN) - x.committed();
+            if (!Double.isNaN(lag))
+            {
+                lagMax = max(lagMax, lag);
+                lagSum += lag;
+                lagN++;
+            }
+        }
+        r.put("heap_max_bytes", heapMax);
+        r.put("rss_max_bytes", rssMax);
+        r.put("sink_lag_records_max", lagMax);
+        r.put("sink_lag_records_mean", lagN == 0 ? Double.NaN : lagSum / lagN);
+        r.put("engine_checkpoint_lag_records_max", engineLagMax);
+        final Map<String, Long> pickUp = new TreeMap<>();
+        for (final Map.Entry<String, Long> e : w.topicListed.entrySet())
+        {
+            final String user = e.getKey().substring(e.getKey().lastIndexOf('.') + 1);
+            final Long row = w.tableFirstRow.get("user_" + user);
+            if (row != null)
+            {
+                pickUp.put(e.getKey(), TimeUnit.NANOSECONDS.toMillis(row - e.getValue()));
+            }
+        }
+        r.put("pick_up_ms", ScaleReport.distribution(pickUp.values()));
+        r.put("pick_up_measured_topics", pickUp.size());
+        r.put("pick_up_within_topic_refresh_ms",
+            pickUp.values().stream().filter(ms -> ms <= TOPIC_REFRESH_MS).count());
+        final Map<String, List<Double>> series = new LinkedHashMap<>(s.columns(launched));
+        for (final String key : List.of("topics", "source_committed", "heap_bytes", "rss_bytes",
+            "engine_lag_records", "server_rss_bytes"))
+        {
+            final List<Double> col = new ArrayList<>();
+            for (final Sampler.Sample x : samples)
+            {
+                col.add(x.extra().getOrDefault(key, Double.NaN));
+            }
+            series.put(key, col);
+        }
+        r.put("samples", series);
+        r.put("sample_interval_s", sampleMillis / 1e3);
+        if (w.metricsError != null)
+        {
+            r.put("metrics_error", w.metricsError);
+        }
+    }
+
+    private static double max(final double a, final double b)
+    {
+        return Double.isNaN(a) ? b : Double.isNaN(b) ? a : Math.max(a, b);
+    }
+
+    // ------------------------------------------------------------------------------------------------ Kafka
+
+    /** Creates the step's input topic and loads it: record i is {@code {"id":i,"user_id":"<i % k>","event":"e<i>"}}. */
+    private void load(final Admin admin, final ScaleSink.Step st) throws Exception
+    {
+        admin.createTopics(List.of(new NewTopic(st.inputTopic(), inputPartitions, (short)-1))).all()
+            .get(60, TimeUnit.SECONDS);
+        final Map<String, Object> props = new LinkedHashMap<>();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.LINGER_MS_CONFIG, 20);
+        props.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(),
+            new ByteArraySerializer()))
+        {
+            for (long i = 0; i < records; i++)
+            {
+                producer.send(new ProducerRecord<>(st.inputTopic(), (int)(i % inputPartitions), null,
+                    ("{\"id\":" + i + ",\"user_id\":\"" + (i % st.topics()) + "\",\"event\":\"e" + i + "\"}")
+                        .getBytes(StandardCharsets.UTF_8)));
+            }
+            producer.flush();
+        }
+        final Map<TopicPartition, OffsetSpec> latest = new LinkedHashMap<>();
+        for (int p = 0; p < inputPartitions; p++)
+        {
+            latest.put(new TopicPartition(st.inputTopic(), p), OffsetSpec.latest());
+        }
+        long n = 0;
+        for (final var e : admin.listOffsets(latest).all().get(60, TimeUnit.SECONDS).values())
+        {
+            n += e.offset();
+        }
+        if (n != records)
+        {
+            throw new IllegalStateException("broker: input topic " + st.inputTopic() + " holds " + n
+                + " records after loading, not " + records);
+        }
+    }
+
+    /** @return the records {@code group} has committed, over every partition (offsets from 0) */
+    private static double committed(final Admin admin, final String group) throws Exception
+    {
+        long n = 0;
+        for (final Map.Entry<TopicPartition, OffsetAndMetadata> e : admin.listConsumerGroupOffsets(group)
+            .partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS).entrySet())
+        {
+            if (e.getValue() != null)
+            {
+                n += e.getValue().offset();
+            }
+        }
+        return n;
+    }
+
+    /** @return both groups' lag now: end offsets minus committed offsets, summed over their topics' partitions */
+    private Map<String, Object> groupLag(final Admin admin, final ScaleSink.Step st)
+    {
+        final Map<String, Object> m = new LinkedHashMap<>();
+        try
+        {
+            final Set<String> topics = new java.util.TreeSet<>();
+            for (final String t : admin.listTopics().names().get(30, TimeUnit.SECONDS))
+            {
+                if (t.startsWith(st.topicPrefix() + "."))
+                {
+                    topics.add(t);
+                }
+            }
+            final Map<TopicPartition, OffsetSpec> ends = new LinkedHashMap<>();
+            for (final var d : admin.describeTopics(topics).allTopicNames().get(60, TimeUnit.SECONDS).values())
+            {
+                d.partitions().forEach(p -> ends.put(new TopicPartition(d.name(), p.partition()), OffsetSpec.latest()));
+            }
+            long end = 0;
+            for (final var e : admin.listOffsets(ends).all().get(60, TimeUnit.SECONDS).values())
+            {
+                end += e.offset();
+            }
+            final double sinkCommitted = committed(admin, st.sinkGroup());
+            m.put("sink_topics", topics.size());
+            m.put("sink_end_offsets", end);
+            m.put("sink_lag_records", end - sinkCommitted);
+            m.put("source_lag_records", records - committed(admin, st.sourceGroup()));
+        }
+        catch (final Exception e)
+        {
+            m.put("error", "broker: " + e);
+        }
+        return m;
+    }
+
+    private void cleanup(final ScaleSink sink, final ScaleSink.Step st, final Admin admin,
+        final Map<String, Object> r)
+    {
+        final Map<String, Object> c = new LinkedHashMap<>();
+        try
+        {
+            c.put("drop_database_s", sink.cleanup(st));
+        }
+        catch (final Exception e)
+        {
+            c.put("drop_database_error", e.toString());
+        }
+        final long t = System.nanoTime();
+        try
+        {
+            final List<String> topics = new ArrayList<>();
+            for (final String name : admin.listTopics().names().get(30, TimeUnit.SECONDS))
+            {
+                if (name.startsWith(st.topicPrefix() + ".") || name.equals(st.inputTopic()))
+                {
+                    topics.add(name);
+                }
+            }
+            for (int i = 0; i < topics.size(); i += TOPIC_DELETE_CHUNK)
+            {
+                admin.deleteTopics(topics.subList(i, Math.min(topics.size(), i + TOPIC_DELETE_CHUNK))).all()
+                    .get(120, TimeUnit.SECONDS);
+            }
+            c.put("topics_deleted", topics.size());
+            c.put("delete_topics_s", (System.nanoTime() - t) / 1e9);
+            admin.deleteConsumerGroups(List.of(st.sourceGroup(), st.sinkGroup())).all().get(30, TimeUnit.SECONDS);
+        }
+        catch (final Exception e)
+        {
+            c.put("delete_error", e.toString());
+        }
+        r.put("cleanup", c);
+    }
+
+    // ------------------------------------------------------------------------------------------------ engine
+
+    /**
+     * Scrapes the engine's endpoint: heap in use (returned) and the sink's checkpoint lag (kept in the watch):
+     * {@code sluice_checkpoint_lag_records} summed over its partitions.
+     */
+    private double scrapeHeap(final int port, final Watch w) throws IOException, InterruptedException
+    {
+        final HttpResponse<String> resp;
+        try
+        {
+            resp = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
+                .timeout(Duration.ofSeconds(2)).GET().build(), HttpResponse.BodyHandlers.ofString());
+        }
+        catch (final IOException e)
+        {
+            w.metricsError = e.toString(); // not listening yet, or gone
+            return Double.NaN;
+        }
+        double heap = Double.NaN;
+        double lag = Double.NaN;
+        for (final String line : resp.body().split("\n"))
+        {
+            if (line.startsWith("jvm_memory_used_bytes{") && line.contains("area=\"heap\""))
+            {
+                heap = (Double.isNaN(heap) ? 0 : heap) + value(line);
+            }
+            else if (line.startsWith("sluice_checkpoint_lag_records{") && line.contains("pipeline=\"" + SINK + "\""))
+            {
+                lag = (Double.isNaN(lag) ? 0 : lag) + value(line);
+            }
+        }
+        w.lagRecords = lag;
+        return heap;
+    }
+
+    /**
+     * @return the engine's heap in use right after a full collection ({@code jcmd PID GC.run}, then its endpoint
+     *     scraped), NaN if the JDK's jcmd is missing or the engine does not answer within 60 s
+     */
+    private double liveHeap(final long pid, final int port, final Watch w)
+    {
+        try
+        {
+            final Process gc = new ProcessBuilder("jcmd", String.valueOf(pid), "GC.run").redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            if (!gc.waitFor(60, TimeUnit.SECONDS))
+            {
+                gc.destroyForcibly();
+                return Double.NaN;
+            }
+            return gc.exitValue() == 0 ? scrapeHeap(port, w) : Double.NaN;
+        }
+        catch (final IOException e)
+        {
+            return Double.NaN;
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            return Double.NaN;
+        }
+    }
+
+    private static double value(final String line)
+    {
+        return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+    }
+
+    private static int freePort() throws IOException
+    {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress()))
+        {
+            return s.getLocalPort();
+        }
+    }
+
+    private static String loadAverage()
+    {
+        try
+        {
+            final String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return f[0] + " " + f[1] + " " + f[2];
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            return "?";
+        }
+    }
+}

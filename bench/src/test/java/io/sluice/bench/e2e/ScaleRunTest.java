@@ -1,0 +1,121 @@
+package io.sluice.bench.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import io.sluice.core.config.ConfigLoader;
+import io.sluice.core.config.SluiceConfig;
+
+/**
+ * The cost curve's parts that need no services: the step's configuration derived from
+ * {@code examples/users-three-lines.toml} is the three-line design with the step's names, the report's comparison
+ * against the issue's goals, the distribution and the chart.
+ */
+class ScaleRunTest
+{
+    private static final ScaleSink.Step STEP = new ScaleSink.Step(100, 20_000, "sluice-scale-x-100.users",
+        "sluice-scale-x-100.signups", "g-signups", "g-users", "sluice_scale_x_100");
+
+    @Test
+    void shouldDeriveTheStepsPipelineFromTheExample() throws Exception
+    {
+        final Path root = Path.of("..").toAbsolutePath().normalize();
+        final String toml = new ClickHouseScaleSink("http://127.0.0.1:1", root, 5000).config(STEP, "127.0.0.1:2");
+        final SluiceConfig c = ConfigLoader.parse(toml);
+        final SluiceConfig.Sink sink = c.sinks().get(0);
+        assertEquals("user_{topic_segment[-1]}", sink.branches().get(0).targetTable());
+        assertTrue(toml.contains("pattern = 'sluice-scale-x-100\\.users\\..*'"), toml);
+        assertTrue(toml.contains("template = \"sluice-scale-x-100.users.{value}\""), toml);
+        assertTrue(toml.contains("(id UInt64, user_id String, event String, at DateTime DEFAULT now())"), toml);
+        assertTrue(toml.contains("max_new_topics_per_minute = 5000"), toml);
+        assertTrue(toml.contains("database = \"sluice_scale_x_100\""), toml);
+        assertTrue(toml.contains("input_topics = [\"sluice-scale-x-100.signups\"]"), toml);
+        assertTrue(toml.contains("bootstrap_servers = \"127.0.0.1:2\""), toml);
+        assertTrue(toml.contains("endpoint = \"http://127.0.0.1:1\""), toml);
+        assertEquals("user_42", STEP.tableOf(42));
+    }
+
+    @Test
+    void shouldCompareEveryStepWithTheSmallestFinishedOneAgainstTheGoals()
+    {
+        final List<Map<String, Object>> steps = new ArrayList<>();
+        steps.add(step(10, 10_000, 50e6, true));
+        steps.add(step(1_000, 6_000, 50e6 + 990 * 80 * 1024, true)); // 0.6 of the records/s, 80 KiB per topic
+        steps.add(step(10_000, Double.NaN, Double.NaN, false));
+        final Map<String, Object> c = ScaleReport.comparison(steps);
+        assertEquals(10, c.get("base_topics"));
+        @SuppressWarnings("unchecked")
+        final List<Map<String, Object>> per = (List<Map<String, Object>>)c.get("steps");
+        assertEquals(0.6, (double)per.get(1).get("records_per_s_vs_base"), 1e-9);
+        assertEquals(false, per.get(1).get("goal_records_per_s_met"));
+        assertEquals(80 * 1024, (double)per.get(1).get("heap_bytes_per_extra_topic"), 1e-6);
+        assertEquals(false, per.get(1).get("goal_memory_per_topic_met"));
+        assertEquals(false, per.get(2).get("finished_and_verified"));
+        assertEquals(false, per.get(2).get("goal_records_per_s_met"), "a step that did not finish misses its goal");
+        final Map<String, Object> summary = new LinkedHashMap<>();
+        summary.put("run", "x");
+        summary.put("sink", "clickhouse");
+        summary.put("records_per_step", 20_000L);
+        summary.put("machine", Map.of("summary", "test machine"));
+        summary.put("load_average_at_start", "1 1 1");
+        summary.put("load_average_at_end", "1 1 1");
+        summary.put("command", "scripts/bench.sh --scale");
+        summary.put("comparison", c);
+        summary.put("steps", steps);
+        final String text = ScaleReport.text(summary);
+        assertTrue(text.contains("x0.60 (goal >= 0.7: NOT met)"), text);
+        assertTrue(text.contains("10,000 topics did not finish: broker: test"), text);
+        final String svg = ScaleChart.svg(summary);
+        assertTrue(svg.startsWith("<svg") && svg.strip().endsWith("</svg>"), svg);
+        assertTrue(svg.contains("did not finish"), svg);
+        assertTrue(svg.contains("10,000"), svg);
+    }
+
+    @Test
+    void shouldGiveTheDistributionOfPickUpTimes()
+    {
+        final Map<String, Object> d = ScaleReport.distribution(List.of(5L, 1L, 3L, 2L, 4L, 10L, 6L, 7L, 8L, 9L));
+        assertEquals(10, d.get("n"));
+        assertEquals(1L, d.get("min"));
+        assertEquals(6L, d.get("p50"));
+        assertEquals(10L, d.get("p90"));
+        assertEquals(10L, d.get("max"));
+        assertTrue(ScaleReport.distribution(List.of()).isEmpty());
+        assertEquals(250_000, ScaleChart.niceCeiling(201_000), 1e-9);
+        assertEquals(50, ScaleChart.niceCeiling(41), 1e-9);
+    }
+
+    @Test
+    void shouldBlameTheServiceTheEnginesLogNames()
+    {
+        assertEquals("broker", ScaleReport.sideOf(
+            "; the engine's log: ... ERROR [main] SluiceEngine - Kafka at 127.0.0.1:19092 did not answer within 10000 ms"));
+        assertEquals("database", ScaleReport.sideOf("; the engine's log: ... ClickHouse refused the insert: Code: 252,"
+            + " Too many parts (300)"));
+        assertEquals(null, ScaleReport.sideOf("; the engine's log: ... source users: no progress for 5000 ms"));
+    }
+
+    private static Map<String, Object> step(final int topics, final double rps, final double liveHeap,
+        final boolean ok)
+    {
+        final Map<String, Object> r = new LinkedHashMap<>();
+        r.put("topics", topics);
+        r.put("ok", ok);
+        r.put("records_per_s", rps);
+        r.put("engine_cpu_us_per_record", 20.0);
+        r.put("heap_live_after_gc_bytes", liveHeap);
+        if (!ok)
+        {
+            r.put("failure", "broker: test");
+        }
+        return r;
+    }
+}
