@@ -397,6 +397,7 @@ public final class InsertWorker implements Agent, SealedBatchQueue
         if (part)
         {
             onWritten(batch, split.selected(), split.count(), start, end);
+            markWrittenForReread(batch);
             split.written();
             attempt = 0;
             backoffWaitNanos = backoffNanos;
@@ -585,6 +586,7 @@ public final class InsertWorker implements Agent, SealedBatchQueue
                 LOG.warn("{}: {} (it is read again and goes to the dead-letter topic)", name, what);
             }
             t.fail(batch.offset(row), batch.generation(row), e.code(), what);
+            split.failedHere(batch.trackerId(row), batch.offset(row));
             return;
         }
         if (!control.failed())
@@ -597,6 +599,27 @@ public final class InsertWorker implements Agent, SealedBatchQueue
         failPending(batch, e.code(), "not written: the pipeline stops at " + where + " (on_error = "
             + onError.configName() + ")");
         endSplit(batch);
+    }
+
+    /**
+     * Marks the rows of the part just written whose partition is read again (a refused record of it before them
+     * became a dead letter in this split), so that the re-read acknowledges them instead of writing them twice.
+     */
+    private void markWrittenForReread(final BatchBuffer batch)
+    {
+        if (deadLetters == null)
+        {
+            return;
+        }
+        final int[] rows = split.selected();
+        for (int k = 0; k < split.count(); k++)
+        {
+            final int i = rows[k];
+            if (BatchSplit.heldForReread(batch, i, trackers))
+            {
+                deadLetters.markWritten(batch, i, trackers.get(batch.trackerId(i)));
+            }
+        }
     }
 
     /** Fails the rows of the parts not tried yet. */
@@ -613,9 +636,9 @@ public final class InsertWorker implements Agent, SealedBatchQueue
         {
             LOG.atInfo().addKeyValue("table", batch.destination().toString())
                 .log(
-                    "{}: refused batch of {} rows for {} inserted in {} parts: {} rows written, {} record(s) refused on "
-                        + "their own",
-                    name, batch.rowCount(), batch.destination(), split.parts(), split.rowsWritten(),
+                    "{}: refused batch of {} rows for {} inserted in {} parts ({} halves cut without an insert): {} "
+                        + "rows written, {} record(s) refused on their own",
+                    name, batch.rowCount(), batch.destination(), split.parts(), split.cuts(), split.rowsWritten(),
                     split.refused());
         }
         split.reset();
