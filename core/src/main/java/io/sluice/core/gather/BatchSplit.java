@@ -133,6 +133,11 @@ final class BatchSplit
                 return n;
             }
             depth--;
+            if (depth > 0)
+            {
+                // nothing of this part went in: its sibling is not known to hold a refused record
+                known[depth - 1] = false;
+            }
         }
         count = 0;
         return 0;
