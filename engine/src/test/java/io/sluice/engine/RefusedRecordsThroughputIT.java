@@ -76,7 +76,7 @@ class RefusedRecordsThroughputIT
         }
         KafkaRecords.produce(in);
         final String toml = "[kafka]\nbootstrap_servers = \"" + TestServices.bootstrap() + "\"\n"
-            + "[checkpoint]\nstalled_fail_after_ms = 120000\ncommit_interval_ms = 200\n"
+            + "[checkpoint]\nstalled_fail_after_ms = 600000\ncommit_interval_ms = 200\n"
             + "[[sinks]]\nname = \"nr\"\nkind = \"clickhouse\"\ntopics = [\"" + topic + "\"]\ngroup_id = \"g-" + s
             + "\"\non_error = \"" + policy + "\"\n"
             + ("dead_letter".equals(policy) ? "dead_letter_topic = \"dlq.{topic}\"\ncreate_topics = true\n" : "")
