@@ -37,7 +37,9 @@ import io.sluice.core.stage.TableStats;
  * ({@link BatchSplit}): its parts are inserted until each refused part is one record, every part that goes in is
  * acknowledged, and each refused record follows {@code on_error}: {@code skip} acknowledges and counts it,
  * {@code dead_letter} marks it for the dead-letter topic (with the destination's code and message) and fails its
- * offset so the partition is read again and the record sent there, {@code fail} stops the pipeline naming the record
+ * offset so the partition is read again and the record sent there (the split still writes the rest of the batch, and
+ * marks the rows of that partition it writes after the record so the re-read acknowledges them instead of writing
+ * them twice: one pass finds every refused record), {@code fail} stops the pipeline naming the record
  * (the parts not tried yet fail: nothing is committed past them). During a split, a retriable failure retries the
  * part; a refusal that is not the data's (a changed table, a denied right) fails the rows not written yet as it would
  * have failed the batch.
