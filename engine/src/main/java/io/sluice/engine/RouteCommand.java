@@ -36,6 +36,11 @@ import io.sluice.core.scatter.internal.TopicRouter;
  *       engine refuses before any create or produce as this says (the names only the broker's listing reports as
  *       internal, and topics the broker refuses, need the broker: the dry run does not connect).</li>
  * </ul>
+ * When sanitising changed the name the template rendered, or the name is refused (reserved, or nothing legal is left
+ * of it), three members follow the ones above: {@code "routing_value"} (the value the rule read),
+ * {@code "rendered"} (the template's result) and {@code "sanitised"} (the name sanitising made of it; null when
+ * nothing legal is left), e.g. {@code {"topic": "users.acme_corp", "routing_value": "acme corp", "rendered":
+ * "users.acme corp", "sanitised": "users.acme_corp"}}.
  * With {@code --envelope} each line is an envelope, {@code {"key": <string|null>, "headers": {"name": "value", ...},
  * "value": <the record>}} (and optionally {@code timestamp}, {@code partition}, {@code offset}; read and checked as
  * {@link DryRunInput} says, the same reader {@code explain} uses); without it each line is the record itself. The
@@ -186,7 +191,41 @@ public final class RouteCommand implements Callable<Integer>
                     JsonText.quote(router.reason(), out);
                 }
             }
+            sanitising(result, reserved != null, out);
             out.append('}');
+        }
+
+        /**
+         * Adds what sanitising did when it changed the rendered name or the name is refused (reserved, or nothing
+         * legal left): {@code "routing_value"} (what the rule read), {@code "rendered"} (the template's result) and
+         * {@code "sanitised"} (the name sanitising made of it, null when none), after the fields above.
+         */
+        private void sanitising(final int result, final boolean reserved, final StringBuilder out)
+        {
+            final String rendered = router.renderedName();
+            if (rendered == null)
+            {
+                return;
+            }
+            final boolean illegal = result != TopicRouter.ROUTED && router.why() == TopicRouter.WHY_ILLEGAL_NAME;
+            final String sanitised = result == TopicRouter.ROUTED ? router.topicName() : null;
+            if (!reserved && !illegal && (result != TopicRouter.ROUTED || rendered.equals(sanitised)))
+            {
+                return;
+            }
+            out.append(", \"routing_value\": ");
+            JsonText.quote(router.routingValue(), out);
+            out.append(", \"rendered\": ");
+            JsonText.quote(rendered, out);
+            out.append(", \"sanitised\": ");
+            if (sanitised == null)
+            {
+                out.append("null");
+            }
+            else
+            {
+                JsonText.quote(sanitised, out);
+            }
         }
 
         static void missing(final StringBuilder out, final String reason)

@@ -45,18 +45,34 @@ final class SchemaFile implements DestinationCatalog
     static SchemaFile load(final Path file, final String timeZone) throws IOException
     {
         final SchemaFile s = new SchemaFile(timeZone);
+        int line = 1;
         for (final String statement : statements(Files.readString(file)))
         {
             final String t = statement.strip();
             if (t.regionMatches(true, 0, "CREATE TABLE", 0, 12))
             {
-                s.add(t);
+                s.add(t, line + lines(statement, 0, statement.indexOf(t)));
             }
+            line += lines(statement, 0, statement.length());
         }
         return s;
     }
 
-    private void add(final String statement)
+    /** @return the line breaks in {@code s[from, to)} */
+    private static int lines(final String s, final int from, final int to)
+    {
+        int n = 0;
+        for (int i = from; i < to; i++)
+        {
+            if (s.charAt(i) == '\n')
+            {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private void add(final String statement, final int firstLine)
     {
         final Lexer lx = new Lexer(statement);
         lx.word("CREATE");
@@ -84,16 +100,108 @@ final class SchemaFile implements DestinationCatalog
             lx.identifier();
         }
         lx.expect('(');
+        final int bodyStart = lx.pos;
+        final String body = lx.balancedBody();
+        final String name = database.isEmpty() ? table : database + "." + table;
         final List<ColumnSpec> columns = new ArrayList<>();
-        for (final String def : splitTopLevel(lx.balancedBody()))
+        // the flattened name of each column (a Nested member as n.a) and the line it is declared on
+        final Map<String, Integer> declared = new LinkedHashMap<>();
+        int from = 0;
+        for (final String def : splitTopLevel(body))
         {
+            final int at = from + (def.length() - def.stripLeading().length());
+            final int line = firstLine + lines(statement, 0, bodyStart + at);
+            from += def.length() + 1;
             final ColumnSpec c = column(def.strip(), table);
-            if (c != null)
+            if (c == null)
             {
-                columns.addAll(flattenNested(c));
+                continue;
+            }
+            final String where = "table " + name + ", line " + line + ": column " + c.name();
+            checkElementNames(c.type(), where);
+            for (final ColumnSpec flat : flattenNested(c))
+            {
+                final Integer first = declared.putIfAbsent(flat.name(), line);
+                if (first != null)
+                {
+                    throw new IllegalArgumentException("table " + name + ", line " + line + ": column " + flat.name()
+                        + " is declared twice (first on line " + first + ")"
+                        + (flat.name().equals(c.name()) ? "" : ", as a member of Nested column " + c.name())
+                        + "; ClickHouse refuses a table with a duplicate column");
+                }
+                columns.add(flat);
             }
         }
         tables.put(key(database, table), new TableSchema(database, table, columns));
+    }
+
+    /**
+     * Refuses a {@code Nested(...)} or named {@code Tuple(...)} anywhere in a column's type (also inside
+     * {@code Array}, {@code Nullable}, another {@code Nested}) that names one element twice, as ClickHouse does.
+     *
+     * @param type  the column's type
+     * @param where the table, line and column, for the message
+     */
+    private static void checkElementNames(final String type, final String where)
+    {
+        for (int i = 0; i < type.length(); i++)
+        {
+            final char ch = type.charAt(i);
+            if (ch == '\'' || ch == '`' || ch == '"')
+            {
+                i = skipQuoted(type, i, ch);
+                continue;
+            }
+            final String kind = type.regionMatches(true, i, "Nested", 0, 6)
+                ? "Nested"
+                : type.regionMatches(true, i, "Tuple", 0, 5) ? "Tuple" : null;
+            if (kind == null || i > 0 && (Character.isLetterOrDigit(type.charAt(i - 1)) || type.charAt(i - 1) == '_'))
+            {
+                continue;
+            }
+            int open = i + kind.length();
+            while (open < type.length() && Character.isWhitespace(type.charAt(open)))
+            {
+                open++;
+            }
+            if (open >= type.length() || type.charAt(open) != '(')
+            {
+                continue;
+            }
+            final Lexer body = new Lexer(type.substring(open + 1));
+            final String inner = body.balancedBody();
+            final Map<String, Boolean> names = new LinkedHashMap<>();
+            for (final String element : splitTopLevel(inner))
+            {
+                final String e = element.strip();
+                if (e.isEmpty())
+                {
+                    continue;
+                }
+                final Lexer lx = new Lexer(e);
+                final String name;
+                try
+                {
+                    name = lx.identifier();
+                }
+                catch (final IllegalArgumentException notNamed)
+                {
+                    continue;
+                }
+                final String rest = e.substring(lx.pos).strip();
+                if (rest.isEmpty() || rest.startsWith("("))
+                {
+                    // an unnamed element (a type, with or without parameters)
+                    continue;
+                }
+                if (names.put(name, Boolean.TRUE) != null)
+                {
+                    throw new IllegalArgumentException(where + ": " + kind + " element " + name + " is declared twice"
+                        + " in " + kind + "(" + inner.strip() + "); ClickHouse refuses a " + kind + " with a duplicate "
+                        + "element name");
+                }
+            }
+        }
     }
 
     /**
@@ -170,7 +278,7 @@ final class SchemaFile implements DestinationCatalog
                 }
             }
         }
-        final String type = rest.substring(0, end).strip();
+        final String type = canonicalType(rest.substring(0, end).strip());
         if (type.isEmpty())
         {
             throw new IllegalArgumentException("table " + table + ": column " + name + " has no type");
@@ -188,6 +296,118 @@ final class SchemaFile implements DestinationCatalog
             }
         }
         return new ColumnSpec(name, type, "", "");
+    }
+
+    /**
+     * The SQL spellings ClickHouse 18.16 takes in a CREATE TABLE for its own types, case-insensitively, and that
+     * DESCRIBE TABLE never returns: its {@code system.data_type_families} rows with an {@code alias_to}, and the
+     * families it reads in any case ({@code case_insensitive = 1}).
+     */
+    private static final Map<String, String> BARE_ALIASES = Map.ofEntries(Map.entry("TINYINT", "Int8"),
+        Map.entry("SMALLINT", "Int16"), Map.entry("INT", "Int32"), Map.entry("INTEGER", "Int32"),
+        Map.entry("BIGINT", "Int64"), Map.entry("FLOAT", "Float32"), Map.entry("DOUBLE", "Float64"),
+        Map.entry("CHAR", "String"), Map.entry("VARCHAR", "String"), Map.entry("TEXT", "String"),
+        Map.entry("TINYTEXT", "String"), Map.entry("MEDIUMTEXT", "String"), Map.entry("LONGTEXT", "String"),
+        Map.entry("BLOB", "String"), Map.entry("TINYBLOB", "String"), Map.entry("MEDIUMBLOB", "String"),
+        Map.entry("LONGBLOB", "String"), Map.entry("TIMESTAMP", "DateTime"), Map.entry("DATE", "Date"),
+        Map.entry("DATETIME", "DateTime"));
+
+    /** The families with parameters 18.16 reads under another spelling or in any case (see {@link #BARE_ALIASES}). */
+    private static final Map<String, String> FAMILY_ALIASES = Map.of("DEC", "Decimal", "DECIMAL", "Decimal",
+        "DECIMAL32", "Decimal32", "DECIMAL64", "Decimal64", "DECIMAL128", "Decimal128", "BINARY", "FixedString",
+        "DATETIME", "DateTime", "TIMESTAMP", "DateTime");
+
+    /**
+     * A column type with ClickHouse's SQL aliases written as the names DESCRIBE gives ({@code INT} as {@code Int32},
+     * {@code VARCHAR} as {@code String}, {@code DEC(9, 2)} as {@code Decimal(9, 2)}), at any depth, as the server reads
+     * them; anything else as it is (an alias 18.16 does not know, such as {@code BOOL}, or {@code VARCHAR(10)}, which
+     * it refuses, stays and is refused as an unknown type).
+     *
+     * @param type a column type as written
+     * @return the same type with the aliases replaced; {@code type} itself when it holds none
+     */
+    static String canonicalType(final String type)
+    {
+        final String t = type.strip();
+        int n = 0;
+        while (n < t.length() && (Character.isLetterOrDigit(t.charAt(n)) || t.charAt(n) == '_'))
+        {
+            n++;
+        }
+        if (n == 0 || Character.isDigit(t.charAt(0)))
+        {
+            return type;
+        }
+        final String name = t.substring(0, n);
+        final String upper = name.toUpperCase(Locale.ROOT);
+        final String rest = t.substring(n).strip();
+        if (rest.isEmpty())
+        {
+            final String alias = BARE_ALIASES.get(upper);
+            return alias == null ? type : alias;
+        }
+        if (!rest.startsWith("(") || !rest.endsWith(")"))
+        {
+            return type;
+        }
+        final String family = FAMILY_ALIASES.getOrDefault(upper, name);
+        final boolean named = "NESTED".equals(upper) || "TUPLE".equals(upper);
+        final StringBuilder sb = new StringBuilder(family).append('(');
+        boolean changed = !family.equals(name);
+        boolean first = true;
+        for (final String element : splitTopLevel(rest.substring(1, rest.length() - 1)))
+        {
+            String e = element;
+            final String stripped = element.strip();
+            final String lead = element.substring(0, element.length() - element.stripLeading().length());
+            final Lexer lx = new Lexer(stripped);
+            final int space = firstSpace(stripped);
+            if (named && space > 0 && !stripped.substring(space).strip().startsWith("(") && startsName(stripped))
+            {
+                // a named element: its name stays, its type is read as a type
+                lx.identifier();
+                final String elementType = stripped.substring(lx.pos);
+                final String c = canonicalType(elementType);
+                if (!c.equals(elementType))
+                {
+                    e = lead + stripped.substring(0, lx.pos) + " " + c.strip();
+                }
+            }
+            else
+            {
+                final String c = canonicalType(element);
+                if (!c.equals(element))
+                {
+                    e = lead + c;
+                }
+            }
+            changed |= !e.equals(element);
+            sb.append(first ? "" : ",").append(e);
+            first = false;
+        }
+        return changed ? sb.append(')').toString() : type;
+    }
+
+    private static int firstSpace(final String s)
+    {
+        for (int i = 0; i < s.length(); i++)
+        {
+            if (Character.isWhitespace(s.charAt(i)))
+            {
+                return i;
+            }
+            if (s.charAt(i) == '(')
+            {
+                return -1;
+            }
+        }
+        return -1;
+    }
+
+    private static boolean startsName(final String s)
+    {
+        final char c = s.charAt(0);
+        return c == '`' || c == '"' || Character.isLetter(c) || c == '_';
     }
 
     private static int topLevelKeyword(final String s, final String... words)

@@ -87,12 +87,15 @@ class RouteCommandTest
             """);
         assertEquals(List.of(
             "{\"topic\": \"users.42\"}",
-            "{\"topic\": \"users.acme_corp\"}",
+            "{\"topic\": \"users.acme_corp\", \"routing_value\": \"acme corp\", \"rendered\": \"users.acme corp\", "
+                + "\"sanitised\": \"users.acme_corp\"}",
             "{\"topic\": null, \"reason\": \"field user.id: no value at the path\"}",
             "{\"topic\": null, \"reason\": \"field user.id: null at the path\"}",
             "{\"topic\": null, \"reason\": \"blank line (file and stdin sources skip blank lines)\"}",
             "{\"topic\": null, \"reason\": \"field user.id: no value at the path: the record is not valid JSON (unexpected byte at byte 1)\"}",
-            "{\"topic\": \"users.orders_eu\"}"), List.of(out));
+            "{\"topic\": \"users.orders_eu\", \"routing_value\": \"orders/eu\", \"rendered\": \"users.orders/eu\", "
+                + "\"sanitised\": \"users.orders_eu\"}"),
+            List.of(out));
     }
 
     @Test
@@ -108,10 +111,12 @@ class RouteCommandTest
             {"user_id": "u1", "tenant": "acme"}
             """);
         assertEquals(List.of(
-            "{\"topic\": \"tenant.acme_corp\"}",
+            "{\"topic\": \"tenant.acme_corp\", \"routing_value\": \"acme corp\", \"rendered\": \"tenant.acme corp\", "
+                + "\"sanitised\": \"tenant.acme_corp\"}",
             "{\"topic\": \"tenant.unknown\", \"fallback\": true, \"reason\": \"header tenant: the record has no header tenant\"}",
             "{\"topic\": \"tenant.unknown\", \"fallback\": true, \"reason\": \"header tenant: header tenant is null\"}",
-            "{\"topic\": \"tenant.t_\"}",
+            "{\"topic\": \"tenant.t_\", \"routing_value\": \"t\u00e9\", \"rendered\": \"tenant.t\u00e9\", "
+                + "\"sanitised\": \"tenant.t_\"}",
             "{\"topic\": null, \"reason\": \"not an envelope: \\\"key\\\" must be a string or null, not a number\"}",
             "{\"topic\": null, \"reason\": \"not an envelope: expected an object {\\\"key\\\": ..., \\\"headers\\\": {...}, "
                 + "\\\"timestamp\\\": ms, \\\"partition\\\": n, \\\"offset\\\": n, \\\"value\\\": ...}\"}",
@@ -185,7 +190,7 @@ class RouteCommandTest
         assertEquals(5, raw.length, String.join("\n", raw));
         assertTrue(raw[0].startsWith("{\"topic\": null, \"refused\": \"__cluster_metadata\", \"reason\": \"topic "
             + "__cluster_metadata " + internal + "the KRaft metadata log)"), raw[0]);
-        assertTrue(raw[0].endsWith("; the rule has no fallback\"}"), raw[0]);
+        assertTrue(raw[0].contains("; the rule has no fallback\", "), raw[0]);
         assertTrue(raw[1].startsWith("{\"topic\": null, \"refused\": \"__consumer_offsets\", \"reason\": \"topic "
             + "__consumer_offsets " + internal), raw[1]);
         assertTrue(raw[2].startsWith("{\"topic\": null, \"refused\": \"__cluster.metadata\", \"reason\": \"topic "
@@ -219,6 +224,49 @@ class RouteCommandTest
         assertTrue(headed[0].startsWith("{\"topic\": null, \"refused\": \"__transaction_state\""), headed[0]);
         assertTrue(headed[1].startsWith("{\"topic\": null, \"refused\": \"__share_group_state\""), headed[1]);
         assertEquals("{\"topic\": \"__TRANSACTION_state\"}", headed[2]);
+    }
+
+    /**
+     * Where sanitising changed the rendered name, or the name is refused (reserved, or nothing legal is left), the
+     * routing value, the rendered name and the sanitised name follow the existing members, so the user sees why.
+     */
+    @Test
+    void shouldShowTheRoutingValueAndTheSanitisedNameWhenSanitisingMattered() throws IOException
+    {
+        final String[] raw = routeReserved("raw", false, """
+            {"t": " __consumer_offsets\\t"}
+            {"t": "__cluster_metadata"}
+            {"t": "plain"}
+            {"t": "caf\u00e9 \u20ac"}
+            {"t": ".."}
+            {"t": 7}
+            """);
+        assertTrue(raw[0].startsWith("{\"topic\": null, \"refused\": \"__consumer_offsets\", \"reason\": "), raw[0]);
+        assertTrue(raw[0].endsWith("; the rule has no fallback\", \"routing_value\": \" __consumer_offsets\\t\", "
+            + "\"rendered\": \"__consumer_offsets\", \"sanitised\": \"__consumer_offsets\"}"), raw[0]);
+        assertTrue(raw[1].endsWith(", \"routing_value\": \"__cluster_metadata\", \"rendered\": \"__cluster_metadata\", "
+            + "\"sanitised\": \"__cluster_metadata\"}"), raw[1]);
+        assertEquals("{\"topic\": \"plain\"}", raw[2], "nothing changed, nothing refused: as before");
+        assertEquals(
+            "{\"topic\": \"caf___\", \"routing_value\": \"caf\u00e9 \u20ac\", \"rendered\": \"caf\u00e9 \u20ac\", "
+                + "\"sanitised\": \"caf___\"}",
+            raw[3]);
+        assertTrue(raw[4].startsWith("{\"topic\": null, \"reason\": \"field t: the name '..' is not a topic name after "
+            + "sanitising"), raw[4]);
+        assertTrue(raw[4].endsWith("\", \"routing_value\": \"..\", \"rendered\": \"..\", \"sanitised\": null}"),
+            raw[4]);
+        assertEquals("{\"topic\": \"7\"}", raw[5]);
+
+        final String[] keyed = routeReserved("keyed", true, """
+            {"key": "cluster metadata", "value": {}}
+            """);
+        assertTrue(keyed[0].startsWith("{\"topic\": \"fb\", \"fallback\": true, \"refused\": \"__cluster_metadata\""),
+            keyed[0]);
+        assertTrue(keyed[0].endsWith(", \"routing_value\": \"cluster metadata\", \"rendered\": \"__cluster metadata\", "
+            + "\"sanitised\": \"__cluster_metadata\"}"), keyed[0]);
+        final String[] fb = routeReserved("rawfb", false, "{\"t\": \".\"}\n");
+        assertTrue(fb[0].startsWith("{\"topic\": \"fb\", \"fallback\": true, \"reason\": "), fb[0]);
+        assertTrue(fb[0].endsWith(", \"routing_value\": \".\", \"rendered\": \".\", \"sanitised\": null}"), fb[0]);
     }
 
     @Test

@@ -1,9 +1,11 @@
 package io.sluice.core.gather;
 
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.sluice.core.ack.AckTracker;
 import io.sluice.core.deadletter.DeadLetter;
 import io.sluice.core.deadletter.DeadLetterHeaders;
 import io.sluice.core.deadletter.DeadLetterMarks;
@@ -34,6 +36,12 @@ public final class GatherDeadLetters
     private final String pipeline;
     private final DeadLetters stage;
     private final DeadLetterMarks marks = new DeadLetterMarks();
+    /**
+     * Rows a split wrote although their partition is read again (a refused record before them became a dead
+     * letter): the re-read acknowledges them instead of writing them twice. Keyed by tracker id and offset; the value
+     * is the tracker, so a mark is never taken by another partition that was given the same id later.
+     */
+    private final ConcurrentHashMap<Written, AckTracker> written = new ConcurrentHashMap<>();
     private final TopicRegistry topics;
     private final PipelineControl control;
 
@@ -90,6 +98,59 @@ public final class GatherDeadLetters
     DeadLetter.Why marked(final RecordEvent event)
     {
         return marks.take(event.trackerId(), event.offset());
+    }
+
+    /**
+     * Marks a row that an insert worker wrote while its partition is to be read again (it follows a record of the
+     * same refused batch that becomes a dead letter): when the re-read brings it back, {@link #takeWritten} says so
+     * and the route stage acknowledges it instead of writing it again. Call it once the row is written, before its
+     * batch is done (the re-read waits for the batch, so it always finds the mark). Allocates.
+     *
+     * @param batch   the batch
+     * @param row     the row written
+     * @param tracker its partition's tracker
+     */
+    void markWritten(final BatchBuffer batch, final int row, final AckTracker tracker)
+    {
+        written.put(key(batch.trackerId(row), batch.offset(row)), tracker);
+    }
+
+    /**
+     * Takes the mark of a record an insert worker already wrote ({@link #markWritten}), if it has one.
+     *
+     * @param event   a record the route stage is about to route
+     * @param tracker its partition's tracker now
+     * @return true when the record is written already (the mark is taken): acknowledge it, do not write it
+     */
+    boolean takeWritten(final RecordEvent event, final AckTracker tracker)
+    {
+        if (written.isEmpty())
+        {
+            return false;
+        }
+        return written.remove(key(event.trackerId(), event.offset()), tracker);
+    }
+
+    /** @return records marked for their dead letter and not yet read again */
+    int deadLetterMarks()
+    {
+        return marks.size();
+    }
+
+    /** @return rows marked written and not yet read again */
+    int writtenMarks()
+    {
+        return written.size();
+    }
+
+    private static Written key(final int trackerId, final long offset)
+    {
+        return new Written(trackerId, offset);
+    }
+
+    /** The key of a row marked written. */
+    private record Written(int trackerId, long offset)
+    {
     }
 
     /**

@@ -37,7 +37,9 @@ import io.sluice.core.stage.TableStats;
  * ({@link BatchSplit}): its parts are inserted until each refused part is one record, every part that goes in is
  * acknowledged, and each refused record follows {@code on_error}: {@code skip} acknowledges and counts it,
  * {@code dead_letter} marks it for the dead-letter topic (with the destination's code and message) and fails its
- * offset so the partition is read again and the record sent there, {@code fail} stops the pipeline naming the record
+ * offset so the partition is read again and the record sent there (the split still writes the rest of the batch, and
+ * marks the rows of that partition it writes after the record so the re-read acknowledges them instead of writing
+ * them twice: one pass finds every refused record), {@code fail} stops the pipeline naming the record
  * (the parts not tried yet fail: nothing is committed past them). During a split, a retriable failure retries the
  * part; a refusal that is not the data's (a changed table, a denied right) fails the rows not written yet as it would
  * have failed the batch.
@@ -397,6 +399,7 @@ public final class InsertWorker implements Agent, SealedBatchQueue
         if (part)
         {
             onWritten(batch, split.selected(), split.count(), start, end);
+            markWrittenForReread(batch);
             split.written();
             attempt = 0;
             backoffWaitNanos = backoffNanos;
@@ -585,6 +588,7 @@ public final class InsertWorker implements Agent, SealedBatchQueue
                 LOG.warn("{}: {} (it is read again and goes to the dead-letter topic)", name, what);
             }
             t.fail(batch.offset(row), batch.generation(row), e.code(), what);
+            split.failedHere(batch.trackerId(row), batch.offset(row));
             return;
         }
         if (!control.failed())
@@ -597,6 +601,27 @@ public final class InsertWorker implements Agent, SealedBatchQueue
         failPending(batch, e.code(), "not written: the pipeline stops at " + where + " (on_error = "
             + onError.configName() + ")");
         endSplit(batch);
+    }
+
+    /**
+     * Marks the rows of the part just written whose partition is read again (a refused record of it before them
+     * became a dead letter in this split), so that the re-read acknowledges them instead of writing them twice.
+     */
+    private void markWrittenForReread(final BatchBuffer batch)
+    {
+        if (deadLetters == null)
+        {
+            return;
+        }
+        final int[] rows = split.selected();
+        for (int k = 0; k < split.count(); k++)
+        {
+            final int i = rows[k];
+            if (BatchSplit.heldForReread(batch, i, trackers))
+            {
+                deadLetters.markWritten(batch, i, trackers.get(batch.trackerId(i)));
+            }
+        }
     }
 
     /** Fails the rows of the parts not tried yet. */
@@ -613,9 +638,9 @@ public final class InsertWorker implements Agent, SealedBatchQueue
         {
             LOG.atInfo().addKeyValue("table", batch.destination().toString())
                 .log(
-                    "{}: refused batch of {} rows for {} inserted in {} parts: {} rows written, {} record(s) refused on "
-                        + "their own",
-                    name, batch.rowCount(), batch.destination(), split.parts(), split.rowsWritten(),
+                    "{}: refused batch of {} rows for {} inserted in {} parts ({} halves cut without an insert): {} "
+                        + "rows written, {} record(s) refused on their own",
+                    name, batch.rowCount(), batch.destination(), split.parts(), split.cuts(), split.rowsWritten(),
                     split.refused());
         }
         split.reset();

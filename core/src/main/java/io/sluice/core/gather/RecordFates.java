@@ -90,7 +90,8 @@ final class RecordFates
 
     /**
      * A record an insert worker marked (its batch was refused for its data) becomes a dead letter now that the
-     * re-read brought it back, instead of being written again.
+     * re-read brought it back, instead of being written again; a record an insert worker marked written (a split wrote
+     * it after a record of its partition that became a dead letter) is acknowledged, not written again.
      *
      * @return true when the record was marked
      */
@@ -99,6 +100,13 @@ final class RecordFates
         if (deadLetters == null)
         {
             return false;
+        }
+        final AckTracker tracker = trackers.get(event.trackerId());
+        if (deadLetters.takeWritten(event, tracker))
+        {
+            // a split of a refused batch wrote it after a record of its partition that became a dead letter
+            tracker.ack(event.offset(), event.trackerGeneration());
+            return true;
         }
         final DeadLetter.Why marked = deadLetters.marked(event);
         if (marked == null)

@@ -128,9 +128,19 @@ class BatchSplitTest
 
     private void run(final RefusingWriter writer, final ErrorPolicy policy, final BatchBuffer b) throws Exception
     {
+        run(writer, policy, b, null);
+    }
+
+    private void run(final RefusingWriter writer, final ErrorPolicy policy, final BatchBuffer b,
+        final GatherDeadLetters deadLetters) throws Exception
+    {
         final InsertWorker w = new InsertWorker("test", 4, writer, trackers, stats,
             new CircuitBreaker(100, TimeUnit.MILLISECONDS.toNanos(5)), new BusySpinIdleStrategy(), 1, 2)
             .refusedRecords(policy, control);
+        if (deadLetters != null)
+        {
+            w.deadLetters(deadLetters);
+        }
         w.offer(b);
         final Thread t = new Thread(new AgentRunner(w.idleStrategy(), Throwable::printStackTrace, null, w));
         t.start();
@@ -243,6 +253,89 @@ class BatchSplitTest
         assertEquals(1, writer.calls);
         assertEquals(0, p0.watermark());
         assertEquals(0, p0.failedOffset());
+    }
+
+    /**
+     * Under dead_letter, one pass finds every refused record of the batch, in both partitions: each is marked for its
+     * dead letter, every good row is written exactly once (those after a partition's first refused record too, marked
+     * so that the re-read acknowledges them instead of writing them again), and each partition fails at its first
+     * refused record only.
+     */
+    @Test
+    void shouldFindEveryRefusedRecordInOnePassUnderDeadLetter() throws Exception
+    {
+        for (final int every : new int[]{2, 3, 10, 97})
+        {
+            final BatchSplitTest t = new BatchSplitTest();
+            t.findAllUnderDeadLetter(400, every);
+        }
+    }
+
+    private void findAllUnderDeadLetter(final int n, final int every) throws Exception
+    {
+        final RefusingWriter writer = new RefusingWriter();
+        for (int i = 0; i < n; i++)
+        {
+            if ((i / 2 * 7 + i % 2 * 5 + 3) % every == 0)
+            {
+                writer.bad.add(i % 2 == 0 ? (long)(i / 2) : 1_000_000L + i / 2);
+            }
+        }
+        final GatherDeadLetters d = new GatherDeadLetters("p", null, null, control);
+        run(writer, ErrorPolicy.DEAD_LETTER, batch(n), d);
+        final int good = n - writer.bad.size();
+        assertEquals(good, writer.written.size(), "each good row once (every " + every + ")");
+        assertEquals(good, new HashSet<>(writer.written).size());
+        for (final long k : writer.written)
+        {
+            assertFalse(writer.bad.contains(k), "a refused row written: " + k);
+        }
+        assertEquals(writer.bad.size(), d.deadLetterMarks(), "every refused record is marked for its dead letter");
+        final long first0 = writer.bad.stream().filter(k -> k < 1_000_000).min(Long::compare).orElseThrow();
+        final long first1 = writer.bad.stream().filter(k -> k >= 1_000_000).min(Long::compare).orElseThrow()
+            - 1_000_000;
+        assertEquals(first0, p0.failedOffset(), "partition 0 fails at its first refused record");
+        assertEquals(first1, p1.failedOffset());
+        final long after = writer.written.stream()
+            .filter(k -> k < 1_000_000 ? k > first0 : k - 1_000_000 > first1).count();
+        assertEquals(after, d.writtenMarks(), "the rows written after a partition's first refused record are marked");
+        assertFalse(control.failed());
+        // one pass: about 2 k log2(n / k) inserts, and never more than 2 n - 1
+        assertTrue(writer.calls <= 2 * n - 1, "inserts: " + writer.calls);
+    }
+
+    /** When the lower half of a refused part goes in whole, the upper half is cut without an insert. */
+    @Test
+    void shouldCutTheUpperHalfWithoutAnInsertWhenTheLowerWentIn() throws Exception
+    {
+        final RefusingWriter writer = new RefusingWriter();
+        writer.bad.add(1_000_031L);
+        run(writer, ErrorPolicy.SKIP, batch(64));
+        // the whole batch, then one insert per level (the lower halves) and the record itself
+        assertEquals(63, writer.written.size());
+        assertTrue(writer.calls <= 1 + 6 + 1, "inserts: " + writer.calls);
+        assertEquals(1, stats.droppedRefused.get());
+    }
+
+    /**
+     * A retriable failure in the middle of a split under dead_letter retries the same part: no row is written twice,
+     * none is lost.
+     */
+    @Test
+    void shouldRetryAPartUnderDeadLetterWithoutWritingAnyRowTwice() throws Exception
+    {
+        final RefusingWriter writer = new RefusingWriter();
+        writer.bad.addAll(List.of(3L, 1_000_003L, 9L));
+        final GatherDeadLetters d = new GatherDeadLetters("p", null, null, control);
+        writer.script.add(refusal());
+        writer.script.add(refusal());
+        writer.script.add(new SinkException("connection reset", true, 0, null));
+        run(writer, ErrorPolicy.DEAD_LETTER, batch(32), d);
+        assertEquals(29, writer.written.size());
+        assertEquals(29, new HashSet<>(writer.written).size());
+        assertEquals(3, d.deadLetterMarks());
+        assertEquals(3, p0.failedOffset());
+        assertEquals(3, p1.failedOffset());
     }
 
     private static SinkException refusal()

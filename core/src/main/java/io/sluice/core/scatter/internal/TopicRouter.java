@@ -106,6 +106,9 @@ public final class TopicRouter
     private int jsonError;
     private int jsonErrorOffset;
     private int renderedLength;
+    /** The routing value the template rendered last (for the dry run); its bytes are valid until the next route. */
+    private DirectBuffer renderedValue;
+    private int renderedValueLength = -1;
 
     /**
      * @param rule a validated rule from the configuration
@@ -197,6 +200,7 @@ public final class TopicRouter
     {
         why = WHY_NONE;
         renderedLength = -1;
+        renderedValueLength = -1;
         if (staticTopic != null)
         {
             topic = staticTopic;
@@ -319,6 +323,8 @@ public final class TopicRouter
 
     private int render(final DirectBuffer value, final int offset, final int length)
     {
+        renderedValue = value;
+        renderedValueLength = length;
         final RoutingTemplate t = template;
         rendered.checkLimit(t.maxRenderedLength(length));
         final int n = t.render(value, offset, length, rendered, 0);
@@ -390,6 +396,37 @@ public final class TopicRouter
     public String topicName()
     {
         return topic == null ? null : topic.getStringWithoutLengthAscii(0, topicLength);
+    }
+
+    /**
+     * The name the rule's template rendered for the last record, before sanitising: with {@link #topicName()} it
+     * shows what sanitising changed, and it is the name {@link #WHY_ILLEGAL_NAME} refers to. Allocates; for the
+     * failure path and the dry run.
+     *
+     * @return the rendered name (UTF-8 decoded), or null when no name was rendered (a static topic, or the value was
+     *         missing before the template)
+     */
+    public String renderedName()
+    {
+        return renderedLength < 0 ? null : rendered.getStringWithoutLengthUtf8(0, renderedLength);
+    }
+
+    /**
+     * The routing value the template rendered for the last record: the field's text (a JSON string decoded, a number
+     * or boolean as written), the header's or the key's bytes, or the bucket number of a {@code hash} rule.
+     * Allocates; for the failure path and the dry run.
+     *
+     * @return the value (UTF-8 decoded), or null when no name was rendered
+     */
+    public String routingValue()
+    {
+        if (renderedValueLength < 0 || renderedValue == null)
+        {
+            return null;
+        }
+        final byte[] b = new byte[renderedValueLength];
+        renderedValue.getBytes(0, b);
+        return new String(b, StandardCharsets.UTF_8);
     }
 
     /** @return why the last value was missing: a {@code WHY_*} code, {@link #WHY_NONE} after ROUTED */
