@@ -405,7 +405,10 @@ public final class GatherPipeline<T>
     private KafkaSource buildSource(final SluiceConfig.Engine e, final OverflowPool overflow, final long minLingerMs,
         final IdleStrategy idle)
     {
-        final SinkSpec firstSink = spec.sinks().values().iterator().next();
+        // the sink of the first branch: one rule whatever the map's order when the branches' sinks differ
+        final SinkSpec firstSink = spec.split().branches().isEmpty()
+            ? spec.sinks().values().iterator().next()
+            : spec.sinks().get(spec.split().branches().get(0).sink());
         final KafkaSourceContext ctx = new KafkaSourceContext()
             .configPath("sinks[" + spec.name() + "]")
             .name(spec.name())
