@@ -146,6 +146,10 @@ public final class BenchCommand implements Callable<Integer>
         {
             for (final SluiceConfig.Sink s : c.sinks())
             {
+                if (!s.consumes())
+                {
+                    continue;
+                }
                 try
                 {
                     admin.deleteConsumerGroups(List.of(s.groupId())).all().get(30, TimeUnit.SECONDS);

@@ -28,7 +28,9 @@ import io.sluice.core.gather.DestinationNames;
  * {@link DestinationNames}, the step the running engine uses, so the dry run and the engine cannot disagree.
  *
  * <p>A sink with several branches: {@code --branch NAME} picks one (default: the first); {@code --all-branches}
- * prints one object per branch, each with a leading {@code "branch"} key. When the topic cannot produce a
+ * prints one object per branch, each with a leading {@code "branch"} key. A branch that writes to another sink
+ * ({@code sink} key) is resolved with that sink's identifier policy and quoting, and its object names it
+ * ({@code "sink": "NAME"}, after {@code "branch"}). When the topic cannot produce a
  * destination (too few segments for the template, an empty segment, a topic the sink's pattern or topic list does
  * not follow) it prints {@code {"database": null, "table": null, "sql": null, "reason": "..."}} and exits 1.
  * Exits 2 on a bad configuration, an unknown sink or branch. Never connects anywhere: whether the table exists, or
@@ -91,12 +93,19 @@ public final class DestinationCommand implements Callable<Integer>
             err.flush();
             return SluiceEngine.EXIT_CONFIG;
         }
+        final SluiceConfig c;
         final SluiceConfig.Sink s;
         final List<SluiceConfig.Branch> branches;
         try
         {
-            final SluiceConfig c = ConfigChecks.load(file);
+            c = ConfigChecks.load(file);
             s = c.sink(sinkName);
+            if (!s.consumes())
+            {
+                throw new ConfigException("sinks", "sink \"" + s.name() + "\" has no pattern or topics: it is only "
+                    + "a target of branches of other sinks (" + String.join(", ", writers(c, s)) + "); give --sink "
+                    + "with the sink that consumes");
+            }
             branches = branchName == null
                 ? (allBranches ? s.branches() : List.of(s.branches().get(0)))
                 : List.of(branch(s, branchName));
@@ -116,8 +125,10 @@ public final class DestinationCommand implements Callable<Integer>
         final StringBuilder sb = new StringBuilder(256);
         for (final SluiceConfig.Branch b : branches)
         {
+            // a branch writes with the identifier policy and quoting of the sink it writes to
+            final SluiceConfig.Sink target = c.writesTo(s, b);
             final DestinationNames.Name name = new DestinationNames(b.database(), b.targetTable(),
-                s.plugin().identifier(), SinkProviders.installed().provider(s.kind())::qualifiedName)
+                target.plugin().identifier(), SinkProviders.installed().provider(target.kind())::qualifiedName)
                 .resolve(topic);
             sb.setLength(0);
             sb.append('{');
@@ -125,6 +136,12 @@ public final class DestinationCommand implements Callable<Integer>
             {
                 sb.append("\"branch\": ");
                 RouteCommand.JsonText.quote(b.name(), sb);
+                sb.append(", ");
+            }
+            if (target != s)
+            {
+                sb.append("\"sink\": ");
+                RouteCommand.JsonText.quote(target.name(), sb);
                 sb.append(", ");
             }
             if (notFollowed == null && name.ok())
@@ -161,6 +178,23 @@ public final class DestinationCommand implements Callable<Integer>
         }
         throw new ConfigException("sinks", "sink \"" + s.name() + "\" has no branch named \"" + name + "\" (branches: "
             + String.join(", ", s.branches().stream().map(SluiceConfig.Branch::name).toList()) + ")");
+    }
+
+    /** @return {@code SINK/BRANCH} of every branch that writes to {@code target} from another sink */
+    private static List<String> writers(final SluiceConfig c, final SluiceConfig.Sink target)
+    {
+        final List<String> out = new java.util.ArrayList<>();
+        for (final SluiceConfig.Sink s : c.sinks())
+        {
+            for (final SluiceConfig.Branch b : s.branches())
+            {
+                if (s != target && c.writesTo(s, b) == target)
+                {
+                    out.add(s.name() + "/" + b.name());
+                }
+            }
+        }
+        return out;
     }
 
     /** @return why the sink never consumes the topic, or null when its pattern or topic list takes it */

@@ -12,10 +12,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import com.fasterxml.jackson.core.JsonFactory;
@@ -35,6 +37,7 @@ import io.sluice.codecs.json.JsonValueView;
 import io.sluice.codecs.rowbinary.ClickHouseType;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.ErrorPolicy;
+import io.sluice.core.config.SinkConnection;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.engine.SluiceEngine;
 import io.sluice.core.gather.DestinationResolver;
@@ -179,6 +182,12 @@ public final class ExplainCommand implements Callable<Integer>
                 + c.sinks().stream().map(SluiceConfig.Sink::name).toList() + ")");
             return SluiceEngine.EXIT_CONFIG;
         }
+        if (!sink.consumes())
+        {
+            err.println("error: sink " + sinkName + " has no pattern or topics: it is only a target of branches of "
+                + "other sinks; give --sink with the sink that consumes");
+            return SluiceEngine.EXIT_CONFIG;
+        }
         final String recordTopic = topic != null ? topic : sink.topics().isEmpty() ? "" : sink.topics().get(0);
         if (recordTopic.isEmpty())
         {
@@ -186,22 +195,29 @@ public final class ExplainCommand implements Callable<Integer>
                 "error: sink " + sinkName + " follows a pattern: give --topic T (destination templates use it)");
             return SluiceEngine.EXIT_CONFIG;
         }
-        final SinkDriver driver = SinkProviders.installed().provider(sink.kind()).driver();
+        // each branch is bound with the encoder and catalog of the sink it writes to (its sink key, else this one)
+        final Map<String, SinkDriver> drivers = new HashMap<>();
+        final Function<String, SinkDriver> driverOf = name -> drivers.computeIfAbsent(name,
+            n -> SinkProviders.installed().provider(c.sink(n).kind()).driver());
+        final Map<SinkConnection, String> sinkOfConnection = new IdentityHashMap<>();
+        c.sinks().forEach(s -> sinkOfConnection.putIfAbsent(s.plugin(), s.name()));
         try
         {
             final DestinationCatalogs catalogs;
             try
             {
-                catalogs = connect ? driver::catalog : fileCatalog(SchemaFile.load(schema, zone));
+                catalogs = connect
+                    ? spec -> driverOf.apply(sinkOfConnection.get(spec.connection())).catalog(spec)
+                    : fileCatalog(SchemaFile.load(schema, zone));
             }
             catch (final IllegalArgumentException | IOException e)
             {
                 err.println("error: --schema " + schema + ": " + e.getMessage());
                 return SluiceEngine.EXIT_CONFIG;
             }
-            final Explainer x = new Explainer(TomlGather.build(sink, driver.jsonEncoding()), sink, recordTopic,
-                catalogs, envelope,
-                c.engine().maxRecordBytes());
+            final Explainer x = new Explainer(
+                TomlGather.build(c, sink, name -> driverOf.apply(name).jsonEncoding()), sink,
+                recordTopic, catalogs, envelope, c.engine().maxRecordBytes());
             final RouteCommand.LineReader lines = new RouteCommand.LineReader(in, x.lineLimit());
             long line = 0;
             while (lines.next())
@@ -216,10 +232,7 @@ public final class ExplainCommand implements Callable<Integer>
         }
         finally
         {
-            if (connect)
-            {
-                driver.close();
-            }
+            drivers.values().forEach(SinkDriver::close);
         }
     }
 
@@ -383,7 +396,12 @@ public final class ExplainCommand implements Callable<Integer>
         private <R> String explainRow(final Out o, final Split.Branch<R> branch)
         {
             o.field("branch", branch.name());
-            o.field("matched", matched(sink.branches().get(branch.index()).when(), branch.index()));
+            final SluiceConfig.Branch configured = sink.branches().get(branch.index());
+            if (configured.sink() != null && !configured.sink().equals(sink.name()))
+            {
+                o.field("sink", configured.sink());
+            }
+            o.field("matched", matched(configured.when(), branch.index()));
             final DestinationResolver.SinkTarget target = targets.get(branch.sink());
             final DestinationResolver.Result r = resolver.resolve(branch.index(), branch.name(), branch.encoder(),
                 target, topic);
@@ -396,6 +414,7 @@ public final class ExplainCommand implements Callable<Integer>
             o.field("table", d.table());
             final int shards = sinkSpecs.get(branch.sink()).shards().size();
             final DestinationCatalog catalog = catalogsByName.get(branch.sink());
+            final boolean nullAsDefault = sinkSpecs.get(branch.sink()).connection().nullAsDefault();
             o.field("shard", shards == 1 ? 0 : branch.router().shard((R)row, shards));
             final RowEncoder.Bound<R> encoder = (RowEncoder.Bound<R>)d.encoder();
             final Bytes<?> rowBytes = Bytes.allocateElasticOnHeap(256);
@@ -486,7 +505,7 @@ public final class ExplainCommand implements Callable<Integer>
                     final boolean hasDefault = b.defaultValue() != null;
                     final boolean nullable = type.isNullable();
                     if (hasDefault && (kind == JsonKind.MISSING
-                        || kind == JsonKind.NULL && sink.plugin().nullAsDefault() && !nullable))
+                        || kind == JsonKind.NULL && nullAsDefault && !nullable))
                     {
                         source = "default";
                     }

@@ -306,6 +306,41 @@ class DestinationCommandTest
     }
 
     @Test
+    void shouldResolveABranchWithThePolicyAndNamesOfTheSinkItWritesTo() throws IOException
+    {
+        // sink "s" rewrites names; its branch "raw" writes to sink "t", which quotes them verbatim and has its own
+        // database and table template; sink "t" consumes nothing
+        final String config = sink("s", "analytics", "ev_{topic}", "rewrite") + """
+            [[sinks.branches]]
+            name = "raw"
+            when = { path = "k", equals = "raw" }
+            sink = "t"
+            [[sinks.branches]]
+            name = "rest"
+            [[sinks]]
+            name = "t"
+            kind = "clickhouse"
+            [sinks.plugin_config]
+            endpoint = "http://127.0.0.1:2"
+            database = "archive"
+            target_table = "raw_{topic}"
+            identifier = "quote"
+            """;
+        final Run all = run(config, "s", "shop.eu", null, true);
+        assertEquals(0, all.code(), all.toString());
+        assertEquals(List.of(
+            "{\"branch\": \"raw\", \"sink\": \"t\", \"database\": \"archive\", \"table\": \"raw_shop.eu\", "
+                + "\"sql\": \"`archive`.`raw_shop.eu`\"}",
+            "{\"branch\": \"rest\", \"database\": \"analytics\", \"table\": \"ev_shop_eu\", "
+                + "\"sql\": \"`analytics`.`ev_shop_eu`\"}"),
+            all.lines());
+        final Run target = run(config, "t", "shop.eu", null, true);
+        assertEquals(2, target.code());
+        assertTrue(target.err().contains("sink \"t\" has no pattern or topics: it is only a target of branches of "
+            + "other sinks (s/raw)"), target.err());
+    }
+
+    @Test
     void shouldExitTwoOnABadConfigurationOrAnUnknownSink() throws IOException
     {
         final Run bad = run(sink("s", "d", "user_{value}", "rewrite"), "s", "users.1", null, false);

@@ -20,6 +20,8 @@ import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.ErrorPolicy;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.gather.GatherPipeline;
+import io.sluice.core.gather.SinkDrivers;
+import io.sluice.core.gather.SinkProviders;
 import io.sluice.core.gather.json.JsonRecord;
 import io.sluice.core.gather.json.PathRegistry;
 import io.sluice.core.gather.sink.DestinationCatalog;
@@ -111,6 +113,15 @@ class SplitEmbeddedIT
     private static GatherSpec<JsonRecord> spec(final String topic, final String group, final String db,
         final ErrorPolicy unmatched)
     {
+        final ClickHouseConfig connection = (ClickHouseConfig)config().sinks().get(0).plugin();
+        final List<List<String>> shards = List.of(List.of(TestServices.clickhouse()));
+        return spec(topic, group, unmatched, Map.of("clicks", new SinkSpec("clicks", connection, shards, db, "clicks"),
+            "views", new SinkSpec("views", connection, shards, db, "views")));
+    }
+
+    private static GatherSpec<JsonRecord> spec(final String topic, final String group, final ErrorPolicy unmatched,
+        final Map<String, SinkSpec> sinks)
+    {
         final PathRegistry paths = new PathRegistry(64);
         final JsonRecord record = new JsonRecord(paths);
         final int type = record.field("type");
@@ -141,12 +152,9 @@ class SplitEmbeddedIT
             }
             // anything else reaches no branch: the unmatched policy decides
         });
-        final ClickHouseConfig connection = (ClickHouseConfig)config().sinks().get(0).plugin();
-        final List<List<String>> shards = List.of(List.of(TestServices.clickhouse()));
         return new GatherSpec<JsonRecord>().name("s1").groupId(group).topics(List.of(topic))
             .autoOffsetReset("earliest").topicRefreshMs(2000).decoder(record).split(split)
-            .sinks(Map.of("clicks", new SinkSpec("clicks", connection, shards, db, "clicks"),
-                "views", new SinkSpec("views", connection, shards, db, "views")))
+            .sinks(sinks)
             .onError(ErrorPolicy.FAIL).conclude();
     }
 
@@ -160,8 +168,11 @@ class SplitEmbeddedIT
 
     private static long run(final GatherSpec<JsonRecord> spec) throws Exception
     {
-        final GatherPipeline<JsonRecord> p = new GatherPipeline<>(config(), spec, new ClickHouseDriver(),
-            new GatherPipeline.RunOptions(true));
+        return run(new GatherPipeline<>(config(), spec, new ClickHouseDriver(), new GatherPipeline.RunOptions(true)));
+    }
+
+    private static long run(final GatherPipeline<JsonRecord> p) throws Exception
+    {
         p.start();
         final long deadline = System.nanoTime() + 60_000_000_000L;
         while (!p.sourceFinished() && System.nanoTime() < deadline)
@@ -218,6 +229,53 @@ class SplitEmbeddedIT
             TestServices.sqlLong("SELECT count() FROM (SELECT offset FROM " + t[1] + ".clicks WHERE offset = 2 "
                 + "UNION ALL SELECT offset FROM " + t[1] + ".views WHERE offset = 2)"),
             "offset 2 is never written");
+    }
+
+    /**
+     * Each branch writes to a sink installed by name with its own connection (seed 001's add_sink): clicks into one
+     * database, views into another with other settings; the pipeline asks a driver per installed sink
+     * ({@link SinkDrivers}, one per kind) and both rows land, with one shared commit.
+     */
+    @Test
+    void shouldWriteEachBranchWithTheConnectionOfTheSinkItNames() throws Exception
+    {
+        final String[] t = setUp("bysink");
+        final String other = t[1] + "_views";
+        TestServices.sql("CREATE DATABASE " + other);
+        TestServices
+            .sql("CREATE TABLE " + other + ".views (offset Int64, page String) ENGINE = MergeTree() ORDER BY offset");
+        final SluiceConfig c = ConfigLoader.parse("[kafka]\nbootstrap_servers = \"" + TestServices.bootstrap()
+            + "\"\n[[sinks]]\nname = \"clicks\"\nkind = \"clickhouse\"\n"
+            + "[sinks.plugin_config]\nendpoint = \"" + TestServices.clickhouse() + "\"\ndatabase = \"" + t[1]
+            + "\"\ntarget_table = \"clicks\"\n"
+            + "[[sinks]]\nname = \"views\"\nkind = \"clickhouse\"\n"
+            + "[sinks.plugin_config]\nendpoint = \"" + TestServices.clickhouse() + "\"\ndatabase = \"" + other
+            + "\"\ntarget_table = \"views\"\ninsert_workers = 1\n"
+            // both are targets only here: the embedding application's split writes to them
+            + "[[sinks]]\nname = \"router\"\nkind = \"clickhouse\"\ntopics = [\"unused\"]\ngroup_id = \"unused\"\n"
+            + "[sinks.plugin_config]\nendpoint = \"http://127.0.0.1:1\"\n"
+            + "[[sinks.branches]]\nname = \"c\"\nwhen = { path = \"type\", equals = \"click\" }\nsink = \"clicks\"\n"
+            + "[[sinks.branches]]\nname = \"v\"\nsink = \"views\"\n");
+        final Map<String, SinkSpec> sinks = new java.util.LinkedHashMap<>();
+        for (final String name : List.of("clicks", "views"))
+        {
+            final SluiceConfig.Sink s = c.sink(name);
+            sinks.put(name, new SinkSpec(name, s.plugin(), s.plugin().shards(), s.plugin().database(),
+                s.plugin().targetTable()));
+        }
+        final long dropped;
+        try (SinkDrivers drivers = SinkDrivers.of(SinkProviders.installed()))
+        {
+            dropped = run(new GatherPipeline<>(config(), spec(t[0], t[2], ErrorPolicy.SKIP, sinks), drivers::driver,
+                new GatherPipeline.RunOptions(true)));
+        }
+        assertEquals(1, dropped, "the purchase reaches no branch");
+        assertEquals("0\tu1\n3\tu2\n",
+            TestServices.sql("SELECT offset, user FROM " + t[1] + ".clicks ORDER BY offset"));
+        assertEquals("1\t/home\n", TestServices.sql("SELECT offset, page FROM " + other + ".views ORDER BY offset"),
+            "views in the database of the sink named views");
+        assertEquals(0, TestServices.sqlLong("SELECT count() FROM " + t[1] + ".views"), "nothing in the other one");
+        assertEquals(Map.of(new TopicPartition(t[0], 0), 4L), TestServices.committed(t[2]));
     }
 
     private static byte[] b(final String s)

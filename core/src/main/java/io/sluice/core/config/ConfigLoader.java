@@ -305,10 +305,11 @@ public final class ConfigLoader
         final List<SluiceConfig.Sink> sinks = new ArrayList<>();
         final List<TomlTable> sinkTables = top.tables(SINKS);
         final Set<String> sinkNames = new HashSet<>();
+        final List<BranchTargets.Target> targets = new ArrayList<>();
         for (int i = 0; i < sinkTables.size(); i++)
         {
             final SluiceConfig.Sink sink = readSink(sinkTables.get(i), "sinks[" + i + "]", problems, kafkaConfig,
-                kinds);
+                kinds, targets);
             if (sink != null && !sinkNames.add(sink.name()))
             {
                 problems.add(new ConfigProblem("sinks[" + i + "].name", TableReader.line(sinkTables.get(i), "name"),
@@ -319,6 +320,7 @@ public final class ConfigLoader
                 sinks.add(sink);
             }
         }
+        BranchTargets.resolve(sinkTables, sinks, targets, problems);
         final List<SluiceConfig.Source> sources = new ArrayList<>();
         final int sourceTables = SourceConfigs.read(top, problems, sources, kafkaConfig);
         if (sinkTables.isEmpty() && sourceTables == 0)
@@ -385,7 +387,7 @@ public final class ConfigLoader
     }
 
     private static SluiceConfig.Sink readSink(final TomlTable t, final String path, final List<ConfigProblem> problems,
-        final SluiceConfig.Kafka kafka, final SinkKinds kinds)
+        final SluiceConfig.Kafka kafka, final SinkKinds kinds, final List<BranchTargets.Target> targets)
     {
         final int firstLine = TableReader.firstLine(t);
         final TableReader r = new TableReader(t, path, "sinks[]", problems, firstLine);
@@ -398,11 +400,22 @@ public final class ConfigLoader
         }
         final String pattern = r.string(SINK_PATTERN);
         final List<String> topics = r.strings(SINK_TOPICS);
-        if ((pattern == null) == topics.isEmpty())
+        final boolean consumes = pattern != null || !topics.isEmpty();
+        // a sink with neither pattern nor topics, no group_id and no branches is only a target of other sinks'
+        // branches; one that has a group or branches was meant to consume
+        final boolean targetOnly = !consumes && !r.has(SINK_GROUP_ID) && r.tables(SINK_BRANCHES).isEmpty();
+        if (pattern != null && !topics.isEmpty())
         {
-            r.problem(SINK_PATTERN.name(), pattern == null
-                ? "give pattern (a regular expression) or topics (a list)"
-                : "give either pattern or topics, not both");
+            r.problem(SINK_PATTERN.name(), "give either pattern or topics, not both");
+        }
+        else if (!consumes && !targetOnly)
+        {
+            r.problem(SINK_PATTERN.name(), "give pattern (a regular expression) or topics (a list)");
+        }
+        if (targetOnly && name != null)
+        {
+            // checked once every branch is read: one must name it
+            targets.add(new BranchTargets.Target(name, -1, path, name, firstLine, 0, 0, 0, false, false));
         }
         final String regexProblem = pattern == null ? null : UserRegex.problem(pattern);
         if (regexProblem != null)
@@ -410,6 +423,11 @@ public final class ConfigLoader
             r.problem(SINK_PATTERN.name(), regexProblem);
         }
         final String groupId = r.string(SINK_GROUP_ID);
+        if (groupId == null && consumes)
+        {
+            r.problem(SINK_GROUP_ID.name(), "missing: a sink that consumes (pattern or topics) needs its consumer "
+                + "group");
+        }
         final ErrorPolicy unmatched = ErrorPolicy.parse(r.string(SINK_UNMATCHED));
         final ErrorPolicy onError = ErrorPolicy.parse(r.string(SINK_ON_ERROR));
         final ErrorPolicy tombstones = ErrorPolicy.parse(r.string(SINK_TOMBSTONES));
@@ -423,10 +441,12 @@ public final class ConfigLoader
         final TableReader pc = new TableReader(r.table(SINK_PLUGIN_CONFIG), path + ".plugin_config",
             SinkKeys.SECTION, problems, r.line(SINK_PLUGIN_CONFIG.name()));
         final SinkConnection plugin = readPlugin(pc, sinkKind);
-        final List<Branch> branches = readBranches(r, path, name, plugin, pc, problems);
+        final List<Branch> branches = targetOnly
+            ? List.of()
+            : readBranches(r, path, name, plugin, pc, problems, targets);
         final DeadLetterConfig deadLetter = DeadLetterConfigs.readSink(r, unmatched, onError, tombstones);
         r.finish();
-        if (name == null || sinkKind == null || groupId == null)
+        if (name == null || sinkKind == null || groupId == null && !targetOnly)
         {
             return null;
         }
@@ -455,7 +475,8 @@ public final class ConfigLoader
 
     /** Reads a sink's branches, or makes its one default branch when it has none. */
     private static List<Branch> readBranches(final TableReader r, final String path, final String name,
-        final SinkConnection plugin, final TableReader pc, final List<ConfigProblem> problems)
+        final SinkConnection plugin, final TableReader pc, final List<ConfigProblem> problems,
+        final List<BranchTargets.Target> targets)
     {
         final List<Branch> branches = new ArrayList<>();
         final List<TomlTable> branchTables = r.tables(SINK_BRANCHES);
@@ -477,8 +498,11 @@ public final class ConfigLoader
                 br.problem(BR_WHEN.name(), "a branch without when takes every record, so it must be the last branch "
                     + "(branches after it could never match)");
             }
+            final String target = br.string(BR_SINK);
+            // a branch that writes to another sink takes that sink's defaults, once every sink is read
+            final boolean elsewhere = target != null && !target.equals(name);
             final String table = br.has(BR_TARGET_TABLE) ? br.string(BR_TARGET_TABLE) : plugin.targetTable();
-            if (table == null)
+            if (table == null && !elsewhere)
             {
                 br.problem(BR_TARGET_TABLE.name(), "missing: give target_table here or in plugin_config");
             }
@@ -488,10 +512,16 @@ public final class ConfigLoader
             final long maxRows = br.optionalLong(BR_MAX_ROWS);
             final long maxBytes = br.optionalLong(BR_MAX_BYTES);
             final long linger = br.optionalLong(BR_LINGER_MS);
+            if (elsewhere)
+            {
+                targets.add(
+                    new BranchTargets.Target(name, branches.size(), bpath, target, br.line(BR_SINK.name()), maxRows,
+                        maxBytes, linger, br.has(BR_TARGET_TABLE), br.has(BR_DATABASE)));
+            }
             branches.add(new Branch(bname, when, database, table, Map.copyOf(columns), shardBy,
                 maxRows == Long.MIN_VALUE ? plugin.maxRows() : (int)maxRows,
                 maxBytes == Long.MIN_VALUE ? plugin.maxBytes() : maxBytes,
-                linger == Long.MIN_VALUE ? plugin.lingerMs() : linger));
+                linger == Long.MIN_VALUE ? plugin.lingerMs() : linger, name));
             br.finish();
         }
         if (branchTables.isEmpty())
@@ -502,7 +532,7 @@ public final class ConfigLoader
                     "missing: a sink without branches writes every record to target_table");
             }
             branches.add(new Branch("default", null, plugin.database(), plugin.targetTable(), Map.of(), null,
-                plugin.maxRows(), plugin.maxBytes(), plugin.lingerMs()));
+                plugin.maxRows(), plugin.maxBytes(), plugin.lingerMs(), name));
         }
         return branches;
     }

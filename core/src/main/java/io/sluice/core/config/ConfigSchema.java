@@ -200,11 +200,13 @@ public final class ConfigSchema
     static final ConfigKey SINK_PATTERN = ConfigKey.in("sinks[]", "pattern", STRING)
         .doc("Regular expression over topic names (RE2/J syntax, linear time: see Regular expressions); the "
             + "whole name must match. New matching topics are followed within topic_refresh_ms. Give pattern or "
-            + "topics.");
+            + "topics; a sink with neither, no group_id and no branches consumes nothing and is only a target: "
+            + "branches of other sinks write to it (branch key sink).");
     static final ConfigKey SINK_TOPICS = ConfigKey.in("sinks[]", "topics", STRING_LIST)
         .doc("Literal topic names to consume. Give pattern or topics.");
-    static final ConfigKey SINK_GROUP_ID = ConfigKey.in("sinks[]", "group_id", STRING).required()
-        .doc("Kafka consumer group; several engine processes with the same group share the partitions.");
+    static final ConfigKey SINK_GROUP_ID = ConfigKey.in("sinks[]", "group_id", STRING)
+        .doc("Kafka consumer group (required for a sink with pattern or topics); several engine processes with the "
+            + "same group share the partitions.");
     static final ConfigKey SINK_UNMATCHED = ConfigKey.in("sinks[]", "unmatched", STRING)
         .defaultValue("fail").allowed("fail", "skip", "dead_letter")
         .doc("What happens to a record that no branch matches: fail stops the pipeline with the reason "
@@ -285,10 +287,16 @@ public final class ConfigSchema
         .doc("Condition on a JSON path: { path = \"type\", equals = \"PushEvent\" }; also in = [..], prefix = \"..\", "
             + "matches = \"regex\" (the whole value, RE2/J syntax: see Regular expressions), exists = true|false. "
             + "A branch without when takes every record and must be last.");
+    static final ConfigKey BR_SINK = ConfigKey.in("sinks[].branches[]", "sink", STRING)
+        .doc("Name of the [[sinks]] this branch writes to (its kind, connection and plugin_config), default the "
+            + "sink the branch belongs to. The branch stays in its own sink's split, consumer group, on_error and "
+            + "dead letters: its records share the commit with the other branches (docs/sinks.md, A split across "
+            + "kinds).");
     static final ConfigKey BR_TARGET_TABLE = ConfigKey.in("sinks[].branches[]", "target_table", STRING)
-        .doc("Table of this branch (literal or template); default plugin_config.target_table.");
+        .doc("Table of this branch (literal or template); default plugin_config.target_table of the sink it "
+            + "writes to.");
     static final ConfigKey BR_DATABASE = ConfigKey.in("sinks[].branches[]", "database", STRING)
-        .doc("Database of this branch; default plugin_config.database.");
+        .doc("Database of this branch; default plugin_config.database of the sink it writes to.");
     static final ConfigKey BR_COLUMNS = ConfigKey.in("sinks[].branches[]", "columns", STRING_MAP)
         .doc("column = \"json.path\" for columns whose path differs from their name; other columns are read from "
             + "the JSON field of the same name. A value starting with $ fills the column from the record's Kafka "
@@ -300,11 +308,14 @@ public final class ConfigSchema
         .doc("JSON path whose value picks the shard (murmur2, as Kafka's default partitioner); without it rows take "
             + "the shards in turn.");
     static final ConfigKey BR_MAX_ROWS = ConfigKey.in("sinks[].branches[]", "max_rows", INT)
-        .unit("rows").range(1, 100_000_000).doc("Overrides plugin_config.max_rows for this branch.");
+        .unit("rows").range(1, 100_000_000)
+        .doc("Overrides plugin_config.max_rows (of the sink it writes to) for this branch.");
     static final ConfigKey BR_MAX_BYTES = ConfigKey.in("sinks[].branches[]", "max_bytes", LONG)
-        .unit("bytes").range(1, 1L << 31).doc("Overrides plugin_config.max_bytes for this branch.");
+        .unit("bytes").range(1, 1L << 31)
+        .doc("Overrides plugin_config.max_bytes (of the sink it writes to) for this branch.");
     static final ConfigKey BR_LINGER_MS = ConfigKey.in("sinks[].branches[]", "linger_ms", LONG)
-        .unit("ms").range(0, 3_600_000).doc("Overrides plugin_config.linger_ms for this branch.");
+        .unit("ms").range(0, 3_600_000)
+        .doc("Overrides plugin_config.linger_ms (of the sink it writes to) for this branch.");
 
     // ------------------------------------------------------------------------------------------------ [[sources]]
     static final ConfigKey SRC_NAME = ConfigKey.in("sources[]", "name", STRING).required()

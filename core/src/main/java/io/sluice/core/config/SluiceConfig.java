@@ -139,6 +139,21 @@ public record SluiceConfig(
     }
 
     /**
+     * The sink a branch writes to: the one its {@code sink} key names, else the sink it belongs to (a split across
+     * sinks, docs/sinks.md). Its kind, connection and {@code plugin_config} are the branch's; the owner's split,
+     * consumer group, {@code on_error} and dead letters stay the branch's too.
+     *
+     * @param owner  the sink the branch belongs to
+     * @param branch one of its branches
+     * @return the sink whose connection and kind the branch writes with
+     * @throws ConfigException when no sink has the name the branch gives (a loaded configuration has none such)
+     */
+    public Sink writesTo(final Sink owner, final Branch branch)
+    {
+        return branch.sink() == null || branch.sink().equals(owner.name()) ? owner : sink(branch.sink());
+    }
+
+    /**
      * The Kafka connection of {@code [kafka]} of a pipeline: bootstrap servers, the security block and the raw pass-through tables. Every
      * client Sluice makes takes its properties from {@link #consumerProperties()}, {@link #producerProperties()} or
      * {@link #adminProperties()}, so consumer, producer, admin client and the produce command all carry the same
@@ -322,6 +337,25 @@ public record SluiceConfig(
         ErrorPolicy tombstones,
         DuplicateKeys duplicateKeys)
     {
+        /**
+         * @return whether the sink consumes topics ({@code pattern} or {@code topics}); a sink with neither is only
+         *     a target that branches of other sinks write to (their {@code sink} key), and runs no pipeline
+         */
+        public boolean consumes()
+        {
+            return pattern != null || !topics.isEmpty();
+        }
+
+        /**
+         * @param replaced the branches in place of this sink's
+         * @return this sink with those branches
+         */
+        public Sink withBranches(final List<Branch> replaced)
+        {
+            return new Sink(name, kind, pattern, topics, groupId, unmatched, onError, autoOffsetReset, topicRefreshMs,
+                plugin, List.copyOf(replaced), kafka, deadLetter, isolationLevel, tombstones, duplicateKeys);
+        }
+
         /** {@code isolation_level}: only records of committed transactions are read (the default). */
         public static final String READ_COMMITTED = "read_committed";
         /** {@code isolation_level}: records of open and aborted transactions are read too. */
@@ -377,8 +411,20 @@ public record SluiceConfig(
     }
 
     /**
-     * One [[sinks.branches]] (or the implicit single branch of a sink without branches), with batching defaults
-     * already taken from plugin_config.
+     * One [[sinks.branches]] (or the implicit single branch of a sink without branches), with its database, table and
+     * batching defaults already taken from the {@code plugin_config} of the sink it writes to.
+     *
+     * @param name        unique within its sink
+     * @param when        its condition, or null for the catch-all
+     * @param database    database, literal or template
+     * @param targetTable table, literal or template
+     * @param columns     column → JSON path or Kafka metadata spec
+     * @param shardBy     JSON path whose value picks the shard, or null (round robin)
+     * @param maxRows     batch rows
+     * @param maxBytes    batch bytes
+     * @param lingerMs    batch linger, ms
+     * @param sink        the name of the sink it writes to ({@code sink} key), or null for the sink it belongs to
+     *                    ({@link SluiceConfig#writesTo})
      */
     public record Branch(
         String name,
@@ -389,8 +435,28 @@ public record SluiceConfig(
         String shardBy,
         int maxRows,
         long maxBytes,
-        long lingerMs)
+        long lingerMs,
+        String sink)
     {
+        /**
+         * A branch that writes to the sink it belongs to.
+         *
+         * @param name        unique within its sink
+         * @param when        its condition, or null for the catch-all
+         * @param database    database, literal or template
+         * @param targetTable table, literal or template
+         * @param columns     column → JSON path or Kafka metadata spec
+         * @param shardBy     JSON path whose value picks the shard, or null
+         * @param maxRows     batch rows
+         * @param maxBytes    batch bytes
+         * @param lingerMs    batch linger, ms
+         */
+        public Branch(final String name, final Condition when, final String database, final String targetTable,
+            final Map<String, String> columns, final String shardBy, final int maxRows, final long maxBytes,
+            final long lingerMs)
+        {
+            this(name, when, database, targetTable, columns, shardBy, maxRows, maxBytes, lingerMs, null);
+        }
     }
 
     /**

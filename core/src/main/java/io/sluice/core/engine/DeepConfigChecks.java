@@ -64,6 +64,8 @@ public final class DeepConfigChecks
             {
                 final SluiceConfig.Branch br = sink.branches().get(b);
                 final String at = "sinks[" + s + "].branches[" + b + "]";
+                // a branch that writes to another sink inherits that sink's plugin_config, checked there
+                final SinkConnection inherited = config.writesTo(sink, br).plugin();
                 if (br.when() != null)
                 {
                     path(problems, at + ".when.path", br.when().path());
@@ -76,11 +78,11 @@ public final class DeepConfigChecks
                         problems.add(new ConfigProblem(at + ".columns." + column, 0, problem));
                     }
                 });
-                if (!Objects.equals(br.targetTable(), plugin.targetTable()))
+                if (!Objects.equals(br.targetTable(), inherited.targetTable()))
                 {
                     template(problems, at + ".target_table", br.targetTable());
                 }
-                if (!Objects.equals(br.database(), plugin.database()))
+                if (!Objects.equals(br.database(), inherited.database()))
                 {
                     template(problems, at + ".database", br.database());
                 }

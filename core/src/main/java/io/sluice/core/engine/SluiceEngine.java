@@ -3,6 +3,8 @@ package io.sluice.core.engine;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -17,6 +19,7 @@ import org.slf4j.LoggerFactory;
 import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
 import io.sluice.core.config.ConfigException;
+import io.sluice.core.config.SinkConnection;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.gather.CircuitBreaker;
 import io.sluice.core.deadletter.DeadLetterReason;
@@ -63,6 +66,8 @@ public final class SluiceEngine
     private final List<GatherPipeline<?>> pipelines = new CopyOnWriteArrayList<>();
     private final List<GatherPipeline<?>> pipelinesView = Collections.unmodifiableList(pipelines);
     private final List<SinkDriver> openDrivers = new ArrayList<>();
+    /** The driver of each installed sink, opened when a pipeline first writes to it; shared by the pipelines. */
+    private final Map<String, SinkDriver> driverBySink = new HashMap<>();
     private final Function<SluiceConfig.Source, ScatterDriver> scatterDrivers;
     private final List<ScatterPipeline> scatters = new CopyOnWriteArrayList<>();
     private final ClientHealth kafkaHealth = new ClientHealth();
@@ -234,15 +239,25 @@ public final class SluiceEngine
      */
     private int startPipelines()
     {
+        // an installed sink's connection object is its own: the installed sinks of a pipeline's branches carry the
+        // connection of the sink each writes to, which picks that sink's driver
+        final Map<SinkConnection, String> sinkOfConnection = new IdentityHashMap<>();
+        config.sinks().forEach(s -> sinkOfConnection.putIfAbsent(s.plugin(), s.name()));
         for (final SluiceConfig.Sink sink : config.sinks())
         {
+            if (!sink.consumes())
+            {
+                LOG.info("{}: no pattern or topics: a target of other sinks' branches, no pipeline of its own",
+                    sink.name());
+                continue;
+            }
             startPhase = "starting sink " + sink.name() + " (checking its endpoints and tables)";
-            final SinkDriver driver = drivers.apply(sink);
-            openDrivers.add(driver);
             final GatherPipeline<?> p;
             try
             {
-                p = new GatherPipeline<>(config, TomlGather.build(sink, driver.jsonEncoding()), driver, options);
+                p = new GatherPipeline<>(config,
+                    TomlGather.build(config, sink, name -> driverOf(name).jsonEncoding()),
+                    spec -> driverOf(sinkOfConnection.get(spec.connection())), options);
             }
             catch (final IllegalArgumentException e)
             {
@@ -288,6 +303,27 @@ public final class SluiceEngine
             scatters.add(p);
         }
         return -1;
+    }
+
+    /**
+     * @param sinkName an installed sink ({@code [[sinks]]})
+     * @return its driver, opened on first use and closed when the run ends
+     * @throws IllegalStateException when no sink has that name (an installed sink of an unknown connection)
+     */
+    private SinkDriver driverOf(final String sinkName)
+    {
+        if (sinkName == null)
+        {
+            throw new IllegalStateException("an installed sink's connection is no [[sinks]]'s");
+        }
+        SinkDriver d = driverBySink.get(sinkName);
+        if (d == null)
+        {
+            d = drivers.apply(config.sink(sinkName));
+            driverBySink.put(sinkName, d);
+            openDrivers.add(d);
+        }
+        return d;
     }
 
     /** Gives the run's failure (a fatal error, then a pipeline's), prints the summary and returns the exit code. */

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
@@ -23,6 +24,7 @@ import com.lmax.disruptor.Sequence;
 import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
 import io.sluice.core.config.ErrorPolicy;
+import io.sluice.core.config.SinkConnection;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.deadletter.DeadLetterClients;
 import io.sluice.core.deadletter.DeadLetters;
@@ -89,7 +91,7 @@ public final class GatherPipeline<T>
 
     private final SluiceConfig config;
     private final GatherSpec<T> spec;
-    private final SinkDriver driver;
+    private final Function<SinkSpec, SinkDriver> drivers;
     private final RunOptions options;
     private final PipelineControl control = new PipelineControl();
     private final PipelineStats stats = new PipelineStats();
@@ -119,13 +121,33 @@ public final class GatherPipeline<T>
     private Thread deadLetterThread;
 
     /**
+     * A pipeline whose installed sinks are all of one kind, written by one driver.
+     *
      * @param config  the whole configuration (engine, checkpoint, tuning, kafka)
      * @param spec    what this pipeline runs, concluded ({@link GatherSpec#conclude()})
-     * @param driver  the destination system's driver
+     * @param driver  the destination system's driver, owned by the caller
      * @param options run options
      */
     public GatherPipeline(final SluiceConfig config, final GatherSpec<T> spec, final SinkDriver driver,
         final RunOptions options)
+    {
+        this(config, spec, sink -> driver, options);
+    }
+
+    /**
+     * A pipeline whose installed sinks may be of different kinds (a split across kinds): each installed sink is
+     * written by the driver {@code drivers} gives for it, asked once per installed sink by {@link #start()}'s thread.
+     * Branches that write through different drivers, or with different connections, never share an insert worker;
+     * their records share the partitions' ack as branches of one kind do.
+     *
+     * @param config  the whole configuration (engine, checkpoint, tuning, kafka)
+     * @param spec    what this pipeline runs, concluded ({@link GatherSpec#conclude()})
+     * @param drivers the driver of an installed sink (e.g. by its connection's kind, {@link SinkDrivers}); the
+     *                drivers are owned by the caller
+     * @param options run options
+     */
+    public GatherPipeline(final SluiceConfig config, final GatherSpec<T> spec,
+        final Function<SinkSpec, SinkDriver> drivers, final RunOptions options)
     {
         if (!spec.concluded())
         {
@@ -133,7 +155,7 @@ public final class GatherPipeline<T>
         }
         this.config = config;
         this.spec = spec;
-        this.driver = driver;
+        this.drivers = drivers;
         this.options = options;
         this.trackers = new PartitionTrackers(config.engine().ackWindow());
     }
@@ -253,12 +275,18 @@ public final class GatherPipeline<T>
     private Map<String, InsertWorker[][]> buildWorkers(final SluiceConfig.Engine e, final WaitKind sinkWait,
         final Map<String, DestinationResolver.SinkTarget> targets) throws SinkException
     {
-        final Set<List<List<String>>> checked = new HashSet<>();
-        final Map<List<String>, InsertWorker[]> workersByShard = new LinkedHashMap<>();
+        final Set<WorkerKey> checked = new HashSet<>();
+        final Map<WorkerKey, InsertWorker[]> workersByShard = new LinkedHashMap<>();
         final Map<String, InsertWorker[][]> workersBySink = new LinkedHashMap<>();
         for (final SinkSpec s : spec.sinks().values())
         {
-            if (checked.add(s.shards()))
+            final SinkDriver driver = drivers.apply(s);
+            if (driver == null)
+            {
+                throw new SinkException("pipeline " + spec.name() + ": no driver for sink " + s.name() + " (kind "
+                    + s.connection().kind() + ")", false, 0, null);
+            }
+            if (checked.add(new WorkerKey(driver, s.connection(), s.shards())))
             {
                 driver.checkReachable(s);
             }
@@ -267,27 +295,49 @@ public final class GatherPipeline<T>
             for (int shard = 0; shard < byShard.length; shard++)
             {
                 final int shardIndex = shard;
-                byShard[shard] = workersByShard.computeIfAbsent(s.shards().get(shard), endpoints ->
-                {
-                    final InsertWorker[] ws = new InsertWorker[s.connection().insertWorkers()];
-                    for (int w = 0; w < ws.length; w++)
+                // one kind's writer never takes another kind's (or another connection's) batches
+                byShard[shard] = workersByShard.computeIfAbsent(
+                    new WorkerKey(driver, s.connection(), s.shards().get(shard)), key ->
                     {
-                        ws[w] = new InsertWorker(spec.name() + "/shard-" + workersByShard.size() + "-" + w,
-                            e.queueDepth(),
-                            driver.writer(s, shardIndex), trackers, stats,
-                            new CircuitBreaker(s.connection().breakerFailures(),
-                                TimeUnit.MILLISECONDS.toNanos(s.connection().breakerOpenMs())),
-                            WaitStrategies.idleStrategy(sinkWait),
-                            s.connection().retryBackoffMs(), s.connection().retryBackoffMaxMs());
-                        workers.add(ws[w]);
-                    }
-                    return ws;
-                });
+                        final InsertWorker[] ws = new InsertWorker[s.connection().insertWorkers()];
+                        for (int w = 0; w < ws.length; w++)
+                        {
+                            ws[w] = new InsertWorker(spec.name() + "/shard-" + workersByShard.size() + "-" + w,
+                                e.queueDepth(),
+                                driver.writer(s, shardIndex), trackers, stats,
+                                new CircuitBreaker(s.connection().breakerFailures(),
+                                    TimeUnit.MILLISECONDS.toNanos(s.connection().breakerOpenMs())),
+                                WaitStrategies.idleStrategy(sinkWait),
+                                s.connection().retryBackoffMs(), s.connection().retryBackoffMaxMs());
+                            workers.add(ws[w]);
+                        }
+                        return ws;
+                    });
             }
             workersBySink.put(s.name(), byShard);
         }
         shards = workersByShard.size();
         return workersBySink;
+    }
+
+    /**
+     * The insert workers of one shard (or the reachability check of all shards): the driver (by identity), the
+     * connection and the endpoints of the shard (or the list of every shard's).
+     */
+    private record WorkerKey(SinkDriver driver, SinkConnection connection, List<?> endpoints)
+    {
+        @Override
+        public boolean equals(final Object o)
+        {
+            return o instanceof WorkerKey k && k.driver == driver && k.connection.equals(connection)
+                && k.endpoints.equals(endpoints);
+        }
+
+        @Override
+        public int hashCode()
+        {
+            return System.identityHashCode(driver) * 31 * 31 + connection.hashCode() * 31 + endpoints.hashCode();
+        }
     }
 
     /**
@@ -355,7 +405,10 @@ public final class GatherPipeline<T>
     private KafkaSource buildSource(final SluiceConfig.Engine e, final OverflowPool overflow, final long minLingerMs,
         final IdleStrategy idle)
     {
-        final SinkSpec firstSink = spec.sinks().values().iterator().next();
+        // the sink of the first branch: one rule whatever the map's order when the branches' sinks differ
+        final SinkSpec firstSink = spec.split().branches().isEmpty()
+            ? spec.sinks().values().iterator().next()
+            : spec.sinks().get(spec.split().branches().get(0).sink());
         final KafkaSourceContext ctx = new KafkaSourceContext()
             .configPath("sinks[" + spec.name() + "]")
             .name(spec.name())

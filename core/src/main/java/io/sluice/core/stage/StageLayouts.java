@@ -1,7 +1,9 @@
 package io.sluice.core.stage;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.ConfigProblem;
@@ -46,16 +48,38 @@ public final class StageLayouts
 
     /**
      * @param config the engine's configuration
-     * @return insert worker threads the configuration asks for, over all sinks
+     * @return insert worker threads the configuration asks for, over all pipelines: each pipeline has its own for
+     *     every sink its branches write to (a sink that consumes nothing has none of its own)
      */
     public static int insertWorkers(final SluiceConfig config)
     {
         int n = 0;
         for (final SluiceConfig.Sink s : config.sinks())
         {
-            n += s.plugin().shards().size() * s.plugin().insertWorkers();
+            if (!s.consumes())
+            {
+                continue;
+            }
+            final Set<String> written = new HashSet<>();
+            for (final SluiceConfig.Branch b : s.branches())
+            {
+                final SluiceConfig.Sink target = config.writesTo(s, b);
+                if (written.add(target.name()))
+                {
+                    n += target.plugin().shards().size() * target.plugin().insertWorkers();
+                }
+            }
         }
         return n;
+    }
+
+    /**
+     * @param config the engine's configuration
+     * @return the gather pipelines it runs: its sinks that consume topics
+     */
+    public static int pipelines(final SluiceConfig config)
+    {
+        return (int)config.sinks().stream().filter(SluiceConfig.Sink::consumes).count();
     }
 
     /**
@@ -75,7 +99,7 @@ public final class StageLayouts
         {
             addLines(problems, e.getMessage(), "tuning.stages");
         }
-        final int pipelines = Math.max(1, config.sinks().size());
+        final int pipelines = Math.max(1, pipelines(config));
         final List<StageThread> threads = new ArrayList<>();
         for (final StageThread t : layout.stageThreads())
         {

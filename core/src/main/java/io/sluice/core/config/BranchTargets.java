@@ -1,0 +1,119 @@
+package io.sluice.core.config;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.tomlj.TomlTable;
+
+import io.sluice.core.config.SluiceConfig.Branch;
+
+/**
+ * The branches that write to another sink ({@code sink} key) and the sinks that only receive them, resolved by
+ * {@link ConfigLoader} once every sink is read (a branch may name a sink further down the file). Stateless; the
+ * loading thread.
+ */
+final class BranchTargets
+{
+    private BranchTargets()
+    {
+    }
+
+    /**
+     * A branch whose {@code sink} key names another sink, or a sink that consumes nothing: resolved once every sink
+     * is read (a branch may name a sink further down the file).
+     *
+     * @param owner     the sink the branch belongs to (or the target-only sink)
+     * @param branch    index of the branch in its sink's list, or -1 for a sink that consumes nothing
+     * @param path      {@code sinks[i].branches[b]} (or {@code sinks[i]})
+     * @param target    the sink name the branch gives (or the target-only sink's own name)
+     * @param line      line of the {@code sink} key (or of the sink table)
+     * @param maxRows   the branch's own max_rows, or {@code Long.MIN_VALUE}
+     * @param maxBytes  the branch's own max_bytes, or {@code Long.MIN_VALUE}
+     * @param lingerMs  the branch's own linger_ms, or {@code Long.MIN_VALUE}
+     * @param hasTable  whether the branch gives target_table
+     * @param hasDb     whether the branch gives database
+     */
+    record Target(String owner, int branch, String path, String target, int line, long maxRows,
+        long maxBytes, long lingerMs, boolean hasTable, boolean hasDb)
+    {
+    }
+
+    /**
+     * Gives each branch that names another sink that sink's defaults (database, target_table, max_rows, max_bytes,
+     * linger_ms) and reports an unknown name; reports a sink without pattern and topics that no branch names.
+     */
+    static void resolve(final List<TomlTable> sinkTables, final List<SluiceConfig.Sink> sinks,
+        final List<Target> targets, final List<ConfigProblem> problems)
+    {
+        final Set<String> declared = new HashSet<>();
+        for (final TomlTable t : sinkTables)
+        {
+            if (t.get(List.of("name")) instanceof String n)
+            {
+                declared.add(n);
+            }
+        }
+        final Map<String, SluiceConfig.Sink> byName = new LinkedHashMap<>();
+        sinks.forEach(s -> byName.putIfAbsent(s.name(), s));
+        final Set<String> named = new HashSet<>();
+        final Map<String, List<Branch>> rebuilt = new LinkedHashMap<>();
+        for (final Target bt : targets)
+        {
+            if (bt.branch() < 0)
+            {
+                continue;
+            }
+            named.add(bt.target());
+            final SluiceConfig.Sink owner = byName.get(bt.owner());
+            final SluiceConfig.Sink target = byName.get(bt.target());
+            if (target == null)
+            {
+                if (!declared.contains(bt.target()))
+                {
+                    problems.add(new ConfigProblem(bt.path() + ".sink", bt.line(), "no sink named \"" + bt.target()
+                        + "\" (sinks: " + String.join(", ", declared.stream().sorted().toList()) + ")"));
+                }
+                continue;
+            }
+            if (owner == null)
+            {
+                continue;
+            }
+            final List<Branch> branches = rebuilt.computeIfAbsent(owner.name(), k -> new ArrayList<>(owner.branches()));
+            final Branch b = branches.get(bt.branch());
+            final SinkConnection pc = target.plugin();
+            final String table = bt.hasTable() ? b.targetTable() : pc.targetTable();
+            if (table == null)
+            {
+                problems.add(new ConfigProblem(bt.path() + ".target_table", bt.line(), "missing: give target_table "
+                    + "here or in plugin_config of sink \"" + target.name() + "\", which this branch writes to"));
+            }
+            branches.set(bt.branch(), new Branch(b.name(), b.when(), bt.hasDb() ? b.database() : pc.database(), table,
+                b.columns(), b.shardBy(),
+                bt.maxRows() == Long.MIN_VALUE ? pc.maxRows() : (int)bt.maxRows(),
+                bt.maxBytes() == Long.MIN_VALUE ? pc.maxBytes() : bt.maxBytes(),
+                bt.lingerMs() == Long.MIN_VALUE ? pc.lingerMs() : bt.lingerMs(), target.name()));
+        }
+        for (final Target bt : targets)
+        {
+            if (bt.branch() < 0 && !named.contains(bt.target()))
+            {
+                problems.add(new ConfigProblem(bt.path() + ".pattern", bt.line(), "give pattern (a regular "
+                    + "expression) or topics (a list); a sink with neither consumes nothing and is only a target of "
+                    + "branches of other sinks (sink = \"" + bt.target() + "\"), and no branch names it"));
+            }
+        }
+        for (int i = 0; i < sinks.size(); i++)
+        {
+            final List<Branch> b = rebuilt.get(sinks.get(i).name());
+            if (b != null)
+            {
+                sinks.set(i, sinks.get(i).withBranches(b));
+            }
+        }
+    }
+}
