@@ -84,7 +84,7 @@ if [ "$SINK" = postgres ]; then
   begin "create the tables in PostgreSQL database $PG_DB ($PG_SQL)"
   command -v psql >/dev/null || { echo "quickstart: no psql (Debian's postgresql package has it)" >&2; exit 1; }
   drop=$(printf '"public"."%s", ' "${PG_TABLES[@]}")
-  pg "DROP TABLE IF EXISTS ${drop%, }" >/dev/null
+  pg "SET client_min_messages = warning; DROP TABLE IF EXISTS ${drop%, }" >/dev/null
   "${PSQL[@]}" -f "$PG_SQL"
   echo "tables: $(pg "SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables WHERE schemaname = 'public'")"
   end
