@@ -5,9 +5,32 @@
 # examples/github-events.toml until every partition is committed to its end, and prints rows per table and records/s.
 # Re-running starts over: the topic, the consumer group and database github are recreated.
 # The services keep running afterwards; stop them with: scripts/services.sh stop
+#
+# Usage: scripts/quickstart.sh [--sink clickhouse|postgres]
+#   --sink clickhouse (the default) as above.
+#   --sink postgres   lands the same sample in PostgreSQL instead: recreates the eight tables of
+#                     examples/github-events-postgres.sql in database analytics (user sluice, password from
+#                     secure/secrets.env), runs examples/github-events-postgres.toml (group sluice-github-pg) and checks
+#                     that each table holds every event of its types exactly once. SLUICE_QS_WAIT_SECS (default 60)
+#                     bounds the wait for the rows after the engine stops.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
+
+SINK=clickhouse
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --sink) [ $# -ge 2 ] || { echo "quickstart: --sink needs a value: clickhouse or postgres" >&2; exit 2; }
+            SINK=$2; shift 2 ;;
+    --sink=*) SINK=${1#--sink=}; shift ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "quickstart: unknown argument '$1' (usage: scripts/quickstart.sh [--sink clickhouse|postgres])" >&2; exit 2 ;;
+  esac
+done
+case "$SINK" in
+  clickhouse|postgres) ;;
+  *) echo "quickstart: --sink '$SINK' is not a sink kind the quickstart runs: clickhouse or postgres" >&2; exit 2 ;;
+esac
 
 # the services, the produce command and examples/github-events.toml (through ${SLUICE_KAFKA_PORT:-19092} and
 # ${SLUICE_CLICKHOUSE_HTTP_PORT:-18123}) all take the ports from these, so a quickstart on other ports touches nothing
@@ -38,6 +61,102 @@ end
 begin "start Kafka, ClickHouse and PostgreSQL (scripts/services.sh start)"
 scripts/services.sh start
 end
+
+if [ "$SINK" = postgres ]; then
+  # --sink postgres: the same sample into the eight tables of examples/github-events-postgres.sql (database analytics)
+  PG_CONFIG=examples/github-events-postgres.toml
+  PG_SQL=examples/github-events-postgres.sql
+  PG_GROUP=sluice-github-pg
+  PG_DB=analytics
+  PG_USER=sluice
+  WAIT_SECS=${SLUICE_QS_WAIT_SECS:-60}
+  # table <- the event types its branch takes (the order and `when` of the branches in $PG_CONFIG; other_events
+  # takes every type the seven before it do not)
+  PG_TABLES=(push_events watch_events create_events issues_events pull_request_events issue_comment_events fork_events other_events)
+  PG_TYPES=(PushEvent WatchEvent CreateEvent IssuesEvent PullRequestEvent IssueCommentEvent ForkEvent '*')
+  SECRETS=$(scripts/services.sh env | sed -n 's/^SLUICE_SECURE_DIR=//p')/secrets.env
+  PGPASSWORD=$(grep '^SLUICE_TEST_POSTGRES_PASSWORD=' "$SECRETS" | cut -d= -f2- || true)
+  [ -n "$PGPASSWORD" ] || { echo "quickstart: no SLUICE_TEST_POSTGRES_PASSWORD in $SECRETS (scripts/services.sh start writes it)" >&2; exit 1; }
+  export PGPASSWORD   # read by psql and by $PG_CONFIG (password = "${PGPASSWORD}")
+  PSQL=(psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$SLUICE_POSTGRES_PORT" -U "$PG_USER" -d "$PG_DB")
+  pg() { "${PSQL[@]}" -At -c "$1"; }
+
+  begin "create the tables in PostgreSQL database $PG_DB ($PG_SQL)"
+  command -v psql >/dev/null || { echo "quickstart: no psql (Debian's postgresql package has it)" >&2; exit 1; }
+  drop=$(printf '"public"."%s", ' "${PG_TABLES[@]}")
+  pg "SET client_min_messages = warning; DROP TABLE IF EXISTS ${drop%, }" >/dev/null
+  "${PSQL[@]}" -f "$PG_SQL"
+  echo "tables: $(pg "SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables WHERE schemaname = 'public'")"
+  end
+
+  begin "produce the sample into topic $TOPIC (4 partitions)"
+  LINES=$(zcat "$SAMPLE" | grep -c .)
+  java -jar "$JAR" produce --bootstrap-servers "$KAFKA" --topic "$TOPIC" --partitions 4 --file "$SAMPLE" \
+    --recreate --delete-group "$PG_GROUP"
+  end
+
+  begin "run the engine until the sample is drained"
+  t0=$(now)
+  SLUICE_LOG_LEVEL=${SLUICE_LOG_LEVEL:-INFO} java -jar "$JAR" --config "$PG_CONFIG" --until-caught-up
+  ENGINE_SECS=$(elapsed "$t0")
+  end
+
+  begin "check what landed in PostgreSQL"
+  # events per table expected from the sample itself: its "type" field, mapped as the branches map it
+  TYPES_SEEN=$(zcat "$SAMPLE" | grep -o '^{"id":"[0-9]*","type":"[A-Za-z]*"' | sed 's/.*"type":"//; s/"$//' | sort | uniq -c)
+  declare -A EXPECT
+  named=0
+  for i in "${!PG_TABLES[@]}"; do
+    [ "${PG_TYPES[$i]}" = '*' ] && continue
+    EXPECT[${PG_TABLES[$i]}]=$(awk -v t="${PG_TYPES[$i]}" '$2 == t { print $1 }' <<<"$TYPES_SEEN")
+    EXPECT[${PG_TABLES[$i]}]=${EXPECT[${PG_TABLES[$i]}]:-0}
+    named=$((named + EXPECT[${PG_TABLES[$i]}]))
+  done
+  EXPECT[other_events]=$((LINES - named))
+  UNION=$(printf 'SELECT id FROM "public"."%s" UNION ALL ' "${PG_TABLES[@]}")
+  UNION=${UNION% UNION ALL }
+  # the engine returns once every partition's offsets are committed, which it does only after the rows are in;
+  # the bounded wait covers a slow server and says what is missing when it runs out
+  deadline=$(( $(date +%s) + WAIT_SECS ))
+  while :; do
+    TOTAL=$(pg "SELECT count(*) FROM ($UNION) u")
+    [ "$TOTAL" -ge "$LINES" ] && break
+    if [ "$(date +%s)" -ge "$deadline" ]; then
+      echo "still only $TOTAL of $LINES rows in $PG_DB after ${WAIT_SECS}s (SLUICE_QS_WAIT_SECS); checking what is there" >&2
+      break
+    fi
+    sleep 1
+  done
+  echo "rows per table (rows / distinct ids / events of its types in the sample):"
+  bad=0
+  for t in "${PG_TABLES[@]}"; do
+    read -r rows ids <<<"$(pg "SELECT count(*), count(DISTINCT id) FROM \"public\".\"$t\"" | tr '|' ' ')"
+    mark=ok
+    if [ "$rows" != "$ids" ] || [ "$rows" != "${EXPECT[$t]}" ]; then mark=MISMATCH; bad=1; fi
+    printf '  %-22s %6s / %6s / %6s  %s\n' "$t" "$rows" "$ids" "${EXPECT[$t]}" "$mark"
+  done
+  DISTINCT=$(pg "SELECT count(DISTINCT id) FROM ($UNION) u")
+  SAMPLE_DISTINCT=$(zcat "$SAMPLE" | grep -o '^{"id":"[0-9]*"' | sort -u | wc -l)
+  end
+
+  printf '\n== timings\n'
+  for i in "${!STEP_NAMES[@]}"; do printf '  %6.1f s  %s\n' "${STEP_SECS[$i]}" "${STEP_NAMES[$i]}"; done
+  printf '\nsample lines: %s   rows in %s.public: %s   distinct ids: %s (sample: %s)\n' "$LINES" "$PG_DB" "$TOTAL" "$DISTINCT" "$SAMPLE_DISTINCT"
+  awk -v n="$LINES" -v s="$ENGINE_SECS" 'BEGIN { printf "engine wall time %.1f s (JVM start, group join and drain included): %.0f records/s\n", s, n / s }'
+  echo "(8,502 records are too few to measure speed; scripts/bench.sh measures it, see the README's Performance section.)"
+  if [ "$bad" = 0 ] && [ "$TOTAL" = "$LINES" ] && [ "$DISTINCT" = "$SAMPLE_DISTINCT" ]; then
+    echo "OK: every sample event is in PostgreSQL exactly once, in the table of its type."
+  else
+    echo "MISMATCH: expected $LINES rows and $SAMPLE_DISTINCT distinct ids, each table as listed above" >&2
+    exit 1
+  fi
+  printf '\nLook at the rows (the password is in %s):\n' "$SECRETS"
+  printf '  PGPASSWORD=$(grep ^SLUICE_TEST_POSTGRES_PASSWORD= %s | cut -d= -f2-) \\\n' "$SECRETS"
+  printf '    psql -h 127.0.0.1 -p %s -U %s -d %s -c '\''SELECT id, created_at, actor_login, repo_name, size FROM push_events ORDER BY created_at LIMIT 5'\''\n' \
+    "$SLUICE_POSTGRES_PORT" "$PG_USER" "$PG_DB"
+  printf '\nKafka, ClickHouse and PostgreSQL are still running. Stop them with: scripts/services.sh stop\n'
+  exit 0
+fi
 
 begin "create database github and its tables (examples/github-events.sql)"
 ch "DROP DATABASE IF EXISTS github" >/dev/null
