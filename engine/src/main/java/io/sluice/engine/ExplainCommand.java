@@ -39,7 +39,7 @@ import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.engine.SluiceEngine;
 import io.sluice.core.gather.DestinationResolver;
 import io.sluice.core.gather.batch.BoundColumn;
-import io.sluice.core.gather.batch.NativeBatch;
+import io.sluice.core.gather.batch.OmissionMask;
 import io.sluice.core.gather.batch.Destination;
 import io.sluice.core.gather.json.JsonRecord;
 import io.sluice.core.gather.json.JsonRowEncoder;
@@ -409,7 +409,7 @@ public final class ExplainCommand implements Callable<Integer>
             final byte[] all = rowBytes.toByteArray();
             // a row of a table with server-evaluated defaults starts with its omission mask (Binding)
             final int[] omittable = encoder.omittableColumns();
-            final long mask = omittable.length == 0 ? 0 : NativeBatch.readMask(rowBytes, 0);
+            final long mask = omittable.length == 0 ? 0 : OmissionMask.read(rowBytes, 0);
             final byte[] written = omittable.length == 0 ? all : Arrays.copyOfRange(all, 8, all.length);
             final Set<Integer> omitted = new HashSet<>();
             for (int bit = 0; bit < omittable.length; bit++)

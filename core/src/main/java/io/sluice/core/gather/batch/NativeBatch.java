@@ -1,6 +1,5 @@
 package io.sluice.core.gather.batch;
 
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -25,7 +24,6 @@ public final class NativeBatch implements AutoCloseable
 {
     /** Writers kept, one per (binding, omission mask). */
     static final int WRITERS = 16;
-    private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
 
     /** One writer of a binding's rows with a given mask. */
     private static final class Entry
@@ -115,7 +113,7 @@ public final class NativeBatch implements AutoCloseable
                 {
                     throw new IllegalArgumentException("row " + r + " of " + count + " ends before its omission mask");
                 }
-                mask = readMask(rows, at);
+                mask = OmissionMask.read(rows, at);
                 at += 8;
             }
             final Entry e = entry(binding, mask);
@@ -153,7 +151,7 @@ public final class NativeBatch implements AutoCloseable
                 {
                     throw new IllegalArgumentException("row " + r + " of the batch ends before its omission mask");
                 }
-                mask = readMask(rows, at);
+                mask = OmissionMask.read(rows, at);
                 at += 8;
             }
             final Entry e = entry(binding, mask);
@@ -279,31 +277,6 @@ public final class NativeBatch implements AutoCloseable
             }
         }
         return new NativeBlockWriter(names, types);
-    }
-
-    /**
-     * Reads a row's omission mask (64 bits, little endian).
-     *
-     * @param rows the batch's rows
-     * @param at   the row's first byte
-     * @return the mask
-     */
-    public static long readMask(final Bytes<?> rows, final long at)
-    {
-        final long v = rows.readLong(at);
-        return LITTLE_ENDIAN ? v : Long.reverseBytes(v);
-    }
-
-    /**
-     * Writes a row's omission mask (64 bits, little endian) over the eight bytes reserved for it.
-     *
-     * @param rows the batch's rows
-     * @param at   the row's first byte
-     * @param mask bit {@code i}: the {@code i}-th omittable column is not in the row
-     */
-    public static void writeMask(final Bytes<?> rows, final long at, final long mask)
-    {
-        rows.writeLong(at, LITTLE_ENDIAN ? mask : Long.reverseBytes(mask));
     }
 
     /** Frees the writers' buffers and the body. */

@@ -8,20 +8,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import net.openhft.chronicle.bytes.Bytes;
 
-import io.sluice.codecs.json.JsonCursor;
 import io.sluice.codecs.json.JsonError;
 import io.sluice.codecs.json.JsonKind;
 import io.sluice.codecs.json.JsonPath;
 import io.sluice.codecs.json.JsonPathSet;
 import io.sluice.codecs.json.JsonScanner;
-import io.sluice.codecs.json.JsonStrings;
 import io.sluice.codecs.json.JsonValueView;
 import io.sluice.codecs.rowbinary.ClickHouseType;
 import io.sluice.codecs.rowbinary.ColumnEncoder;
@@ -30,13 +27,12 @@ import io.sluice.codecs.rowbinary.EncodeScratch;
 import io.sluice.codecs.rowbinary.EncoderOptions;
 import io.sluice.codecs.rowbinary.RowBinary;
 import io.sluice.core.gather.batch.BoundColumn;
-import io.sluice.core.gather.batch.NativeBatch;
+import io.sluice.core.gather.batch.OmissionMask;
 import io.sluice.core.gather.sink.ColumnSpec;
 import io.sluice.core.gather.sink.DestinationCatalog;
 import io.sluice.core.gather.sink.SinkException;
 import io.sluice.core.gather.sink.TableSchema;
 import io.sluice.core.gather.split.RowEncoder;
-import io.sluice.ringbuffers.RecordEvent;
 
 /**
  * The TOML form's encoder: writes a JSON record as one RowBinary row of its destination table. Binding reads the
@@ -70,8 +66,6 @@ import io.sluice.ringbuffers.RecordEvent;
 public final class JsonRowEncoder implements RowEncoder<JsonRecord>
 {
     private static final Logger LOG = LoggerFactory.getLogger(JsonRowEncoder.class);
-
-    private static final int JSON_WHITESPACE_MAX = ' ';
 
     private final String branch;
     private final Map<String, String> columnPaths;
@@ -159,7 +153,9 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
             }
             final MetadataColumn meta = metadataColumn(c.name(), type, opts);
             final ColumnEncoder encoder = meta != null ? meta.encoder() : ColumnEncoder.forType(type, opts);
-            final String path = meta != null ? meta.spec() : jsonPathOf(c.name());
+            final String path = meta != null
+                ? meta.spec()
+                : ColumnMappings.jsonPath(c.name(), columnPaths.get(c.name()));
             final int pathIndex = meta != null ? -1 : scope.field(path);
             final byte[] defaultBytes = c.hasDefault() ? encodeDefault(c, encoder, catalog) : null;
             if (c.hasDefault() && defaultBytes == null)
@@ -209,13 +205,6 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
     {
         final String spec = MetadataColumn.specOf(column, columnPaths.get(column));
         return spec == null ? null : MetadataColumn.bind(column, spec, type, opts);
-    }
-
-    /** @return the JSON path a column reads: its mapping ({@code \$} for a leading {@code $}), else its name */
-    private String jsonPathOf(final String column)
-    {
-        final String mapping = columnPaths.get(column);
-        return mapping != null ? MetadataColumn.jsonPath(mapping) : escapeName(column);
     }
 
     /**
@@ -285,12 +274,6 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
     public static boolean hasServerDefault(final Bound<?> bound, final int index)
     {
         return bound instanceof BoundJson b && b.bitOf[index] >= 0;
-    }
-
-    /** A column name used as a JSON path: dots and backslashes in the name are escaped (JsonPath syntax). */
-    static String escapeName(final String name)
-    {
-        return name.replace("\\", "\\\\").replace(".", "\\.");
     }
 
     private final class BoundJson implements Bound<JsonRecord>
@@ -470,122 +453,9 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
             }
             if (masked)
             {
-                NativeBatch.writeMask(out, maskAt, mask);
+                OmissionMask.write(out, maskAt, mask);
             }
             return known == null ? null : known.check(row, view);
-        }
-    }
-
-    /**
-     * The top-level keys some column reads, for {@code unknown_fields = "fail"}; compares a record's keys as UTF-8
-     * bytes (unescaping a key only when it has escapes) without allocating unless a record fails.
-     */
-    static final class KnownFields
-    {
-        private final byte[][][] byLength;
-        private final JsonCursor cursor = new JsonCursor();
-        private final JsonValueView root = new JsonValueView();
-        private final JsonValueView key = new JsonValueView();
-        private final UnsafeBuffer unescaped;
-
-        KnownFields(final Set<String> names)
-        {
-            int longest = 0;
-            final List<byte[]> encoded = new ArrayList<>();
-            for (final String n : names)
-            {
-                final byte[] b = n.getBytes(StandardCharsets.UTF_8);
-                encoded.add(b);
-                longest = Math.max(longest, b.length);
-            }
-            byLength = new byte[longest + 1][][];
-            for (int len = 0; len <= longest; len++)
-            {
-                final int l = len;
-                byLength[len] = encoded.stream().filter(b -> b.length == l).toArray(byte[][]::new);
-            }
-            // an escaped key decodes to at most a sixth of its raw length ("\u0041" is one byte)
-            unescaped = new UnsafeBuffer(new byte[6 * longest + 16]);
-        }
-
-        /** @return null when every top-level key is read by some column, else the message naming the first that is not */
-        String check(final JsonRecord row, final JsonValueView element)
-        {
-            final RecordEvent e = row.event();
-            final DirectBuffer value = e.value();
-            int start = 0;
-            int end = e.valueLength();
-            while (start < end && (value.getByte(start) & 0xFF) <= JSON_WHITESPACE_MAX)
-            {
-                start++;
-            }
-            while (end > start && (value.getByte(end - 1) & 0xFF) <= JSON_WHITESPACE_MAX)
-            {
-                end--;
-            }
-            if (end - start < 2 || value.getByte(start) != '{')
-            {
-                return null; // not an object: its columns are all missing, and they said so
-            }
-            root.set(value, JsonKind.OBJECT, start, end - start, false);
-            cursor.wrap(root);
-            while (cursor.next(element))
-            {
-                cursor.key(key);
-                if (!known(key))
-                {
-                    return "unknown field " + describe(key)
-                        + ": no column of the table reads it (unknown_fields = \"fail\")";
-                }
-            }
-            return cursor.errorCode() == JsonError.NONE
-                ? null
-                : "malformed JSON: " + JsonError.describe(cursor.errorCode()) + " at byte " + cursor.errorIndex();
-        }
-
-        private boolean known(final JsonValueView k)
-        {
-            DirectBuffer buffer = k.buffer();
-            int offset = k.offset();
-            int length = k.length();
-            if (k.escaped())
-            {
-                if (length > unescaped.capacity())
-                {
-                    return false;
-                }
-                length = JsonStrings.unescape(buffer, offset, length, unescaped, 0);
-                if (length < 0)
-                {
-                    return false;
-                }
-                buffer = unescaped;
-                offset = 0;
-            }
-            if (length >= byLength.length)
-            {
-                return false;
-            }
-            for (final byte[] name : byLength[length])
-            {
-                int i = 0;
-                while (i < length && buffer.getByte(offset + i) == name[i])
-                {
-                    i++;
-                }
-                if (i == length)
-                {
-                    return true;
-                }
-            }
-            return false;
-        }
-
-        private String describe(final JsonValueView k)
-        {
-            final byte[] raw = new byte[k.length()];
-            k.buffer().getBytes(k.offset(), raw);
-            return "\"" + new String(raw, StandardCharsets.UTF_8) + "\"";
         }
     }
 

@@ -86,7 +86,7 @@ class NativeBatchTest
         {
             final long at = rows.writePosition();
             RowBinary.writeInt64(rows, 0);
-            NativeBatch.writeMask(rows, at, h == null ? 1 : 0);
+            OmissionMask.write(rows, at, h == null ? 1 : 0);
         }
         RowBinary.writeInt8(rows, id);
         if (h != null)
@@ -198,7 +198,7 @@ class NativeBatchTest
         final BatchBuffer masks = batch(binding);
         final long at = masks.rows().writePosition();
         RowBinary.writeInt64(masks.rows(), 0);
-        NativeBatch.writeMask(masks.rows(), at, 0b10);
+        OmissionMask.write(masks.rows(), at, 0b10);
         masks.addRow(0, 0, 0, 0);
         assertTrue(assertThrows(IllegalArgumentException.class, () -> nativeBatch.write(masks)).getMessage()
             .contains("beyond the 1 omittable"));
