@@ -38,11 +38,9 @@ import io.sluice.core.config.ErrorPolicy;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.engine.SluiceEngine;
 import io.sluice.core.gather.DestinationResolver;
-import io.sluice.core.gather.batch.BoundColumn;
 import io.sluice.core.gather.batch.OmissionMask;
 import io.sluice.core.gather.batch.Destination;
 import io.sluice.core.gather.json.JsonRecord;
-import io.sluice.core.gather.json.JsonRowEncoder;
 import io.sluice.core.gather.json.TomlGather;
 import io.sluice.core.gather.sink.ColumnSpec;
 import io.sluice.core.gather.sink.DestinationCatalog;
@@ -56,6 +54,8 @@ import io.sluice.core.gather.split.RowEncoder;
 import io.sluice.core.gather.split.Split;
 import io.sluice.core.stage.TopicRegistry;
 import io.sluice.ringbuffers.RecordEvent;
+import io.sluice.sinks.clickhouse.json.BoundColumn;
+import io.sluice.sinks.clickhouse.json.ClickHouseJsonRowEncoder;
 
 /**
  * {@code engine.jar explain --config F --sink NAME [--topic T] [--envelope] (--schema FILE | --connect)}: a dry run
@@ -434,17 +434,17 @@ public final class ExplainCommand implements Callable<Integer>
             {
                 byName.put(c.name(), c);
             }
-            final List<BoundColumn> bound = JsonRowEncoder.columnsOf(encoder);
+            final List<BoundColumn> bound = ClickHouseJsonRowEncoder.columnsOf(encoder);
             final List<String> paths = new ArrayList<>();
             final int[] pathOf = new int[bound.size()];
             for (int i = 0; i < bound.size(); i++)
             {
-                if (JsonRowEncoder.metadataOf(encoder, i) != null)
+                if (ClickHouseJsonRowEncoder.metadataOf(encoder, i) != null)
                 {
                     continue;
                 }
                 // a dotted column may have been read from the members of an object (docs/codecs.md)
-                final String read = JsonRowEncoder.pathReadOf(encoder, i);
+                final String read = ClickHouseJsonRowEncoder.pathReadOf(encoder, i);
                 final int at = paths.indexOf(read);
                 pathOf[i] = at >= 0 ? at : paths.size();
                 if (at < 0)
@@ -474,7 +474,7 @@ public final class ExplainCommand implements Callable<Integer>
                 final ClickHouseType type = ClickHouseType.parse(c.type());
                 final String v = text.next(type);
                 String source = "path";
-                final String metadata = JsonRowEncoder.metadataOf(encoder, i);
+                final String metadata = ClickHouseJsonRowEncoder.metadataOf(encoder, i);
                 if (metadata != null)
                 {
                     source = "metadata";
@@ -490,7 +490,7 @@ public final class ExplainCommand implements Callable<Integer>
                     {
                         source = "default";
                     }
-                    else if (JsonRowEncoder.filledOf(encoder, i))
+                    else if (ClickHouseJsonRowEncoder.filledOf(encoder, i))
                     {
                         source = "filled";
                     }
@@ -499,7 +499,8 @@ public final class ExplainCommand implements Callable<Integer>
                         source = "null";
                     }
                 }
-                o.column(names.get(i), c.type(), source, b == null ? null : JsonRowEncoder.pathReadOf(encoder, i), v);
+                o.column(names.get(i), c.type(), source,
+                    b == null ? null : ClickHouseJsonRowEncoder.pathReadOf(encoder, i), v);
             }
             o.endColumns();
             if (text.remaining() != 0)

@@ -1,4 +1,4 @@
-package io.sluice.core.gather.batch;
+package io.sluice.sinks.clickhouse;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -19,6 +19,11 @@ import io.sluice.codecs.rowbinary.RowBinary;
 import io.sluice.core.gather.sink.ColumnSpec;
 import io.sluice.core.gather.sink.TableSchema;
 import io.sluice.core.gather.split.RowEncoder;
+import io.sluice.core.gather.batch.BatchBuffer;
+import io.sluice.core.gather.batch.BatchPool;
+import io.sluice.core.gather.batch.Binding;
+import io.sluice.core.gather.batch.Destination;
+import io.sluice.core.gather.batch.OmissionMask;
 
 /**
  * A sealed batch as the body of one Native insert: one block per omission mask, each without the columns its mask

@@ -1,4 +1,4 @@
-package io.sluice.core.gather.batch;
+package io.sluice.sinks.clickhouse;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -6,6 +6,9 @@ import java.util.List;
 import net.openhft.chronicle.bytes.Bytes;
 
 import io.sluice.codecs.rowbinary.NativeBlockWriter;
+import io.sluice.core.gather.batch.BatchBuffer;
+import io.sluice.core.gather.batch.Binding;
+import io.sluice.core.gather.batch.OmissionMask;
 
 /**
  * Rewrites a sealed batch's rows as ClickHouse Native blocks typed with the binding the rows were encoded for, the

@@ -1,4 +1,4 @@
-package io.sluice.core.gather.json;
+package io.sluice.sinks.clickhouse.json;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -15,7 +15,8 @@ import io.sluice.codecs.json.JsonValueView;
 import io.sluice.codecs.rowbinary.ClickHouseType;
 import io.sluice.codecs.rowbinary.ColumnEncoder;
 import io.sluice.codecs.rowbinary.RowBinary;
-import io.sluice.core.gather.batch.BoundColumn;
+import io.sluice.core.gather.json.ColumnMappings;
+import io.sluice.core.gather.json.JsonRecord;
 
 /**
  * ClickHouse's rules for columns whose names hold a dot, applied to each record before its row joins a batch, so

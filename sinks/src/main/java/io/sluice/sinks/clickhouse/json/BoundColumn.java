@@ -1,4 +1,4 @@
-package io.sluice.core.gather.batch;
+package io.sluice.sinks.clickhouse.json;
 
 import io.sluice.codecs.rowbinary.ColumnEncoder;
 

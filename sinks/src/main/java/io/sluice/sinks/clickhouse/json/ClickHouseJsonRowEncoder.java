@@ -1,4 +1,4 @@
-package io.sluice.core.gather.json;
+package io.sluice.sinks.clickhouse.json;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -26,8 +26,12 @@ import io.sluice.codecs.rowbinary.ConversionError;
 import io.sluice.codecs.rowbinary.EncodeScratch;
 import io.sluice.codecs.rowbinary.EncoderOptions;
 import io.sluice.codecs.rowbinary.RowBinary;
-import io.sluice.core.gather.batch.BoundColumn;
 import io.sluice.core.gather.batch.OmissionMask;
+import io.sluice.core.gather.json.ColumnMappings;
+import io.sluice.core.gather.json.JsonEncoding;
+import io.sluice.core.gather.json.JsonRecord;
+import io.sluice.core.gather.json.KnownFields;
+import io.sluice.core.gather.json.MetadataColumn;
 import io.sluice.core.gather.sink.ColumnSpec;
 import io.sluice.core.gather.sink.DestinationCatalog;
 import io.sluice.core.gather.sink.SinkException;
@@ -63,9 +67,9 @@ import io.sluice.core.gather.split.RowEncoder;
  *
  * <p>Used by one route stage thread; encoding allocates nothing in steady state.
  */
-public final class JsonRowEncoder implements RowEncoder<JsonRecord>
+public final class ClickHouseJsonRowEncoder implements RowEncoder<JsonRecord>
 {
-    private static final Logger LOG = LoggerFactory.getLogger(JsonRowEncoder.class);
+    private static final Logger LOG = LoggerFactory.getLogger(ClickHouseJsonRowEncoder.class);
 
     private final String branch;
     private final Map<String, String> columnPaths;
@@ -84,7 +88,8 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
      * @param options     conversion options
      * @param scratch     the route stage's encode scratch (shared by its encoders)
      */
-    public JsonRowEncoder(final String branch, final Map<String, String> columnPaths, final JsonRecord.Scope scope,
+    public ClickHouseJsonRowEncoder(final String branch, final Map<String, String> columnPaths,
+        final JsonRecord.Scope scope,
         final EncoderOptions options, final EncodeScratch scratch)
     {
         this(branch, columnPaths, scope, options, scratch, false);
@@ -99,7 +104,8 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
      * @param scratch             the route stage's encode scratch (shared by its encoders)
      * @param failOnUnknownFields {@code unknown_fields = "fail"}: a top-level key no column reads fails the record
      */
-    public JsonRowEncoder(final String branch, final Map<String, String> columnPaths, final JsonRecord.Scope scope,
+    public ClickHouseJsonRowEncoder(final String branch, final Map<String, String> columnPaths,
+        final JsonRecord.Scope scope,
         final EncoderOptions options, final EncodeScratch scratch, final boolean failOnUnknownFields)
     {
         this.branch = branch;
@@ -111,7 +117,7 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
     }
 
     /**
-     * The row encoders of one pipeline: one {@code JsonRowEncoder} per branch, all sharing one encode scratch (they
+     * The row encoders of one pipeline: one {@code ClickHouseJsonRowEncoder} per branch, all sharing one encode scratch (they
      * run on the pipeline's one route stage thread).
      *
      * @return a new encoding
@@ -119,7 +125,7 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
     public static JsonEncoding encoding()
     {
         final EncodeScratch scratch = new EncodeScratch(1 << 20);
-        return b -> new JsonRowEncoder(b.name(), b.columnPaths(), b.scope(),
+        return b -> new ClickHouseJsonRowEncoder(b.name(), b.columnPaths(), b.scope(),
             EncoderOptions.DEFAULTS.withNullAsDefault(b.nullAsDefault()), scratch, b.failOnUnknownFields());
     }
 
@@ -129,7 +135,7 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
         final Set<String> mapped = new HashSet<>(columnPaths.keySet());
         final List<BoundColumn> columns = new ArrayList<>();
         final List<Integer> serverDefaults = new ArrayList<>();
-        final List<MetadataColumn> metadata = new ArrayList<>();
+        final List<ClickHouseMetadataColumn> metadata = new ArrayList<>();
         final Set<String> topLevel = new HashSet<>();
         final List<Boolean> mappedFlags = new ArrayList<>();
         // the server's limits narrow the options (ClickHouse 18.x: no Date/DateTime past 2105-12-31)
@@ -151,7 +157,7 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
                 throw new IllegalArgumentException("column " + c.name() + " has type " + c.type()
                     + " which Sluice cannot write: " + e.getMessage(), e);
             }
-            final MetadataColumn meta = metadataColumn(c.name(), type, opts);
+            final ClickHouseMetadataColumn meta = metadataColumn(c.name(), type, opts);
             final ColumnEncoder encoder = meta != null ? meta.encoder() : ColumnEncoder.forType(type, opts);
             final String path = meta != null
                 ? meta.spec()
@@ -197,14 +203,16 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
             topLevel);
         return new BoundJson(columns.toArray(new BoundColumn[0]), omittable,
             failOnUnknownFields ? new KnownFields(topLevel) : null,
-            metadata.stream().allMatch(m -> m == null) ? null : metadata.toArray(new MetadataColumn[0]), nested);
+            metadata.stream().allMatch(m -> m == null) ? null : metadata.toArray(new ClickHouseMetadataColumn[0]),
+            nested);
     }
 
-    /** @return the Kafka metadata a column is filled from ({@link MetadataColumn}), or null when it reads JSON */
-    private MetadataColumn metadataColumn(final String column, final ClickHouseType type, final EncoderOptions opts)
+    /** @return the Kafka metadata a column is filled from ({@link ClickHouseMetadataColumn}), or null when it reads JSON */
+    private ClickHouseMetadataColumn metadataColumn(final String column, final ClickHouseType type,
+        final EncoderOptions opts)
     {
         final String spec = MetadataColumn.specOf(column, columnPaths.get(column));
-        return spec == null ? null : MetadataColumn.bind(column, spec, type, opts);
+        return spec == null ? null : ClickHouseMetadataColumn.bind(column, spec, type, opts);
     }
 
     /**
@@ -227,7 +235,7 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
      *
      * @param bound an encoder returned by {@link #bind}
      * @param index the column's index in {@link #columnsOf}
-     * @return the path, or null when {@code bound} is not a {@code JsonRowEncoder}'s
+     * @return the path, or null when {@code bound} is not a {@code ClickHouseJsonRowEncoder}'s
      */
     public static String pathReadOf(final Bound<?> bound, final int index)
     {
@@ -256,7 +264,7 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
      * the engine writes itself: what {@code engine.jar explain} reports as each column's source.
      *
      * @param bound an encoder returned by {@link #bind}
-     * @return its columns in insert order, or an empty list when {@code bound} is not a {@code JsonRowEncoder}'s
+     * @return its columns in insert order, or an empty list when {@code bound} is not a {@code ClickHouseJsonRowEncoder}'s
      */
     public static List<BoundColumn> columnsOf(final Bound<?> bound)
     {
@@ -289,13 +297,13 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
         private final List<String> names;
 
         /** Per column, its Kafka metadata source; null when every column reads JSON. */
-        private final MetadataColumn[] metadata;
+        private final ClickHouseMetadataColumn[] metadata;
         private final boolean readsKeyAndHeaders;
         /** The rules of dotted (Nested) columns; null when no column has a dot. */
         private final NestedColumns nested;
 
         BoundJson(final BoundColumn[] columns, final int[] omittable, final KnownFields known,
-            final MetadataColumn[] metadata, final NestedColumns nested)
+            final ClickHouseMetadataColumn[] metadata, final NestedColumns nested)
         {
             this.columns = columns;
             this.nested = nested;
@@ -379,7 +387,7 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
             long mask = 0;
             final BoundColumn[] cs = columns;
             final boolean[] defaults = hasDefault;
-            final MetadataColumn[] meta = metadata;
+            final ClickHouseMetadataColumn[] meta = metadata;
             final NestedColumns n = nested;
             if (n != null)
             {
@@ -408,7 +416,7 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
                 else
                 {
                     final int rc = meta[i].write(row, out, view);
-                    if (rc == MetadataColumn.WRITTEN)
+                    if (rc == ClickHouseMetadataColumn.WRITTEN)
                     {
                         final String wrong = n == null ? null : n.written(i, out, start);
                         if (wrong != null)
