@@ -28,6 +28,7 @@ import io.sluice.codecs.rowbinary.EncoderOptions;
 import io.sluice.codecs.rowbinary.RowBinary;
 import io.sluice.core.gather.batch.OmissionMask;
 import io.sluice.core.gather.json.ColumnMappings;
+import io.sluice.core.gather.json.ExplainableEncoder;
 import io.sluice.core.gather.json.JsonEncoding;
 import io.sluice.core.gather.json.JsonRecord;
 import io.sluice.core.gather.json.KnownFields;
@@ -215,76 +216,8 @@ public final class ClickHouseJsonRowEncoder implements RowEncoder<JsonRecord>
         return spec == null ? null : ClickHouseMetadataColumn.bind(column, spec, type, opts);
     }
 
-    /**
-     * The Kafka metadata a bound column is filled from: what {@code engine.jar explain} reports as its source.
-     *
-     * @param bound an encoder returned by {@link #bind}
-     * @param index the column's index in {@link #columnsOf}
-     * @return the spec ({@code $offset}, {@code $header.trace}), or null when the column reads a JSON path
-     */
-    public static String metadataOf(final Bound<?> bound, final int index)
-    {
-        return bound instanceof BoundJson b && b.metadata != null && b.metadata[index] != null
-            ? b.metadata[index].spec()
-            : null;
-    }
-
-    /**
-     * The JSON path a column's value was read from in the record the bound encoder encoded last: its own path, or the
-     * form of a dotted column that held the value (docs/codecs.md, "Nested columns").
-     *
-     * @param bound an encoder returned by {@link #bind}
-     * @param index the column's index in {@link #columnsOf}
-     * @return the path, or null when {@code bound} is not a {@code ClickHouseJsonRowEncoder}'s
-     */
-    public static String pathReadOf(final Bound<?> bound, final int index)
-    {
-        if (!(bound instanceof BoundJson b))
-        {
-            return null;
-        }
-        return b.nested == null ? b.columns[index].path() : b.nested.pathOf(index);
-    }
-
-    /**
-     * Whether a Nested member of the record the bound encoder encoded last had no value and was filled with its
-     * element's default to its siblings' length.
-     *
-     * @param bound an encoder returned by {@link #bind}
-     * @param index the column's index in {@link #columnsOf}
-     * @return true for a filled member
-     */
-    public static boolean filledOf(final Bound<?> bound, final int index)
-    {
-        return bound instanceof BoundJson b && b.nested != null && b.nested.filled(index);
-    }
-
-    /**
-     * The columns a bound encoder of this class writes, with the path each is read from and whether it has a default
-     * the engine writes itself: what {@code engine.jar explain} reports as each column's source.
-     *
-     * @param bound an encoder returned by {@link #bind}
-     * @return its columns in insert order, or an empty list when {@code bound} is not a {@code ClickHouseJsonRowEncoder}'s
-     */
-    public static List<BoundColumn> columnsOf(final Bound<?> bound)
-    {
-        return bound instanceof BoundJson b ? List.of(b.columns) : List.of();
-    }
-
-    /**
-     * Whether a bound column's DEFAULT is left to the server: a record without the value omits the column from its
-     * row, so the server evaluates the expression.
-     *
-     * @param bound an encoder returned by {@link #bind}
-     * @param index the column's index in {@link #columnsOf}
-     * @return true for a server-evaluated default
-     */
-    public static boolean hasServerDefault(final Bound<?> bound, final int index)
-    {
-        return bound instanceof BoundJson b && b.bitOf[index] >= 0;
-    }
-
-    private final class BoundJson implements Bound<JsonRecord>
+    /** The bound encoder: what {@code explain} shows of each column is its {@link ExplainableEncoder} half. */
+    private final class BoundJson implements Bound<JsonRecord>, ExplainableEncoder
     {
         private final BoundColumn[] columns;
         private final int[] omittable;
@@ -338,6 +271,42 @@ public final class ClickHouseJsonRowEncoder implements RowEncoder<JsonRecord>
         public List<String> columns()
         {
             return names;
+        }
+
+        @Override
+        public String path(final int column)
+        {
+            return columns[column].path();
+        }
+
+        @Override
+        public String metadataSpec(final int column)
+        {
+            return metadata != null && metadata[column] != null ? metadata[column].spec() : null;
+        }
+
+        @Override
+        public String pathRead(final int column)
+        {
+            return nested == null ? columns[column].path() : nested.pathOf(column);
+        }
+
+        @Override
+        public boolean filled(final int column)
+        {
+            return nested != null && nested.filled(column);
+        }
+
+        @Override
+        public boolean writesDefault(final int column)
+        {
+            return columns[column].defaultValue() != null;
+        }
+
+        @Override
+        public boolean storesNull(final int column)
+        {
+            return nullable[column];
         }
 
         @Override
