@@ -28,24 +28,24 @@ import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import io.sluice.core.gather.RowText;
 import io.sluice.core.gather.SinkDriver;
+import io.sluice.core.gather.SinkProvider;
 import io.sluice.core.gather.SinkProviders;
 import io.sluice.codecs.json.JsonKind;
 import io.sluice.codecs.json.JsonPathSet;
 import io.sluice.codecs.json.JsonScanner;
 import io.sluice.codecs.json.JsonValueView;
-import io.sluice.codecs.rowbinary.ClickHouseType;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.ErrorPolicy;
 import io.sluice.core.config.SinkConnection;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.engine.SluiceEngine;
 import io.sluice.core.gather.DestinationResolver;
-import io.sluice.core.gather.batch.BoundColumn;
-import io.sluice.core.gather.batch.NativeBatch;
+import io.sluice.core.gather.batch.OmissionMask;
 import io.sluice.core.gather.batch.Destination;
+import io.sluice.core.gather.json.ExplainableEncoder;
 import io.sluice.core.gather.json.JsonRecord;
-import io.sluice.core.gather.json.JsonRowEncoder;
 import io.sluice.core.gather.json.TomlGather;
 import io.sluice.core.gather.sink.ColumnSpec;
 import io.sluice.core.gather.sink.DestinationCatalog;
@@ -71,15 +71,17 @@ import io.sluice.ringbuffers.RecordEvent;
  *       {@code default}: the column's DEFAULT, the value missing or a null where NULL cannot be stored;
  *       {@code null}: NULL, the value missing or null; {@code filled}: a Nested member without a value, filled with
  *       its element's default to its siblings' length; {@code metadata}: filled from the record's Kafka
- *       coordinates, {@code path} naming the source such as {@code $offset}) and {@code value} as ClickHouse
- *       prints it in TabSeparated;</li>
+ *       coordinates, {@code path} naming the source such as {@code $offset}) and {@code value} as the sink's
+ *       database prints it (ClickHouse: in TabSeparated);</li>
  *   <li>or {@code error} with the {@code column} and {@code path} that could not be converted, and the
  *       {@code outcome} under {@code on_error};</li>
  *   <li>or {@code "branch": null} with {@code unmatched} (the policy) and its {@code outcome}.</li>
  * </ul>
  * It runs the engine's own decoder, classifier, destination resolver, shard router and bound encoders (the same
- * objects {@code GatherPipeline} builds), and the values shown are the RowBinary bytes the encoder wrote, read back
- * ({@link RowBinaryText}): explain cannot disagree with a run. Table schemas come from {@code --schema FILE}
+ * objects {@code GatherPipeline} builds), and the values shown are the bytes the kind's encoder wrote, read back
+ * by the kind's own reader ({@link SinkProvider#rowText}; ClickHouse: its RowBinary reader, printing as TabSeparated
+ * does); the source of each column comes from the kind's bound encoder ({@link ExplainableEncoder}): explain cannot
+ * disagree with a run. Table schemas come from {@code --schema FILE}
  * (CREATE TABLE statements, no connection; DateTime in {@code --time-zone}, default UTC) or from the sink's
  * ClickHouse with {@code --connect} (DESCRIBE, defaults and time zone as a run reads them). Nothing is written.
  * A line that holds no record gets {@code skipped} (a blank line) or an {@code error} whose {@code outcome} says it is
@@ -257,6 +259,7 @@ public final class ExplainCommand implements Callable<Integer>
         private final Map<String, DestinationResolver.SinkTarget> targets = new HashMap<>();
         private final Map<String, SinkSpec> sinkSpecs = new HashMap<>();
         private final Map<String, DestinationCatalog> catalogsByName = new HashMap<>();
+        private final Map<String, SinkProvider> providers = new HashMap<>();
         private final DestinationResolver resolver = new DestinationResolver();
         private final Map<String, ZoneId> zones = new HashMap<>();
         private final DryRunInput input;
@@ -285,6 +288,7 @@ public final class ExplainCommand implements Callable<Integer>
                 targets.put(s.name(), new DestinationResolver.SinkTarget(s, catalog));
                 sinkSpecs.put(s.name(), s);
                 catalogsByName.put(s.name(), catalog);
+                providers.put(s.name(), SinkProviders.installed().provider(s.connection().kind()));
             }
         }
 
@@ -428,7 +432,7 @@ public final class ExplainCommand implements Callable<Integer>
             final byte[] all = rowBytes.toByteArray();
             // a row of a table with server-evaluated defaults starts with its omission mask (Binding)
             final int[] omittable = encoder.omittableColumns();
-            final long mask = omittable.length == 0 ? 0 : NativeBatch.readMask(rowBytes, 0);
+            final long mask = omittable.length == 0 ? 0 : OmissionMask.read(rowBytes, 0);
             final byte[] written = omittable.length == 0 ? all : Arrays.copyOfRange(all, 8, all.length);
             final Set<Integer> omitted = new HashSet<>();
             for (int bit = 0; bit < omittable.length; bit++)
@@ -453,17 +457,19 @@ public final class ExplainCommand implements Callable<Integer>
             {
                 byName.put(c.name(), c);
             }
-            final List<BoundColumn> bound = JsonRowEncoder.columnsOf(encoder);
+            // what the kind's bound encoder says of each column (null: a kind whose encoder does not say)
+            final ExplainableEncoder x = encoder instanceof ExplainableEncoder e ? e : null;
+            final List<String> names = encoder.columns();
             final List<String> paths = new ArrayList<>();
-            final int[] pathOf = new int[bound.size()];
-            for (int i = 0; i < bound.size(); i++)
+            final int[] pathOf = new int[names.size()];
+            for (int i = 0; x != null && i < names.size(); i++)
             {
-                if (JsonRowEncoder.metadataOf(encoder, i) != null)
+                if (x.metadataSpec(i) != null)
                 {
                     continue;
                 }
                 // a dotted column may have been read from the members of an object (docs/codecs.md)
-                final String read = JsonRowEncoder.pathReadOf(encoder, i);
+                final String read = x.pathRead(i);
                 final int at = paths.indexOf(read);
                 pathOf[i] = at >= 0 ? at : paths.size();
                 if (at < 0)
@@ -477,39 +483,34 @@ public final class ExplainCommand implements Callable<Integer>
             {
                 scanner.validate(input.record().value(), 0, input.record().valueLength());
             }
-            final RowBinaryText text = new RowBinaryText(written, zone(branch.sink(), catalog));
+            // the values as the kind's database prints them, read back from the bytes its encoder wrote
+            final RowText text = providerOf(branch.sink()).rowText(written, zone(branch.sink(), catalog));
             o.startColumns();
-            final List<String> names = encoder.columns();
             for (int i = 0; i < names.size(); i++)
             {
                 final ColumnSpec c = byName.get(names.get(i));
-                final BoundColumn b = i < bound.size() ? bound.get(i) : null;
                 if (omitted.contains(i))
                 {
-                    o.column(names.get(i), c.type(), "server default", b == null ? null : b.path(),
+                    o.column(names.get(i), c.type(), "server default", x == null ? null : x.path(i),
                         "DEFAULT " + c.defaultExpression() + " (left out of the row: the server evaluates it)");
                     continue;
                 }
-                final ClickHouseType type = ClickHouseType.parse(c.type());
-                final String v = text.next(type);
+                final String v = text.next(c.type());
                 String source = "path";
-                final String metadata = JsonRowEncoder.metadataOf(encoder, i);
-                if (metadata != null)
+                if (x != null && x.metadataSpec(i) != null)
                 {
                     source = "metadata";
                 }
-                else if (b != null && scanner != null)
+                else if (x != null && scanner != null)
                 {
                     scanner.value(pathOf[i], value);
                     final int kind = value.kind();
-                    final boolean hasDefault = b.defaultValue() != null;
-                    final boolean nullable = type.isNullable();
-                    if (hasDefault && (kind == JsonKind.MISSING
-                        || kind == JsonKind.NULL && nullAsDefault && !nullable))
+                    if (x.writesDefault(i) && (kind == JsonKind.MISSING
+                        || kind == JsonKind.NULL && nullAsDefault && !x.storesNull(i)))
                     {
                         source = "default";
                     }
-                    else if (JsonRowEncoder.filledOf(encoder, i))
+                    else if (x.filled(i))
                     {
                         source = "filled";
                     }
@@ -518,7 +519,7 @@ public final class ExplainCommand implements Callable<Integer>
                         source = "null";
                     }
                 }
-                o.column(names.get(i), c.type(), source, b == null ? null : JsonRowEncoder.pathReadOf(encoder, i), v);
+                o.column(names.get(i), c.type(), source, x == null ? null : x.pathRead(i), v);
             }
             o.endColumns();
             if (text.remaining() != 0)
@@ -527,6 +528,12 @@ public final class ExplainCommand implements Callable<Integer>
                     + "the encoder disagree on a type's layout");
             }
             return o.end();
+        }
+
+        /** @return the provider of the sink's kind: what explain shows for a value of each of its types */
+        private SinkProvider providerOf(final String sinkName)
+        {
+            return providers.get(sinkName);
         }
 
         private ZoneId zone(final String sinkName, final DestinationCatalog catalog)

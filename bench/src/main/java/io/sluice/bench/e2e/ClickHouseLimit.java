@@ -29,7 +29,6 @@ import io.sluice.core.engine.ProcessMeter;
 import io.sluice.core.gather.DestinationResolver;
 import io.sluice.core.gather.batch.Destination;
 import io.sluice.core.gather.json.JsonRecord;
-import io.sluice.core.gather.json.JsonRowEncoder;
 import io.sluice.core.gather.json.TomlGather;
 import io.sluice.core.gather.sink.SinkSpec;
 import io.sluice.core.gather.split.BranchHandle;
@@ -40,6 +39,7 @@ import io.sluice.core.gather.split.Split;
 import io.sluice.ringbuffers.RecordEvent;
 import io.sluice.ringbuffers.RecordRing;
 import io.sluice.sinks.clickhouse.ClickHouseDriver;
+import io.sluice.sinks.clickhouse.json.ClickHouseJsonRowEncoder;
 
 /**
  * The ClickHouse limit of the end-to-end benchmark: ClickHouse's ingest of exactly the rows Sluice writes, with no
@@ -90,7 +90,7 @@ public final class ClickHouseLimit
         final String topic = sink.topics().get(0);
 
         // ---- untimed: encode every record exactly as the route stage does (the same split, decoder and encoders)
-        final GatherSpec<JsonRecord> spec = TomlGather.build(sink, JsonRowEncoder.encoding());
+        final GatherSpec<JsonRecord> spec = TomlGather.build(sink, ClickHouseJsonRowEncoder.encoding());
         final List<Batch> batches = new ArrayList<>();
         long records = 0;
         long bytesIn = 0;

@@ -47,7 +47,6 @@ import io.sluice.core.gather.RouteStage;
 import io.sluice.core.gather.batch.BatchBuffer;
 import io.sluice.core.gather.batch.BatchPool;
 import io.sluice.core.gather.json.JsonRecord;
-import io.sluice.core.gather.json.JsonRowEncoder;
 import io.sluice.core.gather.json.TomlGather;
 import io.sluice.core.gather.sink.ColumnSpec;
 import io.sluice.core.gather.sink.DestinationCatalog;
@@ -62,6 +61,7 @@ import io.sluice.ringbuffers.OverflowPool;
 import io.sluice.ringbuffers.RecordEvent;
 import io.sluice.tuning.WaitKind;
 import io.sluice.tuning.WaitStrategies;
+import io.sluice.sinks.clickhouse.json.ClickHouseJsonRowEncoder;
 
 /**
  * The route stage with its sealer, on the main job: the engine's own {@link RouteStage} built from
@@ -211,7 +211,7 @@ public class SealerBenchmark
         worker = new InsertWorker("bench/shard-0", e.queueDepth(), new NullWriter(), trackers, stats,
             new CircuitBreaker(5, TimeUnit.SECONDS.toNanos(1)), WaitStrategies.idleStrategy(WaitKind.PHASED), 100,
             1000);
-        final GatherSpec<JsonRecord> spec = TomlGather.build(sink, JsonRowEncoder.encoding());
+        final GatherSpec<JsonRecord> spec = TomlGather.build(sink, ClickHouseJsonRowEncoder.encoding());
         final List<BatchPool> pools = new ArrayList<>();
         final List<DestinationResolver.SinkTarget> targets = new ArrayList<>();
         final List<InsertWorker[][]> workers = new ArrayList<>();

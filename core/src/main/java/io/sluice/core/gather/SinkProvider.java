@@ -1,5 +1,7 @@
 package io.sluice.core.gather;
 
+import java.time.ZoneId;
+
 import io.sluice.core.config.SinkKind;
 
 /**
@@ -11,7 +13,8 @@ import io.sluice.core.config.SinkKind;
  *
  * <p>When each method is called: {@link #pluginConfigKeys()} and {@link #readPluginConfig} while a configuration
  * is loaded or checked (the loading thread, before anything connects); {@link #qualifiedName} by the dry runs
- * ({@code destination}) on the command thread; {@link #driver()} once per pipeline by the engine's starting thread.
+ * ({@code destination}) on the command thread; {@link #driver()} once per pipeline by the engine's starting thread;
+ * {@link #rowText} by {@code explain}, once per row shown, on the command thread.
  *
  * <p>Thread-safety: implementations are stateless and thread-safe.
  */
@@ -35,4 +38,19 @@ public interface SinkProvider extends SinkKind
      * @throws IllegalArgumentException when the database cannot name an identifier with that text
      */
     String qualifiedName(String database, String table);
+
+    /**
+     * What {@code engine.jar explain} shows for a value of each of this kind's types: a reader of one row its JSON row
+     * encoders wrote ({@link SinkDriver#jsonEncoding()}), without the omission mask, printing each value as the
+     * database prints it.
+     *
+     * @param row        the row's value bytes, in column order (omitted columns absent)
+     * @param serverZone the time zone of the server, for date-time types without their own
+     * @return a reader over {@code row}
+     * @throws UnsupportedOperationException when the kind cannot show its values (the default)
+     */
+    default RowText rowText(final byte[] row, final ZoneId serverZone)
+    {
+        throw new UnsupportedOperationException("sink kind " + kind() + " cannot show the values it writes");
+    }
 }

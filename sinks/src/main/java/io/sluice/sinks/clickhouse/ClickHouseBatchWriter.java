@@ -19,7 +19,6 @@ import net.openhft.chronicle.bytes.Bytes;
 import io.sluice.core.gather.BatchWriter;
 import io.sluice.core.gather.batch.BatchBuffer;
 import io.sluice.core.gather.batch.Binding;
-import io.sluice.core.gather.batch.NativeBatch;
 import io.sluice.core.gather.sink.SinkException;
 
 /**

@@ -10,10 +10,10 @@ import com.clickhouse.client.api.Client;
 import io.sluice.core.gather.BatchWriter;
 import io.sluice.core.gather.SinkDriver;
 import io.sluice.core.gather.json.JsonEncoding;
-import io.sluice.core.gather.json.JsonRowEncoder;
 import io.sluice.core.gather.sink.DestinationCatalog;
 import io.sluice.core.gather.sink.SinkException;
 import io.sluice.core.gather.sink.SinkSpec;
+import io.sluice.sinks.clickhouse.json.ClickHouseJsonRowEncoder;
 
 /**
  * The ClickHouse sink ({@code kind = "clickhouse"}) over client-v2's HTTP interface. Works with Debian's 18.16 and
@@ -27,7 +27,7 @@ public final class ClickHouseDriver implements SinkDriver
     @Override
     public JsonEncoding jsonEncoding()
     {
-        return JsonRowEncoder.encoding();
+        return ClickHouseJsonRowEncoder.encoding();
     }
 
     @Override

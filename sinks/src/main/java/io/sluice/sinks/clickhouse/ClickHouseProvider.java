@@ -15,12 +15,14 @@ import static io.sluice.sinks.clickhouse.ClickHouseKeys.SSL_KEY_FILE;
 import static io.sluice.sinks.clickhouse.ClickHouseKeys.SSL_VERIFY_HOSTNAME;
 import static io.sluice.sinks.clickhouse.ClickHouseKeys.USERNAME;
 
+import java.time.ZoneId;
 import java.util.List;
 
 import io.sluice.core.config.ConfigKey;
 import io.sluice.core.config.PluginConfigReader;
 import io.sluice.core.config.SinkConnection;
 import io.sluice.core.config.SinkKeys;
+import io.sluice.core.gather.RowText;
 import io.sluice.core.gather.SinkDriver;
 import io.sluice.core.gather.SinkProvider;
 
@@ -57,6 +59,15 @@ public final class ClickHouseProvider implements SinkProvider
     public SinkDriver driver()
     {
         return new ClickHouseDriver();
+    }
+
+    /**
+     * A row the ClickHouse encoders wrote (RowBinary), printed as ClickHouse's TabSeparated output prints each type.
+     */
+    @Override
+    public RowText rowText(final byte[] row, final ZoneId serverZone)
+    {
+        return new RowBinaryText(row, serverZone);
     }
 
     @Override

@@ -27,11 +27,12 @@ import io.sluice.codecs.pgcopy.PgCopyError;
 import io.sluice.codecs.pgcopy.PgScratch;
 import io.sluice.codecs.pgcopy.PgType;
 import io.sluice.codecs.rowbinary.ConversionError;
-import io.sluice.core.gather.batch.NativeBatch;
+import io.sluice.core.gather.batch.OmissionMask;
 import io.sluice.core.gather.json.JsonEncoding;
+import io.sluice.core.gather.json.ColumnMappings;
 import io.sluice.core.gather.json.JsonRecord;
-import io.sluice.core.gather.json.JsonRowEncoder;
 import io.sluice.core.gather.json.KafkaMetadata;
+import io.sluice.core.gather.json.KnownFields;
 import io.sluice.core.gather.sink.ColumnSpec;
 import io.sluice.core.gather.sink.DestinationCatalog;
 import io.sluice.core.gather.sink.SinkException;
@@ -40,7 +41,7 @@ import io.sluice.core.gather.split.RowEncoder;
 
 /**
  * The TOML form's encoder for a PostgreSQL table: writes a JSON record as one tuple of PostgreSQL's binary COPY
- * format (PostgreSQL 15 documentation, "COPY", section "Binary Format"), the twin of core's {@link JsonRowEncoder}.
+ * format (PostgreSQL 15 documentation, "COPY", section "Binary Format"), the twin of ClickHouse's {@code ClickHouseJsonRowEncoder}.
  *
  * <h2>Binding</h2>
  * Each insertable column of the table (not a generated column) takes the JSON value at the path the branch's
@@ -78,7 +79,7 @@ import io.sluice.core.gather.split.RowEncoder;
  * Each {@link Bound#encode} appends, at the buffer's write position:
  * <ol>
  *   <li>when the bound encoder has omittable columns ({@link Bound#omittableColumns()} not empty): the row's omission
- *       mask, 8 bytes, a 64-bit little-endian integer ({@link NativeBatch#writeMask}, {@link NativeBatch#readMask})
+ *       mask, 8 bytes, a 64-bit little-endian integer ({@link OmissionMask})
  *       whose bit {@code i} says that the {@code i}-th omittable column is left out of this row;</li>
  *   <li>then one binary COPY tuple: a big-endian int16 count of the fields that follow (the columns of
  *       {@link Bound#columns()} that are not left out), then per such column, in {@code columns()} order, a
@@ -93,7 +94,7 @@ import io.sluice.core.gather.split.RowEncoder;
  *
  * <h2>Unknown fields</h2>
  * With {@code unknown_fields = "fail"} a record whose top level has a key that no column reads (by its own name or as
- * the first part of a mapped path) fails, naming the key ({@link JsonRowEncoder.KnownFields}).
+ * the first part of a mapped path) fails, naming the key ({@link KnownFields}).
  *
  * <p>Used by one route stage thread; encoding allocates nothing per record (only a failing record's message does).
  */
@@ -203,7 +204,7 @@ public final class PgJsonRowEncoder implements RowEncoder<JsonRecord>
             final KafkaMetadata meta = KafkaMetadata.isMetadata(mapping)
                 ? metadata(c.name(), mapping, type, c.type())
                 : null;
-            final String path = meta != null ? meta.spec() : jsonPathOf(c.name(), mapping);
+            final String path = meta != null ? meta.spec() : ColumnMappings.jsonPath(c.name(), mapping);
             final int pathIndex = meta != null ? -1 : scope.field(path);
             byte[] defaultBytes = null;
             boolean server = c.defaultClass() == PostgresColumn.DefaultClass.EXPRESSION;
@@ -244,7 +245,7 @@ public final class PgJsonRowEncoder implements RowEncoder<JsonRecord>
                 + "generated)");
         }
         return new BoundPg(bound.toArray(new Column[0]), omittable.stream().mapToInt(Integer::intValue).toArray(),
-            failOnUnknownFields ? new JsonRowEncoder.KnownFields(topLevel) : null);
+            failOnUnknownFields ? new KnownFields(topLevel) : null);
     }
 
     /** The columns of a description alone, for a catalog that is not a {@link PostgresCatalog}. */
@@ -354,24 +355,6 @@ public final class PgJsonRowEncoder implements RowEncoder<JsonRecord>
         return spec.equals("$key") || spec.startsWith("$header.");
     }
 
-    /** @return the JSON path a column reads: its mapping ({@code \$x} for a key {@code $x}), else its escaped name */
-    private static String jsonPathOf(final String column, final String mapping)
-    {
-        return mapping != null ? KafkaMetadata.jsonPath(mapping) : escapeName(column);
-    }
-
-    /**
-     * A column name used as a JSON path: backslashes and dots escaped (JsonPath syntax), so {@code a.b} reads the key
-     * {@code "a.b"}, never {@code b} inside {@code a}.
-     *
-     * @param name the column name
-     * @return the path expression
-     */
-    static String escapeName(final String name)
-    {
-        return name.replace("\\", "\\\\").replace(".", "\\.");
-    }
-
     /**
      * Encodes a constant DEFAULT once: the catalog's JSON text of its value, through the column's encoder.
      *
@@ -448,11 +431,11 @@ public final class PgJsonRowEncoder implements RowEncoder<JsonRecord>
         /** Per column: its bit in the omission mask, or -1 when the column is never left out. */
         private final int[] bitOf;
         private final boolean[] hasDefault;
-        private final JsonRowEncoder.KnownFields known;
+        private final KnownFields known;
         private final List<String> names;
         private final boolean readsKeyAndHeaders;
 
-        BoundPg(final Column[] columns, final int[] omittable, final JsonRowEncoder.KnownFields known)
+        BoundPg(final Column[] columns, final int[] omittable, final KnownFields known)
         {
             this.columns = columns;
             this.omittable = omittable;
@@ -558,7 +541,7 @@ public final class PgJsonRowEncoder implements RowEncoder<JsonRecord>
             }
             if (masked)
             {
-                NativeBatch.writeMask(out, maskAt, mask);
+                OmissionMask.write(out, maskAt, mask);
                 final short count = (short)fields;
                 out.writeShort(countAt, BIG_ENDIAN ? count : Short.reverseBytes(count));
             }

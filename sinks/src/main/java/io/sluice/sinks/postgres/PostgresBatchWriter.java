@@ -21,7 +21,7 @@ import net.openhft.chronicle.bytes.Bytes;
 import io.sluice.core.gather.BatchWriter;
 import io.sluice.core.gather.batch.BatchBuffer;
 import io.sluice.core.gather.batch.Binding;
-import io.sluice.core.gather.batch.NativeBatch;
+import io.sluice.core.gather.batch.OmissionMask;
 import io.sluice.core.gather.sink.SinkException;
 
 /**
@@ -244,7 +244,7 @@ final class PostgresBatchWriter implements BatchWriter
         int distinct = 0;
         for (int k = 0; k < count; k++)
         {
-            final long mask = NativeBatch.readMask(rows, batch.rowStart(selected == null ? k : selected[k]));
+            final long mask = OmissionMask.read(rows, batch.rowStart(selected == null ? k : selected[k]));
             boolean seen = false;
             for (int m = 0; m < distinct && !seen; m++)
             {
@@ -297,7 +297,7 @@ final class PostgresBatchWriter implements BatchWriter
                 long start = batch.rowStart(r);
                 if (carry)
                 {
-                    if (NativeBatch.readMask(rows, start) != mask)
+                    if (OmissionMask.read(rows, start) != mask)
                     {
                         continue;
                     }
@@ -348,7 +348,7 @@ final class PostgresBatchWriter implements BatchWriter
         for (int k = 0; k < count; k++)
         {
             final int r = selected == null ? k : selected[k];
-            if (NativeBatch.readMask(batch.rows(), batch.rowStart(r)) == mask)
+            if (OmissionMask.read(batch.rows(), batch.rowStart(r)) == mask)
             {
                 execute(c, defaultValues(table));
             }

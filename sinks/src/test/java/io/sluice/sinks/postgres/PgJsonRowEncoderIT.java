@@ -34,7 +34,7 @@ import net.openhft.chronicle.bytes.Bytes;
 import io.sluice.codecs.pgcopy.PgCopy;
 import io.sluice.codecs.pgcopy.PgCopyError;
 import io.sluice.codecs.pgcopy.PgScratch;
-import io.sluice.core.gather.batch.NativeBatch;
+import io.sluice.core.gather.batch.OmissionMask;
 import io.sluice.core.gather.json.JsonRecord;
 import io.sluice.core.gather.json.PathRegistry;
 import io.sluice.core.gather.sink.TableSchema;
@@ -161,7 +161,7 @@ class PgJsonRowEncoderIT
         final Map<Long, List<long[]>> groups = new LinkedHashMap<>();
         for (final long[] row : rows)
         {
-            final long mask = omittable.length == 0 ? 0 : NativeBatch.readMask(out, row[0]);
+            final long mask = omittable.length == 0 ? 0 : OmissionMask.read(out, row[0]);
             groups.computeIfAbsent(mask, k -> new ArrayList<>()).add(row);
         }
         try (Connection c = open())

@@ -43,4 +43,30 @@ public final class ColumnMappings
             return e.getMessage();
         }
     }
+
+    /**
+     * A column name used as a JSON path: dots and backslashes in the name are escaped (JsonPath syntax), so
+     * {@code a.b} reads the key {@code "a.b"}, not the member {@code b} of {@code a}.
+     *
+     * @param name a column name, verbatim
+     * @return the JSON path that reads the key of that name
+     */
+    public static String escapeName(final String name)
+    {
+        return name.replace("\\", "\\\\").replace(".", "\\.");
+    }
+
+    /**
+     * The JSON path a column reads: its mapping ({@code \$x} reads the key {@code $x}), else its own name
+     * ({@link #escapeName}). For a column that is not filled from Kafka metadata
+     * ({@link MetadataColumn#specOf} is null).
+     *
+     * @param column  the column's name
+     * @param mapping its {@code columns} mapping, or null
+     * @return the JSON path expression
+     */
+    public static String jsonPath(final String column, final String mapping)
+    {
+        return mapping != null ? MetadataColumn.jsonPath(mapping) : escapeName(column);
+    }
 }

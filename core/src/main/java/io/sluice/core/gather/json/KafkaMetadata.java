@@ -1,5 +1,6 @@
 package io.sluice.core.gather.json;
 
+import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import io.sluice.codecs.json.JsonKind;
@@ -58,12 +59,16 @@ public final class KafkaMetadata
 
     private final MetadataColumn column;
     private final boolean seconds;
+    /** {@code $key} or {@code $header.NAME} bytes taken as they are ({@link Bytes#RAW}). */
+    private final boolean raw;
     private final UnsafeBuffer digits = new UnsafeBuffer(new byte[32]);
 
-    private KafkaMetadata(final MetadataColumn column, final boolean seconds)
+    private KafkaMetadata(final MetadataColumn column, final boolean seconds, final boolean raw)
     {
         this.column = column;
         this.seconds = seconds;
+        this.raw = raw && (column.source() == MetadataColumn.Source.KEY
+            || column.source() == MetadataColumn.Source.HEADER);
     }
 
     /**
@@ -103,8 +108,13 @@ public final class KafkaMetadata
             throw new IllegalArgumentException("column " + column + " maps " + spec + ", which is no Kafka metadata "
                 + "source: " + SOURCES + " (a JSON path starting with $ is written \\$...)");
         }
-        return new KafkaMetadata(MetadataColumn.neutral(column, spec, bytes == Bytes.RAW, numericId),
-            time == Time.EPOCH_SECONDS && "$timestamp".equals(spec));
+        final MetadataColumn bound = MetadataColumn.bind(column, spec, numericId);
+        if (bound.source().list())
+        {
+            throw new IllegalArgumentException("column " + column + " cannot take " + spec + ": header lists "
+                + "are written for ClickHouse only; map one header by name ($header.NAME)");
+        }
+        return new KafkaMetadata(bound, time == Time.EPOCH_SECONDS && "$timestamp".equals(spec), bytes == Bytes.RAW);
     }
 
     /** @return the spec, e.g. {@code $offset} */
@@ -146,7 +156,22 @@ public final class KafkaMetadata
             view.set(digits, JsonKind.NUMBER, 0, n, false);
             return ConversionError.NONE;
         }
-        final int rc = column.write(row, null, view);
+        if (raw)
+        {
+            final DirectBuffer b = column.bytes(row);
+            if (b == null)
+            {
+                view.setMissing();
+                return ConversionError.NONE;
+            }
+            if (!MetadataColumn.validUtf8(b, b.capacity()))
+            {
+                return ConversionError.INVALID_STRING;
+            }
+            view.set(b, JsonKind.STRING, 0, b.capacity(), false);
+            return ConversionError.NONE;
+        }
+        final int rc = column.view(row, view);
         return rc < 0 ? rc : ConversionError.NONE;
     }
 }

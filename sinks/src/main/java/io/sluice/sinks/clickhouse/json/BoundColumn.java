@@ -1,4 +1,4 @@
-package io.sluice.core.gather.batch;
+package io.sluice.sinks.clickhouse.json;
 
 import io.sluice.codecs.rowbinary.ColumnEncoder;
 
@@ -13,7 +13,7 @@ import io.sluice.codecs.rowbinary.ColumnEncoder;
  * @param defaultValue pre-encoded bytes of the column's DEFAULT, written when the value is missing; {@code null}
  *                     when the column has no usable default
  */
-public record BoundColumn(String name, String type, String path, int pathIndex, ColumnEncoder encoder,
+record BoundColumn(String name, String type, String path, int pathIndex, ColumnEncoder encoder,
     byte[] defaultValue)
 {
 }

@@ -1,4 +1,4 @@
-package io.sluice.core.gather.batch;
+package io.sluice.sinks.clickhouse;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -19,6 +19,11 @@ import io.sluice.codecs.rowbinary.RowBinary;
 import io.sluice.core.gather.sink.ColumnSpec;
 import io.sluice.core.gather.sink.TableSchema;
 import io.sluice.core.gather.split.RowEncoder;
+import io.sluice.core.gather.batch.BatchBuffer;
+import io.sluice.core.gather.batch.BatchPool;
+import io.sluice.core.gather.batch.Binding;
+import io.sluice.core.gather.batch.Destination;
+import io.sluice.core.gather.batch.OmissionMask;
 
 /**
  * A sealed batch as the body of one Native insert: one block per omission mask, each without the columns its mask
@@ -86,7 +91,7 @@ class NativeBatchTest
         {
             final long at = rows.writePosition();
             RowBinary.writeInt64(rows, 0);
-            NativeBatch.writeMask(rows, at, h == null ? 1 : 0);
+            OmissionMask.write(rows, at, h == null ? 1 : 0);
         }
         RowBinary.writeInt8(rows, id);
         if (h != null)
@@ -198,7 +203,7 @@ class NativeBatchTest
         final BatchBuffer masks = batch(binding);
         final long at = masks.rows().writePosition();
         RowBinary.writeInt64(masks.rows(), 0);
-        NativeBatch.writeMask(masks.rows(), at, 0b10);
+        OmissionMask.write(masks.rows(), at, 0b10);
         masks.addRow(0, 0, 0, 0);
         assertTrue(assertThrows(IllegalArgumentException.class, () -> nativeBatch.write(masks)).getMessage()
             .contains("beyond the 1 omittable"));

@@ -1,12 +1,14 @@
-package io.sluice.core.gather.batch;
+package io.sluice.sinks.clickhouse;
 
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 
 import net.openhft.chronicle.bytes.Bytes;
 
 import io.sluice.codecs.rowbinary.NativeBlockWriter;
+import io.sluice.core.gather.batch.BatchBuffer;
+import io.sluice.core.gather.batch.Binding;
+import io.sluice.core.gather.batch.OmissionMask;
 
 /**
  * Rewrites a sealed batch's rows as ClickHouse Native blocks typed with the binding the rows were encoded for, the
@@ -25,7 +27,6 @@ public final class NativeBatch implements AutoCloseable
 {
     /** Writers kept, one per (binding, omission mask). */
     static final int WRITERS = 16;
-    private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
 
     /** One writer of a binding's rows with a given mask. */
     private static final class Entry
@@ -115,7 +116,7 @@ public final class NativeBatch implements AutoCloseable
                 {
                     throw new IllegalArgumentException("row " + r + " of " + count + " ends before its omission mask");
                 }
-                mask = readMask(rows, at);
+                mask = OmissionMask.read(rows, at);
                 at += 8;
             }
             final Entry e = entry(binding, mask);
@@ -153,7 +154,7 @@ public final class NativeBatch implements AutoCloseable
                 {
                     throw new IllegalArgumentException("row " + r + " of the batch ends before its omission mask");
                 }
-                mask = readMask(rows, at);
+                mask = OmissionMask.read(rows, at);
                 at += 8;
             }
             final Entry e = entry(binding, mask);
@@ -279,31 +280,6 @@ public final class NativeBatch implements AutoCloseable
             }
         }
         return new NativeBlockWriter(names, types);
-    }
-
-    /**
-     * Reads a row's omission mask (64 bits, little endian).
-     *
-     * @param rows the batch's rows
-     * @param at   the row's first byte
-     * @return the mask
-     */
-    public static long readMask(final Bytes<?> rows, final long at)
-    {
-        final long v = rows.readLong(at);
-        return LITTLE_ENDIAN ? v : Long.reverseBytes(v);
-    }
-
-    /**
-     * Writes a row's omission mask (64 bits, little endian) over the eight bytes reserved for it.
-     *
-     * @param rows the batch's rows
-     * @param at   the row's first byte
-     * @param mask bit {@code i}: the {@code i}-th omittable column is not in the row
-     */
-    public static void writeMask(final Bytes<?> rows, final long at, final long mask)
-    {
-        rows.writeLong(at, LITTLE_ENDIAN ? mask : Long.reverseBytes(mask));
     }
 
     /** Frees the writers' buffers and the body. */

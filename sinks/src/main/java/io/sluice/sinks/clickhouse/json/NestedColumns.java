@@ -1,4 +1,4 @@
-package io.sluice.core.gather.json;
+package io.sluice.sinks.clickhouse.json;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -15,7 +15,8 @@ import io.sluice.codecs.json.JsonValueView;
 import io.sluice.codecs.rowbinary.ClickHouseType;
 import io.sluice.codecs.rowbinary.ColumnEncoder;
 import io.sluice.codecs.rowbinary.RowBinary;
-import io.sluice.core.gather.batch.BoundColumn;
+import io.sluice.core.gather.json.ColumnMappings;
+import io.sluice.core.gather.json.JsonRecord;
 
 /**
  * ClickHouse's rules for columns whose names hold a dot, applied to each record before its row joins a batch, so
@@ -163,7 +164,7 @@ final class NestedColumns
                 readsJson |= !mapped[i];
             }
             groupKey[g] = readsJson && !tableColumns.contains(groupNames[g])
-                ? scope.field(JsonRowEncoder.escapeName(groupNames[g]))
+                ? scope.field(ColumnMappings.escapeName(groupNames[g]))
                 : -1;
         }
         return new NestedColumns(scope, columns.toArray(new BoundColumn[0]), forms, formPaths, groupOf, groupNames,
@@ -259,7 +260,7 @@ final class NestedColumns
             }
             if (ok)
             {
-                paths.add(String.join(".", parts.stream().map(JsonRowEncoder::escapeName).toList()));
+                paths.add(String.join(".", parts.stream().map(ColumnMappings::escapeName).toList()));
                 topLevel.add(parts.get(0));
             }
         }
@@ -306,7 +307,7 @@ final class NestedColumns
             {
                 final BoundColumn first = columns[groupMembers[g][0]];
                 return "column " + first.name() + " (" + first.type() + ") from path "
-                    + JsonRowEncoder.escapeName(groupNames[g]) + ": \""
+                    + ColumnMappings.escapeName(groupNames[g]) + ": \""
                     + groupNames[g] + "\": " + JsonKind.notAnObject(kind) + ": the columns of Nested "
                     + groupNames[g] + " (" + memberNames(g) + ") are read from keys \"" + groupNames[g]
                     + ".<name>\" or from the members of an object \"" + groupNames[g] + "\"";

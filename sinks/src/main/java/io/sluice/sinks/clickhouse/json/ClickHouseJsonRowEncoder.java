@@ -1,4 +1,4 @@
-package io.sluice.core.gather.json;
+package io.sluice.sinks.clickhouse.json;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -8,20 +8,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import net.openhft.chronicle.bytes.Bytes;
 
-import io.sluice.codecs.json.JsonCursor;
 import io.sluice.codecs.json.JsonError;
 import io.sluice.codecs.json.JsonKind;
 import io.sluice.codecs.json.JsonPath;
 import io.sluice.codecs.json.JsonPathSet;
 import io.sluice.codecs.json.JsonScanner;
-import io.sluice.codecs.json.JsonStrings;
 import io.sluice.codecs.json.JsonValueView;
 import io.sluice.codecs.rowbinary.ClickHouseType;
 import io.sluice.codecs.rowbinary.ColumnEncoder;
@@ -29,14 +26,18 @@ import io.sluice.codecs.rowbinary.ConversionError;
 import io.sluice.codecs.rowbinary.EncodeScratch;
 import io.sluice.codecs.rowbinary.EncoderOptions;
 import io.sluice.codecs.rowbinary.RowBinary;
-import io.sluice.core.gather.batch.BoundColumn;
-import io.sluice.core.gather.batch.NativeBatch;
+import io.sluice.core.gather.batch.OmissionMask;
+import io.sluice.core.gather.json.ColumnMappings;
+import io.sluice.core.gather.json.ExplainableEncoder;
+import io.sluice.core.gather.json.JsonEncoding;
+import io.sluice.core.gather.json.JsonRecord;
+import io.sluice.core.gather.json.KnownFields;
+import io.sluice.core.gather.json.MetadataColumn;
 import io.sluice.core.gather.sink.ColumnSpec;
 import io.sluice.core.gather.sink.DestinationCatalog;
 import io.sluice.core.gather.sink.SinkException;
 import io.sluice.core.gather.sink.TableSchema;
 import io.sluice.core.gather.split.RowEncoder;
-import io.sluice.ringbuffers.RecordEvent;
 
 /**
  * The TOML form's encoder: writes a JSON record as one RowBinary row of its destination table. Binding reads the
@@ -67,11 +68,9 @@ import io.sluice.ringbuffers.RecordEvent;
  *
  * <p>Used by one route stage thread; encoding allocates nothing in steady state.
  */
-public final class JsonRowEncoder implements RowEncoder<JsonRecord>
+public final class ClickHouseJsonRowEncoder implements RowEncoder<JsonRecord>
 {
-    private static final Logger LOG = LoggerFactory.getLogger(JsonRowEncoder.class);
-
-    private static final int JSON_WHITESPACE_MAX = ' ';
+    private static final Logger LOG = LoggerFactory.getLogger(ClickHouseJsonRowEncoder.class);
 
     private final String branch;
     private final Map<String, String> columnPaths;
@@ -90,7 +89,8 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
      * @param options     conversion options
      * @param scratch     the route stage's encode scratch (shared by its encoders)
      */
-    public JsonRowEncoder(final String branch, final Map<String, String> columnPaths, final JsonRecord.Scope scope,
+    public ClickHouseJsonRowEncoder(final String branch, final Map<String, String> columnPaths,
+        final JsonRecord.Scope scope,
         final EncoderOptions options, final EncodeScratch scratch)
     {
         this(branch, columnPaths, scope, options, scratch, false);
@@ -105,7 +105,8 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
      * @param scratch             the route stage's encode scratch (shared by its encoders)
      * @param failOnUnknownFields {@code unknown_fields = "fail"}: a top-level key no column reads fails the record
      */
-    public JsonRowEncoder(final String branch, final Map<String, String> columnPaths, final JsonRecord.Scope scope,
+    public ClickHouseJsonRowEncoder(final String branch, final Map<String, String> columnPaths,
+        final JsonRecord.Scope scope,
         final EncoderOptions options, final EncodeScratch scratch, final boolean failOnUnknownFields)
     {
         this.branch = branch;
@@ -117,7 +118,7 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
     }
 
     /**
-     * The row encoders of one pipeline: one {@code JsonRowEncoder} per branch, all sharing one encode scratch (they
+     * The row encoders of one pipeline: one {@code ClickHouseJsonRowEncoder} per branch, all sharing one encode scratch (they
      * run on the pipeline's one route stage thread).
      *
      * @return a new encoding
@@ -125,7 +126,7 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
     public static JsonEncoding encoding()
     {
         final EncodeScratch scratch = new EncodeScratch(1 << 20);
-        return b -> new JsonRowEncoder(b.name(), b.columnPaths(), b.scope(),
+        return b -> new ClickHouseJsonRowEncoder(b.name(), b.columnPaths(), b.scope(),
             EncoderOptions.DEFAULTS.withNullAsDefault(b.nullAsDefault()), scratch, b.failOnUnknownFields());
     }
 
@@ -135,7 +136,7 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
         final Set<String> mapped = new HashSet<>(columnPaths.keySet());
         final List<BoundColumn> columns = new ArrayList<>();
         final List<Integer> serverDefaults = new ArrayList<>();
-        final List<MetadataColumn> metadata = new ArrayList<>();
+        final List<ClickHouseMetadataColumn> metadata = new ArrayList<>();
         final Set<String> topLevel = new HashSet<>();
         final List<Boolean> mappedFlags = new ArrayList<>();
         // the server's limits narrow the options (ClickHouse 18.x: no Date/DateTime past 2105-12-31)
@@ -157,9 +158,11 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
                 throw new IllegalArgumentException("column " + c.name() + " has type " + c.type()
                     + " which Sluice cannot write: " + e.getMessage(), e);
             }
-            final MetadataColumn meta = metadataColumn(c.name(), type, opts);
+            final ClickHouseMetadataColumn meta = metadataColumn(c.name(), type, opts);
             final ColumnEncoder encoder = meta != null ? meta.encoder() : ColumnEncoder.forType(type, opts);
-            final String path = meta != null ? meta.spec() : jsonPathOf(c.name());
+            final String path = meta != null
+                ? meta.spec()
+                : ColumnMappings.jsonPath(c.name(), columnPaths.get(c.name()));
             final int pathIndex = meta != null ? -1 : scope.field(path);
             final byte[] defaultBytes = c.hasDefault() ? encodeDefault(c, encoder, catalog) : null;
             if (c.hasDefault() && defaultBytes == null)
@@ -201,99 +204,20 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
             topLevel);
         return new BoundJson(columns.toArray(new BoundColumn[0]), omittable,
             failOnUnknownFields ? new KnownFields(topLevel) : null,
-            metadata.stream().allMatch(m -> m == null) ? null : metadata.toArray(new MetadataColumn[0]), nested);
+            metadata.stream().allMatch(m -> m == null) ? null : metadata.toArray(new ClickHouseMetadataColumn[0]),
+            nested);
     }
 
-    /** @return the Kafka metadata a column is filled from ({@link MetadataColumn}), or null when it reads JSON */
-    private MetadataColumn metadataColumn(final String column, final ClickHouseType type, final EncoderOptions opts)
+    /** @return the Kafka metadata a column is filled from ({@link ClickHouseMetadataColumn}), or null when it reads JSON */
+    private ClickHouseMetadataColumn metadataColumn(final String column, final ClickHouseType type,
+        final EncoderOptions opts)
     {
         final String spec = MetadataColumn.specOf(column, columnPaths.get(column));
-        return spec == null ? null : MetadataColumn.bind(column, spec, type, opts);
+        return spec == null ? null : ClickHouseMetadataColumn.bind(column, spec, type, opts);
     }
 
-    /** @return the JSON path a column reads: its mapping ({@code \$} for a leading {@code $}), else its name */
-    private String jsonPathOf(final String column)
-    {
-        final String mapping = columnPaths.get(column);
-        return mapping != null ? MetadataColumn.jsonPath(mapping) : escapeName(column);
-    }
-
-    /**
-     * The Kafka metadata a bound column is filled from: what {@code engine.jar explain} reports as its source.
-     *
-     * @param bound an encoder returned by {@link #bind}
-     * @param index the column's index in {@link #columnsOf}
-     * @return the spec ({@code $offset}, {@code $header.trace}), or null when the column reads a JSON path
-     */
-    public static String metadataOf(final Bound<?> bound, final int index)
-    {
-        return bound instanceof BoundJson b && b.metadata != null && b.metadata[index] != null
-            ? b.metadata[index].spec()
-            : null;
-    }
-
-    /**
-     * The JSON path a column's value was read from in the record the bound encoder encoded last: its own path, or the
-     * form of a dotted column that held the value (docs/codecs.md, "Nested columns").
-     *
-     * @param bound an encoder returned by {@link #bind}
-     * @param index the column's index in {@link #columnsOf}
-     * @return the path, or null when {@code bound} is not a {@code JsonRowEncoder}'s
-     */
-    public static String pathReadOf(final Bound<?> bound, final int index)
-    {
-        if (!(bound instanceof BoundJson b))
-        {
-            return null;
-        }
-        return b.nested == null ? b.columns[index].path() : b.nested.pathOf(index);
-    }
-
-    /**
-     * Whether a Nested member of the record the bound encoder encoded last had no value and was filled with its
-     * element's default to its siblings' length.
-     *
-     * @param bound an encoder returned by {@link #bind}
-     * @param index the column's index in {@link #columnsOf}
-     * @return true for a filled member
-     */
-    public static boolean filledOf(final Bound<?> bound, final int index)
-    {
-        return bound instanceof BoundJson b && b.nested != null && b.nested.filled(index);
-    }
-
-    /**
-     * The columns a bound encoder of this class writes, with the path each is read from and whether it has a default
-     * the engine writes itself: what {@code engine.jar explain} reports as each column's source.
-     *
-     * @param bound an encoder returned by {@link #bind}
-     * @return its columns in insert order, or an empty list when {@code bound} is not a {@code JsonRowEncoder}'s
-     */
-    public static List<BoundColumn> columnsOf(final Bound<?> bound)
-    {
-        return bound instanceof BoundJson b ? List.of(b.columns) : List.of();
-    }
-
-    /**
-     * Whether a bound column's DEFAULT is left to the server: a record without the value omits the column from its
-     * row, so the server evaluates the expression.
-     *
-     * @param bound an encoder returned by {@link #bind}
-     * @param index the column's index in {@link #columnsOf}
-     * @return true for a server-evaluated default
-     */
-    public static boolean hasServerDefault(final Bound<?> bound, final int index)
-    {
-        return bound instanceof BoundJson b && b.bitOf[index] >= 0;
-    }
-
-    /** A column name used as a JSON path: dots and backslashes in the name are escaped (JsonPath syntax). */
-    static String escapeName(final String name)
-    {
-        return name.replace("\\", "\\\\").replace(".", "\\.");
-    }
-
-    private final class BoundJson implements Bound<JsonRecord>
+    /** The bound encoder: what {@code explain} shows of each column is its {@link ExplainableEncoder} half. */
+    private final class BoundJson implements Bound<JsonRecord>, ExplainableEncoder
     {
         private final BoundColumn[] columns;
         private final int[] omittable;
@@ -306,13 +230,13 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
         private final List<String> names;
 
         /** Per column, its Kafka metadata source; null when every column reads JSON. */
-        private final MetadataColumn[] metadata;
+        private final ClickHouseMetadataColumn[] metadata;
         private final boolean readsKeyAndHeaders;
         /** The rules of dotted (Nested) columns; null when no column has a dot. */
         private final NestedColumns nested;
 
         BoundJson(final BoundColumn[] columns, final int[] omittable, final KnownFields known,
-            final MetadataColumn[] metadata, final NestedColumns nested)
+            final ClickHouseMetadataColumn[] metadata, final NestedColumns nested)
         {
             this.columns = columns;
             this.nested = nested;
@@ -347,6 +271,42 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
         public List<String> columns()
         {
             return names;
+        }
+
+        @Override
+        public String path(final int column)
+        {
+            return columns[column].path();
+        }
+
+        @Override
+        public String metadataSpec(final int column)
+        {
+            return metadata != null && metadata[column] != null ? metadata[column].spec() : null;
+        }
+
+        @Override
+        public String pathRead(final int column)
+        {
+            return nested == null ? columns[column].path() : nested.pathOf(column);
+        }
+
+        @Override
+        public boolean filled(final int column)
+        {
+            return nested != null && nested.filled(column);
+        }
+
+        @Override
+        public boolean writesDefault(final int column)
+        {
+            return columns[column].defaultValue() != null;
+        }
+
+        @Override
+        public boolean storesNull(final int column)
+        {
+            return nullable[column];
         }
 
         @Override
@@ -396,7 +356,7 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
             long mask = 0;
             final BoundColumn[] cs = columns;
             final boolean[] defaults = hasDefault;
-            final MetadataColumn[] meta = metadata;
+            final ClickHouseMetadataColumn[] meta = metadata;
             final NestedColumns n = nested;
             if (n != null)
             {
@@ -425,7 +385,7 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
                 else
                 {
                     final int rc = meta[i].write(row, out, view);
-                    if (rc == MetadataColumn.WRITTEN)
+                    if (rc == ClickHouseMetadataColumn.WRITTEN)
                     {
                         final String wrong = n == null ? null : n.written(i, out, start);
                         if (wrong != null)
@@ -470,129 +430,9 @@ public final class JsonRowEncoder implements RowEncoder<JsonRecord>
             }
             if (masked)
             {
-                NativeBatch.writeMask(out, maskAt, mask);
+                OmissionMask.write(out, maskAt, mask);
             }
             return known == null ? null : known.check(row, view);
-        }
-    }
-
-    /**
-     * The top-level keys some column reads, for {@code unknown_fields = "fail"}; compares a record's keys as UTF-8
-     * bytes (unescaping a key only when it has escapes) without allocating unless a record fails. Public for the
-     * other sink kinds' encoders; one instance per bound encoder, used by one thread.
-     */
-    public static final class KnownFields
-    {
-        private final byte[][][] byLength;
-        private final JsonCursor cursor = new JsonCursor();
-        private final JsonValueView root = new JsonValueView();
-        private final JsonValueView key = new JsonValueView();
-        private final UnsafeBuffer unescaped;
-
-        /** @param names the top-level keys that some column reads */
-        public KnownFields(final Set<String> names)
-        {
-            int longest = 0;
-            final List<byte[]> encoded = new ArrayList<>();
-            for (final String n : names)
-            {
-                final byte[] b = n.getBytes(StandardCharsets.UTF_8);
-                encoded.add(b);
-                longest = Math.max(longest, b.length);
-            }
-            byLength = new byte[longest + 1][][];
-            for (int len = 0; len <= longest; len++)
-            {
-                final int l = len;
-                byLength[len] = encoded.stream().filter(b -> b.length == l).toArray(byte[][]::new);
-            }
-            // an escaped key decodes to at most a sixth of its raw length ("\u0041" is one byte)
-            unescaped = new UnsafeBuffer(new byte[6 * longest + 16]);
-        }
-
-        /**
-         * @param row     the record
-         * @param element scratch view for the members' values
-         * @return null when every top-level key is read by some column, else the message naming the first that is
-         *     not (allocates only then)
-         */
-        public String check(final JsonRecord row, final JsonValueView element)
-        {
-            final RecordEvent e = row.event();
-            final DirectBuffer value = e.value();
-            int start = 0;
-            int end = e.valueLength();
-            while (start < end && (value.getByte(start) & 0xFF) <= JSON_WHITESPACE_MAX)
-            {
-                start++;
-            }
-            while (end > start && (value.getByte(end - 1) & 0xFF) <= JSON_WHITESPACE_MAX)
-            {
-                end--;
-            }
-            if (end - start < 2 || value.getByte(start) != '{')
-            {
-                return null; // not an object: its columns are all missing, and they said so
-            }
-            root.set(value, JsonKind.OBJECT, start, end - start, false);
-            cursor.wrap(root);
-            while (cursor.next(element))
-            {
-                cursor.key(key);
-                if (!known(key))
-                {
-                    return "unknown field " + describe(key)
-                        + ": no column of the table reads it (unknown_fields = \"fail\")";
-                }
-            }
-            return cursor.errorCode() == JsonError.NONE
-                ? null
-                : "malformed JSON: " + JsonError.describe(cursor.errorCode()) + " at byte " + cursor.errorIndex();
-        }
-
-        private boolean known(final JsonValueView k)
-        {
-            DirectBuffer buffer = k.buffer();
-            int offset = k.offset();
-            int length = k.length();
-            if (k.escaped())
-            {
-                if (length > unescaped.capacity())
-                {
-                    return false;
-                }
-                length = JsonStrings.unescape(buffer, offset, length, unescaped, 0);
-                if (length < 0)
-                {
-                    return false;
-                }
-                buffer = unescaped;
-                offset = 0;
-            }
-            if (length >= byLength.length)
-            {
-                return false;
-            }
-            for (final byte[] name : byLength[length])
-            {
-                int i = 0;
-                while (i < length && buffer.getByte(offset + i) == name[i])
-                {
-                    i++;
-                }
-                if (i == length)
-                {
-                    return true;
-                }
-            }
-            return false;
-        }
-
-        private String describe(final JsonValueView k)
-        {
-            final byte[] raw = new byte[k.length()];
-            k.buffer().getBytes(k.offset(), raw);
-            return "\"" + new String(raw, StandardCharsets.UTF_8) + "\"";
         }
     }
 

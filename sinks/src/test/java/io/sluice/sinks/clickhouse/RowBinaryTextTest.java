@@ -1,4 +1,4 @@
-package io.sluice.engine;
+package io.sluice.sinks.clickhouse;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

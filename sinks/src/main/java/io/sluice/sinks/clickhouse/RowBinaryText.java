@@ -1,4 +1,4 @@
-package io.sluice.engine;
+package io.sluice.sinks.clickhouse;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -11,10 +11,11 @@ import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 
 import io.sluice.codecs.rowbinary.ClickHouseType;
+import io.sluice.core.gather.RowText;
 
 /**
  * Reads RowBinary values back and prints them as ClickHouse prints them in {@code TabSeparated} output, for
- * {@code engine.jar explain}: what the engine's encoders wrote is shown, not a second computation of it. Layouts
+ * {@code engine.jar explain} ({@link ClickHouseProvider#rowText}): what the engine's encoders wrote is shown, not a second computation of it. Layouts
  * (little-endian, LEB128 lengths, Nullable's flag byte, UUID as two little-endian halves, Int128/UInt128 and
  * Int256/UInt256 as 16 and 32 bytes, two's complement when signed) are ClickHouse's RowBinary format (docs: "Formats:
  * RowBinary"); printing follows its TSV output: integers of every width in plain decimal, strings escaped
@@ -24,7 +25,7 @@ import io.sluice.codecs.rowbinary.ClickHouseType;
  * shortest round-trip digits ({@code 1}, {@code 0.1}, {@code 1e21}, {@code inf}, {@code nan}). Not thread-safe: one
  * reader per row.
  */
-final class RowBinaryText
+final class RowBinaryText implements RowText
 {
     private static final DateTimeFormatter DATE_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
 
@@ -42,9 +43,23 @@ final class RowBinaryText
     }
 
     /** @return bytes not read yet */
-    int remaining()
+    @Override
+    public int remaining()
     {
         return in.remaining();
+    }
+
+    /**
+     * Reads the next value.
+     *
+     * @param type its column type, as DESCRIBE TABLE prints it
+     * @return the value as TSV prints it
+     * @throws IllegalArgumentException when the bytes end early, or the type is not one Sluice writes
+     */
+    @Override
+    public String next(final String type)
+    {
+        return next(ClickHouseType.parse(type));
     }
 
     /**

@@ -32,7 +32,6 @@ import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.gather.batch.BatchBuffer;
 import io.sluice.core.gather.batch.BatchPool;
 import io.sluice.core.gather.json.JsonRecord;
-import io.sluice.core.gather.json.JsonRowEncoder;
 import io.sluice.core.gather.json.TomlGather;
 import io.sluice.core.gather.sink.ColumnSpec;
 import io.sluice.core.gather.sink.DestinationCatalog;
@@ -46,6 +45,7 @@ import io.sluice.core.stage.TopicRegistry;
 import io.sluice.ringbuffers.OverflowPool;
 import io.sluice.ringbuffers.RecordEvent;
 import io.sluice.ringbuffers.RecordRing;
+import io.sluice.sinks.clickhouse.json.ClickHouseJsonRowEncoder;
 
 /**
  * Zero allocation after poll (issue 7): the record path from a filled ring slot through decode, classify, encode,
@@ -176,7 +176,7 @@ class RecordPathAllocationTest
                 target_table = "other_events"
                 columns = { actor_login = "actor.login", repo_name = "repo.name" }
                 """);
-        final GatherSpec<JsonRecord> spec = TomlGather.build(config.sink("g"), JsonRowEncoder.encoding());
+        final GatherSpec<JsonRecord> spec = TomlGather.build(config.sink("g"), ClickHouseJsonRowEncoder.encoding());
         final PartitionTrackers trackers = new PartitionTrackers(1 << 16);
         final AckTracker tracker = trackers.trackerFor(new TopicPartition("github.events", 0), 0);
         final TopicRegistry topics = new TopicRegistry();

@@ -1,4 +1,4 @@
-package io.sluice.core.gather.json;
+package io.sluice.sinks.clickhouse.json;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -24,6 +24,8 @@ import io.sluice.core.gather.sink.ColumnSpec;
 import io.sluice.core.gather.sink.TableSchema;
 import io.sluice.core.gather.split.RowEncoder;
 import io.sluice.ringbuffers.RecordEvent;
+import io.sluice.core.gather.json.JsonRecord;
+import io.sluice.core.gather.json.PathRegistry;
 
 /**
  * The Nested rules of the JSON encoder (issue 25 item 1): what ClickHouse refuses for a whole block
@@ -40,7 +42,8 @@ class NestedColumnsTest
     private RowEncoder.Bound<JsonRecord> bind(final Map<String, String> mapped, final ColumnSpec... columns)
         throws Exception
     {
-        final JsonRowEncoder encoder = new JsonRowEncoder("b", mapped, record.scope(), EncoderOptions.DEFAULTS,
+        final ClickHouseJsonRowEncoder encoder = new ClickHouseJsonRowEncoder("b", mapped, record.scope(),
+            EncoderOptions.DEFAULTS,
             new EncodeScratch(1 << 12), false);
         return encoder.bind(new TableSchema("db", "t", List.of(columns)),
             new StubCatalog(Map.of("[7, 8]", "[7,8]", "0", "0"), "UTC", false));
@@ -229,7 +232,8 @@ class NestedColumnsTest
     @Test
     void shouldApplyTheRulesWithoutAllocatingAndKnowTheObjectsKey() throws Exception
     {
-        final JsonRowEncoder encoder = new JsonRowEncoder("b", Map.of(), record.scope(), EncoderOptions.DEFAULTS,
+        final ClickHouseJsonRowEncoder encoder = new ClickHouseJsonRowEncoder("b", Map.of(), record.scope(),
+            EncoderOptions.DEFAULTS,
             new EncodeScratch(1 << 12), true);
         final RowEncoder.Bound<JsonRecord> strict = encoder.bind(new TableSchema("db", "t", List.of(column("id",
             "UInt32"), column("n.a", "Array(UInt8)"), column("n.b", "Array(String)"))), new StubCatalog(Map.of(),

@@ -1,4 +1,4 @@
-package io.sluice.core.gather.json;
+package io.sluice.sinks.clickhouse.json;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -26,6 +26,8 @@ import io.sluice.core.gather.sink.ColumnSpec;
 import io.sluice.core.gather.sink.TableSchema;
 import io.sluice.core.gather.split.RowEncoder;
 import io.sluice.ringbuffers.RecordEvent;
+import io.sluice.core.gather.json.JsonRecord;
+import io.sluice.core.gather.json.PathRegistry;
 
 /**
  * Columns from the table: an omitted value takes the column's DEFAULT (a constant's bytes, or left out of the row
@@ -33,7 +35,7 @@ import io.sluice.ringbuffers.RecordEvent;
  * {@code unknown_fields = "fail"} switch, which names the first top-level key no column reads and allocates nothing
  * while records pass.
  */
-class JsonRowEncoderTest
+class ClickHouseJsonRowEncoderTest
 {
     /** Constant defaults as ClickHouse's toString would answer them; a server time zone far from UTC. */
     private static final Map<String, String> DEFAULTS = Map.of("CAST(5, 'Nullable(UInt8)')", "\"5\"", "'x'", "\"x\"",
@@ -53,7 +55,7 @@ class JsonRowEncoderTest
     private RowEncoder.Bound<JsonRecord> bind(final boolean failOnUnknown, final boolean nullAsDefault,
         final Map<String, String> paths, final ColumnSpec... columns) throws Exception
     {
-        final JsonRowEncoder encoder = new JsonRowEncoder("b", paths, record.scope(),
+        final ClickHouseJsonRowEncoder encoder = new ClickHouseJsonRowEncoder("b", paths, record.scope(),
             EncoderOptions.DEFAULTS.withNullAsDefault(nullAsDefault), new EncodeScratch(1 << 12), failOnUnknown);
         return encoder.bind(new TableSchema("db", "t", List.of(columns)), catalog(false));
     }
@@ -67,7 +69,8 @@ class JsonRowEncoderTest
     void shouldRefuseDatesPast2105OnlyWhereTheServerReadsThemBackWrong() throws Exception
     {
         final ColumnSpec[] columns = {column("d", "Date"), column("dt", "DateTime")};
-        final JsonRowEncoder encoder = new JsonRowEncoder("b", Map.of(), record.scope(), EncoderOptions.DEFAULTS,
+        final ClickHouseJsonRowEncoder encoder = new ClickHouseJsonRowEncoder("b", Map.of(), record.scope(),
+            EncoderOptions.DEFAULTS,
             new EncodeScratch(1 << 12), false);
         final RowEncoder.Bound<JsonRecord> old = encoder.bind(new TableSchema("db", "t", List.of(columns)),
             catalog(true));

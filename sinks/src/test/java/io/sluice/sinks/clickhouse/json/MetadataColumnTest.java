@@ -1,4 +1,4 @@
-package io.sluice.core.gather.json;
+package io.sluice.sinks.clickhouse.json;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -28,6 +28,8 @@ import io.sluice.core.gather.sink.TableSchema;
 import io.sluice.core.gather.split.RowEncoder;
 import io.sluice.core.stage.TopicRegistry;
 import io.sluice.ringbuffers.RecordEvent;
+import io.sluice.core.gather.json.JsonRecord;
+import io.sluice.core.gather.json.PathRegistry;
 
 /**
  * Kafka metadata as columns, checked byte for byte against ClickHouse's RowBinary layout (the format's documentation:
@@ -57,7 +59,8 @@ class MetadataColumnTest
     private RowEncoder.Bound<JsonRecord> bind(final Map<String, String> mapping, final ColumnSpec... columns)
         throws Exception
     {
-        final JsonRowEncoder encoder = new JsonRowEncoder("b", mapping, record.scope(), EncoderOptions.DEFAULTS,
+        final ClickHouseJsonRowEncoder encoder = new ClickHouseJsonRowEncoder("b", mapping, record.scope(),
+            EncoderOptions.DEFAULTS,
             new EncodeScratch(1 << 12));
         return encoder.bind(new TableSchema("db", "t", List.of(columns)),
             new StubCatalog(Map.of("'none'", "\"none\""), "UTC", false));

@@ -20,7 +20,6 @@ import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.gather.batch.BatchBuffer;
 import io.sluice.core.gather.batch.BatchPool;
 import io.sluice.core.gather.json.JsonRecord;
-import io.sluice.core.gather.json.JsonRowEncoder;
 import io.sluice.core.gather.json.TomlGather;
 import io.sluice.core.gather.sink.ColumnSpec;
 import io.sluice.core.gather.sink.DestinationCatalog;
@@ -35,6 +34,7 @@ import io.sluice.core.stage.TopicRegistry;
 import io.sluice.ringbuffers.OverflowPool;
 import io.sluice.ringbuffers.RecordEvent;
 import io.sluice.ringbuffers.RecordRing;
+import io.sluice.sinks.clickhouse.json.ClickHouseJsonRowEncoder;
 
 /**
  * A gather route stage and one insert worker driven on the test's thread, from a TOML sink, over tables the test
@@ -142,7 +142,7 @@ final class RouteHarness
     {
         final SluiceConfig config = TestSinkKind.parse("[kafka]\nbootstrap_servers = \"unused:9092\"\n" + sinkToml);
         final SluiceConfig.Sink sink = config.sinks().get(0);
-        final GatherSpec<JsonRecord> spec = TomlGather.build(sink, JsonRowEncoder.encoding());
+        final GatherSpec<JsonRecord> spec = TomlGather.build(sink, ClickHouseJsonRowEncoder.encoding());
         tracker = trackers.trackerFor(new TopicPartition("t", 0), 0);
         final TopicRegistry topics = new TopicRegistry();
         topicId = topics.idOf("t");
