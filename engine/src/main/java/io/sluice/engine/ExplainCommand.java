@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.DateTimeException;
 import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -203,6 +204,21 @@ public final class ExplainCommand implements Callable<Integer>
             n -> SinkProviders.installed().provider(c.sink(n).kind()).driver());
         final Map<SinkConnection, String> sinkOfConnection = new IdentityHashMap<>();
         c.sinks().forEach(s -> sinkOfConnection.putIfAbsent(s.plugin(), s.name()));
+        for (final SluiceConfig.Branch b : sink.branches())
+        {
+            final String kind = c.sink(b.sink() == null ? sink.name() : b.sink()).kind();
+            try
+            {
+                SinkProviders.installed().provider(kind).rowText(new byte[0], ZoneOffset.UTC);
+            }
+            catch (final UnsupportedOperationException e)
+            {
+                err.println(
+                    "error: branch " + b.name() + " writes to a sink of kind \"" + kind + "\": " + e.getMessage()
+                        + ", so explain cannot show its rows yet (route and destination work for every kind)");
+                return SluiceEngine.EXIT_CONFIG;
+            }
+        }
         try
         {
             final DestinationCatalogs catalogs;

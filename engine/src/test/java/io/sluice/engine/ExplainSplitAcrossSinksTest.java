@@ -94,4 +94,54 @@ class ExplainSplitAcrossSinksTest
         assertFalse(y.has("columns") && "default".equals(y.get("columns").get(1).get("source").asText()),
             "a's branch does not take the default: " + y);
     }
+
+    /** A branch that writes to a kind whose provider cannot show its rows is refused up front, naming it (exit 2). */
+    @Test
+    void aBranchToAKindThatCannotShowItsRowsIsRefusedNamingIt(@TempDir final Path dir) throws Exception
+    {
+        final Path config = dir.resolve("pg.toml");
+        Files.writeString(config, """
+            [kafka]
+            bootstrap_servers = "127.0.0.1:1"
+
+            [[sinks]]
+            name = "a"
+            kind = "clickhouse"
+            topics = ["events"]
+            group_id = "explain-pg"
+
+            [sinks.plugin_config]
+            endpoint = "http://127.0.0.1:1"
+            database = "main"
+
+            [[sinks.branches]]
+            name = "x"
+            when = { path = "t", equals = "x" }
+            sink = "p"
+
+            [[sinks.branches]]
+            name = "y"
+            target_table = "y"
+
+            [[sinks]]
+            name = "p"
+            kind = "postgres"
+
+            [sinks.plugin_config]
+            url = "postgresql://127.0.0.1:1/analytics"
+            username = "u"
+            password = "pw"
+            target_table = "x"
+            """);
+        final Path schema = dir.resolve("schema.sql");
+        Files.writeString(schema, "CREATE TABLE main.y (`n` UInt32) ENGINE = MergeTree ORDER BY n;\n");
+        final StringWriter out = new StringWriter();
+        final StringWriter err = new StringWriter();
+        final int code = ExplainCommand.run(config, "a", null, false, schema, false, "UTC",
+            new ByteArrayInputStream("{\"t\":\"x\",\"n\":1}\n".getBytes(StandardCharsets.UTF_8)),
+            new PrintWriter(out), new PrintWriter(err));
+        assertEquals(2, code, err.toString());
+        assertTrue(err.toString().contains("branch x writes to a sink of kind \"postgres\""), err.toString());
+        assertEquals("", out.toString());
+    }
 }
