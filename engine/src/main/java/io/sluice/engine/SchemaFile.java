@@ -571,6 +571,10 @@ final class SchemaFile implements DestinationCatalog
         return s.length() - 1;
     }
 
+    /**
+     * Splits at the commas outside parentheses, brackets, braces and quotes: a column list, a type's arguments. An
+     * array or map literal in a DEFAULT ({@code [1, 2]}, {@code {'a': 1}}) is one part, as the server reads it.
+     */
     private static List<String> splitTopLevel(final String body)
     {
         final List<String> parts = new ArrayList<>();
@@ -579,11 +583,11 @@ final class SchemaFile implements DestinationCatalog
         for (int i = 0; i < body.length(); i++)
         {
             final char ch = body.charAt(i);
-            if (ch == '(')
+            if (ch == '(' || ch == '[' || ch == '{')
             {
                 depth++;
             }
-            else if (ch == ')')
+            else if (ch == ')' || ch == ']' || ch == '}')
             {
                 depth--;
             }
