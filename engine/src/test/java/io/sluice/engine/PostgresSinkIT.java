@@ -359,4 +359,19 @@ class PostgresSinkIT
         assertEquals(upd, rows("SELECT upd FROM " + table(u) + " WHERE id = 5"), "upd keeps the stored value");
         assertEquals(List.of("0"), rows("SELECT count(*) FROM " + table(u) + " WHERE upd IS NULL"));
     }
+
+    /** A missing table is named as PostgreSQL quotes it, in its schema (not a "database"). */
+    @Test
+    void shouldNameAMissingTableAsPostgresqlQuotesIt() throws Exception
+    {
+        final String s = unique("");
+        final String nope = topic("Nope.x-" + s);
+        produce(nope, "{\"id\":1}");
+        final SluiceEngine engine = engine(config("g-pg-" + s, List.of(nope), "fail", ""));
+        assertEquals(SluiceEngine.EXIT_FAILURE, engine.run());
+        final String f = engine.failure();
+        assertTrue(f.contains("table \"" + SCHEMA + "\".\"" + nope + "\" does not exist in schema \"" + SCHEMA + "\""),
+            f);
+        assertFalse(f.contains("in database"), f);
+    }
 }

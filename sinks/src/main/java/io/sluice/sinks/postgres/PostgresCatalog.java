@@ -849,6 +849,14 @@ public final class PostgresCatalog implements DestinationCatalog
         return PostgresIdentifiers.qualified(schema, table);
     }
 
+    /** @return e.g. {@code table "hpg_s"."Nope.x" does not exist in schema "hpg_s"}, names quoted as SQL reads them */
+    @Override
+    public String missingTable(final String schema, final String table)
+    {
+        return "table " + PostgresIdentifiers.qualified(schema, table) + " does not exist in schema "
+            + PostgresIdentifiers.quote(schema);
+    }
+
     @Override
     public String quoteColumn(final String column)
     {
