@@ -367,7 +367,8 @@ class PostgresSinkIT
         final String s = unique("");
         final String nope = topic("Nope.x-" + s);
         produce(nope, "{\"id\":1}");
-        final SluiceEngine engine = engine(config("g-pg-" + s, List.of(nope), "fail", ""));
+        final SluiceEngine engine = engine(config("g-pg-" + s, List.of(nope), "fail", "")
+            .replace("commit_interval_ms = 100", "commit_interval_ms = 100\nstalled_fail_after_ms = 3000"));
         assertEquals(SluiceEngine.EXIT_FAILURE, engine.run());
         final String f = engine.failure();
         assertTrue(f.contains("table \"" + SCHEMA + "\".\"" + nope + "\" does not exist in schema \"" + SCHEMA + "\""),
