@@ -300,4 +300,79 @@ class PostgresSinkIT
         assertEquals(List.of("a|2", "b|1", "c|new"), rows("SELECT k, v FROM " + table(kv) + " ORDER BY k"));
         assertEquals(List.of("0"), rows("SELECT count(*) FROM " + table(kv) + " WHERE at IS NULL"));
     }
+
+    /**
+     * Upsert with NULL or absent keys: each such record is a record error naming the key column and the record,
+     * never merged into another; under skip the other rows land and the offsets move past all of them.
+     */
+    @Test
+    void shouldRefuseARecordWithoutItsUpsertKey() throws Exception
+    {
+        final String s = unique("");
+        final String group = "g-pg-" + s;
+        final String nk = topic("pg-nk-" + s);
+        final String pair = topic("pg-nkpair-" + s);
+        sql("CREATE TABLE " + table(nk) + " (k int, v text, UNIQUE (k))",
+            "CREATE TABLE " + table(pair) + " (a int, b text, v text, PRIMARY KEY (a, b))");
+        produce(nk, "{\"k\":null,\"v\":\"a\"}", "{\"k\":null,\"v\":\"b\"}", "{\"k\":1,\"v\":\"c\"}",
+            "{\"v\":\"d-missing-k\"}");
+        produce(pair, "{\"a\":1,\"b\":\"x\",\"v\":\"1\"}", "{\"a\":1,\"v\":\"no-b\"}",
+            "{\"a\":null,\"b\":\"x\",\"v\":\"null-a\"}", "{\"a\":2,\"b\":\"x\",\"v\":\"2\"}");
+        final SluiceEngine engine = engine(config(group, List.of(nk), "skip",
+            "insert_mode = \"upsert\"\nkey_columns = [\"k\"]\nlinger_ms = 2000"));
+        assertEquals(SluiceEngine.EXIT_OK, engine.run(), engine.failure());
+        assertEquals(List.of("1|c"), rows("SELECT k, v FROM " + table(nk) + " ORDER BY k"));
+        assertEquals(Map.of(new TopicPartition(nk, 0), 4L), TestServices.committed(group));
+
+        // the table's primary key, under fail: the pipeline stops at the first record without its key, naming it
+        final SluiceEngine second = engine(config(group + "-2", List.of(pair), "fail",
+            "insert_mode = \"upsert\"\nlinger_ms = 2000"));
+        assertEquals(SluiceEngine.EXIT_FAILURE, second.run());
+        final String f = second.failure();
+        assertTrue(f.contains("key column b") && f.contains("missing"), f);
+        assertTrue(f.contains(pair + "-0@1"), f);
+        assertEquals(List.of("0"), rows("SELECT count(*) FROM " + table(pair) + " WHERE a IS NULL OR b IS NULL"));
+    }
+
+    /**
+     * Upsert: a value absent from a later record keeps the stored one whatever the column's DEFAULT (a constant or
+     * an expression); a JSON null sets NULL; a new row still gets the DEFAULT.
+     */
+    @Test
+    void shouldKeepStoredValuesAnUpsertDoesNotCarry() throws Exception
+    {
+        final String s = unique("");
+        final String group = "g-pg-" + s;
+        final String u = topic("pg-keep-" + s);
+        sql("CREATE TABLE " + table(u) + " (id int PRIMARY KEY, v text, cnt int DEFAULT 0, tag text DEFAULT 'none',"
+            + " upd timestamptz DEFAULT now())");
+        final String upsert = "insert_mode = \"upsert\"\nlinger_ms = 1000";
+        produce(u, "{\"id\":5,\"cnt\":9,\"v\":\"c9\",\"tag\":\"t\"}", "{\"id\":6,\"cnt\":3,\"v\":\"six\"}");
+        final SluiceEngine first = engine(config(group, List.of(u), "fail", upsert));
+        assertEquals(SluiceEngine.EXIT_OK, first.run(), first.failure());
+        final List<String> upd = rows("SELECT upd FROM " + table(u) + " WHERE id = 5");
+        produce(u, "{\"id\":5,\"v\":\"after\"}", "{\"id\":6,\"cnt\":null}", "{\"id\":7,\"v\":\"new\"}");
+        final SluiceEngine second = engine(config(group, List.of(u), "fail", upsert));
+        assertEquals(SluiceEngine.EXIT_OK, second.run(), second.failure());
+        assertEquals(List.of("5|after|9|t", "6|six|null|none", "7|new|0|none"),
+            rows("SELECT id, v, cnt, tag FROM " + table(u) + " ORDER BY id"));
+        assertEquals(upd, rows("SELECT upd FROM " + table(u) + " WHERE id = 5"), "upd keeps the stored value");
+        assertEquals(List.of("0"), rows("SELECT count(*) FROM " + table(u) + " WHERE upd IS NULL"));
+    }
+
+    /** A missing table is named as PostgreSQL quotes it, in its schema (not a "database"). */
+    @Test
+    void shouldNameAMissingTableAsPostgresqlQuotesIt() throws Exception
+    {
+        final String s = unique("");
+        final String nope = topic("Nope.x-" + s);
+        produce(nope, "{\"id\":1}");
+        final SluiceEngine engine = engine(config("g-pg-" + s, List.of(nope), "fail", "")
+            .replace("commit_interval_ms = 100", "commit_interval_ms = 100\nstalled_fail_after_ms = 3000"));
+        assertEquals(SluiceEngine.EXIT_FAILURE, engine.run());
+        final String f = engine.failure();
+        assertTrue(f.contains("table \"" + SCHEMA + "\".\"" + nope + "\" does not exist in schema \"" + SCHEMA + "\""),
+            f);
+        assertFalse(f.contains("in database"), f);
+    }
 }

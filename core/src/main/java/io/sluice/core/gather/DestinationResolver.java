@@ -229,7 +229,7 @@ public final class DestinationResolver
             }
             if (schema == null)
             {
-                return Result.failed("table " + database + "." + tableName + " does not exist in database " + database
+                return Result.failed(target.catalog.missingTable(database, tableName)
                     + " (branch " + branchName + (create ? "" : "; set plugin_config.create_table = true to create it")
                     + ")", false);
             }

@@ -71,7 +71,14 @@ import io.sluice.core.gather.split.RowEncoder;
  * </ol>
  * A JSON {@code null} is NULL for a column that may be NULL; for a NOT NULL column (the column's or a domain's) it
  * fails the record unless {@code null_as_default} is on and the column has a DEFAULT, which is then applied as for
- * an absent value. A value PostgreSQL would refuse (a NUL character, too many characters, a number out of range,
+ * an absent value.
+ *
+ * <p>Bound through a {@link PostgresCatalog} of an upsert sink ({@code insert_mode = "upsert"}), an absent value keeps
+ * the stored one and a JSON {@code null} sets NULL: a constant DEFAULT is then left to the server too, and so is a
+ * nullable column without DEFAULT (the column is left out of the row, so a new row gets the DEFAULT or NULL and the
+ * merge's {@code DO UPDATE SET} leaves a stored row's value alone), and a key column ({@link PostgresCatalog#upsertKeyOf}) whose value would be NULL (null, or absent
+ * without DEFAULT) fails the record, naming the column: PostgreSQL never matches a NULL key. A value PostgreSQL would
+ * refuse (a NUL character, too many characters, a number out of range,
  * ...) fails the record, never the batch: the message reads {@code column s (text) from path s: NUL character
  * (U+0000): ... (value "a\u0000b")}, with {@link PgCopyError#describe} as the reason.
  *
@@ -183,6 +190,8 @@ public final class PgJsonRowEncoder implements RowEncoder<JsonRecord>
         final List<Column> bound = new ArrayList<>();
         final List<Integer> omittable = new ArrayList<>();
         final Set<String> topLevel = new HashSet<>();
+        final boolean upsert = catalog instanceof PostgresCatalog pg && pg.upsert();
+        final List<String> key = upsert ? ((PostgresCatalog)catalog).upsertKeyOf(schema) : List.of();
         for (int i = 0; i < columns.size(); i++)
         {
             final PostgresColumn c = columns.get(i);
@@ -208,26 +217,49 @@ public final class PgJsonRowEncoder implements RowEncoder<JsonRecord>
             final int pathIndex = meta != null ? -1 : scope.field(path);
             byte[] defaultBytes = null;
             boolean server = c.defaultClass() == PostgresColumn.DefaultClass.EXPRESSION;
-            if (c.defaultClass() == PostgresColumn.DefaultClass.CONSTANT)
+            if (c.defaultClass() == PostgresColumn.DefaultClass.CONSTANT && upsert)
+            {
+                // upsert: an absent value keeps the stored one, so a constant DEFAULT is left to the server like an
+                // expression; the mask leaves the column out of the row and so out of DO UPDATE SET
+                server = true;
+            }
+            else if (c.defaultClass() == PostgresColumn.DefaultClass.CONSTANT)
             {
                 defaultBytes = encodeDefault(spec, encoder, catalog);
                 server = defaultBytes == null;
             }
-            if (server)
+            final boolean keep = upsert && !server && c.defaultClass() == PostgresColumn.DefaultClass.NONE
+                && !c.notNull() && !key.contains(c.name()) && meta == null;
+            if (server || keep)
             {
                 if (omittable.size() == MAX_OMITTABLE)
                 {
-                    throw new IllegalArgumentException("table " + table + " has more than 64 columns whose DEFAULT "
-                        + "only the server can evaluate; column " + c.name() + " (" + c.defaultExpression()
-                        + ") would be the 65th: a row can leave at most 64 to the server");
+                    throw new IllegalArgumentException("table " + table + " has more than 64 columns "
+                        + (upsert
+                            ? "a record may leave out (in upsert mode: every column that is nullable or has a "
+                                + "DEFAULT, the key excepted)"
+                            : "whose DEFAULT only the server can evaluate")
+                        + "; column " + c.name() + " would be the 65th: a row can leave out at most 64");
                 }
                 omittable.add(bound.size());
-                LOG.info("default of column {} ({} DEFAULT {}) of {} is evaluated by the server: a record without the "
-                    + "value leaves the column out of its row", c.name(), c.type(), c.defaultExpression(), table);
+                server = true;
+                if (keep)
+                {
+                    LOG.info(
+                        "upsert into {}: a record without column {} ({}) leaves it out of its row, so a stored row "
+                            + "keeps its value and a new row gets NULL",
+                        table, c.name(), c.type());
+                }
+                else
+                {
+                    LOG.info("default of column {} ({} DEFAULT {}) of {} is evaluated by the server: a record without "
+                        + "the value leaves the column out of its row", c.name(), c.type(), c.defaultExpression(),
+                        table);
+                }
             }
             final boolean raw = meta != null && isText(type) && readsBytes(mapping);
             bound.add(new Column(c.name(), c.type(), path, pathIndex, encoder, defaultBytes, server, !c.notNull(), meta,
-                raw));
+                raw, key.contains(c.name())));
             if (meta == null)
             {
                 topLevel.add(JsonPath.parse(path).segment(0));
@@ -420,7 +452,7 @@ public final class PgJsonRowEncoder implements RowEncoder<JsonRecord>
 
     /** One bound column. */
     private record Column(String name, String type, String path, int pathIndex, PgColumnEncoder encoder,
-        byte[] defaultValue, boolean serverDefault, boolean nullable, KafkaMetadata meta, boolean raw)
+        byte[] defaultValue, boolean serverDefault, boolean nullable, KafkaMetadata meta, boolean raw, boolean key)
     {
     }
 
@@ -531,6 +563,13 @@ public final class PgJsonRowEncoder implements RowEncoder<JsonRecord>
                     }
                     out.write(c.defaultValue());
                     continue;
+                }
+                if (c.key() && (kind == JsonKind.MISSING || kind == JsonKind.NULL))
+                {
+                    return "key column " + c.name() + " (" + c.type() + ") from path " + c.path() + " is "
+                        + (kind == JsonKind.MISSING ? "missing" : "null")
+                        + ": an upsert matches rows by their key, and "
+                        + "PostgreSQL never finds a NULL key equal to another, so the row cannot be upserted";
                 }
                 final int code = c.encoder().encode(v, out, scratch);
                 if (code != ConversionError.NONE)

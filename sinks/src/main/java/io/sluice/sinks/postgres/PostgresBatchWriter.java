@@ -473,10 +473,7 @@ final class PostgresBatchWriter implements BatchWriter
         final List<String> names = new ArrayList<>(config.keyColumns());
         if (names.isEmpty())
         {
-            try (PreparedStatement ps = c.prepareStatement("SELECT a.attname FROM pg_catalog.pg_index i"
-                + " JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)"
-                + " WHERE i.indrelid = ?::regclass AND i.indisprimary"
-                + " ORDER BY pg_catalog.array_position(i.indkey::int2[], a.attnum)"))
+            try (PreparedStatement ps = c.prepareStatement(PostgresCatalog.PRIMARY_KEY_QUERY))
             {
                 ps.setString(1, batch.destination().sqlTable());
                 try (ResultSet r = ps.executeQuery())

@@ -119,6 +119,12 @@ public final class PostgresCatalog implements DestinationCatalog
     private static final String TYPE_QUERY = "SELECT t.typtype FROM pg_catalog.pg_type t"
         + " JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace WHERE n.nspname = ? AND t.typname = ?";
 
+    /** A table's primary key columns, in key order; the table as a regclass text. */
+    static final String PRIMARY_KEY_QUERY = "SELECT a.attname FROM pg_catalog.pg_index i"
+        + " JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)"
+        + " WHERE i.indrelid = ?::regclass AND i.indisprimary"
+        + " ORDER BY pg_catalog.array_position(i.indkey::int2[], a.attnum)";
+
     private static final String SCHEMA_QUERY = "SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = ?";
 
     private static final String VERSION_QUERY = "SELECT c.relkind, c.oid::text || ':' || pg_catalog.md5(coalesce("
@@ -163,6 +169,8 @@ public final class PostgresCatalog implements DestinationCatalog
     private final Connector connector;
     private final String server;
     private final Creation creation;
+    /** {@code key_columns} of an upsert sink (empty: the primary key), or null for append. */
+    private final List<String> upsertKey;
     /** The last {@link #describe} of each table, keyed by schema NUL table: what {@link #columnsOf} answers from. */
     private final Map<String, Table> described = new ConcurrentHashMap<>();
     /** Default expressions this catalog classified as constant: the only ones {@link #evaluateDefault} runs. */
@@ -176,9 +184,68 @@ public final class PostgresCatalog implements DestinationCatalog
      */
     public PostgresCatalog(final Connector connector, final String server, final Creation creation)
     {
+        this(connector, server, creation, null);
+    }
+
+    /**
+     * @param connector opens connections to the sink's database
+     * @param server    the server and database for messages, without credentials
+     * @param creation  how missing tables are created
+     * @param upsertKey for {@code insert_mode = "upsert"}: {@code key_columns}, empty for each table's primary key;
+     *                  {@code null} for append
+     */
+    public PostgresCatalog(final Connector connector, final String server, final Creation creation,
+        final List<String> upsertKey)
+    {
         this.connector = connector;
         this.server = server;
         this.creation = creation == null ? Creation.OFF : creation;
+        this.upsertKey = upsertKey == null ? null : List.copyOf(upsertKey);
+    }
+
+    /** @return whether the sink upserts ({@code insert_mode = "upsert"}) */
+    public boolean upsert()
+    {
+        return upsertKey != null;
+    }
+
+    /**
+     * The columns an upsert matches rows on: {@code key_columns}, or else the table's primary key in key order.
+     *
+     * @param schema a description {@link #describe} returned
+     * @return the key columns' names, verbatim; empty for append, or for a table without primary key when
+     *     {@code key_columns} is not set (the writer refuses that batch)
+     * @throws SinkException (retriable) when the server cannot be asked
+     */
+    public List<String> upsertKeyOf(final TableSchema schema) throws SinkException
+    {
+        if (upsertKey == null)
+        {
+            return List.of();
+        }
+        if (!upsertKey.isEmpty())
+        {
+            return upsertKey;
+        }
+        final String qualified = PostgresIdentifiers.qualified(schema.database(), schema.table());
+        try (Connection c = connector.connect();
+            PreparedStatement ps = c.prepareStatement(PRIMARY_KEY_QUERY))
+        {
+            ps.setString(1, qualified);
+            final List<String> names = new ArrayList<>();
+            try (ResultSet r = ps.executeQuery())
+            {
+                while (r.next())
+                {
+                    names.add(r.getString(1));
+                }
+            }
+            return List.copyOf(names);
+        }
+        catch (final SQLException e)
+        {
+            throw PostgresErrors.classify("read the primary key of " + qualified + " at " + server, e);
+        }
     }
 
     @Override
@@ -780,6 +847,14 @@ public final class PostgresCatalog implements DestinationCatalog
     public String qualifiedName(final String schema, final String table)
     {
         return PostgresIdentifiers.qualified(schema, table);
+    }
+
+    /** @return e.g. {@code table "hpg_s"."Nope.x" does not exist in schema "hpg_s"}, names quoted as SQL reads them */
+    @Override
+    public String missingTable(final String schema, final String table)
+    {
+        return "table " + PostgresIdentifiers.qualified(schema, table) + " does not exist in schema "
+            + PostgresIdentifiers.quote(schema);
     }
 
     @Override

@@ -41,9 +41,9 @@ public final class PostgresDriver implements SinkDriver
     {
         final PostgresConfig c = config(sink);
         final String key = c.jdbcUrl() + "\u0000" + c.username() + "\u0000" + c.sslMode() + "\u0000"
-            + c.sessionSettings() + "\u0000" + c.creation();
+            + c.sessionSettings() + "\u0000" + c.creation() + "\u0000" + c.upsert() + "\u0000" + c.keyColumns();
         return catalogs.computeIfAbsent(key, k -> new PostgresCatalog(() -> PostgresConnections.connect(c),
-            PostgresProvider.serverOf(c.jdbcUrl()), c.creation()));
+            PostgresProvider.serverOf(c.jdbcUrl()), c.creation(), c.upsert() ? c.keyColumns() : null));
     }
 
     @Override

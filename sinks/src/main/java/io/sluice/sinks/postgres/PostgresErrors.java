@@ -84,6 +84,41 @@ public final class PostgresErrors
         "22", "data_exception (class)",
         "23", "integrity_constraint_violation (class)");
 
+    /**
+     * Condition names of the SQLSTATEs a sink meets most, from PostgreSQL's manual, Appendix A "PostgreSQL Error
+     * Codes"; looked up before the classes above, so a message names the condition rather than only its class.
+     */
+    public static final Map<String, String> CONDITIONS = Map.ofEntries(
+        Map.entry("08001", "sqlclient_unable_to_establish_sqlconnection"),
+        Map.entry("08006", "connection_failure"),
+        Map.entry("21000", "cardinality_violation"),
+        Map.entry("22001", "string_data_right_truncation"),
+        Map.entry("22003", "numeric_value_out_of_range"),
+        Map.entry("22004", "null_value_not_allowed"),
+        Map.entry("22007", "invalid_datetime_format"),
+        Map.entry("22008", "datetime_field_overflow"),
+        Map.entry("22012", "division_by_zero"),
+        Map.entry("22021", "character_not_in_repertoire"),
+        Map.entry("22023", "invalid_parameter_value"),
+        Map.entry("22P02", "invalid_text_representation"),
+        Map.entry("22P03", "invalid_binary_representation"),
+        Map.entry("22P05", "untranslatable_character"),
+        Map.entry("23001", "restrict_violation"),
+        Map.entry("23502", "not_null_violation"),
+        Map.entry("23503", "foreign_key_violation"),
+        Map.entry("23505", "unique_violation"),
+        Map.entry("23514", "check_violation"),
+        Map.entry("23P01", "exclusion_violation"),
+        Map.entry("25P02", "in_failed_sql_transaction"),
+        Map.entry("28P01", "invalid_password"),
+        Map.entry("42501", "insufficient_privilege"),
+        Map.entry("42703", "undefined_column"),
+        Map.entry("42804", "datatype_mismatch"),
+        Map.entry("42P10", "invalid_column_reference"),
+        Map.entry("53100", "disk_full"),
+        Map.entry("53200", "out_of_memory"),
+        Map.entry("53300", "too_many_connections"));
+
     /** 25P02: an earlier statement of the transaction failed; never reported as a cause. */
     public static final String IN_FAILED_TRANSACTION = "25P02";
 
@@ -215,6 +250,10 @@ public final class PostgresErrors
         if (state == null || state.length() != 5)
         {
             return "";
+        }
+        if (CONDITIONS.containsKey(state))
+        {
+            return " (" + CONDITIONS.get(state) + ")";
         }
         for (final Map<String, String> m : java.util.List.of(RETRIABLE, FATAL, TABLE_GONE, RECORD_CAUSED))
         {

@@ -40,6 +40,22 @@ class PostgresErrorsTest
     }
 
     @Test
+    void shouldNameTheConditionBeforeItsClass()
+    {
+        final Object[][] table = {{"23505", "(unique_violation)"}, {"23503", "(foreign_key_violation)"},
+            {"23514", "(check_violation)"}, {"23502", "(not_null_violation)"},
+            {"22021", "(character_not_in_repertoire)"},
+            {"57014", "(query_canceled)"}, {"22P02", "(invalid_text_representation)"},
+            {"23P99", "(integrity_constraint_violation (class))"}, {"08P01", "(connection_exception (class))"}};
+        for (final Object[] row : table)
+        {
+            final String m = PostgresErrors.classify("COPY into \"s\".\"t\"",
+                new SQLException("refused", (String)row[0])).getMessage();
+            assertTrue(m.contains("PostgreSQL error " + row[0] + " " + row[1] + ":"), m);
+        }
+    }
+
+    @Test
     void shouldPackSqlstatesAsPostgresqlDoes()
     {
         // MAKE_SQLSTATE('4','2','P','0','1') = 4 + (2 << 6) + (32 << 12) + (0 << 18) + (1 << 24)

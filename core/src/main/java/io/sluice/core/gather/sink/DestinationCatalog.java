@@ -89,6 +89,19 @@ public interface DestinationCatalog
     String qualifiedName(String database, String table);
 
     /**
+     * Says that a table is missing, in the destination's own words (its quoting, and what it calls the namespace a
+     * table lives in: a ClickHouse database, a PostgreSQL schema).
+     *
+     * @param database database (or schema) name, verbatim
+     * @param table    table name, verbatim
+     * @return e.g. {@code table github.push_events does not exist in database github}
+     */
+    default String missingTable(final String database, final String table)
+    {
+        return "table " + database + "." + table + " does not exist in database " + database;
+    }
+
+    /**
      * @param column column name, verbatim
      * @return the column name as written in SQL, quoted
      */
