@@ -44,6 +44,7 @@ mvn -B verify -Pfaults \
   -Dsluice.clickhouse.https.url="$SLUICE_CLICKHOUSE_HTTPS_URL" \
   -Dsluice.secure.dir="$SLUICE_SECURE_DIR" \
   -Dsluice.postgres.url="$SLUICE_POSTGRES_URL" \
+  -Dsluice.promtool="${SLUICE_HOME:-$ROOT/.sluice}/tools/promtool" \
   "$@" 2>&1 | tee "$RUN_LOG"
 rc=${PIPESTATUS[0]}
 set -e
