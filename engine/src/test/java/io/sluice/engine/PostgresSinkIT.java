@@ -41,12 +41,12 @@ class PostgresSinkIT
     private static final String SCHEMA = "pgsink_" + Long.toString(System.currentTimeMillis(), 36);
     private static final List<String> TOPICS = new ArrayList<>();
 
-    private static String url()
+    static String url()
     {
         return System.getProperty("sluice.postgres.url", "jdbc:postgresql://127.0.0.1:15432/sluice");
     }
 
-    private static Connection open() throws SQLException
+    static Connection open() throws SQLException
     {
         final Map<String, String> secrets = TestServices.secrets();
         final Properties p = new Properties();
@@ -57,7 +57,7 @@ class PostgresSinkIT
         return DriverManager.getConnection(url(), p);
     }
 
-    private static void sql(final String... statements) throws SQLException
+    static void sql(final String... statements) throws SQLException
     {
         try (Connection c = open(); Statement s = c.createStatement())
         {
@@ -69,7 +69,7 @@ class PostgresSinkIT
     }
 
     /** Rows as "a|b|c" lines in the order the query gives. */
-    private static List<String> rows(final String query) throws SQLException
+    static List<String> rows(final String query) throws SQLException
     {
         final List<String> out = new ArrayList<>();
         try (Connection c = open(); Statement s = c.createStatement(); ResultSet r = s.executeQuery(query))

@@ -96,7 +96,7 @@ class SplitAcrossSinksIT
         TestServices.sql("DROP DATABASE " + dbB);
     }
 
-    private static List<byte[]> records(final int first, final String... branches)
+    static List<byte[]> records(final int first, final String... branches)
     {
         final List<byte[]> records = new ArrayList<>();
         for (final String t : branches)
@@ -107,7 +107,7 @@ class SplitAcrossSinksIT
         return records;
     }
 
-    private static long committed(final String group, final TopicPartition tp)
+    static long committed(final String group, final TopicPartition tp)
     {
         try
         {
@@ -120,7 +120,7 @@ class SplitAcrossSinksIT
         }
     }
 
-    private static String sql(final String query)
+    static String sql(final String query)
     {
         try
         {
@@ -132,7 +132,7 @@ class SplitAcrossSinksIT
         }
     }
 
-    private static void await(final BooleanSupplier condition, final long seconds, final String what,
+    static void await(final BooleanSupplier condition, final long seconds, final String what,
         final EngineProcess e) throws InterruptedException
     {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
