@@ -577,7 +577,7 @@ public final class SluiceEngine
                 sb.append(String.format("  %-40s %d rows%n", e.getKey(), e.getValue()));
             }
             sb.append(String.format(
-                "  latency end-to-end (Kafka timestamp -> ClickHouse ack; includes any wait in Kafka before this run): "
+                "  latency end-to-end (Kafka timestamp -> the database's ack; includes any wait in Kafka before this run): "
                     + "p50=%s p99=%s p99.9=%s max=%s%n",
                 ms(h[0], 50), ms(h[0], 99), ms(h[0], 99.9), ms(h[0], 100)));
             sb.append(String.format(
