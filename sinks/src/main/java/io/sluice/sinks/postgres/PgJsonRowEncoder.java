@@ -1,7 +1,6 @@
 package io.sluice.sinks.postgres;
 
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -9,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,8 +16,6 @@ import net.openhft.chronicle.bytes.Bytes;
 import io.sluice.codecs.json.JsonError;
 import io.sluice.codecs.json.JsonKind;
 import io.sluice.codecs.json.JsonPath;
-import io.sluice.codecs.json.JsonPathSet;
-import io.sluice.codecs.json.JsonScanner;
 import io.sluice.codecs.json.JsonValueView;
 import io.sluice.codecs.pgcopy.PgColumnEncoder;
 import io.sluice.codecs.pgcopy.PgCopy;
@@ -30,6 +26,7 @@ import io.sluice.codecs.rowbinary.ConversionError;
 import io.sluice.core.gather.batch.OmissionMask;
 import io.sluice.core.gather.json.JsonEncoding;
 import io.sluice.core.gather.json.ColumnMappings;
+import io.sluice.core.gather.json.ConstantValues;
 import io.sluice.core.gather.json.JsonRecord;
 import io.sluice.core.gather.json.KafkaMetadata;
 import io.sluice.core.gather.json.KnownFields;
@@ -401,53 +398,29 @@ public final class PgJsonRowEncoder implements RowEncoder<JsonRecord>
         {
             return null;
         }
-        final byte[] doc = ("{\"v\":" + json + "}").getBytes(StandardCharsets.UTF_8);
-        final JsonScanner scanner = new JsonScanner(JsonPathSet.compile(List.of("v")), 64);
-        if (scanner.scan(new UnsafeBuffer(doc), 0, doc.length) != JsonError.NONE)
+        final PgScratch scratch = new PgScratch(Math.max(1024, json.length() + 16));
+        final int[] code = new int[1];
+        final byte[] bytes = ConstantValues.encode(json, (v, out) -> encoder.encode(v, out, scratch), code);
+        if (code[0] == ConstantValues.NOT_JSON)
         {
             LOG.warn("default of column {} ({}) evaluated to {} which is not JSON; the server evaluates it per row",
                 c.name(), c.defaultExpression(), json);
-            return null;
         }
-        final JsonValueView v = new JsonValueView();
-        scanner.value(0, v);
-        final Bytes<Void> out = Bytes.allocateElasticDirect(64);
-        try
+        else if (bytes == null)
         {
-            final int rc = encoder.encode(v, out, new PgScratch(Math.max(1024, doc.length)));
-            if (rc != ConversionError.NONE)
-            {
-                LOG.warn("default of column {} ({} = {}) does not convert to {}: {}; the server evaluates it per row",
-                    c.name(), c.defaultExpression(), json, c.type(), PgCopyError.describe(rc));
-                return null;
-            }
-            final byte[] bytes = new byte[(int)out.writePosition()];
-            out.read(bytes);
-            return bytes;
+            LOG.warn("default of column {} ({} = {}) does not convert to {}: {}; the server evaluates it per row",
+                c.name(), c.defaultExpression(), json, c.type(), PgCopyError.describe(code[0]));
         }
-        finally
-        {
-            out.releaseLast();
-        }
+        return bytes;
     }
 
     /**
      * @param v the value a column could not take
-     * @return {@code " (value ...)"} with its first 96 bytes of JSON text (a string in quotes, escapes as they stand
-     *     in the record), or empty for a missing value; for error messages only (allocates)
+     * @return {@link ConstantValues#shown}
      */
     static String shown(final JsonValueView v)
     {
-        if (v.kind() == JsonKind.MISSING)
-        {
-            return "";
-        }
-        final int n = Math.min(v.length(), 96);
-        final byte[] b = new byte[n];
-        v.buffer().getBytes(v.offset(), b);
-        final String text = new String(b, StandardCharsets.UTF_8).replace("\u0000", "\\u0000")
-            + (v.length() > n ? "..." : "");
-        return v.kind() == JsonKind.STRING ? " (value \"" + text + "\")" : " (value " + text + ")";
+        return ConstantValues.shown(v);
     }
 
     /** One bound column. */

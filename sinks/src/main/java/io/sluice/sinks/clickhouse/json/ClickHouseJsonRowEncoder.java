@@ -1,6 +1,5 @@
 package io.sluice.sinks.clickhouse.json;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -8,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,8 +15,6 @@ import net.openhft.chronicle.bytes.Bytes;
 import io.sluice.codecs.json.JsonError;
 import io.sluice.codecs.json.JsonKind;
 import io.sluice.codecs.json.JsonPath;
-import io.sluice.codecs.json.JsonPathSet;
-import io.sluice.codecs.json.JsonScanner;
 import io.sluice.codecs.json.JsonValueView;
 import io.sluice.codecs.rowbinary.ClickHouseType;
 import io.sluice.codecs.rowbinary.ColumnEncoder;
@@ -28,6 +24,7 @@ import io.sluice.codecs.rowbinary.EncoderOptions;
 import io.sluice.codecs.rowbinary.RowBinary;
 import io.sluice.core.gather.batch.OmissionMask;
 import io.sluice.core.gather.json.ColumnMappings;
+import io.sluice.core.gather.json.ConstantValues;
 import io.sluice.core.gather.json.ExplainableEncoder;
 import io.sluice.core.gather.json.JsonEncoding;
 import io.sluice.core.gather.json.JsonRecord;
@@ -445,53 +442,28 @@ public final class ClickHouseJsonRowEncoder implements RowEncoder<JsonRecord>
         {
             return null;
         }
-        final byte[] doc = ("{\"v\":" + json + "}").getBytes(StandardCharsets.UTF_8);
-        final JsonScanner scanner = new JsonScanner(JsonPathSet.compile(List.of("v")), 64);
-        if (scanner.scan(new UnsafeBuffer(doc), 0, doc.length) != JsonError.NONE)
+        final EncodeScratch scratch = new EncodeScratch(1024);
+        final int[] code = new int[1];
+        final byte[] bytes = ConstantValues.encode(json, (v, out) -> encoder.encode(v, out, scratch), code);
+        if (code[0] == ConstantValues.NOT_JSON)
         {
             LOG.warn("default of column {} ({}) evaluated to {} which is not JSON; rows without it will fail", c.name(),
                 c.defaultExpression(), json);
-            return null;
         }
-        final JsonValueView v = new JsonValueView();
-        scanner.value(0, v);
-        final Bytes<Void> out = Bytes.allocateElasticDirect(64);
-        try
+        else if (bytes == null)
         {
-            final int rc = encoder.encode(v, out, new EncodeScratch(1024));
-            if (rc != ConversionError.NONE)
-            {
-                LOG.warn("default of column {} ({} = {}) does not convert to {}: {}", c.name(), c.defaultExpression(),
-                    json,
-                    c.type(), ConversionError.describe(rc));
-                return null;
-            }
-            final byte[] bytes = new byte[(int)out.writePosition()];
-            out.read(bytes);
-            return bytes;
+            LOG.warn("default of column {} ({} = {}) does not convert to {}: {}", c.name(), c.defaultExpression(),
+                json, c.type(), ConversionError.describe(code[0]));
         }
-        finally
-        {
-            out.releaseLast();
-        }
+        return bytes;
     }
 
     /**
      * @param v the value a column could not take
-     * @return {@code " (value ...)"} with its first 96 bytes of JSON text (a string as it stands in the record, escapes
-     *     not decoded, in quotes; 96 holds any Int256 or UInt256 and one digit past it in full), or empty for a
-     *     missing value; for error messages only (allocates)
+     * @return {@link ConstantValues#shown}
      */
     static String shown(final JsonValueView v)
     {
-        if (v.kind() == JsonKind.MISSING)
-        {
-            return "";
-        }
-        final int n = Math.min(v.length(), 96);
-        final byte[] b = new byte[n];
-        v.buffer().getBytes(v.offset(), b);
-        final String text = new String(b, StandardCharsets.UTF_8) + (v.length() > n ? "..." : "");
-        return v.kind() == JsonKind.STRING ? " (value \"" + text + "\")" : " (value " + text + ")";
+        return ConstantValues.shown(v);
     }
 }
