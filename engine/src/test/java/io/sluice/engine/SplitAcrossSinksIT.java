@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RetriableException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -116,6 +117,12 @@ class SplitAcrossSinksIT
         }
         catch (final Exception e)
         {
+            // a broker slow to answer under load (a retriable error) is "not known yet": the caller's bounded wait
+            // asks again; anything else fails the test
+            if (e.getCause() instanceof RetriableException)
+            {
+                return -1;
+            }
             throw new IllegalStateException(e);
         }
     }
