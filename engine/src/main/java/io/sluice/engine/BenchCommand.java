@@ -33,9 +33,10 @@ import io.sluice.sinks.kafka.KafkaTopicAdmin;
 /**
  * {@code engine.jar bench --config F}: runs the pipelines of F over what is in their topics (as
  * {@code --until-caught-up} does) and prints what the run cost: records/s over the window from the first record
- * read to the last row acknowledged, RowBinary MB/s written, CPU seconds per million records, peak RSS and heap, GC
- * count and pause total, bytes allocated per record, and end-to-end latency percentiles (Kafka record timestamp to
- * ClickHouse acknowledgement). The same numbers as {@code scripts/bench.sh} reports for Sluice; see
+ * read to the last row acknowledged, MB/s of encoded rows written (the sink's row format: RowBinary for ClickHouse,
+ * binary COPY tuples for PostgreSQL), CPU seconds per million records, peak RSS and heap, GC count and pause total,
+ * bytes allocated per record, and end-to-end latency percentiles (Kafka record timestamp to the database's
+ * acknowledgement). Any sink kind that is installed ({@code clickhouse}, {@code postgres}). The same numbers as {@code scripts/bench.sh} reports for Sluice; see
  * docs/benchmarks.md for what each means.
  *
  * <p>It is a real run: rows are written into the configured tables and offsets are committed for the configured
@@ -102,7 +103,7 @@ public final class BenchCommand implements Callable<Integer>
         }
         long in = 0;
         long rows = 0;
-        long rowBinary = 0;
+        long written = 0;
         long inserts = 0;
         final Histogram latency = new Histogram(3);
         for (final GatherPipeline<?> p : engine.pipelines())
@@ -110,7 +111,7 @@ public final class BenchCommand implements Callable<Integer>
             final PipelineStats s = p.stats();
             in += s.recordsIn.get();
             rows += s.rowsWritten.get();
-            rowBinary += s.bytesWritten.get();
+            written += s.bytesWritten.get();
             inserts += s.inserts.get();
             latency.add(s.totals()[0]);
         }
@@ -124,7 +125,8 @@ public final class BenchCommand implements Callable<Integer>
         r.put("exit_code", code);
         r.put("records", in);
         r.put("rows", rows);
-        r.put("rowbinary_bytes", rowBinary);
+        r.put("kinds", kinds(engine));
+        r.put("written_bytes", written);
         r.put("inserts", inserts);
         r.putAll(meter.results());
         r.put("latency_count", latency.getTotalCount());
@@ -138,6 +140,17 @@ public final class BenchCommand implements Callable<Integer>
             Files.writeString(json, ProcessMeter.toJson(r) + "\n");
         }
         return code;
+    }
+
+    /** @return the kinds of the pipelines' sinks, e.g. {@code clickhouse} or {@code clickhouse+postgres} */
+    private static String kinds(final SluiceEngine engine)
+    {
+        final java.util.TreeSet<String> kinds = new java.util.TreeSet<>();
+        for (final GatherPipeline<?> p : engine.pipelines())
+        {
+            kinds.add(p.kind());
+        }
+        return String.join("+", kinds);
     }
 
     private static void deleteGroups(final SluiceConfig c) throws InterruptedException
@@ -184,8 +197,8 @@ public final class BenchCommand implements Callable<Integer>
             sb.append(String.format(Locale.ROOT,
                 "  records/s            %,12.0f   (window: first record read to last row acknowledged, %.2f s)%n",
                 records / w, w));
-            sb.append(String.format(Locale.ROOT, "  RowBinary MB/s       %12.1f%n",
-                ((Long)r.get("rowbinary_bytes")) / w / 1e6));
+            sb.append(String.format(Locale.ROOT, "  written MB/s         %12.1f   (encoded rows: %s)%n",
+                ((Long)r.get("written_bytes")) / w / 1e6, r.get("kinds")));
             sb.append(String.format(Locale.ROOT, "  CPU s per M records  %12.2f   (window; whole process: %.2f)%n",
                 (Double)r.get("window_cpu_s") / records * 1e6, (Double)r.get("process_cpu_s") / records * 1e6));
             sb.append(String.format(Locale.ROOT,
@@ -200,7 +213,7 @@ public final class BenchCommand implements Callable<Integer>
             (Long)r.get("gc_count"),
             (Double)r.get("gc_pause_ms")));
         sb.append(String.format(Locale.ROOT,
-            "  latency (Kafka timestamp -> ClickHouse ack) p50 %.1f ms, p99 %.1f ms, p99.9 %.1f ms, max %.1f ms%n",
+            "  latency (Kafka timestamp -> database ack) p50 %.1f ms, p99 %.1f ms, p99.9 %.1f ms, max %.1f ms%n",
             ((Long)r.get("latency_p50_us")) / 1e3, ((Long)r.get("latency_p99_us")) / 1e3,
             ((Long)r.get("latency_p999_us")) / 1e3,
             ((Long)r.get("latency_max_us")) / 1e3));

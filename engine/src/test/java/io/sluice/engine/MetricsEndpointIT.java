@@ -77,22 +77,36 @@ class MetricsEndpointIT
                     continue; // the engine has not bound the port yet
                 }
                 // end-to-end latency is recorded when the offsets commit, a little after the rows are counted
-                if (body.contains("sluice_rows_written_total{pipeline=\"m\",table=\"" + db + ".b\"} 100.0")
-                    && body.contains("sluice_rows_written_total{pipeline=\"m\",table=\"" + db + ".a\"} 100.0")
-                    && body.contains("sluice_end_to_end_latency_seconds_count{pipeline=\"m\"} 200"))
+                if (body.contains(
+                    "sluice_rows_written_total{kind=\"clickhouse\",pipeline=\"m\",table=\"" + db + ".b\"} 100.0")
+                    && body.contains(
+                        "sluice_rows_written_total{kind=\"clickhouse\",pipeline=\"m\",table=\"" + db + ".a\"} 100.0")
+                    && body.contains("sluice_end_to_end_latency_seconds_count{kind=\"clickhouse\",pipeline=\"m\"} 200"))
                 {
                     break;
                 }
             }
-            assertTrue(body.contains("sluice_rows_written_total{pipeline=\"m\",table=\"" + db + ".a\"} 100.0"), body);
-            assertTrue(body.contains("sluice_records_dropped_total{pipeline=\"m\",reason=\"unrouted\"} 100.0"), body);
-            assertTrue(body.contains("sluice_records_in_total{pipeline=\"m\"} 300.0"), body);
-            assertTrue(body.contains("sluice_inserts_total{pipeline=\"m\",table=\"" + db + ".b\"}"), body);
             assertTrue(
-                body.contains("sluice_checkpoint_lag_records{partition=\"1\",pipeline=\"m\",topic=\"" + topic + "\"}"),
+                body.contains(
+                    "sluice_rows_written_total{kind=\"clickhouse\",pipeline=\"m\",table=\"" + db + ".a\"} 100.0"),
                 body);
-            assertTrue(body.contains("sluice_breaker_state{pipeline=\"m\",shard=\"0\",worker=\"0\"} 0"), body);
-            assertTrue(body.contains("sluice_end_to_end_latency_seconds_count{pipeline=\"m\"} 200"), body);
+            assertTrue(
+                body.contains(
+                    "sluice_records_dropped_total{kind=\"clickhouse\",pipeline=\"m\",reason=\"unrouted\"} 100.0"),
+                body);
+            assertTrue(body.contains("sluice_records_in_total{kind=\"clickhouse\",pipeline=\"m\"} 300.0"), body);
+            assertTrue(body.contains("sluice_inserts_total{kind=\"clickhouse\",pipeline=\"m\",table=\"" + db + ".b\"}"),
+                body);
+            assertTrue(
+                body.contains(
+                    "sluice_checkpoint_lag_records{kind=\"clickhouse\",partition=\"1\",pipeline=\"m\",topic=\"" + topic
+                        + "\"}"),
+                body);
+            assertTrue(
+                body.contains("sluice_breaker_state{kind=\"clickhouse\",pipeline=\"m\",shard=\"0\",worker=\"0\"} 0"),
+                body);
+            assertTrue(body.contains("sluice_end_to_end_latency_seconds_count{kind=\"clickhouse\",pipeline=\"m\"} 200"),
+                body);
             assertEquals(100, TestServices.sqlLong("SELECT count() FROM " + db + ".a"));
         }
         finally

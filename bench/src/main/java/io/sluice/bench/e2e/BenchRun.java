@@ -737,27 +737,41 @@ public final class BenchRun
         {
             final String body = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(1)).GET().build(),
                 HttpResponse.BodyHandlers.ofString()).body();
-            double sum = 0;
-            double max = 0;
-            for (final String line : body.split("\n"))
-            {
-                if (line.startsWith("sluice_checkpoint_lag_offsets{"))
-                {
-                    sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-                }
-                else if (line.startsWith("sluice_checkpoint_lag_ms{"))
-                {
-                    max = Math.max(max, Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)));
-                }
-            }
-            last[0] = sum;
-            last[1] = max;
-            return sum;
+            final double[] lag = checkpointLag(body);
+            last[0] = lag[0];
+            last[1] = lag[1];
+            return lag[0];
         };
         final Map<String, Sampler.Probe> m = new LinkedHashMap<>();
         m.put("engine_lag_offsets", offsets);
         m.put("engine_lag_ms", () -> last[1]); // read in the same sample, right after the scrape above
         return m;
+    }
+
+    /**
+     * The engine's own checkpoint lag in one scrape of its {@code /metrics} (docs/metrics.md):
+     * {@code sluice_checkpoint_lag_records} summed over the partitions, and the largest
+     * {@code sluice_checkpoint_lag_seconds} in milliseconds.
+     *
+     * @param body the scrape, Prometheus' text format
+     * @return {records, ms}; zeros when the scrape has no such series
+     */
+    static double[] checkpointLag(final String body)
+    {
+        double sum = 0;
+        double maxSeconds = 0;
+        for (final String line : body.split("\n"))
+        {
+            if (line.startsWith("sluice_checkpoint_lag_records{"))
+            {
+                sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+            else if (line.startsWith("sluice_checkpoint_lag_seconds{"))
+            {
+                maxSeconds = Math.max(maxSeconds, Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)));
+            }
+        }
+        return new double[]{sum, maxSeconds * 1000};
     }
 
     private Sampler sampler(final Sampler.Probe rows, final Sampler.Probe committed,

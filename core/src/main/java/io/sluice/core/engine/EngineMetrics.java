@@ -67,6 +67,13 @@ final class EngineMetrics implements MultiCollector
     static final int MAX_TOPIC_SERIES = 500;
     /** The topic label value of the sum beyond {@link #MAX_TOPIC_SERIES} (parentheses: never a Kafka topic name). */
     static final String OTHER_TOPICS = "(other)";
+    /** The label of the sink's kind ({@code clickhouse}, {@code postgres}) on every gather series. */
+    static final String KIND = "kind";
+    /**
+     * The {@code kind} of a scatter source's data points in the series it shares with the gather side (dead letters,
+     * consumer and checkpoint lag): what it writes to, Kafka topics.
+     */
+    static final String SCATTER_KIND = "kafka";
 
     private final Supplier<List<GatherPipeline<?>>> pipelines;
     private final Supplier<List<ScatterPipeline>> scatters;
@@ -187,21 +194,22 @@ final class EngineMetrics implements MultiCollector
         void add(final GatherPipeline<?> p)
         {
             final String name = p.name();
+            final String kind = p.kind();
             final PipelineStats s = p.stats();
-            final Labels pl = Labels.of("pipeline", name);
+            final Labels pl = Labels.of(KIND, kind, "pipeline", name);
             in.add(s.recordsIn.get(), pl);
             routed.add(s.recordsRouted.get(), pl);
-            dropped.add(s.droppedUnrouted.get(), Labels.of("pipeline", name, "reason", "unrouted"));
+            dropped.add(s.droppedUnrouted.get(), Labels.of(KIND, kind, "pipeline", name, "reason", "unrouted"));
             dropped.add(s.droppedInvalid.get() + s.droppedRefused.get(),
-                Labels.of("pipeline", name, "reason", "invalid"));
-            dropped.add(s.droppedTombstone.get(), Labels.of("pipeline", name, "reason", "tombstone"));
-            deadLetters(name, p.deadLetters(), GATHER_REASONS);
+                Labels.of(KIND, kind, "pipeline", name, "reason", "invalid"));
+            dropped.add(s.droppedTombstone.get(), Labels.of(KIND, kind, "pipeline", name, "reason", "tombstone"));
+            deadLetters(name, kind, p.deadLetters(), GATHER_REASONS);
             pauses.add(s.backpressurePauses.get(), pl);
-            sealed.add(s.sealedByRows.get(), Labels.of("pipeline", name, "reason", "max_rows"));
-            sealed.add(s.sealedByBytes.get(), Labels.of("pipeline", name, "reason", "max_bytes"));
-            sealed.add(s.sealedByLinger.get(), Labels.of("pipeline", name, "reason", "linger"));
-            sealed.add(s.sealedByFlush.get(), Labels.of("pipeline", name, "reason", "flush"));
-            sealed.add(s.sealedByPool.get(), Labels.of("pipeline", name, "reason", "pool"));
+            sealed.add(s.sealedByRows.get(), Labels.of(KIND, kind, "pipeline", name, "reason", "max_rows"));
+            sealed.add(s.sealedByBytes.get(), Labels.of(KIND, kind, "pipeline", name, "reason", "max_bytes"));
+            sealed.add(s.sealedByLinger.get(), Labels.of(KIND, kind, "pipeline", name, "reason", "linger"));
+            sealed.add(s.sealedByFlush.get(), Labels.of(KIND, kind, "pipeline", name, "reason", "flush"));
+            sealed.add(s.sealedByPool.get(), Labels.of(KIND, kind, "pipeline", name, "reason", "pool"));
             rebalances.add(s.assignments.get(), pl);
             assigned.add(s.assignedPartitions(), pl);
             routeWaits.add(s.routeWaits.get(), pl);
@@ -209,68 +217,74 @@ final class EngineMetrics implements MultiCollector
             ackTrackerBytes.add(p.trackers().bytes(), pl);
             for (final Destination d : p.destinations())
             {
-                final Labels tl = Labels.of("pipeline", name, "table", d.toString());
+                final Labels tl = Labels.of(KIND, p.kindOf(d.sink()), "pipeline", name, "table", d.toString());
                 rows.add(d.rowsWritten(), tl);
                 bytes.add(d.bytesWritten(), tl);
                 inserts.add(d.inserts(), tl);
             }
             for (final TableStats t : s.tables())
             {
-                final Labels tl = Labels.of("pipeline", name, "table", t.label());
+                final String tableKind = t.destination() instanceof Destination d ? p.kindOf(d.sink()) : kind;
+                final Labels tl = Labels.of(KIND, tableKind, "pipeline", name, "table", t.label());
                 insertSeconds.add(buckets(t.insertNanos(), 1e-9, tl));
                 batchRows.add(buckets(t.batchRows(), 1, tl));
                 batchBytes.add(buckets(t.batchBytes(), 1, tl));
                 for (int c = 0; c < TableStats.classes(); c++)
                 {
-                    failures.add(t.failures(c), Labels.of("class", TableStats.className(c), "pipeline", name, "table",
-                        t.label()));
+                    failures.add(t.failures(c), Labels.of("class", TableStats.className(c), KIND, tableKind,
+                        "pipeline", name, "table", t.label()));
                 }
             }
-            partitions(p.name(), p.trackers(), s, now, consumerLag, checkpointLag, checkpointLagSeconds);
+            partitions(p.name(), kind, p.trackers(), s, now, consumerLag, checkpointLag, checkpointLagSeconds);
             for (int i = 0; i < p.trackers().size(); i++)
             {
                 final String h = p.watermarkHolder(i);
                 if (h != null)
                 {
                     final AckTracker tr = p.trackers().get(i);
-                    holder.add(1, Labels.of("holder", h, "partition", Integer.toString(tr.partition()), "pipeline",
-                        p.name(), "topic", tr.topic()));
+                    holder.add(1, Labels.of("holder", h, KIND, kind, "partition", Integer.toString(tr.partition()),
+                        "pipeline", p.name(), "topic", tr.topic()));
                 }
             }
             tables(p, now, tableLag, tableLagSeconds);
             for (final InsertWorker w : p.workers())
             {
-                final Labels wl = workerLabels(name, w.name());
+                final Labels wl = workerLabels(name, w.name()).add(KIND, p.kindOf(w));
                 breaker.add(w.breaker().state(), wl);
                 queued.add(w.queued(), wl);
             }
             s.readTotals(h ->
             {
                 endToEnd.add(hdr(h[0], 1e-6, END_TO_END_BUCKETS, pl));
-                ringHop.add(hdr(h[1], 1e-9, RING_HOP_BUCKETS, Labels.of("pipeline", name, "stage", "route")));
-                queueWait.add(hdr(h[3], 1e-6, WAIT_BUCKETS, Labels.of("pipeline", name, "stage", "insert")));
+                ringHop.add(hdr(h[1], 1e-9, RING_HOP_BUCKETS,
+                    Labels.of(KIND, kind, "pipeline", name, "stage", "route")));
+                queueWait.add(hdr(h[3], 1e-6, WAIT_BUCKETS,
+                    Labels.of(KIND, kind, "pipeline", name, "stage", "insert")));
             });
         }
 
         void add(final ScatterPipeline p)
         {
-            deadLetters(p.name(), p.deadLetters(), SCATTER_REASONS);
+            deadLetters(p.name(), SCATTER_KIND, p.deadLetters(), SCATTER_REASONS);
             if (!SluiceConfig.Source.KAFKA.equals(p.source().kind()))
             {
                 return; // a file or stdin source has lines, not partitions
             }
             // a scatter source that reads Kafka has partitions too: the same series, labelled by its pipeline
-            partitions(p.name(), p.trackers(), p.sourceStats(), now, consumerLag, checkpointLag, checkpointLagSeconds);
+            partitions(p.name(), SCATTER_KIND, p.trackers(), p.sourceStats(), now, consumerLag, checkpointLag,
+                checkpointLagSeconds);
         }
 
         /** The dead letters of a pipeline, by reason (zero when it has no dead-letter topic). */
-        private void deadLetters(final String name, final DeadLetters d, final DeadLetterReason[] reasons)
+        private void deadLetters(final String name, final String kind, final DeadLetters d,
+            final DeadLetterReason[] reasons)
         {
             for (final DeadLetterReason r : reasons)
             {
-                deadLetters.add(d == null ? 0 : d.written(r), Labels.of("pipeline", name, "reason", r.label()));
+                deadLetters.add(d == null ? 0 : d.written(r), Labels.of(KIND, kind, "pipeline", name, "reason",
+                    r.label()));
             }
-            deadLetterFailures.add(d == null ? 0 : d.notWritten(), Labels.of("pipeline", name));
+            deadLetterFailures.add(d == null ? 0 : d.notWritten(), Labels.of(KIND, kind, "pipeline", name));
         }
 
         void emit(final List<MetricSnapshot> out)
@@ -292,7 +306,8 @@ final class EngineMetrics implements MultiCollector
             ackTrackers.gauge(out, "sluice_ack_trackers", "Partitions whose ack state is held (freed on revocation)");
             ackTrackerBytes.gauge(out, "sluice_ack_tracker_bytes", "Heap the partitions' ack state takes");
             rows.counter(out, "sluice_rows_written", "Rows durably written, per table");
-            bytes.counter(out, "sluice_written_bytes", "Encoded RowBinary bytes durably written, per table");
+            bytes.counter(out, "sluice_written_bytes",
+                "Encoded bytes durably written (the sink's row format), per table");
             inserts.counter(out, "sluice_inserts", "Successful inserts, per table");
             failures.counter(out, "sluice_insert_failures",
                 "Failed insert attempts (each retry counts), per table and error class");
@@ -311,7 +326,7 @@ final class EngineMetrics implements MultiCollector
                 "Circuit breaker per insert worker: 0 closed, 1 open, 2 half-open");
             queued.gauge(out, "sluice_insert_queue_batches", "Sealed batches waiting in an insert worker's queue");
             histogram(out, "sluice_end_to_end_latency_seconds",
-                "Kafka record timestamp to ClickHouse acknowledgement, per row", endToEnd);
+                "Kafka record timestamp to the database's acknowledgement, per row", endToEnd);
             histogram(out, "sluice_ring_hop_seconds",
                 "Source publish to the stage after the ring (one record in eight)",
                 ringHop);
@@ -324,8 +339,9 @@ final class EngineMetrics implements MultiCollector
         }
     }
 
-    private static void partitions(final String pipeline, final PartitionTrackers t, final PipelineStats s,
-        final long now, final Family consumerLag, final Family checkpointLag, final Family checkpointLagSeconds)
+    private static void partitions(final String pipeline, final String kind, final PartitionTrackers t,
+        final PipelineStats s, final long now, final Family consumerLag, final Family checkpointLag,
+        final Family checkpointLagSeconds)
     {
         for (int i = 0; i < t.size(); i++)
         {
@@ -334,8 +350,8 @@ final class EngineMetrics implements MultiCollector
                 continue;
             }
             final AckTracker tr = t.get(i);
-            final Labels l = Labels.of("partition", Integer.toString(tr.partition()), "pipeline", pipeline, "topic",
-                tr.topic());
+            final Labels l = Labels.of(KIND, kind, "partition", Integer.toString(tr.partition()), "pipeline", pipeline,
+                "topic", tr.topic());
             final long lag = s.consumerLag(i);
             if (lag >= 0)
             {
@@ -349,9 +365,11 @@ final class EngineMetrics implements MultiCollector
     private static void tables(final GatherPipeline<?> p, final long now, final Family rows, final Family seconds)
     {
         final Map<String, long[]> byTable = new HashMap<>();
+        final Map<String, String> kinds = new HashMap<>();
         for (final Destination d : p.destinations())
         {
             byTable.putIfAbsent(d.toString(), new long[]{0, Long.MAX_VALUE});
+            kinds.putIfAbsent(d.toString(), p.kindOf(d.sink()));
         }
         for (final BatchPool pool : p.batchPools())
         {
@@ -362,6 +380,7 @@ final class EngineMetrics implements MultiCollector
                 if (d != null && b.inUse() && n > 0)
                 {
                     final long[] acc = byTable.computeIfAbsent(d.toString(), k -> new long[]{0, Long.MAX_VALUE});
+                    kinds.putIfAbsent(d.toString(), p.kindOf(d.sink()));
                     acc[0] += n;
                     acc[1] = Math.min(acc[1], b.openedNanos());
                 }
@@ -369,7 +388,7 @@ final class EngineMetrics implements MultiCollector
         }
         for (final Map.Entry<String, long[]> e : byTable.entrySet())
         {
-            final Labels l = Labels.of("pipeline", p.name(), "table", e.getKey());
+            final Labels l = Labels.of(KIND, kinds.get(e.getKey()), "pipeline", p.name(), "table", e.getKey());
             rows.add(e.getValue()[0], l);
             seconds.add(e.getValue()[0] == 0 ? 0 : Math.max(0, now - e.getValue()[1]) / 1e9, l);
         }

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -101,6 +102,8 @@ public final class GatherPipeline<T>
     private volatile boolean abandoned;
     private final List<Thread> threads = new ArrayList<>();
     private final List<InsertWorker> workers = new ArrayList<>();
+    /** The kind of the sink each insert worker writes to (for the metrics' {@code kind} label). */
+    private final Map<InsertWorker, String> workerKinds = new ConcurrentHashMap<>();
     private final List<BatchPool> pools = new ArrayList<>();
     private final DestinationResolver resolver = new DestinationResolver();
     private SchemaWatch schemaWatch;
@@ -310,6 +313,7 @@ public final class GatherPipeline<T>
                                 WaitStrategies.idleStrategy(sinkWait),
                                 s.connection().retryBackoffMs(), s.connection().retryBackoffMaxMs());
                             workers.add(ws[w]);
+                            workerKinds.put(ws[w], s.connection().kind());
                         }
                         return ws;
                     });
@@ -577,6 +581,41 @@ public final class GatherPipeline<T>
     public List<InsertWorker> workers()
     {
         return List.copyOf(workers);
+    }
+
+    /**
+     * The kind of the pipeline's own sink (the {@code [[sinks]]} entry that consumes): the {@code kind} label of the
+     * pipeline's series. An embedded spec without a sink of the pipeline's name takes its first branch's sink.
+     *
+     * @return e.g. {@code clickhouse} or {@code postgres}
+     */
+    public String kind()
+    {
+        final SinkSpec own = spec.sinks().get(spec.name());
+        return own != null ? own.connection().kind() : kindOf(spec.split().branches().get(0).sink());
+    }
+
+    /**
+     * The kind of an installed sink of this pipeline (a branch may write to a sink of another kind than the
+     * pipeline's, docs/sinks.md "A split across kinds"): the {@code kind} label of a table's series.
+     *
+     * @param sinkName the installed sink's name ({@link Destination#sink()})
+     * @return its kind, or {@link #kind()} when the pipeline has no sink of that name
+     */
+    public String kindOf(final String sinkName)
+    {
+        final SinkSpec s = sinkName == null ? null : spec.sinks().get(sinkName);
+        return s != null ? s.connection().kind() : kind();
+    }
+
+    /**
+     * @param worker one of {@link #workers()}
+     * @return the kind of the sink the worker writes to, or {@link #kind()} for a worker of another pipeline
+     */
+    public String kindOf(final InsertWorker worker)
+    {
+        final String k = workerKinds.get(worker);
+        return k != null ? k : kind();
     }
 
     /**

@@ -141,7 +141,7 @@ public final class PipelineStats
     public TableStats table(final Object destination)
     {
         final TableStats t = tables.get(destination);
-        return t != null ? t : tables.computeIfAbsent(destination, d -> new TableStats(d.toString()));
+        return t != null ? t : tables.computeIfAbsent(destination, TableStats::new);
     }
 
     /** @return the tables measured so far (a copy; any thread) */

@@ -23,6 +23,7 @@ public final class TableStats
     private static final String[] CLASS_NAMES = {"retriable", "permanent", "unexpected", "schema_changed"};
 
     private final String label;
+    private final Object destination;
     /** Upper bounds of the insert duration histogram, nanoseconds (1 ms to 60 s). */
     private static final long[] INSERT_NANOS_BUCKETS = {1_000_000L, 2_500_000L, 5_000_000L, 10_000_000L, 25_000_000L,
         50_000_000L, 100_000_000L, 250_000_000L, 500_000_000L, 1_000_000_000L, 2_500_000_000L, 5_000_000_000L,
@@ -40,9 +41,10 @@ public final class TableStats
     private final PaddedAtomicLong[] failures = {new PaddedAtomicLong(), new PaddedAtomicLong(),
         new PaddedAtomicLong(), new PaddedAtomicLong()};
 
-    TableStats(final String label)
+    TableStats(final Object destination)
     {
-        this.label = label;
+        this.destination = destination;
+        this.label = destination.toString();
     }
 
     /**
@@ -109,6 +111,15 @@ public final class TableStats
     public BucketHistogram batchBytes()
     {
         return batchBytes;
+    }
+
+    /**
+     * @return the destination these measurements are of, as given to {@link PipelineStats#table(Object)} (in a
+     *     gather pipeline a {@code Destination}, which names the sink and so the kind it is written by)
+     */
+    public Object destination()
+    {
+        return destination;
     }
 
     /** @return the table's label value, {@code database.table} */

@@ -115,7 +115,8 @@ class UnmatchedPolicyFaultIT
                 committed = Faults.committed(admin, t[2], t[0], 1)[0];
                 metrics = scrape(port);
                 if (committed == 4
-                    && metrics.contains("sluice_rows_written_total{pipeline=\"s1\",table=\"" + t[1] + ".clicks\"} 2.0"))
+                    && metrics.contains("sluice_rows_written_total{kind=\"clickhouse\",pipeline=\"s1\",table=\"" + t[1]
+                        + ".clicks\"} 2.0"))
                 {
                     break;
                 }
@@ -125,10 +126,14 @@ class UnmatchedPolicyFaultIT
             assertEquals(0, e.waitFor(60), "SIGTERM: drain, commit, exit 0; log " + e.logFile());
         }
         assertEquals(4, committed, "the committed offset passes the skipped record");
-        assertTrue(metrics.contains("sluice_records_dropped_total{pipeline=\"s1\",reason=\"unrouted\"} 1.0"), metrics);
-        assertTrue(metrics.contains("sluice_records_dropped_total{pipeline=\"s1\",reason=\"invalid\"} 0.0"), metrics);
-        assertTrue(metrics.contains("sluice_records_in_total{pipeline=\"s1\"} 4.0"), metrics);
-        assertTrue(metrics.contains("sluice_rows_written_total{pipeline=\"s1\",table=\"" + t[1] + ".views\"} 1.0"),
+        assertTrue(metrics.contains(
+            "sluice_records_dropped_total{kind=\"clickhouse\",pipeline=\"s1\",reason=\"unrouted\"} 1.0"), metrics);
+        assertTrue(metrics.contains(
+            "sluice_records_dropped_total{kind=\"clickhouse\",pipeline=\"s1\",reason=\"invalid\"} 0.0"), metrics);
+        assertTrue(metrics.contains("sluice_records_in_total{kind=\"clickhouse\",pipeline=\"s1\"} 4.0"), metrics);
+        assertTrue(
+            metrics.contains(
+                "sluice_rows_written_total{kind=\"clickhouse\",pipeline=\"s1\",table=\"" + t[1] + ".views\"} 1.0"),
             metrics);
         assertEquals("0\tu1\n3\tu2\n", ch.sql("SELECT n, user FROM " + t[1] + ".clicks ORDER BY n"));
         assertEquals("1\t/home\n", ch.sql("SELECT n, page FROM " + t[1] + ".views ORDER BY n"));
