@@ -856,6 +856,13 @@ public final class AckTracker extends AckTrackerCounters
     }
 
     /**
+     * The error code of a failure that is a wait, not an error: the record waits for something that is being made
+     * ready (its new table, set up off the route stage), and the partition is read again from it once the backoff
+     * has passed. Logged at INFO, not WARN; the stall limit applies as to any failure.
+     */
+    public static final int CODE_AWAITING = Integer.MIN_VALUE;
+
+    /**
      * The error code given with the lowest failed offset.
      *
      * <p>Any thread.

@@ -281,7 +281,8 @@ public final class ConfigLoader
             en.intValue(ENGINE_OVERFLOW_BUFFERS),
             powerOfTwo(en, ENGINE_ACK_WINDOW),
             en.intValue(ENGINE_QUEUE_DEPTH),
-            en.longValue(ENGINE_STATUS_INTERVAL_MS));
+            en.longValue(ENGINE_STATUS_INTERVAL_MS),
+            en.intValue(ENGINE_DESTINATION_SETUP_THREADS));
         if ((long)engine.ringSize() * engine.slotBytes() > Integer.MAX_VALUE)
         {
             en.problem(ENGINE_RING_SIZE.name(), "ring_size x slot_bytes = " + engine.ringSize() + " x "

@@ -164,6 +164,12 @@ public final class ConfigSchema
         .defaultValue("4").unit("batches").range(1, 1024)
         .doc(
             "Sealed batches that may wait per shard for its insert worker; beyond it the route stage waits (back-pressure).");
+    static final ConfigKey ENGINE_DESTINATION_SETUP_THREADS = ConfigKey.in("engine", "destination_setup_threads", INT)
+        .defaultValue("4").unit("threads").range(0, 64)
+        .doc("New destination tables a gather pipeline sets up at once (exists, create, read columns), on threads of "
+            + "their own, while the records of tables already set up keep flowing; a record of a table not set up yet "
+            + "waits in its partition and is read again once it is. 0: each new table is set up on the route stage, "
+            + "one at a time, and every record waits behind it.");
     static final ConfigKey ENGINE_STATUS_INTERVAL_MS = ConfigKey.in("engine", "status_interval_ms", LONG)
         .defaultValue("10000").unit("ms").range(0, 86_400_000)
         .doc("Period of the one-line status log (records, rows, checkpoint lag); 0 turns it off.");

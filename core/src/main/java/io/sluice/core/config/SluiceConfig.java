@@ -238,9 +238,14 @@ public record SluiceConfig(
     {
     }
 
-    /** [engine]: sizes of the record path. */
+    /**
+     * [engine]: sizes of the record path.
+     *
+     * @param destinationSetupThreads {@code engine.destination_setup_threads}: new tables set up at once per pipeline
+     *                                off the route stage; 0 sets them up on the route stage, one at a time
+     */
     public record Engine(int ringSize, int slotBytes, int maxRecordBytes, int overflowBuffers, int ackWindow,
-        int queueDepth, long statusIntervalMs)
+        int queueDepth, long statusIntervalMs, int destinationSetupThreads)
     {
     }
 

@@ -184,15 +184,35 @@ public final class DestinationResolver
         final SinkTarget target,
         final String topic)
     {
+        final Result known = known(branchIndex, branchName, encoder, target, topic);
+        return known != null
+            ? known
+            : install(branchIndex, branchName, encoder, target, topic,
+                prepare(branchName, target, topic));
+    }
+
+    /**
+     * The part of {@link #resolve} that needs no new table: the destination already resolved for the topic's table in
+     * this branch, or why the topic has none by its name (too few segments for the template). Route stage thread;
+     * asks the catalog only to describe again a table that had changed into one the branch could not write.
+     *
+     * @param branchIndex the branch
+     * @param branchName  its name
+     * @param encoder     its encoder
+     * @param target      the sink it writes to
+     * @param topic       the topic
+     * @return the result, or {@code null} when the table must be set up first ({@link #prepare}, then
+     *     {@link #install})
+     */
+    public Result known(final int branchIndex, final String branchName, final RowEncoder<?> encoder,
+        final SinkTarget target, final String topic)
+    {
         final DestinationNames.Name name = target.names.resolve(topic);
         if (!name.ok())
         {
             return Result.failed("branch " + branchName + ": " + name.error(), false);
         }
-        final String database = name.database();
-        final String tableName = name.table();
-        final String key = branchIndex + "\u0000" + database + "\u0000" + tableName;
-        final Destination cached = byName.get(key);
+        final Destination cached = byName.get(key(branchIndex, name.database(), name.table()));
         if (cached != null && cached.unwritable() == null)
         {
             return Result.ok(cached);
@@ -217,6 +237,35 @@ public final class DestinationResolver
                     false);
             }
         }
+        return null;
+    }
+
+    private static String key(final int branchIndex, final String database, final String table)
+    {
+        return branchIndex + "\u0000" + database + "\u0000" + table;
+    }
+
+    /**
+     * What the catalog says of a topic's table: whether it exists (created first when the sink allows it) and its
+     * columns. The slow part of setting up a destination (round trips to the database), and the only one that may
+     * run off the route stage thread ({@link DestinationSetup}): it touches no state of the resolver.
+     *
+     * <p>Any thread (catalogs are thread-safe).
+     *
+     * @param branchName the branch's name, for messages
+     * @param target     the sink it writes to
+     * @param topic      the topic
+     * @return the table's description, or why there is none
+     */
+    public static Prepared prepare(final String branchName, final SinkTarget target, final String topic)
+    {
+        final DestinationNames.Name name = target.names.resolve(topic);
+        if (!name.ok())
+        {
+            return new Prepared(null, "branch " + branchName + ": " + name.error(), false);
+        }
+        final String database = name.database();
+        final String tableName = name.table();
         final boolean create = target.spec.connection().createTable();
         try
         {
@@ -229,10 +278,64 @@ public final class DestinationResolver
             }
             if (schema == null)
             {
-                return Result.failed(target.catalog.missingTable(database, tableName)
+                return new Prepared(null, target.catalog.missingTable(database, tableName)
                     + " (branch " + branchName + (create ? "" : "; set plugin_config.create_table = true to create it")
                     + ")", false);
             }
+            return new Prepared(schema, null, false);
+        }
+        catch (final SinkException e)
+        {
+            return new Prepared(null, "destination " + database + "." + tableName + ": " + e.getMessage(),
+                e.retriable());
+        }
+        catch (final RuntimeException e)
+        {
+            return new Prepared(null, "destination " + database + "." + tableName + ": " + e.getMessage(), false);
+        }
+    }
+
+    /**
+     * The table of a topic as {@link #prepare} found it: its columns, or why there is none.
+     *
+     * @param schema    the table's columns, or {@code null} with {@code error}
+     * @param error     why there is no table to write, or {@code null}
+     * @param retriable whether the failure may pass (the server unreachable)
+     */
+    public record Prepared(TableSchema schema, String error, boolean retriable)
+    {
+    }
+
+    /**
+     * Binds the branch's encoder to a prepared table and registers the destination (or finds the one registered for
+     * the same table meanwhile, through another topic). Route stage thread (the thread that calls {@link #resolve});
+     * no round trip to the database unless the encoder asks the catalog for a DEFAULT it evaluates.
+     *
+     * @param branchIndex the branch
+     * @param branchName  its name
+     * @param encoder     its encoder
+     * @param target      the sink it writes to
+     * @param topic       the topic
+     * @param prepared    what {@link #prepare} found for it
+     * @return the destination, or why there is none
+     */
+    public Result install(final int branchIndex, final String branchName, final RowEncoder<?> encoder,
+        final SinkTarget target, final String topic, final Prepared prepared)
+    {
+        if (prepared.schema() == null)
+        {
+            return Result.failed(prepared.error(), prepared.retriable());
+        }
+        final TableSchema schema = prepared.schema();
+        final DestinationNames.Name name = target.names.resolve(topic);
+        final String key = key(branchIndex, name.database(), name.table());
+        final Destination known = byName.get(key);
+        if (known != null && known.unwritable() == null)
+        {
+            return Result.ok(known);
+        }
+        try
+        {
             final Binding binding = bind(encoder, target, schema, 1);
             final Destination d = new Destination(all.size(), branchIndex, branchName, schema.database(),
                 schema.table(), target.catalog.qualifiedName(schema.database(), schema.table()), target.spec.name(),
@@ -247,11 +350,13 @@ public final class DestinationResolver
         }
         catch (final SinkException e)
         {
-            return Result.failed("destination " + database + "." + tableName + ": " + e.getMessage(), e.retriable());
+            return Result.failed("destination " + name.database() + "." + name.table() + ": " + e.getMessage(),
+                e.retriable());
         }
         catch (final IllegalArgumentException e)
         {
-            return Result.failed("destination " + database + "." + tableName + ": " + e.getMessage(), false);
+            return Result.failed("destination " + name.database() + "." + name.table() + ": " + e.getMessage(),
+                false);
         }
     }
 }

@@ -107,6 +107,7 @@ public final class GatherPipeline<T>
     private final List<BatchPool> pools = new ArrayList<>();
     private final DestinationResolver resolver = new DestinationResolver();
     private SchemaWatch schemaWatch;
+    private DestinationSetup destinationSetup;
 
     private RecordRing ring;
     private Layout layout;
@@ -218,6 +219,7 @@ public final class GatherPipeline<T>
         {
             json.topics(topics);
         }
+        startDestinationSetup(e);
         buildDeadLetters();
         for (final InsertWorker w : workers)
         {
@@ -267,6 +269,19 @@ public final class GatherPipeline<T>
             StageErrorHandler.forAgent(spec.name(), "source", control, source::describeWork), spec.name() + "-source",
             sourceThreadPlan.cpu());
         threads.add(sourceThread);
+    }
+
+    /**
+     * New tables are set up on {@code engine.destination_setup_threads} threads of their own, not on the route stage
+     * (none when it is 0): see {@link DestinationSetup}.
+     */
+    private void startDestinationSetup(final SluiceConfig.Engine e)
+    {
+        if (e.destinationSetupThreads() > 0)
+        {
+            destinationSetup = new DestinationSetup(spec.name(), e.destinationSetupThreads());
+            route.destinationSetup(destinationSetup);
+        }
     }
 
     /**
@@ -511,6 +526,10 @@ public final class GatherPipeline<T>
         if (schemaWatch != null)
         {
             schemaWatch.stop();
+        }
+        if (destinationSetup != null)
+        {
+            destinationSetup.close();
         }
         if (deadLetters != null)
         {

@@ -16,6 +16,7 @@ import com.lmax.disruptor.EventHandler;
 
 import net.openhft.chronicle.bytes.Bytes;
 
+import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
 import io.sluice.core.config.ErrorPolicy;
 import io.sluice.core.deadletter.DeadLetter;
@@ -120,6 +121,8 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         /** Non-blocking stage: when to resolve the topic's destination again after a retriable failure. */
         long[] resolveAtNanos = new long[16];
         long[] resolveWaitMs = new long[16];
+        /** Tables being set up off this thread ({@link DestinationSetup}), by topic id. */
+        DestinationSetup.Pending[] setUpByTopic = new DestinationSetup.Pending[16];
 
         @SuppressWarnings("unchecked")
         Branch(final Split.Branch<?> b, final DestinationResolver.SinkTarget sink, final int shards)
@@ -160,6 +163,7 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
     };
     private boolean waiting;
     private volatile boolean abandoned;
+    private DestinationSetup setup;
 
     /**
      * @param pipeline   pipeline name
@@ -232,6 +236,21 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             }
         }
         return null;
+    }
+
+    /**
+     * Sets up new tables on {@code setup}'s threads instead of this stage's (before it runs): a record whose table is
+     * not set up yet waits in its partition (see {@link DestinationSetup}) while the records of the tables already
+     * bound go on. Without it (the default) a new table is set up on this thread before its first record is written,
+     * and every record behind it waits.
+     *
+     * @param setup the pipeline's destination setup
+     * @return this stage
+     */
+    public RouteStage<T> destinationSetup(final DestinationSetup setup)
+    {
+        this.setup = setup;
+        return this;
     }
 
     /**
@@ -657,6 +676,7 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             branch.errorUntilNanos = Arrays.copyOf(branch.errorUntilNanos, n);
             branch.resolveAtNanos = Arrays.copyOf(branch.resolveAtNanos, n);
             branch.resolveWaitMs = Arrays.copyOf(branch.resolveWaitMs, n);
+            branch.setUpByTopic = Arrays.copyOf(branch.setUpByTopic, n);
         }
         final Destination cached = branch.byTopic[topicId];
         if (cached != null)
@@ -682,9 +702,11 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             long waitMs = blocking ? 100 : Math.max(100, branch.resolveWaitMs[topicId]);
             while (true)
             {
-                final DestinationResolver.Result r = resolver.resolve(branch.index, branch.name, branch.encoder,
-                    branch.sink,
-                    topics.name(topicId));
+                final DestinationResolver.Result r = resolveOrSetUp(branch, topicId, event);
+                if (r == null)
+                {
+                    return null; // its table is being set up: the record waits in its partition, read again later
+                }
                 if (r.destination() != null)
                 {
                     fates.noteKeysAndHeaders(r.destination());
@@ -729,6 +751,43 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         }
         trackers.get(event.trackerId()).fail(event.offset(), event.trackerGeneration(), -1,
             fates.where(event) + ": " + error);
+        return null;
+    }
+
+    /**
+     * Resolves a topic's destination in a branch: on this thread without a {@link DestinationSetup}; with one, a table
+     * already known (or a topic whose name has none) at once, a new table by handing its setup to the pool and, once
+     * the pool has prepared it, binding it here. Off the hot path: only for records of a topic without a destination.
+     *
+     * @return the result, or {@code null} when the table is still being set up: the record's offset has failed with
+     *     {@link AckTracker#CODE_AWAITING}, so it and the records after it in its partition are read again
+     */
+    private DestinationResolver.Result resolveOrSetUp(final Branch branch, final int topicId, final RecordEvent event)
+    {
+        final String topic = topics.name(topicId);
+        if (setup == null)
+        {
+            return resolver.resolve(branch.index, branch.name, branch.encoder, branch.sink, topic);
+        }
+        final DestinationSetup.Pending pending = branch.setUpByTopic[topicId];
+        if (pending == null)
+        {
+            final DestinationResolver.Result known = resolver.known(branch.index, branch.name, branch.encoder,
+                branch.sink, topic);
+            if (known != null)
+            {
+                return known;
+            }
+            branch.setUpByTopic[topicId] = setup.submit(branch.name, branch.sink, topic);
+        }
+        else if (pending.result() != null)
+        {
+            branch.setUpByTopic[topicId] = null;
+            return resolver.install(branch.index, branch.name, branch.encoder, branch.sink, topic, pending.result());
+        }
+        trackers.get(event.trackerId()).fail(event.offset(), event.trackerGeneration(), AckTracker.CODE_AWAITING,
+            fates.where(event) + ": waiting for the table of topic " + topic + " (branch " + branch.name
+                + ") to be set up");
         return null;
     }
 

@@ -183,7 +183,9 @@ public final class RereadSchedule
                 TimeUnit.NANOSECONDS.toMillis(nowNanos - failSinceNanos), stalledFailAfterMs);
             return;
         }
-        fields(LOG.atWarn(), failed).log(firstFailure, source, subject, failed + words.base(), failReason,
+        // a record that waits for its new table is no error: INFO
+        fields(tracker.failureCode() == AckTracker.CODE_AWAITING ? LOG.atInfo() : LOG.atWarn(), failed).log(
+            firstFailure, source, subject, failed + words.base(), failReason,
             tracker.watermark() + words.base(), TimeUnit.NANOSECONDS.toMillis(currentBackoffNanos), stalledFailAfterMs);
     }
 

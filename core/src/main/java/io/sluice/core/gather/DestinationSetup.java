@@ -1,0 +1,105 @@
+package io.sluice.core.gather;
+
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Sets up new destinations off the route stage thread: the catalog's round trips of a topic's new table (does it
+ * exist, create it, read its columns: {@link DestinationResolver#prepare}) run on a small pool of
+ * {@code engine.destination_setup_threads} threads, several tables at once, while the route stage goes on writing the
+ * records of the tables it has already bound. The route stage binds and registers the prepared table itself
+ * ({@link DestinationResolver#install}), so the resolver's state stays on its thread.
+ *
+ * <p>A record whose table is being set up waits in order in its partition: the route stage fails its offset with
+ * {@link io.sluice.core.ack.AckTracker#CODE_AWAITING} (nothing past it is committed, the records after it in that
+ * partition are not written) and the source reads the partition again from there once the backoff has passed
+ * (docs/destinations.md, "Setting up new tables"). Its records are written then, in offset order.
+ *
+ * <p>Cost: one task and one {@link Pending} per new (branch, topic), none per record. The threads are daemons, end
+ * after 30 s without work, and are stopped by {@link #close()}. Thread-safety: {@link #submit} from one thread (the
+ * route stage's); {@link Pending#result()} from any.
+ */
+public final class DestinationSetup implements AutoCloseable
+{
+    /** The setup of one topic's table: done once {@link #result()} is not {@code null}. */
+    public static final class Pending
+    {
+        private volatile DestinationResolver.Prepared result;
+
+        /** @return what the catalog said of the table, or {@code null} while it is being asked */
+        public DestinationResolver.Prepared result()
+        {
+            return result;
+        }
+    }
+
+    private final ThreadPoolExecutor pool;
+
+    /**
+     * @param pipeline the pipeline's name (its threads are {@code PIPELINE-destination-setup-N})
+     * @param threads  the most tables set up at once ({@code >= 1})
+     */
+    public DestinationSetup(final String pipeline, final int threads)
+    {
+        final AtomicInteger n = new AtomicInteger();
+        pool = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r ->
+        {
+            final Thread t = new Thread(r, pipeline + "-destination-setup-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        pool.allowCoreThreadTimeOut(true);
+    }
+
+    /**
+     * Starts setting up a topic's table in a branch (route stage thread, once per new (branch, topic)).
+     *
+     * @param branchName the branch's name
+     * @param target     the sink it writes to
+     * @param topic      the topic
+     * @return the setup, done when its result is there (at once, as a retriable failure, after {@link #close()})
+     */
+    public Pending submit(final String branchName, final DestinationResolver.SinkTarget target, final String topic)
+    {
+        final Pending p = new Pending();
+        try
+        {
+            pool.execute(() ->
+            {
+                DestinationResolver.Prepared r;
+                try
+                {
+                    r = DestinationResolver.prepare(branchName, target, topic);
+                }
+                catch (final RuntimeException | Error e)
+                {
+                    r = new DestinationResolver.Prepared(null, "branch " + branchName + ": setting up the table of "
+                        + "topic " + topic + " failed: " + e, false);
+                }
+                p.result = r;
+            });
+        }
+        catch (final RejectedExecutionException e)
+        {
+            p.result = new DestinationResolver.Prepared(null, "branch " + branchName + ": the pipeline is stopping",
+                true);
+        }
+        return p;
+    }
+
+    /** @return tables waiting for a thread or being set up now (diagnostic; any thread) */
+    public int inProgress()
+    {
+        return pool.getQueue().size() + pool.getActiveCount();
+    }
+
+    /** Stops the threads (a setup under way is interrupted; its records are read again by a later run). */
+    @Override
+    public void close()
+    {
+        pool.shutdownNow();
+    }
+}
