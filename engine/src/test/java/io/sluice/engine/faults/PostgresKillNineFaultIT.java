@@ -18,7 +18,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class PostgresKillNineFaultIT
 {
     @Test
-    @Timeout(value = 400, unit = TimeUnit.SECONDS)
+    @Timeout(value = 600, unit = TimeUnit.SECONDS)
     void shouldLoseNothingInPostgresWhenKilledFiveTimesAtRandomMoments(final FaultTopic input) throws Exception
     {
         KillNineFaultIT.killFiveTimes(input, FaultPostgres.shared(), "a-pg", "faults_kill_");
