@@ -54,18 +54,83 @@ class ClickHouseOutageFaultIT
             tcpPort = Faults.freePort();
         }
         final Services services = new Services(dir, home, httpPort, tcpPort);
+        final Faults.ClickHouse ch = new Faults.ClickHouse("http://127.0.0.1:" + httpPort);
+        outage(topic, dir, sfx, new OwnServer()
+        {
+            @Override
+            public String describe()
+            {
+                return "SIGKILL, own instance :" + httpPort;
+            }
+
+            @Override
+            public Faults.Store start() throws Exception
+            {
+                services.run("start");
+                return ch;
+            }
+
+            @Override
+            public void down() throws Exception
+            {
+                services.kill9();
+            }
+
+            @Override
+            public boolean answers()
+            {
+                return ch.ping();
+            }
+
+            @Override
+            public void stop(final boolean passed) throws Exception
+            {
+                services.run("stop");
+                if (passed)
+                {
+                    deleteTree(home);
+                }
+            }
+        }, "b", "faults_outage_");
+    }
+
+    /** A database server of the test's own that the outage scenario starts, takes down and stops. */
+    interface OwnServer
+    {
+        /** @return how it is taken down and where it listens, for the report */
+        String describe();
+
+        /** Starts the server (again) and returns once it answers; returns the store on it. */
+        Faults.Store start() throws Exception;
+
+        /** Takes the server down at once, returning once it no longer runs. */
+        void down() throws Exception;
+
+        /** @return whether it answers a query now */
+        boolean answers();
+
+        /** Stops it at the end, whatever happened; deletes its data when the test passed. */
+        void stop(boolean passed) throws Exception;
+    }
+
+    /**
+     * The scenario on a server of the test's own: the engine runs until a quarter of the input is committed, the
+     * server is taken down for {@link #OUTAGE_MS} and started again; report lines start with {@code FAULT(<label>)}.
+     */
+    static void outage(final FaultTopic topic, final Path dir, final String sfx, final OwnServer server,
+        final String label, final String prefix) throws Exception
+    {
         boolean passed = false;
         final long start = System.nanoTime();
         try
         {
-            services.run("start");
-            final Faults.ClickHouse ch = new Faults.ClickHouse("http://127.0.0.1:" + httpPort);
-            final String db = "faults_outage_" + sfx;
+            final Faults.Store store = server.start();
+            final String db = prefix + sfx;
             final String group = "faults-outage-" + sfx;
-            final List<String> tables = ch.createGithubDatabase(db);
+            final List<String> tables = store.createGithubTables(db);
             final int metricsPort = Faults.freePort();
             final Path cfg = Faults.writeConfig(dir, "run.toml",
-                Faults.pipelineToml(topic.name, group, db, ch.url, 120_000, metricsPort));
+                store.pipelineToml(topic.name, group, db, 120_000, metricsPort, null));
             final long total = topic.records;
             final long committedAtStop;
             final long frozenAt;
@@ -76,7 +141,9 @@ class ClickHouseOutageFaultIT
             final long resumeMs;
             final String lag;
             final String engineLog;
-            try (EngineRun e = EngineRun.start(dir, "engine", "--config", cfg.toString(), "--until-caught-up");
+            try (
+                EngineRun e = EngineRun.start(dir, "engine", store.engineEnv(), "--config", cfg.toString(),
+                    "--until-caught-up");
                 LagSampler sampler = new LagSampler(100);
                 LagSampler outageSampler = new LagSampler(250);
                 Admin admin = Faults.admin())
@@ -97,10 +164,10 @@ class ClickHouseOutageFaultIT
                 sampler.port(0);
                 outageSampler.port(metricsPort);
                 final long stopBegin = System.nanoTime();
-                services.kill9();
+                server.down();
                 final long stopped = System.nanoTime();
                 stopMs = TimeUnit.NANOSECONDS.toMillis(stopped - stopBegin);
-                assertTrue(!ch.ping(), "ClickHouse still answers after SIGKILL");
+                assertTrue(!server.answers(), store.kind() + " still answers after " + server.describe());
                 // during the outage: the engine keeps running and its committed offsets stop moving. Acks of inserts
                 // that completed just before the stop may still be committed by the next commit (commit_interval_ms)
                 long last = committed(admin, group, topic);
@@ -124,7 +191,7 @@ class ClickHouseOutageFaultIT
                     + " ms after ClickHouse had stopped (only acks of inserts that completed before the stop may still be "
                     + "committed, at the next commit_interval_ms)");
                 final long startBegin = System.nanoTime();
-                services.run("start");
+                server.start();
                 final long up = System.nanoTime();
                 startMs = TimeUnit.NANOSECONDS.toMillis(up - startBegin);
                 downMs = TimeUnit.NANOSECONDS.toMillis(up - stopped);
@@ -143,36 +210,32 @@ class ClickHouseOutageFaultIT
                     + sampler.summary() + "; during the outage: " + outageSampler.summary();
                 engineLog = e.output();
             }
-            final long[] written = ch.distinctIds(db, tables);
+            final long[] written = store.distinctIds(db, tables);
             final long lost = topic.lost(written);
-            final long[] cu = ch.countAndUniq(db, tables);
+            final long[] cu = store.countAndUniq(db, tables);
             final long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
             final java.util.regex.Matcher attempts = java.util.regex.Pattern.compile("failed attempts (\\d+)")
                 .matcher(engineLog);
             final String failedAttempts = attempts.find() ? attempts.group(1) : "?";
             final boolean breakerOpened = engineLog.contains("circuit breaker open");
             Faults.report(String.format(
-                "FAULT(b) ClickHouse down %d ms (SIGKILL %d ms, services.sh start %d ms, own instance :%d): committed "
+                "FAULT(%s) %s down %d ms (%s %d ms, services.sh start %d ms): committed "
                     + "offsets frozen at %d of %d for %d ms (failed insert attempts %s, circuit breaker opened: %s), resumed %d ms "
-                    + "after ClickHouse answered; ids=%d lost=%d duplicates=%d; duration=%d s",
-                downMs, stopMs, startMs, httpPort,
-                frozenAt, total, frozenForMs, failedAttempts, breakerOpened ? "yes" : "no", resumeMs,
+                    + "after %s answered; ids=%d lost=%d duplicates=%d; duration=%d s",
+                label, store.kind(), downMs, server.describe(), stopMs, startMs,
+                frozenAt, total, frozenForMs, failedAttempts, breakerOpened ? "yes" : "no", resumeMs, store.kind(),
                 topic.distinct.length,
                 lost, cu[0] - cu[1], seconds));
-            Faults.report("FAULT(b) checkpoint lag, " + lag);
+            Faults.report("FAULT(" + label + ") checkpoint lag, " + lag);
             assertTrue(committedAtStop <= frozenAt && frozenAt < total, "the outage came mid-run");
             assertTrue(engineLog.contains("retriable"), "the engine retried the inserts that failed during the outage");
             assertEquals(0, lost, "lost ids: " + topic.describeLost(written, 10));
-            assertEquals(topic.distinct.length, cu[1], "uniqExact(id) over the 8 tables");
+            assertEquals(topic.distinct.length, cu[1], "distinct ids over the 8 tables");
             passed = true;
         }
         finally
         {
-            services.run("stop");
-            if (passed)
-            {
-                deleteTree(home);
-            }
+            server.stop(passed);
         }
     }
 

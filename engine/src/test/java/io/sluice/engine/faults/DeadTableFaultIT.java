@@ -45,15 +45,24 @@ class DeadTableFaultIT
     void shouldExitOneNamingTheDeadTableAfterTheStallLimitAndCommitNothingPastItsRecords(final FaultTopic topic)
         throws Exception
     {
+        tableGone(topic, new Faults.ClickHouse(Faults.sharedClickHouse()), "c", "faults_dead_");
+    }
+
+    /**
+     * The scenario, writing into {@code store}, which takes the table away its own way ({@link
+     * Faults.Store#removeTable}); report lines start with {@code FAULT(<label>)}.
+     */
+    static void tableGone(final FaultTopic topic, final Faults.Store store, final String label, final String prefix)
+        throws Exception
+    {
         final String sfx = Faults.suffix();
-        final String db = "faults_dead_" + sfx;
+        final String db = prefix + sfx;
         final String group = "faults-dead-" + sfx;
-        final Faults.ClickHouse ch = new Faults.ClickHouse(Faults.sharedClickHouse());
-        final List<String> tables = ch.createGithubDatabase(db);
+        final List<String> tables = store.createGithubTables(db);
         assertTrue(tables.contains(TABLE), tables.toString());
-        final Path dir = Faults.workDir("c-dead-table-" + sfx);
+        final Path dir = Faults.workDir(label + "-dead-table-" + sfx);
         final Path cfg = Faults.writeConfig(dir, "run.toml",
-            Faults.pipelineToml(topic.name, group, db, ch.url, STALLED_FAIL_AFTER_MS, 0));
+            store.pipelineToml(topic.name, group, db, STALLED_FAIL_AFTER_MS, 0, null));
         final long total = topic.records;
         final long start = System.nanoTime();
         final long renamedAt;
@@ -61,7 +70,10 @@ class DeadTableFaultIT
         final int rc;
         final String out;
         final long[] committedAtRename;
-        try (EngineRun e = EngineRun.start(dir, "engine", "--config", cfg.toString(), "--until-caught-up");
+        final String how;
+        try (
+            EngineRun e = EngineRun.start(dir, "engine", store.engineEnv(), "--config", cfg.toString(),
+                "--until-caught-up");
             Admin admin = Faults.admin())
         {
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
@@ -73,7 +85,7 @@ class DeadTableFaultIT
                 }
                 Thread.sleep(50);
             }
-            ch.sql("RENAME TABLE " + db + "." + TABLE + " TO " + db + "." + TABLE + "_gone");
+            how = store.removeTable(db, TABLE);
             renamedAt = System.nanoTime();
             committedAtRename = Faults.committed(admin, group, topic.name, FaultTopic.PARTITIONS);
             rc = e.waitFor(120);
@@ -91,24 +103,23 @@ class DeadTableFaultIT
         }
         final List<String> present = new ArrayList<>(tables);
         present.set(present.indexOf(TABLE), TABLE + "_gone");
-        final long[] written = ch.distinctIds(db, present);
+        final long[] written = store.distinctIds(db, present);
         final long[] firstUnwritten = topic.firstUnwritten(written);
         final long[] end = topic.endOffsets();
         final String failureLine = firstLine(out, "stopped with a failure");
         final long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
         Faults.report(String.format(
-            "FAULT(c) stall-to-exit=%d ms from the RENAME of %s.%s (checkpoint.stalled_fail_after_ms=%d; "
+            "FAULT(%s) stall-to-exit=%d ms from the %s of %s.%s (checkpoint.stalled_fail_after_ms=%d; "
                 + "first failed insert to the engine's final line %d ms, engine log); exit=%d; committed %s at the "
-                + "RENAME, %s at the exit, first unwritten offsets %s of %s; RENAME, not DROP, so the rows written before "
-                + "it stay checkable; duration=%d s",
-            renameToExitMs, db, TABLE, STALLED_FAIL_AFTER_MS, firstFailureToExitMs, rc,
+                + "removal, %s at the exit, first unwritten offsets %s of %s (the rows written before the removal "
+                + "checked under %s_gone); duration=%d s",
+            label, renameToExitMs, how, db, TABLE, STALLED_FAIL_AFTER_MS, firstFailureToExitMs, rc,
             Arrays.toString(committedAtRename), Arrays.toString(committed), Arrays.toString(firstUnwritten),
-            Arrays.toString(end), seconds));
-        System.out.println("FAULT(c) the engine's reason: " + failureLine);
+            Arrays.toString(end), TABLE, seconds));
+        System.out.println("FAULT(" + label + ") the engine's reason: " + failureLine);
 
         assertEquals(1, rc, "exit code; log " + dir.resolve("engine.log"));
-        assertTrue(failureLine.contains(db + "." + TABLE) || failureLine.contains("`" + db + "`.`" + TABLE + "`"),
-            "the failure names the table: " + failureLine);
+        assertTrue(store.names(failureLine, db, TABLE), "the failure names the table: " + failureLine);
         assertTrue(failureLine.contains("stalled_fail_after_ms"), "the failure names the stall limit: " + failureLine);
         for (int p = 0; p < FaultTopic.PARTITIONS; p++)
         {
@@ -121,10 +132,13 @@ class DeadTableFaultIT
         assertTrue(Faults.sum(committed) < Faults.sum(end), "the dead table held the partitions back");
         assertTrue(renameToExitMs >= STALLED_FAIL_AFTER_MS,
             "the engine gave up before the stall limit: " + renameToExitMs + " ms");
-        ch.sql("DROP DATABASE " + db);
+        store.drop(db);
     }
 
-    /** Milliseconds between the first log line containing {@code from} and the first containing {@code to}; -1 if absent. */
+    /**
+     * Milliseconds between the first log line containing {@code from} and the first containing {@code to} (lines
+     * stamped {@code HH:mm:ss.SSS} or ISO-8601 {@code yyyy-MM-ddTHH:mm:ss.SSSZ}); -1 if absent.
+     */
     private static long logMillis(final String log, final String from, final String to)
     {
         final LocalTime a = time(log, from);
@@ -144,7 +158,8 @@ class DeadTableFaultIT
     private static LocalTime time(final String log, final String containing)
     {
         final Matcher m = Pattern
-            .compile("^(\\d\\d:\\d\\d:\\d\\d\\.\\d\\d\\d) .*" + Pattern.quote(containing), Pattern.MULTILINE)
+            .compile("^(?:\\d{4}-\\d\\d-\\d\\dT)?(\\d\\d:\\d\\d:\\d\\d\\.\\d\\d\\d)Z? .*" + Pattern.quote(containing),
+                Pattern.MULTILINE)
             .matcher(log);
         return m.find() ? LocalTime.parse(m.group(1), LOG_TIME) : null;
     }

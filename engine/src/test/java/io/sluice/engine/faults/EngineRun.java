@@ -32,6 +32,13 @@ final class EngineRun implements AutoCloseable
 
     static EngineRun start(final Path dir, final String name, final String... args) throws IOException
     {
+        return start(dir, name, java.util.Map.of(), args);
+    }
+
+    /** As above, with these variables added to the engine's environment (a password the config reads as ${VAR}). */
+    static EngineRun start(final Path dir, final String name, final java.util.Map<String, String> env,
+        final String... args) throws IOException
+    {
         final Path jar = Faults.projectRoot().resolve("engine/target/engine.jar");
         if (!Files.exists(jar))
         {
@@ -48,6 +55,7 @@ final class EngineRun implements AutoCloseable
         Files.writeString(out, "$ " + String.join(" ", cmd) + "\n", StandardCharsets.UTF_8);
         final ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(out.toFile()));
+        pb.environment().putAll(env);
         final long start = System.nanoTime();
         return new EngineRun(name, pb.start(), out, start);
     }

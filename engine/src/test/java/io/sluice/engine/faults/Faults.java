@@ -123,16 +123,106 @@ final class Faults
         }
     }
 
+    // ------------------------------------------------------------------------------------------------ stores
+
+    /**
+     * Where a scenario's rows land, read only through the database's own interface: a ClickHouse database or a
+     * PostgreSQL schema ({@code name}) holding the eight tables of the GitHub example, each with the event id.
+     */
+    interface Store
+    {
+        /** @return the database's name in reports ("ClickHouse", "PostgreSQL") */
+        String kind();
+
+        /** Creates {@code name} with the example's tables (no key, so duplicates stay countable); returns them. */
+        List<String> createGithubTables(String name) throws Exception;
+
+        /** The engine's configuration: the database's shipped GitHub example pointed at this store and {@code name}. */
+        String pipelineToml(String topic, String group, String name, long stalledFailAfterMs, int metricsPort,
+            String clientId) throws IOException;
+
+        /** The environment the engine needs for that configuration (a password it reads as ${VAR}). */
+        Map<String, String> engineEnv();
+
+        /** After an engine was killed: waits until no write of it is still running and the row count is stable. */
+        void settle(String name);
+
+        /** @return the distinct ids over the union of the tables, sorted */
+        long[] distinctIds(String name, List<String> tables);
+
+        /** @return {count, distinct ids} over the union of the tables */
+        long[] countAndUniq(String name, List<String> tables);
+
+        /**
+         * Takes {@code table} away while the engine runs, keeping its rows under {@code table + "_gone"} so that what
+         * was written before stays checkable.
+         *
+         * @return how it was taken away, for the report
+         */
+        String removeTable(String name, String table) throws Exception;
+
+        /** @return whether an engine's failure line names {@code table} of {@code name} */
+        boolean names(String line, String name, String table);
+
+        /** Drops {@code name} and everything in it. */
+        void drop(String name) throws Exception;
+    }
+
     // ------------------------------------------------------------------------------------------------ ClickHouse
 
     /** ClickHouse's HTTP interface at one address. */
-    static final class ClickHouse
+    static final class ClickHouse implements Store
     {
         final String url;
 
         ClickHouse(final String url)
         {
             this.url = url;
+        }
+
+        @Override
+        public String kind()
+        {
+            return "ClickHouse";
+        }
+
+        @Override
+        public List<String> createGithubTables(final String name) throws IOException
+        {
+            return createGithubDatabase(name);
+        }
+
+        @Override
+        public String pipelineToml(final String topic, final String group, final String name,
+            final long stalledFailAfterMs, final int metricsPort, final String clientId) throws IOException
+        {
+            return Faults.pipelineToml(topic, group, name, url, stalledFailAfterMs, metricsPort, clientId);
+        }
+
+        @Override
+        public Map<String, String> engineEnv()
+        {
+            return Map.of();
+        }
+
+        /** RENAME rather than DROP: to the engine both are ClickHouse error 60, UNKNOWN_TABLE. */
+        @Override
+        public String removeTable(final String name, final String table)
+        {
+            sql("RENAME TABLE " + name + "." + table + " TO " + name + "." + table + "_gone");
+            return "RENAME";
+        }
+
+        @Override
+        public boolean names(final String line, final String name, final String table)
+        {
+            return line.contains(name + "." + table) || line.contains("`" + name + "`.`" + table + "`");
+        }
+
+        @Override
+        public void drop(final String name)
+        {
+            sql("DROP DATABASE " + name);
         }
 
         /**
@@ -244,7 +334,8 @@ final class Faults
          * insert whose body had fully arrived completes without its client) and the row count has stayed the same for
          * two reads 250 ms apart, so what is counted as written afterwards does not change under the count.
          */
-        void settle(final String database)
+        @Override
+        public void settle(final String database)
         {
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             long last = rows(database);
@@ -281,7 +372,8 @@ final class Faults
         }
 
         /** @return {count(), uniqExact(id)} over the union of the tables */
-        long[] countAndUniq(final String database, final List<String> tables)
+        @Override
+        public long[] countAndUniq(final String database, final List<String> tables)
         {
             final String[] parts = sql(
                 "SELECT count(), uniqExact(id) FROM (" + union(database, tables) + ") FORMAT TabSeparated")
@@ -290,7 +382,8 @@ final class Faults
         }
 
         /** @return the distinct ids over the union of the tables, sorted */
-        long[] distinctIds(final String database, final List<String> tables)
+        @Override
+        public long[] distinctIds(final String database, final List<String> tables)
         {
             final String body = sql("SELECT DISTINCT id FROM (" + union(database, tables) + ") FORMAT TabSeparated");
             long[] ids = new long[1 << 16];
@@ -440,7 +533,16 @@ final class Faults
         t = replaceOnce(t, "pattern = 'github\\.events'", "pattern = '" + Pattern.quote(topic) + "'");
         t = replaceOnce(t, "group_id = \"sluice-github\"", "group_id = \"" + group + "\"");
         t = t.replaceFirst("stalled_fail_after_ms = \\d+", "stalled_fail_after_ms = " + stalledFailAfterMs);
-        final StringBuilder sb = new StringBuilder(t);
+        return withRunSettings(t, metricsPort, clientId);
+    }
+
+    /**
+     * Appends what every scenario sets beside the example: a status line every second, the Prometheus endpoint when
+     * {@code metricsPort > 0}, a quick group session and the consumer's {@code client.id} when given.
+     */
+    static String withRunSettings(final String toml, final int metricsPort, final String clientId)
+    {
+        final StringBuilder sb = new StringBuilder(toml);
         sb.append("\n[engine]\nstatus_interval_ms = 1000\n");
         if (metricsPort > 0)
         {
@@ -455,13 +557,13 @@ final class Faults
         return sb.toString();
     }
 
-    private static String replaceOnce(final String text, final String from, final String to)
+    static String replaceOnce(final String text, final String from, final String to)
     {
         final int i = text.indexOf(from);
         if (i < 0)
         {
             throw new IllegalStateException(
-                "examples/github-events.toml no longer contains [" + from + "]; update Faults.pipelineToml");
+                "the shipped example no longer contains [" + from + "]; update the fault tests' configuration");
         }
         return text.substring(0, i) + to + text.substring(i + from.length());
     }

@@ -47,13 +47,13 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class FrozenClickHouseFaultIT
 {
-    private static final long STALL_MS = 8_000;
-    private static final long DRAIN_MS = 4_000;
-    private static final long MAX_POLL_INTERVAL_MS = 5_000;
+    static final long STALL_MS = 8_000;
+    static final long DRAIN_MS = 4_000;
+    static final long MAX_POLL_INTERVAL_MS = 5_000;
     /** The consumer's close (10 s at most, a few ms here), the final commit and the JVM's exit. */
-    private static final long EXIT_MARGIN_MS = 8_000;
-    private static final int PARTITIONS = 2;
-    private static final int BATCH = 1_000;
+    static final long EXIT_MARGIN_MS = 8_000;
+    static final int PARTITIONS = 2;
+    static final int BATCH = 1_000;
 
     private static Path dir;
     private static ClickHouseOutageFaultIT.Services services;
@@ -213,7 +213,7 @@ class FrozenClickHouseFaultIT
     }
 
     /** @return the pid of the process listening on the TCP port (ss -ltnp), or -1 */
-    private static long pidListeningOn(final int port) throws IOException, InterruptedException
+    static long pidListeningOn(final int port) throws IOException, InterruptedException
     {
         final Process p = new ProcessBuilder("ss", "-ltnpH", "sport = :" + port).redirectErrorStream(true).start();
         final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -222,7 +222,7 @@ class FrozenClickHouseFaultIT
         return m.find() ? Long.parseLong(m.group(1)) : -1;
     }
 
-    private static KafkaProducer<byte[], byte[]> producer()
+    static KafkaProducer<byte[], byte[]> producer()
     {
         final Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, Faults.bootstrap());
@@ -233,7 +233,7 @@ class FrozenClickHouseFaultIT
     }
 
     /** Produces {@code {"n":i}} for i in [from, to), spread round-robin over the partitions. */
-    private static void produce(final KafkaProducer<byte[], byte[]> producer, final String topic, final int from,
+    static void produce(final KafkaProducer<byte[], byte[]> producer, final String topic, final int from,
         final int to) throws Exception
     {
         final List<Future<RecordMetadata>> sent = new ArrayList<>();
@@ -248,7 +248,7 @@ class FrozenClickHouseFaultIT
         }
     }
 
-    private static void awaitCommitted(final Admin admin, final String group, final String topic, final long n,
+    static void awaitCommitted(final Admin admin, final String group, final String topic, final long n,
         final EngineRun e) throws Exception
     {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
@@ -277,7 +277,7 @@ class FrozenClickHouseFaultIT
         return n;
     }
 
-    private static String tail(final String log)
+    static String tail(final String log)
     {
         final String[] lines = log.split("\n");
         return String.join("\n", java.util.Arrays.copyOfRange(lines, Math.max(0, lines.length - 50), lines.length));

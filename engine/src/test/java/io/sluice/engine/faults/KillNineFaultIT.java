@@ -47,14 +47,23 @@ class KillNineFaultIT
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void shouldLoseNothingWhenKilledFiveTimesAtRandomMoments(final FaultTopic input) throws Exception
     {
+        killFiveTimes(input, new Faults.ClickHouse(Faults.sharedClickHouse()), "a", "faults_kill_");
+    }
+
+    /**
+     * The scenario, writing into {@code store}; its report lines start with {@code FAULT(<label>)}, its database or
+     * schema is {@code prefix} and a suffix.
+     */
+    static void killFiveTimes(final FaultTopic input, final Faults.Store store, final String label,
+        final String prefix) throws Exception
+    {
         final long seed = Long.getLong("faults.seed", System.nanoTime());
         final Random rnd = new Random(seed);
         final String sfx = Faults.suffix();
-        final String db = "faults_kill_" + sfx;
+        final String db = prefix + sfx;
         final String group = "faults-kill-" + sfx;
-        final Faults.ClickHouse ch = new Faults.ClickHouse(Faults.sharedClickHouse());
-        final List<String> tables = ch.createGithubDatabase(db);
-        final Path dir = Faults.workDir("a-kill9-" + sfx);
+        final List<String> tables = store.createGithubTables(db);
+        final Path dir = Faults.workDir(label + "-kill9-" + sfx);
         final long total = input.records;
         final long start = System.nanoTime();
         final long[] dupsAtKill = new long[KILLS];
@@ -71,14 +80,15 @@ class KillNineFaultIT
                 final long available = staged.release(0.35 + 0.12 * k);
                 final int port = Faults.freePort();
                 final Path cfg = Faults.writeConfig(dir, "run-" + (k + 1) + ".toml",
-                    Faults.pipelineToml(topic.name, group, db, ch.url, 120_000, port));
+                    store.pipelineToml(topic.name, group, db, 120_000, port, null));
                 final long base = Faults.sum(Faults.committed(admin, group, topic.name, FaultTopic.PARTITIONS));
                 // kill k (0-based) once the committed offsets reach a random point in [5 + 12k, 15 + 12k] % of the
                 // input, and only after this run has committed something itself
                 final long target = Math.max(base + 1, (long)(total * (0.05 + 0.12 * k + 0.10 * rnd.nextDouble())));
                 final long jitterMs = rnd.nextInt(1000);
                 final long killedAfterMs;
-                try (EngineRun e = EngineRun.start(dir, "run-" + (k + 1), "--config", cfg.toString()))
+                try (
+                    EngineRun e = EngineRun.start(dir, "run-" + (k + 1), store.engineEnv(), "--config", cfg.toString()))
                 {
                     lag.port(port);
                     final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
@@ -102,10 +112,10 @@ class KillNineFaultIT
                     killedAfterMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - e.startNanos);
                     e.kill9();
                 }
-                ch.settle(db);
+                store.settle(db);
                 // the at-least-once invariant, straight from Kafka and ClickHouse
                 final long[] committed = Faults.committed(admin, group, topic.name, FaultTopic.PARTITIONS);
-                final long[] written = ch.distinctIds(db, tables);
+                final long[] written = store.distinctIds(db, tables);
                 final long[] firstUnwritten = topic.firstUnwritten(written);
                 for (int p = 0; p < FaultTopic.PARTITIONS; p++)
                 {
@@ -115,23 +125,23 @@ class KillNineFaultIT
                             "at-least-once violated after kill " + (k + 1) + ": " + topic.name + "-" + p + " committed "
                                 + committed[p] + " but offset " + firstUnwritten[p] + " (id "
                                 + topic.ids[p][(int)firstUnwritten[p]]
-                                + ") is not in ClickHouse (database " + db + ", seed " + seed + ")");
+                                + ") is not in " + store.kind() + " (database " + db + ", seed " + seed + ")");
                     }
                 }
                 window[k] = topic.writtenAtOrAfter(committed, written);
-                final long[] cu = ch.countAndUniq(db, tables);
+                final long[] cu = store.countAndUniq(db, tables);
                 dupsAtKill[k] = cu[0] - cu[1];
                 kills.add(String.format("kill %d after %d ms of run %d: %d of %d ids written (%.0f%%), %d committed "
                     + "of %d available, re-read window %d, duplicates so far %d", k + 1, killedAfterMs, k + 1,
                     written.length, total, 100.0 * written.length / total, Faults.sum(committed), available, window[k],
                     dupsAtKill[k]));
-                System.out.println("FAULT(a) " + kills.get(k));
+                System.out.println("FAULT(" + label + ") " + kills.get(k));
             }
             staged.release(1.0);
             final int port = Faults.freePort();
             final Path cfg = Faults.writeConfig(dir, "run-" + (KILLS + 1) + ".toml",
-                Faults.pipelineToml(topic.name, group, db, ch.url, 120_000, port));
-            try (EngineRun e = EngineRun.start(dir, "run-" + (KILLS + 1), "--config", cfg.toString(),
+                store.pipelineToml(topic.name, group, db, 120_000, port, null));
+            try (EngineRun e = EngineRun.start(dir, "run-" + (KILLS + 1), store.engineEnv(), "--config", cfg.toString(),
                 "--until-caught-up"))
             {
                 lag.port(port);
@@ -143,9 +153,9 @@ class KillNineFaultIT
             lagSummary = lag.summary();
         }
         final long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
-        final long[] written = ch.distinctIds(db, tables);
+        final long[] written = store.distinctIds(db, tables);
         final long lost = input.lost(written);
-        final long[] cu = ch.countAndUniq(db, tables);
+        final long[] cu = store.countAndUniq(db, tables);
         final long duplicates = cu[0] - cu[1];
         final StringJoiner perCrash = new StringJoiner("/");
         for (int k = 0; k < KILLS; k++)
@@ -155,18 +165,19 @@ class KillNineFaultIT
         final StringJoiner windows = new StringJoiner("/");
         Arrays.stream(window).forEach(w -> windows.add(Long.toString(w)));
         Faults.report(String.format(
-            "FAULT(a) kills=%d ids=%d lost=%d duplicates=%d (per crash, new duplicates in the run after "
+            "FAULT(%s) kills=%d ids=%d lost=%d duplicates=%d (per crash, new duplicates in the run after "
                 + "it: %s; written but not committed at each kill: %s; before the first kill: %d) seed=%d duration=%d s",
-            KILLS,
+            label, KILLS,
             input.distinct.length, lost, duplicates, perCrash, windows, dupsAtKill[0], seed, seconds));
         Faults.report(
-            "FAULT(a) checkpoint lag under load (6 runs catching up the backlog at full speed, commit_interval_ms = "
+            "FAULT(" + label
+                + ") checkpoint lag under load (6 runs catching up the backlog at full speed, commit_interval_ms = "
                 + "1000): " + lagSummary);
         assertEquals(0, lost, "lost ids (database " + db + "): " + input.describeLost(written, 10));
-        assertEquals(input.distinct.length, cu[1], "uniqExact(id) over the 8 tables");
+        assertEquals(input.distinct.length, cu[1], "distinct ids over the 8 tables");
         assertTrue(duplicates <= Arrays.stream(window).sum(),
             "duplicates " + duplicates + " exceed what the crashes left "
                 + "uncommitted (" + windows + "): something was written twice without a crash");
-        ch.sql("DROP DATABASE " + db);
+        store.drop(db);
     }
 }

@@ -43,7 +43,7 @@ class RebalanceFaultIT
     {
         try (FaultTopic.Staged staged = input.stage("faults-rebalance-" + Faults.suffix()))
         {
-            handOver(staged);
+            handOver(staged, new Faults.ClickHouse(Faults.sharedClickHouse()), "d", "faults_rebalance_");
         }
     }
 
@@ -52,7 +52,8 @@ class RebalanceFaultIT
      * partitions, the rest after the kill, so the victim is killed with input still to come whatever the machine's
      * speed, and has input of its own to read and commit before the kill.
      */
-    private static void handOver(final FaultTopic.Staged staged) throws Exception
+    static void handOver(final FaultTopic.Staged staged, final Faults.Store store, final String label,
+        final String prefix) throws Exception
     {
         final FaultTopic topic = staged.topic;
         final long seed = Long.getLong("faults.seed", System.nanoTime());
@@ -63,17 +64,16 @@ class RebalanceFaultIT
         final double killAtFraction = 0.05 + 0.45 * random.nextDouble();
         final long killDelayMs = random.nextInt(250);
         final String sfx = Faults.suffix();
-        final String db = "faults_rebalance_" + sfx;
+        final String db = prefix + sfx;
         final String group = "faults-rebalance-" + sfx;
         final String survivorId = "faults-survivor-" + sfx;
         final String victimId = "faults-victim-" + sfx;
-        final Faults.ClickHouse ch = new Faults.ClickHouse(Faults.sharedClickHouse());
-        final List<String> tables = ch.createGithubDatabase(db);
-        final Path dir = Faults.workDir("d-rebalance-" + sfx);
+        final List<String> tables = store.createGithubTables(db);
+        final Path dir = Faults.workDir(label + "-rebalance-" + sfx);
         final Path survivorCfg = Faults.writeConfig(dir, "survivor.toml",
-            fastCommits(Faults.pipelineToml(topic.name, group, db, ch.url, 120_000, 0, survivorId)));
+            fastCommits(store.pipelineToml(topic.name, group, db, 120_000, 0, survivorId)));
         final Path victimCfg = Faults.writeConfig(dir, "victim.toml",
-            fastCommits(Faults.pipelineToml(topic.name, group, db, ch.url, 120_000, 0, victimId)));
+            fastCommits(store.pipelineToml(topic.name, group, db, 120_000, 0, victimId)));
         final long[] end = topic.endOffsets();
         staged.release(FIRST_STAGE);
         final long start = System.nanoTime();
@@ -84,8 +84,9 @@ class RebalanceFaultIT
         final long resumeMs;
         final String survivorLog;
         try (Admin admin = Faults.admin();
-            EngineRun survivor = EngineRun.start(dir, "survivor", "--config", survivorCfg.toString());
-            EngineRun victim = EngineRun.start(dir, "victim", "--config", victimCfg.toString()))
+            EngineRun survivor = EngineRun.start(dir, "survivor", store.engineEnv(), "--config",
+                survivorCfg.toString());
+            EngineRun victim = EngineRun.start(dir, "victim", store.engineEnv(), "--config", victimCfg.toString()))
         {
             // both members hold partitions
             final Map<String, List<Integer>> shared = await(admin, group, topic, m -> m.size() == 2
@@ -117,9 +118,9 @@ class RebalanceFaultIT
             Thread.sleep(killDelayMs);
             victim.kill9();
             final long killed = System.nanoTime();
-            ch.settle(db);
+            store.settle(db);
             committedAtKill = Faults.committed(admin, group, topic.name, FaultTopic.PARTITIONS);
-            final long[] written = ch.distinctIds(db, tables);
+            final long[] written = store.distinctIds(db, tables);
             window = topic.writtenAtOrAfter(committedAtKill, written, victimPartitions);
             assertTrue(victimPartitions.stream().anyMatch(p -> committedAtKill[p] < end[p]),
                 "the victim was killed after finishing its partitions: not mid-run (seed " + seed + ")");
@@ -157,9 +158,9 @@ class RebalanceFaultIT
                 "committed = end offsets");
             survivorLog = survivor.output();
         }
-        final long[] written = ch.distinctIds(db, tables);
+        final long[] written = store.distinctIds(db, tables);
         final long lost = topic.lost(written);
-        final long[] cu = ch.countAndUniq(db, tables);
+        final long[] cu = store.countAndUniq(db, tables);
         final long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
         final StringBuilder atKill = new StringBuilder();
         for (final int p : victimPartitions)
@@ -168,12 +169,12 @@ class RebalanceFaultIT
                 .append('/').append(end[p]);
         }
         Faults.report(String.format(
-            "FAULT(d) 2 engines in one group, one killed (SIGKILL) holding partitions %s (committed/end at "
+            "FAULT(%s) 2 engines in one group, one killed (SIGKILL) holding partitions %s (committed/end at "
                 + "the kill: %s); the survivor held all 4 partitions %d ms after the kill (session.timeout.ms=6000) and "
                 + "committed past the dead member's offsets %d ms after it; ids=%d lost=%d duplicates=%d (dead member's "
                 + "written-but-uncommitted records at the kill: %d); kill %d ms after it had committed %.0f%% of its partitions, seed=%d; "
                 + "duration=%d s",
-            victimPartitions, atKill, takeoverMs, resumeMs, topic.distinct.length, lost, cu[0] - cu[1], window,
+            label, victimPartitions, atKill, takeoverMs, resumeMs, topic.distinct.length, lost, cu[0] - cu[1], window,
             killDelayMs, killAtFraction * 100, seed, seconds));
         for (final int p : victimPartitions)
         {
@@ -182,9 +183,9 @@ class RebalanceFaultIT
                     + topic.name + "-" + p);
         }
         assertEquals(0, lost, "lost ids: " + topic.describeLost(written, 10));
-        assertEquals(topic.distinct.length, cu[1], "uniqExact(id) over the 8 tables");
+        assertEquals(topic.distinct.length, cu[1], "distinct ids over the 8 tables");
         assertTrue(cu[0] - cu[1] <= window, "duplicates " + (cu[0] - cu[1]) + " exceed the re-read window " + window);
-        ch.sql("DROP DATABASE " + db);
+        store.drop(db);
     }
 
     private static Map<String, List<Integer>> await(final Admin admin, final String group, final FaultTopic topic,
@@ -229,7 +230,7 @@ class RebalanceFaultIT
     {
         if (!toml.contains(from))
         {
-            throw new IllegalStateException("examples/github-events.toml no longer sets " + from);
+            throw new IllegalStateException("the shipped example no longer sets " + from);
         }
         return toml.replace(from, to);
     }
