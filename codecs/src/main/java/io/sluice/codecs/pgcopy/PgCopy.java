@@ -24,6 +24,22 @@ import net.openhft.chronicle.bytes.Bytes;
  */
 public final class PgCopy
 {
+    /** Days from 1970-01-01 to 2000-01-01, PostgreSQL's epoch: a {@code date} is int32 days since 2000-01-01. */
+    public static final long EPOCH_DAYS = 10_957;
+    /**
+     * Microseconds from 1970-01-01 00:00:00 UTC to 2000-01-01 00:00:00 UTC: a {@code timestamp} or {@code timestamptz}
+     * is int64 microseconds since 2000-01-01.
+     */
+    public static final long EPOCH_MICROS = EPOCH_DAYS * 86_400_000_000L;
+    /** The first valid timestamp, 4714-11-24 00:00:00 BC, in microseconds since 2000-01-01 (MIN_TIMESTAMP). */
+    public static final long MIN_MICROS = -211_813_488_000_000_000L;
+    /** The first timestamp after the range, 294277-01-01 00:00:00, in microseconds since 2000 (END_TIMESTAMP). */
+    public static final long END_MICROS = 9_223_371_331_200_000_000L;
+    /** The first valid date, 4714-11-24 BC (Julian day 0), in days since 2000-01-01. */
+    public static final long MIN_DAYS = -2_451_545;
+    /** The last valid date, 5874897-12-31, in days since 2000-01-01. */
+    public static final long MAX_DAYS = 2_145_031_948;
+
     /** Bytes of the header: 11 of signature, 4 of flags, 4 of extension length. */
     public static final int HEADER_BYTES = 19;
 

@@ -25,17 +25,17 @@ import io.sluice.codecs.rowbinary.SharedParsers;
 final class PgEncoders
 {
     /** Days from 1970-01-01 to 2000-01-01, PostgreSQL's epoch. */
-    static final long PG_EPOCH_DAYS = 10_957;
+    static final long PG_EPOCH_DAYS = PgCopy.EPOCH_DAYS;
     /** Microseconds from 1970-01-01 00:00:00 UTC to 2000-01-01 00:00:00 UTC. */
-    static final long PG_EPOCH_MICROS = PG_EPOCH_DAYS * 86_400_000_000L;
-    /** The first valid date, 4714-11-24 BC (Julian day 0), in days since 2000-01-01. */
-    static final long MIN_PG_DAYS = -2_451_545;
-    /** The last valid date, 5874897-12-31, in days since 2000-01-01. */
-    static final long MAX_PG_DAYS = 2_145_031_948;
-    /** The first valid timestamp, 4714-11-24 00:00:00 BC, in microseconds since 2000-01-01 (MIN_TIMESTAMP). */
-    static final long MIN_PG_MICROS = -211_813_488_000_000_000L;
-    /** The first timestamp after the range, 294277-01-01 00:00:00, in microseconds since 2000 (END_TIMESTAMP). */
-    static final long END_PG_MICROS = 9_223_371_331_200_000_000L;
+    static final long PG_EPOCH_MICROS = PgCopy.EPOCH_MICROS;
+    /** The first valid date, in days since 2000-01-01. */
+    static final long MIN_PG_DAYS = PgCopy.MIN_DAYS;
+    /** The last valid date, in days since 2000-01-01. */
+    static final long MAX_PG_DAYS = PgCopy.MAX_DAYS;
+    /** The first valid timestamp, in microseconds since 2000-01-01. */
+    static final long MIN_PG_MICROS = PgCopy.MIN_MICROS;
+    /** The first timestamp after the range, in microseconds since 2000. */
+    static final long END_PG_MICROS = PgCopy.END_MICROS;
     /** 0001-01-01 in days since 1970: PostgreSQL's text input has no year 0000 (1 BC), nor do these encoders. */
     static final long YEAR_ONE_DAYS = SharedParsers.daysFromCivil(1, 1, 1);
 

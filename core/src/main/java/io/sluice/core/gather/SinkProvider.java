@@ -3,6 +3,7 @@ package io.sluice.core.gather;
 import java.time.ZoneId;
 
 import io.sluice.core.config.SinkKind;
+import io.sluice.core.gather.sink.DestinationCatalog;
 
 /**
  * A kind of sink as a plug-in: the one contract a sink module implements so that the engine can read, check, name and
@@ -14,7 +15,8 @@ import io.sluice.core.config.SinkKind;
  * <p>When each method is called: {@link #pluginConfigKeys()} and {@link #readPluginConfig} while a configuration
  * is loaded or checked (the loading thread, before anything connects); {@link #qualifiedName} by the dry runs
  * ({@code destination}) on the command thread; {@link #driver()} once per pipeline by the engine's starting thread;
- * {@link #rowText} by {@code explain}, once per row shown, on the command thread.
+ * {@link #rowText} by {@code explain}, once per row shown, and {@link #schemaFile} by {@code explain --schema}, once
+ * per run, on the command thread.
  *
  * <p>Thread-safety: implementations are stateless and thread-safe.
  */
@@ -52,5 +54,22 @@ public interface SinkProvider extends SinkKind
     default RowText rowText(final byte[] row, final ZoneId serverZone)
     {
         throw new UnsupportedOperationException("sink kind " + kind() + " cannot show the values it writes");
+    }
+
+    /**
+     * What {@code engine.jar explain --schema FILE} reads the destination tables from for a sink of this kind: a
+     * catalog of the tables the file declares, in the kind's own DDL, that connects to nothing ({@code create} fails,
+     * {@code describe} answers from the file, a missing table is {@code null}).
+     *
+     * @param text       the file's text
+     * @param serverZone the server time zone assumed for date-time types without their own ({@code --time-zone})
+     * @return the catalog
+     * @throws IllegalArgumentException      naming the line of the file and what cannot be read
+     * @throws UnsupportedOperationException when the kind has no reader of its own (the default): {@code explain}
+     *                                       then reads the file with the engine's reader of ClickHouse DDL
+     */
+    default DestinationCatalog schemaFile(final String text, final ZoneId serverZone)
+    {
+        throw new UnsupportedOperationException("sink kind " + kind() + " has no reader of schema files");
     }
 }

@@ -24,6 +24,7 @@ import io.sluice.codecs.pgcopy.PgScratch;
 import io.sluice.codecs.pgcopy.PgType;
 import io.sluice.codecs.rowbinary.ConversionError;
 import io.sluice.core.gather.batch.OmissionMask;
+import io.sluice.core.gather.json.ExplainableEncoder;
 import io.sluice.core.gather.json.JsonEncoding;
 import io.sluice.core.gather.json.ColumnMappings;
 import io.sluice.core.gather.json.ConstantValues;
@@ -151,7 +152,8 @@ public final class PgJsonRowEncoder implements RowEncoder<JsonRecord>
 
     /**
      * Binds to a table: with a {@link PostgresCatalog}, its columns as the catalog read them
-     * ({@link PostgresCatalog#columnsOf}); with any other catalog, the columns of {@code schema} alone (each may be
+     * ({@link PostgresCatalog#columnsOf}); with a {@link PgSchemaFile} ({@code explain --schema}), as the file
+     * declares them; with any other catalog, the columns of {@code schema} alone (each may be
      * NULL, its type parsed from {@link ColumnSpec#type()}, {@code DEFAULT} a constant and {@code EXPRESSION} left
      * to the server).
      */
@@ -160,7 +162,7 @@ public final class PgJsonRowEncoder implements RowEncoder<JsonRecord>
     {
         final List<PostgresColumn> columns = catalog instanceof PostgresCatalog pg
             ? pg.columnsOf(schema)
-            : fromSpecs(schema);
+            : catalog instanceof PgSchemaFile file ? file.columnsOf(schema) : fromSpecs(schema);
         return bind(schema, columns, catalog);
     }
 
@@ -429,7 +431,7 @@ public final class PgJsonRowEncoder implements RowEncoder<JsonRecord>
     {
     }
 
-    private final class BoundPg implements Bound<JsonRecord>
+    private final class BoundPg implements Bound<JsonRecord>, ExplainableEncoder
     {
         private final Column[] columns;
         private final int[] omittable;
@@ -468,6 +470,50 @@ public final class PgJsonRowEncoder implements RowEncoder<JsonRecord>
         public List<String> columns()
         {
             return names;
+        }
+
+        @Override
+        public String path(final int column)
+        {
+            return columns[column].path();
+        }
+
+        @Override
+        public String metadataSpec(final int column)
+        {
+            return columns[column].meta() == null ? null : columns[column].meta().spec();
+        }
+
+        @Override
+        public String pathRead(final int column)
+        {
+            return columns[column].path();
+        }
+
+        @Override
+        public boolean filled(final int column)
+        {
+            return false;
+        }
+
+        @Override
+        public boolean writesDefault(final int column)
+        {
+            return columns[column].defaultValue() != null;
+        }
+
+        @Override
+        public boolean storesNull(final int column)
+        {
+            return columns[column].nullable();
+        }
+
+        /** @return the written type: a domain's base type, {@code text} for an enum (its label) */
+        @Override
+        public String writtenType(final int column)
+        {
+            final PgType t = columns[column].encoder().type();
+            return t.kind() == PgType.Kind.ENUM ? "text" : t.toString();
         }
 
         @Override

@@ -17,6 +17,7 @@ import static io.sluice.sinks.postgres.PostgresKeys.URL;
 import static io.sluice.sinks.postgres.PostgresKeys.USERNAME;
 
 import java.nio.file.Files;
+import java.time.ZoneId;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -29,8 +30,10 @@ import io.sluice.core.config.PluginConfigReader;
 import io.sluice.core.config.SinkConnection;
 import io.sluice.core.config.SinkKeys;
 import io.sluice.core.config.SinkSettings;
+import io.sluice.core.gather.RowText;
 import io.sluice.core.gather.SinkDriver;
 import io.sluice.core.gather.SinkProvider;
+import io.sluice.core.gather.sink.DestinationCatalog;
 import io.sluice.core.gather.sink.SinkException;
 
 /**
@@ -96,6 +99,30 @@ public final class PostgresProvider implements SinkProvider
             throw new IllegalArgumentException(e.getMessage(), e);
         }
         return PostgresIdentifiers.qualified(schema, table);
+    }
+
+    /**
+     * A reader of one binary COPY tuple as {@link PgJsonRowEncoder} writes it, printing each value as PostgreSQL prints
+     * it in a UTC session ({@link PgCopyText}).
+     *
+     * @param row        the tuple: its int16 field count, then each field
+     * @param serverZone not used: the sink's sessions always run in UTC, so {@code timestamptz} prints {@code +00}
+     */
+    @Override
+    public RowText rowText(final byte[] row, final ZoneId serverZone)
+    {
+        return new PgCopyText(row);
+    }
+
+    /**
+     * PostgreSQL {@code CREATE TABLE} statements ({@link PgSchemaFile}).
+     *
+     * @param serverZone not used: the sink's sessions always run in UTC
+     */
+    @Override
+    public DestinationCatalog schemaFile(final String text, final ZoneId serverZone)
+    {
+        return PgSchemaFile.parse(text);
     }
 
     /**

@@ -49,4 +49,17 @@ public interface ExplainableEncoder
      *     {@code null_as_default})
      */
     boolean storesNull(int column);
+
+    /**
+     * The type the kind's reader ({@code SinkProvider.rowText}) reads the column's written value as, when that is
+     * not the type text its catalog describes: a type the kind writes as another (a PostgreSQL domain as its base
+     * type, an enum as its label text).
+     *
+     * @param column the column's index
+     * @return the type to read the value as, or null for the column's described type (the default)
+     */
+    default String writtenType(final int column)
+    {
+        return null;
+    }
 }
