@@ -318,15 +318,10 @@ class SplitEmbeddedIT
         TestServices.sql("CREATE DATABASE " + other);
         TestServices
             .sql("CREATE TABLE " + other + ".views (offset Int64, page String) ENGINE = MergeTree() ORDER BY offset");
-        final SluiceConfig c = ConfigLoader.parse("[kafka]\nbootstrap_servers = \"" + TestServices.bootstrap()
-            + "\"\n[[sinks]]\nname = \"clicks\"\nkind = \"clickhouse\"\n"
-            + "[sinks.plugin_config]\nendpoint = \"" + TestServices.clickhouse() + "\"\ndatabase = \"" + t[1]
-            + "\"\ntarget_table = \"clicks\"\n"
-            + "[[sinks]]\nname = \"views\"\nkind = \"clickhouse\"\n"
+        final String views = "[[sinks]]\nname = \"views\"\nkind = \"clickhouse\"\n"
             + "[sinks.plugin_config]\nendpoint = \"" + TestServices.clickhouse() + "\"\ndatabase = \"" + other
-            + "\"\ntarget_table = \"views\"\ninsert_workers = 1\n"
-            + ROUTER);
-        assertEquals(1, runByName(c, t, new ViewEncoder()), "the purchase reaches no branch");
+            + "\"\ntarget_table = \"views\"\ninsert_workers = 1\n";
+        assertEquals(1, runByName(t, views, new ViewEncoder()), "the purchase reaches no branch");
         assertEquals("0\tu1\n3\tu2\n",
             TestServices.sql("SELECT offset, user FROM " + t[1] + ".clicks ORDER BY offset"));
         assertEquals("1\t/home\n", TestServices.sql("SELECT offset, page FROM " + other + ".views ORDER BY offset"),
@@ -349,14 +344,9 @@ class SplitEmbeddedIT
             + "day date, score double precision, small smallint, note text)");
         try
         {
-            final SluiceConfig c = ConfigLoader.parse("[kafka]\nbootstrap_servers = \"" + TestServices.bootstrap()
-                + "\"\n[[sinks]]\nname = \"clicks\"\nkind = \"clickhouse\"\n"
-                + "[sinks.plugin_config]\nendpoint = \"" + TestServices.clickhouse() + "\"\ndatabase = \"" + t[1]
-                + "\"\ntarget_table = \"clicks\"\n"
-                + "[[sinks]]\nname = \"views\"\nkind = \"postgres\"\n"
-                + "[sinks.plugin_config]\n" + PostgresSinkIT.login() + "schema = \"" + schema
-                + "\"\ntarget_table = \"views\"\nlinger_ms = 50\n" + ROUTER);
-            assertEquals(1, runByName(c, t, new PgViewEncoder()), "the purchase reaches no branch");
+            final String views = "[[sinks]]\nname = \"views\"\nkind = \"postgres\"\n[sinks.plugin_config]\n"
+                + PostgresSinkIT.login() + "schema = \"" + schema + "\"\ntarget_table = \"views\"\nlinger_ms = 50\n";
+            assertEquals(1, runByName(t, views, new PgViewEncoder()), "the purchase reaches no branch");
             assertEquals("0\tu1\n3\tu2\n",
                 TestServices.sql("SELECT offset, user FROM " + t[1] + ".clicks ORDER BY offset"));
             final List<String> views = PostgresSinkIT.rows("SELECT \"offset\", page, "
@@ -373,14 +363,18 @@ class SplitEmbeddedIT
     }
 
     /**
-     * Runs the split of case S1 with its branches writing to the sinks named clicks and views of {@code c}, a driver
-     * per installed sink.
+     * Runs the split of case S1 with its branches writing to the sinks named clicks (ClickHouse, database t[1]) and
+     * views ({@code viewsSink}, a [[sinks]] table), a driver per installed sink.
      *
      * @return the records dropped as unrouted, or -1 when the pipeline failed
      */
-    private static long runByName(final SluiceConfig c, final String[] t, final RowEncoder<View> views)
+    private static long runByName(final String[] t, final String viewsSink, final RowEncoder<View> views)
         throws Exception
     {
+        final SluiceConfig c = ConfigLoader.parse("[kafka]\nbootstrap_servers = \"" + TestServices.bootstrap()
+            + "\"\n[[sinks]]\nname = \"clicks\"\nkind = \"clickhouse\"\n"
+            + "[sinks.plugin_config]\nendpoint = \"" + TestServices.clickhouse() + "\"\ndatabase = \"" + t[1]
+            + "\"\ntarget_table = \"clicks\"\n" + viewsSink + ROUTER);
         final Map<String, SinkSpec> sinks = new java.util.LinkedHashMap<>();
         for (final String name : List.of("clicks", "views"))
         {
