@@ -73,7 +73,8 @@ import io.sluice.ringbuffers.RecordEvent;
  *       {@code null}: NULL, the value missing or null; {@code filled}: a Nested member without a value, filled with
  *       its element's default to its siblings' length; {@code metadata}: filled from the record's Kafka
  *       coordinates, {@code path} naming the source such as {@code $offset}) and {@code value} as the sink's
- *       database prints it (ClickHouse: in TabSeparated);</li>
+ *       database prints it (ClickHouse: in TabSeparated; PostgreSQL: its types' output functions in a UTC session,
+ *       as psql shows them; NULL is {@code \N});</li>
  *   <li>or {@code error} with the {@code column} and {@code path} that could not be converted, and the
  *       {@code outcome} under {@code on_error};</li>
  *   <li>or {@code "branch": null} with {@code unmatched} (the policy) and its {@code outcome}.</li>
@@ -81,10 +82,12 @@ import io.sluice.ringbuffers.RecordEvent;
  * It runs the engine's own decoder, classifier, destination resolver, shard router and bound encoders (the same
  * objects {@code GatherPipeline} builds), and the values shown are the bytes the kind's encoder wrote, read back
  * by the kind's own reader ({@link SinkProvider#rowText}; ClickHouse: its RowBinary reader, printing as TabSeparated
- * does); the source of each column comes from the kind's bound encoder ({@link ExplainableEncoder}): explain cannot
- * disagree with a run. Table schemas come from {@code --schema FILE}
- * (CREATE TABLE statements, no connection; DateTime in {@code --time-zone}, default UTC) or from the sink's
- * ClickHouse with {@code --connect} (DESCRIBE, defaults and time zone as a run reads them). Nothing is written.
+ * does; PostgreSQL: its binary COPY reader); the source of each column comes from the kind's bound encoder
+ * ({@link ExplainableEncoder}): explain cannot disagree with a run. Table schemas come from {@code --schema FILE}
+ * (CREATE TABLE statements in the dialect of the kind the branch writes to, read by the kind's
+ * {@link SinkProvider#schemaFile}, ClickHouse's by {@link SchemaFile}; no connection; ClickHouse's DateTime in
+ * {@code --time-zone}, default UTC) or from the sink's database with {@code --connect} (ClickHouse: DESCRIBE;
+ * PostgreSQL: its catalog; defaults and time zone as a run reads them). Nothing is written.
  * A line that holds no record gets {@code skipped} (a blank line) or an {@code error} whose {@code outcome} says it is
  * not an envelope. Exit 0 after the last line whatever the lines held; 2 on a bad configuration, an unknown sink, an
  * unreadable schema file or an unknown {@code --time-zone}.
@@ -114,16 +117,18 @@ public final class ExplainCommand implements Callable<Integer>
     @ArgGroup(exclusive = true, multiplicity = "1")
     Schemas schemas;
 
-    @Option(names = "--time-zone", paramLabel = "ZONE", description = "With --schema: the server time zone DateTime columns are printed in (default UTC).")
+    @Option(names = "--time-zone", paramLabel = "ZONE", description = "With --schema: the server time zone ClickHouse DateTime columns are printed in (default UTC; PostgreSQL sessions are always UTC).")
     String timeZone = "UTC";
 
     /** Where table schemas come from. */
     static final class Schemas
     {
-        @Option(names = "--schema", paramLabel = "FILE", description = "CREATE TABLE statements to read the destination tables from (no connection).")
-        Path schema;
+        @Option(names = "--schema", paramLabel = "[SINK=]FILE", description = {
+            "CREATE TABLE statements to read the destination tables from, in the dialect of the sink's kind (no connection).",
+            "Repeatable: SINK=FILE is read for the branches that write to that sink (a split across kinds), FILE for the others."})
+        List<String> schema;
 
-        @Option(names = "--connect", description = "Read the destination tables from the sink's ClickHouse (DESCRIBE).")
+        @Option(names = "--connect", description = "Read the destination tables from the sink's database (ClickHouse: DESCRIBE; PostgreSQL: its catalog).")
         boolean connect;
     }
 
@@ -132,8 +137,8 @@ public final class ExplainCommand implements Callable<Integer>
     {
         final PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), false);
         final PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
-        final int code = run(config, sink, topic, envelope, schemas.schema, schemas.connect, timeZone, System.in, out,
-            err);
+        final int code = run(config, sink, topic, envelope, schemas.schema == null ? List.of() : schemas.schema,
+            schemas.connect, timeZone, System.in, out, err);
         out.flush();
         return code;
     }
@@ -146,7 +151,7 @@ public final class ExplainCommand implements Callable<Integer>
      * @param topic    the records' topic, or null for the sink's first
      * @param envelope whether lines are envelopes
      * @param schema   CREATE TABLE statements, or null with {@code connect}
-     * @param connect  read schemas from the sink's ClickHouse
+     * @param connect  read schemas from the sink's database
      * @param zone     the time zone assumed with {@code schema}
      * @param in       the lines
      * @param out      one JSON object per line
@@ -157,6 +162,31 @@ public final class ExplainCommand implements Callable<Integer>
     static int run(final Path file, final String sinkName, final String topic, final boolean envelope,
         final Path schema, final boolean connect, final String zone, final InputStream in, final PrintWriter out,
         final PrintWriter err) throws IOException
+    {
+        return run(file, sinkName, topic, envelope, schema == null ? List.of() : List.of(schema.toString()), connect,
+            zone, in, out, err);
+    }
+
+    /**
+     * Runs the dry run with schema files per sink.
+     *
+     * @param file     the configuration
+     * @param sinkName the sink
+     * @param topic    the records' topic, or null for the sink's first
+     * @param envelope whether lines are envelopes
+     * @param schemas  the {@code --schema} values: {@code FILE} for every sink, {@code SINK=FILE} for the branches
+     *                 that write to that sink (empty with {@code connect})
+     * @param connect  read schemas from the sink's database
+     * @param zone     the time zone assumed with {@code schema}
+     * @param in       the lines
+     * @param out      one JSON object per line
+     * @param err      problems with the configuration or the schema
+     * @return 0, or 2 on a bad configuration, sink or schema
+     * @throws IOException when reading fails
+     */
+    static int run(final Path file, final String sinkName, final String topic, final boolean envelope,
+        final List<String> schemas, final boolean connect, final String zone, final InputStream in,
+        final PrintWriter out, final PrintWriter err) throws IOException
     {
         try
         {
@@ -204,8 +234,10 @@ public final class ExplainCommand implements Callable<Integer>
             n -> SinkProviders.installed().provider(c.sink(n).kind()).driver());
         final Map<SinkConnection, String> sinkOfConnection = new IdentityHashMap<>();
         c.sinks().forEach(s -> sinkOfConnection.putIfAbsent(s.plugin(), s.name()));
+        final Set<String> sinksInPlay = new java.util.LinkedHashSet<>();
         for (final SluiceConfig.Branch b : sink.branches())
         {
+            sinksInPlay.add(b.sink() == null ? sink.name() : b.sink());
             final String kind = c.sink(b.sink() == null ? sink.name() : b.sink()).kind();
             try
             {
@@ -219,6 +251,10 @@ public final class ExplainCommand implements Callable<Integer>
                 return SluiceEngine.EXIT_CONFIG;
             }
         }
+        if (sinksInPlay.isEmpty())
+        {
+            sinksInPlay.add(sink.name());
+        }
         try
         {
             final DestinationCatalogs catalogs;
@@ -226,11 +262,11 @@ public final class ExplainCommand implements Callable<Integer>
             {
                 catalogs = connect
                     ? spec -> driverOf.apply(sinkOfConnection.get(spec.connection())).catalog(spec)
-                    : fileCatalog(SchemaFile.load(schema, zone));
+                    : fileCatalogs(c, schemas, zone, sinksInPlay, sinkOfConnection);
             }
             catch (final IllegalArgumentException | IOException e)
             {
-                err.println("error: --schema " + schema + ": " + e.getMessage());
+                err.println("error: --schema " + e.getMessage());
                 return SluiceEngine.EXIT_CONFIG;
             }
             final Explainer x = new Explainer(
@@ -254,9 +290,77 @@ public final class ExplainCommand implements Callable<Integer>
         }
     }
 
-    private static DestinationCatalogs fileCatalog(final SchemaFile f)
+    /**
+     * The catalogs of {@code --schema}: per sink the branches write to, its file ({@code SINK=FILE}, else the one
+     * {@code FILE}) read by the reader of the sink's kind ({@link SinkProvider#schemaFile}), or by the engine's reader
+     * of ClickHouse DDL ({@link SchemaFile}) for a kind without one; a file read once per kind.
+     *
+     * @throws IllegalArgumentException starting with the file, naming what is wrong (a line of it, a missing file for
+     *                                  a sink, two files for one)
+     */
+    private static DestinationCatalogs fileCatalogs(final SluiceConfig c, final List<String> schemas,
+        final String zone, final Set<String> sinksInPlay, final Map<SinkConnection, String> sinkOfConnection)
+        throws IOException
     {
-        return spec -> f;
+        Path common = null;
+        final Map<String, Path> ofSink = new HashMap<>();
+        for (final String s : schemas)
+        {
+            final int eq = s.indexOf('=');
+            final String named = eq > 0 ? s.substring(0, eq) : null;
+            if (named != null && c.sinks().stream().anyMatch(k -> k.name().equals(named)))
+            {
+                if (ofSink.put(named, Path.of(s.substring(eq + 1))) != null)
+                {
+                    throw new IllegalArgumentException(s + ": sink " + named + " is given two files");
+                }
+            }
+            else if (common != null)
+            {
+                throw new IllegalArgumentException(s + ": a second FILE for every sink (" + common + " is the first); "
+                    + "give SINK=FILE for the branches that write to another sink");
+            }
+            else
+            {
+                common = Path.of(s);
+            }
+        }
+        final Map<String, DestinationCatalog> read = new HashMap<>();
+        final Map<String, DestinationCatalog> bySink = new HashMap<>();
+        for (final String name : sinksInPlay)
+        {
+            final Path file = ofSink.getOrDefault(name, common);
+            if (file == null)
+            {
+                throw new IllegalArgumentException("no file for the branches that write to sink " + name + ": give "
+                    + "--schema " + name + "=FILE");
+            }
+            final String kind = c.sink(name).kind();
+            final String key = kind + '\0' + file;
+            if (!read.containsKey(key))
+            {
+                try
+                {
+                    final String text = java.nio.file.Files.readString(file);
+                    DestinationCatalog catalog;
+                    try
+                    {
+                        catalog = SinkProviders.installed().provider(kind).schemaFile(text, ZoneId.of(zone));
+                    }
+                    catch (final UnsupportedOperationException noReaderOfItsOwn)
+                    {
+                        catalog = SchemaFile.load(file, zone);
+                    }
+                    read.put(key, catalog);
+                }
+                catch (final IllegalArgumentException | IOException e)
+                {
+                    throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
+                }
+            }
+            bySink.put(name, read.get(key));
+        }
+        return spec -> bySink.get(sinkOfConnection.get(spec.connection()));
     }
 
     /** The catalog of a sink. */
@@ -508,10 +612,13 @@ public final class ExplainCommand implements Callable<Integer>
                 if (omitted.contains(i))
                 {
                     o.column(names.get(i), c.type(), "server default", x == null ? null : x.path(i),
-                        "DEFAULT " + c.defaultExpression() + " (left out of the row: the server evaluates it)");
+                        c.defaultExpression().isEmpty()
+                            ? "(left out of the row: an upsert keeps a stored row's value, a new row gets NULL)"
+                            : "DEFAULT " + c.defaultExpression() + " (left out of the row: the server evaluates it)");
                     continue;
                 }
-                final String v = text.next(c.type());
+                final String readAs = x == null ? null : x.writtenType(i);
+                final String v = text.next(readAs != null ? readAs : c.type());
                 String source = "path";
                 if (x != null && x.metadataSpec(i) != null)
                 {

@@ -10,6 +10,7 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -95,9 +96,14 @@ class ExplainSplitAcrossSinksTest
             "a's branch does not take the default: " + y);
     }
 
-    /** A branch that writes to a kind whose provider cannot show its rows is refused up front, naming it (exit 2). */
+    /**
+     * A split across kinds: branch x writes to a postgres sink, y to the ClickHouse sink it belongs to; each reads its
+     * tables from a file in its own dialect ({@code --schema p=pg.sql} for x, {@code --schema ch.sql} for the rest)
+     * and shows its values as its database prints them. Without a file for p, or with two for every sink, the command
+     * stops naming what is missing (exit 2).
+     */
     @Test
-    void aBranchToAKindThatCannotShowItsRowsIsRefusedNamingIt(@TempDir final Path dir) throws Exception
+    void aSplitAcrossKindsReadsEachSinksTablesInItsOwnDialect(@TempDir final Path dir) throws Exception
     {
         final Path config = dir.resolve("pg.toml");
         Files.writeString(config, """
@@ -133,15 +139,35 @@ class ExplainSplitAcrossSinksTest
             password = "pw"
             target_table = "x"
             """);
-        final Path schema = dir.resolve("schema.sql");
-        Files.writeString(schema, "CREATE TABLE main.y (`n` UInt32) ENGINE = MergeTree ORDER BY n;\n");
+        final Path ch = dir.resolve("ch.sql");
+        Files.writeString(ch, "CREATE TABLE main.y (`n` UInt32, `b` Bool) ENGINE = MergeTree ORDER BY n;\n");
+        final Path pg = dir.resolve("pg.sql");
+        Files.writeString(pg, "CREATE TABLE public.x (n integer NOT NULL, b boolean, at timestamptz DEFAULT now());\n");
+        final String input = "{\"t\":\"x\",\"n\":1,\"b\":true}\n{\"t\":\"y\",\"n\":2,\"b\":true}\n";
         final StringWriter out = new StringWriter();
         final StringWriter err = new StringWriter();
-        final int code = ExplainCommand.run(config, "a", null, false, schema, false, "UTC",
-            new ByteArrayInputStream("{\"t\":\"x\",\"n\":1}\n".getBytes(StandardCharsets.UTF_8)),
-            new PrintWriter(out), new PrintWriter(err));
-        assertEquals(2, code, err.toString());
-        assertTrue(err.toString().contains("branch x writes to a sink of kind \"postgres\""), err.toString());
-        assertEquals("", out.toString());
+        final int code = ExplainCommand.run(config, "a", null, false, List.of(ch.toString(), "p=" + pg), false, "UTC",
+            new ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)), new PrintWriter(out),
+            new PrintWriter(err));
+        assertEquals(0, code, err.toString());
+        final String[] lines = out.toString().split("\n");
+        final JsonNode x = JSON.readTree(lines[0]);
+        assertEquals("p", x.get("sink").asText(), lines[0]);
+        assertEquals("public.x", x.get("database").asText() + "." + x.get("table").asText());
+        assertEquals("t", x.get("columns").get(1).get("value").asText(), "PostgreSQL prints a boolean as t");
+        assertEquals("server default", x.get("columns").get(2).get("source").asText(), lines[0]);
+        final JsonNode y = JSON.readTree(lines[1]);
+        assertEquals("true", y.get("columns").get(1).get("value").asText(), "ClickHouse prints a Bool as true");
+
+        final StringWriter noFile = new StringWriter();
+        assertEquals(2, ExplainCommand.run(config, "a", null, false, List.of("a=" + ch), false, "UTC",
+            new ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)), new PrintWriter(new StringWriter()),
+            new PrintWriter(noFile)));
+        assertTrue(noFile.toString().contains("no file for the branches that write to sink p: give --schema p=FILE"),
+            noFile.toString());
+        final StringWriter two = new StringWriter();
+        assertEquals(2, ExplainCommand.run(config, "a", null, false, List.of(ch.toString(), pg.toString()), false,
+            "UTC", new ByteArrayInputStream(new byte[0]), new PrintWriter(new StringWriter()), new PrintWriter(two)));
+        assertTrue(two.toString().contains("a second FILE for every sink"), two.toString());
     }
 }

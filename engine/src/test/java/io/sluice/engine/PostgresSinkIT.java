@@ -46,6 +46,14 @@ class PostgresSinkIT
         return System.getProperty("sluice.postgres.url", "jdbc:postgresql://127.0.0.1:15432/sluice");
     }
 
+    /** @return the {@code url}, {@code username} and {@code password} lines of a plugin_config that logs in here */
+    static String login()
+    {
+        final Map<String, String> secrets = TestServices.secrets();
+        return "url = \"" + url() + "\"\nusername = \"" + secrets.get("SLUICE_TEST_POSTGRES_USER")
+            + "\"\npassword = \"" + secrets.get("SLUICE_TEST_POSTGRES_PASSWORD") + "\"\n";
+    }
+
     static Connection open() throws SQLException
     {
         final Map<String, String> secrets = TestServices.secrets();

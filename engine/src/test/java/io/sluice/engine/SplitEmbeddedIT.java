@@ -34,6 +34,8 @@ import io.sluice.core.gather.split.RowEncoder;
 import io.sluice.core.gather.split.ShardRouter;
 import io.sluice.core.gather.split.Split;
 import io.sluice.sinks.clickhouse.ClickHouseDriver;
+import io.sluice.sinks.postgres.PgFields;
+import io.sluice.codecs.pgcopy.PgCopyError;
 
 /**
  * The split as an embedding application builds it (seed 001's shape in Java): two typed branches with their own row
@@ -42,6 +44,15 @@ import io.sluice.sinks.clickhouse.ClickHouseDriver;
  */
 class SplitEmbeddedIT
 {
+    /**
+     * A consuming sink whose branches name the sinks clicks and views: both are targets only, written by the
+     * embedding application's split.
+     */
+    private static final String ROUTER = "[[sinks]]\nname = \"router\"\nkind = \"clickhouse\"\ntopics = [\"unused\"]\n"
+        + "group_id = \"unused\"\n[sinks.plugin_config]\nendpoint = \"http://127.0.0.1:1\"\n"
+        + "[[sinks.branches]]\nname = \"c\"\nwhen = { path = \"type\", equals = \"click\" }\nsink = \"clicks\"\n"
+        + "[[sinks.branches]]\nname = \"v\"\nsink = \"views\"\n";
+
     /** A click row, reused for every record (the encoder writes it before emit returns). */
     static final class Click
     {
@@ -56,6 +67,68 @@ class SplitEmbeddedIT
         final UnsafeBuffer page = new UnsafeBuffer(new byte[256]);
         int pageLength;
         long offset;
+        long timestamp;
+    }
+
+    /**
+     * Views as typed rows into PostgreSQL: a binary COPY tuple written with {@link PgFields}, one field per column,
+     * no allocation per row (the jsonb text is built in a reused builder).
+     */
+    private static final class PgViewEncoder implements RowEncoder<View>, RowEncoder.Bound<View>
+    {
+        private final StringBuilder doc = new StringBuilder();
+
+        @Override
+        public Bound<View> bind(final TableSchema schema, final DestinationCatalog catalog)
+        {
+            return this;
+        }
+
+        @Override
+        public List<String> columns()
+        {
+            return List.of("offset", "page", "seen", "id", "ok", "doc", "n", "day", "score", "small", "note");
+        }
+
+        @Override
+        public String encode(final View row, final Bytes<?> out)
+        {
+            if (row.pageLength < 0)
+            {
+                return "column page from path page: missing";
+            }
+            PgFields.beginRow(out, 11);
+            PgFields.writeInt8(out, row.offset);
+            int code = PgFields.writeUtf8(out, row.page, 0, row.pageLength);
+            if (code != 0)
+            {
+                return "column page from path page: " + PgCopyError.describe(code);
+            }
+            code = PgFields.writeTimestamp(out, row.timestamp * 1000 + 123);
+            if (code != 0)
+            {
+                return "column seen: " + PgCopyError.describe(code);
+            }
+            PgFields.writeUuid(out, 0x0123456789abcdefL, row.offset);
+            PgFields.writeBool(out, row.offset % 2 == 1);
+            doc.setLength(0);
+            doc.append("{\"offset\": ").append(row.offset).append(", \"é\": \"x\"}");
+            code = PgFields.writeJsonb(out, doc);
+            if (code != 0)
+            {
+                return "column doc: " + PgCopyError.describe(code);
+            }
+            PgFields.writeInt4(out, -7);
+            code = PgFields.writeDate(out, 19_000);
+            if (code != 0)
+            {
+                return "column day: " + PgCopyError.describe(code);
+            }
+            PgFields.writeFloat8(out, 0.1);
+            PgFields.writeInt2(out, (short)-2);
+            PgFields.writeNull(out);
+            return null;
+        }
     }
 
     private static final class ClickEncoder implements RowEncoder<Click>, RowEncoder.Bound<Click>
@@ -116,11 +189,11 @@ class SplitEmbeddedIT
         final ClickHouseConfig connection = (ClickHouseConfig)config().sinks().get(0).plugin();
         final List<List<String>> shards = List.of(List.of(TestServices.clickhouse()));
         return spec(topic, group, unmatched, Map.of("clicks", new SinkSpec("clicks", connection, shards, db, "clicks"),
-            "views", new SinkSpec("views", connection, shards, db, "views")));
+            "views", new SinkSpec("views", connection, shards, db, "views")), new ViewEncoder());
     }
 
     private static GatherSpec<JsonRecord> spec(final String topic, final String group, final ErrorPolicy unmatched,
-        final Map<String, SinkSpec> sinks)
+        final Map<String, SinkSpec> sinks, final RowEncoder<View> viewEncoder)
     {
         final PathRegistry paths = new PathRegistry(64);
         final JsonRecord record = new JsonRecord(paths);
@@ -134,7 +207,7 @@ class SplitEmbeddedIT
 
         final Split<JsonRecord> split = Split.create(new ChunkConfig(1000, 1 << 20, 100), unmatched);
         final BranchHandle<Click> clicks = split.add("clicks", new ClickEncoder(), ShardRouter.roundRobin(), "clicks");
-        final BranchHandle<View> views = split.add("views", new ViewEncoder(), ShardRouter.roundRobin(), "views");
+        final BranchHandle<View> views = split.add("views", viewEncoder, ShardRouter.roundRobin(), "views");
         split.route((r, out) ->
         {
             final int n = r.text(type, scratch, typeText);
@@ -147,6 +220,7 @@ class SplitEmbeddedIT
             else if (n == 4 && typeText.getStringWithoutLengthAscii(0, 4).equals("view"))
             {
                 view.offset = r.event().offset();
+                view.timestamp = r.event().timestampMs();
                 view.pageLength = r.text(page, scratch, view.page);
                 out.emit(views, view);
             }
@@ -244,18 +318,63 @@ class SplitEmbeddedIT
         TestServices.sql("CREATE DATABASE " + other);
         TestServices
             .sql("CREATE TABLE " + other + ".views (offset Int64, page String) ENGINE = MergeTree() ORDER BY offset");
+        final String views = "[[sinks]]\nname = \"views\"\nkind = \"clickhouse\"\n"
+            + "[sinks.plugin_config]\nendpoint = \"" + TestServices.clickhouse() + "\"\ndatabase = \"" + other
+            + "\"\ntarget_table = \"views\"\ninsert_workers = 1\n";
+        assertEquals(1, runByName(t, views, new ViewEncoder()), "the purchase reaches no branch");
+        assertEquals("0\tu1\n3\tu2\n",
+            TestServices.sql("SELECT offset, user FROM " + t[1] + ".clicks ORDER BY offset"));
+        assertEquals("1\t/home\n", TestServices.sql("SELECT offset, page FROM " + other + ".views ORDER BY offset"),
+            "views in the database of the sink named views");
+        assertEquals(0, TestServices.sqlLong("SELECT count() FROM " + t[1] + ".views"), "nothing in the other one");
+        assertEquals(Map.of(new TopicPartition(t[0], 0), 4L), TestServices.committed(t[2]));
+    }
+
+    /**
+     * An embedded split across kinds, typed rows in both: clicks in ClickHouse RowBinary, views in PostgreSQL binary
+     * COPY written with {@link PgFields}; both land with their values as each database prints them, one shared commit.
+     */
+    @Test
+    void shouldWriteTypedRowsIntoPostgresqlNextToClickHouse() throws Exception
+    {
+        final String[] t = setUp("pgtyped");
+        final String schema = "s1_pg_" + Long.toString(System.nanoTime(), 36);
+        PostgresSinkIT.sql("CREATE SCHEMA \"" + schema + "\"", "CREATE TABLE \"" + schema + "\".\"views\" ("
+            + "\"offset\" bigint PRIMARY KEY, page text, seen timestamptz, id uuid, ok boolean, doc jsonb, n integer, "
+            + "day date, score double precision, small smallint, note text)");
+        try
+        {
+            final String views = "[[sinks]]\nname = \"views\"\nkind = \"postgres\"\n[sinks.plugin_config]\n"
+                + PostgresSinkIT.login() + "schema = \"" + schema + "\"\ntarget_table = \"views\"\nlinger_ms = 50\n";
+            assertEquals(1, runByName(t, views, new PgViewEncoder()), "the purchase reaches no branch");
+            assertEquals("0\tu1\n3\tu2\n",
+                TestServices.sql("SELECT offset, user FROM " + t[1] + ".clicks ORDER BY offset"));
+            final List<String> views = PostgresSinkIT.rows("SELECT \"offset\", page, "
+                + "(extract(epoch FROM seen) * 1000000)::bigint % 1000, id::text, ok::text, doc::text, n, "
+                + "day::text, score::text, small, (note IS NULL)::text FROM \"" + schema + "\".\"views\" ORDER BY 1");
+            assertEquals(List.of("1|/home|123|01234567-89ab-cdef-0000-000000000001|true|{\"é\": \"x\", \"offset\": 1}|"
+                + "-7|2022-01-08|0.1|-2|true"), views);
+            assertEquals(Map.of(new TopicPartition(t[0], 0), 4L), TestServices.committed(t[2]));
+        }
+        finally
+        {
+            PostgresSinkIT.sql("DROP SCHEMA \"" + schema + "\" CASCADE");
+        }
+    }
+
+    /**
+     * Runs the split of case S1 with its branches writing to the sinks named clicks (ClickHouse, database t[1]) and
+     * views ({@code viewsSink}, a [[sinks]] table), a driver per installed sink.
+     *
+     * @return the records dropped as unrouted, or -1 when the pipeline failed
+     */
+    private static long runByName(final String[] t, final String viewsSink, final RowEncoder<View> views)
+        throws Exception
+    {
         final SluiceConfig c = ConfigLoader.parse("[kafka]\nbootstrap_servers = \"" + TestServices.bootstrap()
             + "\"\n[[sinks]]\nname = \"clicks\"\nkind = \"clickhouse\"\n"
             + "[sinks.plugin_config]\nendpoint = \"" + TestServices.clickhouse() + "\"\ndatabase = \"" + t[1]
-            + "\"\ntarget_table = \"clicks\"\n"
-            + "[[sinks]]\nname = \"views\"\nkind = \"clickhouse\"\n"
-            + "[sinks.plugin_config]\nendpoint = \"" + TestServices.clickhouse() + "\"\ndatabase = \"" + other
-            + "\"\ntarget_table = \"views\"\ninsert_workers = 1\n"
-            // both are targets only here: the embedding application's split writes to them
-            + "[[sinks]]\nname = \"router\"\nkind = \"clickhouse\"\ntopics = [\"unused\"]\ngroup_id = \"unused\"\n"
-            + "[sinks.plugin_config]\nendpoint = \"http://127.0.0.1:1\"\n"
-            + "[[sinks.branches]]\nname = \"c\"\nwhen = { path = \"type\", equals = \"click\" }\nsink = \"clicks\"\n"
-            + "[[sinks.branches]]\nname = \"v\"\nsink = \"views\"\n");
+            + "\"\ntarget_table = \"clicks\"\n" + viewsSink + ROUTER);
         final Map<String, SinkSpec> sinks = new java.util.LinkedHashMap<>();
         for (final String name : List.of("clicks", "views"))
         {
@@ -263,19 +382,11 @@ class SplitEmbeddedIT
             sinks.put(name, new SinkSpec(name, s.plugin(), s.plugin().shards(), s.plugin().database(),
                 s.plugin().targetTable()));
         }
-        final long dropped;
         try (SinkDrivers drivers = SinkDrivers.of(SinkProviders.installed()))
         {
-            dropped = run(new GatherPipeline<>(config(), spec(t[0], t[2], ErrorPolicy.SKIP, sinks), drivers::driver,
-                new GatherPipeline.RunOptions(true)));
+            return run(new GatherPipeline<>(config(), spec(t[0], t[2], ErrorPolicy.SKIP, sinks, views),
+                drivers::driver, new GatherPipeline.RunOptions(true)));
         }
-        assertEquals(1, dropped, "the purchase reaches no branch");
-        assertEquals("0\tu1\n3\tu2\n",
-            TestServices.sql("SELECT offset, user FROM " + t[1] + ".clicks ORDER BY offset"));
-        assertEquals("1\t/home\n", TestServices.sql("SELECT offset, page FROM " + other + ".views ORDER BY offset"),
-            "views in the database of the sink named views");
-        assertEquals(0, TestServices.sqlLong("SELECT count() FROM " + t[1] + ".views"), "nothing in the other one");
-        assertEquals(Map.of(new TopicPartition(t[0], 0), 4L), TestServices.committed(t[2]));
     }
 
     private static byte[] b(final String s)

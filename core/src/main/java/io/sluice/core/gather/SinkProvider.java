@@ -16,7 +16,7 @@ import io.sluice.core.gather.sink.DestinationCatalog;
  * is loaded or checked (the loading thread, before anything connects); {@link #qualifiedName} by the dry runs
  * ({@code destination}) on the command thread; {@link #driver()} once per pipeline by the engine's starting thread;
  * {@link #rowText} by {@code explain}, once per row shown, and {@link #schemaFile} by {@code explain --schema}, once
- * per run, on the command thread.
+ * per file and kind, on the command thread.
  *
  * <p>Thread-safety: implementations are stateless and thread-safe.
  */

@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -81,18 +79,7 @@ class PgJsonRowEncoderIT
     {
         zoneBefore = TimeZone.getDefault();
         TimeZone.setDefault(TimeZone.getTimeZone("Asia/Shanghai"));
-        final Path file = Path.of(System.getProperty("sluice.secure.dir", ".sluice/secure")).resolve("secrets.env");
-        assertTrue(Files.isRegularFile(file), file + " is missing: start the services with scripts/services.sh start");
-        final Map<String, String> secrets = Files.readAllLines(file).stream()
-            .filter(l -> !l.startsWith("#") && l.indexOf('=') > 0)
-            .collect(Collectors.toMap(l -> l.substring(0, l.indexOf('=')), l -> l.substring(l.indexOf('=') + 1),
-                (a, b) -> b));
-        props = new Properties();
-        props.setProperty("user", secrets.get("SLUICE_TEST_POSTGRES_USER"));
-        props.setProperty("password", secrets.get("SLUICE_TEST_POSTGRES_PASSWORD"));
-        props.setProperty("sslmode", "disable");
-        props.setProperty("connectTimeout", "10");
-        props.setProperty("socketTimeout", "60");
+        props = PgTestServer.props();
         sql("CREATE SCHEMA " + PostgresIdentifiers.quote(SCHEMA));
     }
 

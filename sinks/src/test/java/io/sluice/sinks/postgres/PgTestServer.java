@@ -28,8 +28,8 @@ final class PgTestServer
         return System.getProperty("sluice.postgres.url", "jdbc:postgresql://127.0.0.1:15432/sluice");
     }
 
-    /** @return a new connection, the caller's to close */
-    static Connection open() throws IOException, SQLException
+    /** @return the login properties: the test user's name and password, no TLS, timeouts of 10 s and 60 s */
+    static Properties props() throws IOException
     {
         final Path file = Path.of(System.getProperty("sluice.secure.dir", ".sluice/secure")).resolve("secrets.env");
         assertTrue(Files.isRegularFile(file), file + " is missing: start the services with scripts/services.sh start");
@@ -43,6 +43,12 @@ final class PgTestServer
         p.setProperty("sslmode", "disable");
         p.setProperty("connectTimeout", "10");
         p.setProperty("socketTimeout", "60");
-        return DriverManager.getConnection(url(), p);
+        return p;
+    }
+
+    /** @return a new connection, the caller's to close */
+    static Connection open() throws IOException, SQLException
+    {
+        return DriverManager.getConnection(url(), props());
     }
 }
