@@ -1,5 +1,6 @@
 package io.sluice.core.gather;
 
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -13,7 +14,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * records of the tables it has already bound. The route stage binds and registers the prepared table itself
  * ({@link DestinationResolver#install}), so the resolver's state stays on its thread.
  *
- * <p>A record whose table is being set up waits in order in its partition: the route stage fails its offset with
+ * <p>A table set up alone (no other setup under way) is waited for on the route stage, at most
+ * {@link #ALONE_WAIT_NANOS}, so one new topic's records go straight to its table. Otherwise a record whose table is
+ * being set up waits in order in its partition: the route stage fails its offset with
  * {@link io.sluice.core.ack.AckTracker#CODE_AWAITING} (nothing past it is committed, the records after it in that
  * partition are not written) and the source reads the partition again from there once the backoff has passed
  * (docs/destinations.md, "Setting up new tables"). Its records are written then, in offset order.
@@ -28,13 +31,45 @@ public final class DestinationSetup implements AutoCloseable
     public static final class Pending
     {
         private volatile DestinationResolver.Prepared result;
+        private final CountDownLatch done = new CountDownLatch(1);
 
         /** @return what the catalog said of the table, or {@code null} while it is being asked */
         public DestinationResolver.Prepared result()
         {
             return result;
         }
+
+        /**
+         * Waits for the result, at most {@code nanos}.
+         *
+         * @param nanos the longest wait, nanoseconds
+         * @return the result, or {@code null} when it is not there within the wait (or the thread was interrupted)
+         */
+        public DestinationResolver.Prepared await(final long nanos)
+        {
+            try
+            {
+                done.await(nanos, TimeUnit.NANOSECONDS);
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+            }
+            return result;
+        }
+
+        private void complete(final DestinationResolver.Prepared r)
+        {
+            result = r;
+            done.countDown();
+        }
     }
+
+    /**
+     * How long the route stage waits for a table that is set up alone (no other setup under way) before its record
+     * waits in its partition instead, nanoseconds: the common case of one new topic pays no re-read.
+     */
+    public static final long ALONE_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1000);
 
     private final ThreadPoolExecutor pool;
 
@@ -79,13 +114,13 @@ public final class DestinationSetup implements AutoCloseable
                     r = new DestinationResolver.Prepared(null, "branch " + branchName + ": setting up the table of "
                         + "topic " + topic + " failed: " + e, false);
                 }
-                p.result = r;
+                p.complete(r);
             });
         }
         catch (final RejectedExecutionException e)
         {
-            p.result = new DestinationResolver.Prepared(null, "branch " + branchName + ": the pipeline is stopping",
-                true);
+            p.complete(new DestinationResolver.Prepared(null, "branch " + branchName + ": the pipeline is stopping",
+                true));
         }
         return p;
     }

@@ -778,16 +778,29 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             {
                 return known;
             }
-            branch.setUpByTopic[topicId] = setup.submit(branch.name, branch.sink, topic);
+            final DestinationSetup.Pending started = setup.submit(branch.name, branch.sink, topic);
+            // a table set up alone (no other setup under way) is waited for, briefly: a new topic's records go
+            // straight to its table as before, without a re-read; a burst of new tables is set up in parallel
+            final DestinationResolver.Prepared quick = setup.inProgress() <= 1
+                ? started.await(DestinationSetup.ALONE_WAIT_NANOS)
+                : null;
+            if (quick != null)
+            {
+                return resolver.install(branch.index, branch.name, branch.encoder, branch.sink, topic, quick);
+            }
+            branch.setUpByTopic[topicId] = started;
         }
         else if (pending.result() != null)
         {
             branch.setUpByTopic[topicId] = null;
             return resolver.install(branch.index, branch.name, branch.encoder, branch.sink, topic, pending.result());
         }
+        // the last setup's failure, when it is being set up again, stays the reason the partition waits
+        final String before = branch.errorByTopic[topicId];
         trackers.get(event.trackerId()).fail(event.offset(), event.trackerGeneration(), AckTracker.CODE_AWAITING,
-            fates.where(event) + ": waiting for the table of topic " + topic + " (branch " + branch.name
-                + ") to be set up");
+            fates.where(event) + ": " + (before != null
+                ? before + " (setting the table of topic " + topic + " up again)"
+                : "waiting for the table of topic " + topic + " (branch " + branch.name + ") to be set up"));
         return null;
     }
 

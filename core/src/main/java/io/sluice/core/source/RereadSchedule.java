@@ -88,6 +88,9 @@ public final class RereadSchedule
     private long rereadAtNanos;
     private int rereads;
 
+    /** The first wait before re-reading a record that waits for its new table ({@link AckTracker#CODE_AWAITING}). */
+    static final long AWAITING_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
     /**
      * @param source             the source's name, for logs
      * @param subject            what is re-read, for logs (a {@code TopicPartition}, {@code file x.jsonl})
@@ -166,8 +169,11 @@ public final class RereadSchedule
         }
         failOffset = failed;
         failReason = tracker.failureReason();
+        // a record waiting for its new table is read again soon: the wait ends when the table is set up
         currentBackoffNanos = currentBackoffNanos == 0
-            ? backoffNanos
+            ? tracker.failureCode() == AckTracker.CODE_AWAITING
+                ? Math.min(backoffNanos, AWAITING_BACKOFF_NANOS)
+                : backoffNanos
             : Math.min(currentBackoffNanos * 2, backoffMaxNanos);
         rereadAtNanos = nowNanos + currentBackoffNanos;
         if (control.failed())
