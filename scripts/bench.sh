@@ -14,6 +14,7 @@
 #   scripts/bench.sh --scale         # the cost curve: the three-line design at 10, 100, 1,000, 10,000 topics
 #   scripts/bench.sh --scale --quick # 10 and 100 topics, 20,000 records each (2-3 minutes after the build)
 #   scripts/bench.sh --sink postgres [--quick]   # into PostgreSQL: copy-limit, baseline, kafka-connect, sluice
+#   scripts/bench.sh --scale --quick --sink postgres   # the cost curve into PostgreSQL (rows per COPY)
 #
 # Environment: SKIP_BUILD=1 reuses the jars; SLUICE_KAFKA_PORT, SLUICE_CLICKHOUSE_HTTP_PORT and
 # SLUICE_CLICKHOUSE_TCP_PORT as scripts/services.sh (which starts the services that do not answer there);
@@ -48,6 +49,17 @@ for a in "$@"; do
     *) args+=("$a") ;;
   esac
 done
+
+# PGPASSWORD for the PostgreSQL runs: read by the configurations (password = "${PGPASSWORD}") and Kafka Connect
+postgres_password() {
+  if [ -z "${PGPASSWORD:-}" ]; then
+    secrets=$(scripts/services.sh env | sed -n 's/^SLUICE_SECURE_DIR=//p')/secrets.env
+    PGPASSWORD=$(grep '^SLUICE_TEST_POSTGRES_PASSWORD=' "$secrets" | cut -d= -f2- || true)
+    [ -n "$PGPASSWORD" ] || { echo "bench.sh: no PGPASSWORD and none in $secrets" >&2; exit 1; }
+  fi
+  export PGPASSWORD
+}
+PG_URL="jdbc:postgresql://127.0.0.1:${SLUICE_POSTGRES_PORT:-15432}/sluice"
 
 build() {
   if [ -z "${SKIP_BUILD:-}" ]; then
@@ -91,21 +103,17 @@ fi
 if [ "$mode" = scale ]; then
   build
   scripts/services.sh status >/dev/null 2>&1 || scripts/services.sh start
+  [ "$sink" = postgres ] && postgres_password
   # shellcheck disable=SC2086
   exec java -Xmx1g $FLAGS -cp "$JAR" io.sluice.bench.e2e.ScaleRun --root "$ROOT" --bootstrap-servers "$KAFKA" \
-    --clickhouse "$CH" --command "scripts/bench.sh${*:+ $*}" "${args[@]}"
+    --clickhouse "$CH" --postgres "$PG_URL" --command "scripts/bench.sh${*:+ $*}" "${args[@]}"
 fi
 
 build
 # services started by another checkout (or by hand) count too: start only what does not answer
 scripts/services.sh status >/dev/null 2>&1 || scripts/services.sh start
 if [ "$sink" = postgres ]; then
-  if [ -z "${PGPASSWORD:-}" ]; then
-    secrets=$(scripts/services.sh env | sed -n 's/^SLUICE_SECURE_DIR=//p')/secrets.env
-    PGPASSWORD=$(grep '^SLUICE_TEST_POSTGRES_PASSWORD=' "$secrets" | cut -d= -f2- || true)
-    [ -n "$PGPASSWORD" ] || { echo "bench.sh: no PGPASSWORD and none in $secrets" >&2; exit 1; }
-  fi
-  export PGPASSWORD   # read by the contenders' configurations (password = "${PGPASSWORD}") and Kafka Connect
+  postgres_password
   # the kafka-connect contender's classpath: Kafka Connect and Debezium's JDBC sink from Maven Central (online once)
   cp_file=bench/kafka-connect/target/classpath.txt
   if [ ! -s "$cp_file" ]; then
@@ -117,7 +125,7 @@ if [ "$sink" = postgres ]; then
   fi
   # shellcheck disable=SC2086
   exec java -Xmx3g $FLAGS -cp "$JAR" io.sluice.bench.e2e.BenchRun --root "$ROOT" --bootstrap-servers "$KAFKA" \
-    --postgres "jdbc:postgresql://127.0.0.1:${SLUICE_POSTGRES_PORT:-15432}/sluice" \
+    --postgres "$PG_URL" \
     --command "scripts/bench.sh${*:+ $*}" "${args[@]}"
 fi
 # shellcheck disable=SC2086

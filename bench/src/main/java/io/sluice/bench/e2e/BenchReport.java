@@ -241,9 +241,15 @@ final class BenchReport
                 server ? "(server)" : f1(c), f1(ch), f1(broker), f1((server ? 0 : c) + ch + broker)));
         }
 
-        appendParts(t, rows);
+        if (this.server.equals("ClickHouse"))
+        {
+            appendParts(t, rows); // PostgreSQL has no parts: its WAL per row and rows per COPY follow the ratios
+        }
         appendLag(t, rows);
-        appendThreads(t, rows);
+        if (this.server.equals("ClickHouse"))
+        {
+            appendThreads(t, rows); // a PostgreSQL server is processes, not threads of one
+        }
         appendVerification(t);
         if (!sweep.isEmpty())
         {

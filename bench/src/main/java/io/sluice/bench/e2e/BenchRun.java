@@ -1570,7 +1570,9 @@ public final class BenchRun
             return run;
         }
         freshTables();
-        final int tasks = partitions;
+        // one task: one consumer and one connection, as the baseline (Sluice reads with one consumer too); more tasks
+        // would each build their own Hibernate session factory on this 2-core machine
+        final int tasks = 1;
         final List<Path> files = KafkaConnect.configure(runDir, connector, bootstrap, postgres, "sluice", database,
             topic, TABLES, freePort(), drainMaxRows, tasks);
         run.put("connect_tasks", tasks);
@@ -1595,7 +1597,7 @@ public final class BenchRun
             long end = Long.MIN_VALUE;
             try
             {
-                start = awaitGroup(admin, group, p, TABLES.size() * partitions);
+                start = awaitGroup(admin, group, p, TABLES.size() * partitions, 600);
                 final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(600 + records / 200);
                 double last = -1;
                 long changed = System.nanoTime();
@@ -1670,9 +1672,10 @@ public final class BenchRun
     }
 
     /** @return when the group's members first held {@code want} partitions (System.nanoTime) */
-    private long awaitGroup(final Admin admin, final String group, final Process p, final int want) throws Exception
+    private long awaitGroup(final Admin admin, final String group, final Process p, final int want,
+        final long timeoutSeconds) throws Exception
     {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
         while (System.nanoTime() - deadline < 0)
         {
             if (!p.isAlive())
@@ -1698,7 +1701,8 @@ public final class BenchRun
             }
             Thread.sleep(50);
         }
-        throw new IllegalStateException("group " + group + " got no assignment of " + want + " partitions in 120 s");
+        throw new IllegalStateException(
+            "group " + group + " got no assignment of " + want + " partitions in " + timeoutSeconds + " s");
     }
 
     /** @return null once the Kafka engine is done (see {@link #drainKafkaEngine}), else why it is not */

@@ -262,7 +262,7 @@ final class KafkaConnect
             "collection.name.format=" + schema + ".${topic}",
             "transforms=table",
             "transforms.table.type=org.apache.kafka.connect.transforms.RegexRouter",
-            "transforms.table.regex=.*\\.connect\\.(.*)",
+            "transforms.table.regex=.*\\\\.connect\\\\.(.*)", // a properties file: a doubled backslash is one
             "transforms.table.replacement=$1",
             ""));
         return List.of(worker, connector);
