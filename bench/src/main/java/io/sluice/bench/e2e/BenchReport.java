@@ -34,8 +34,8 @@ final class BenchReport
      * name it here, launch it in BenchRun#command (a JVM that writes the JSON the others write) and, for a goal, add
      * its ratio in {@link #postgresRatios}.
      */
-    static final List<String> POSTGRES_CONTENDERS = List.of("kafka-limit", "copy-limit", "baseline", "kafka-connect",
-        "sluice");
+    static final List<String> POSTGRES_CONTENDERS = List.of("kafka-limit", "copy-limit", "baseline", "sluice",
+        "kafka-connect");
     /** Every contender the report knows, in the order of its rows. */
     static final List<String> ALL_CONTENDERS = List.of("kafka-limit", "clickhouse-limit", "copy-limit", "baseline",
         "kafka-connect", "sluice", "sluice-exactly-once", "kafka-engine");

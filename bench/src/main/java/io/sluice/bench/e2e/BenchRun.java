@@ -1618,11 +1618,12 @@ public final class BenchRun
                     {
                         end = System.nanoTime();
                     }
-                    else if (System.nanoTime() - changed > TimeUnit.SECONDS.toNanos(60)
+                    else if (System.nanoTime() - changed > TimeUnit.SECONDS.toNanos(300)
                         || System.nanoTime() - deadline > 0)
                     {
+                        // its first put() can take minutes here: Hibernate builds its metadata on the first batch
                         throw new IllegalStateException(String.format(Locale.ROOT,
-                            "no progress for 60 s or timed out: %,.0f rows, %,.0f records committed of %,d",
+                            "no progress for 300 s or timed out: %,.0f rows, %,.0f records committed of %,d",
                             x.rows(), x.committed(), records));
                     }
                 }
