@@ -375,13 +375,13 @@ public final class PlainConsumer
     private boolean caughtUp(final KafkaConsumer<byte[], byte[]> consumer) throws IOException
     {
         final Set<TopicPartition> assigned = consumer.assignment();
-        final Map<TopicPartition, Long> ends = consumer.endOffsets(assigned, Duration.ofSeconds(10));
+        final Map<TopicPartition, Long> ends = consumer.endOffsets(assigned, Duration.ofSeconds(60));
         boolean committedAll = true;
         boolean readAll = true;
         for (final TopicPartition tp : assigned)
         {
             committedAll &= committed.getOrDefault(tp, -1L) >= ends.get(tp);
-            readAll &= consumer.position(tp, Duration.ofSeconds(10)) >= ends.get(tp);
+            readAll &= consumer.position(tp, Duration.ofSeconds(60)) >= ends.get(tp);
         }
         if (!committedAll && readAll)
         {
