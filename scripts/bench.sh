@@ -13,11 +13,16 @@
 #   scripts/bench.sh --quick --contenders sluice,kafka-engine --batch-sweep 1000,20000,100000
 #   scripts/bench.sh --scale         # the cost curve: the three-line design at 10, 100, 1,000, 10,000 topics
 #   scripts/bench.sh --scale --quick # 10 and 100 topics, 20,000 records each (2-3 minutes after the build)
+#   scripts/bench.sh --sink postgres [--quick]   # into PostgreSQL: copy-limit, baseline, kafka-connect, sluice
+#   scripts/bench.sh --scale --quick --sink postgres   # the cost curve into PostgreSQL (rows per COPY)
 #
 # Environment: SKIP_BUILD=1 reuses the jars; SLUICE_KAFKA_PORT, SLUICE_CLICKHOUSE_HTTP_PORT and
 # SLUICE_CLICKHOUSE_TCP_PORT as scripts/services.sh (which starts the services that do not answer there);
 # JMH_ARGS adds JMH options; JMH_FILTER picks JMH benchmarks (a regular expression).
+# SLUICE_POSTGRES_PORT as scripts/services.sh; PGPASSWORD (default: the sluice user's from the services' secrets.env).
 # Results: bench/results/latest.txt and latest.json, every run's logs and JSON in bench/results/e2e-<time>/;
+# --sink postgres: latest-postgres.txt and latest-postgres.json, bench/results/e2e-postgres-<time>/; each run's
+# directory also holds records-per-s.svg and cpu-per-record.svg;
 # --scale writes result.txt, result.json and cost-curve.svg into bench/results/scale-<time>/ (ScaleRun --help).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -31,8 +36,12 @@ JAR=bench/target/benchmarks.jar
 FLAGS=$SLUICE_JVM_FLAGS
 
 mode=e2e
+sink=clickhouse
+prev=
 args=()
 for a in "$@"; do
+  [ "$prev" = --sink ] && sink=$a
+  prev=$a
   case "$a" in
     --jmh) mode=jmh ;;
     --scale) mode=scale ;;
@@ -40,6 +49,17 @@ for a in "$@"; do
     *) args+=("$a") ;;
   esac
 done
+
+# PGPASSWORD for the PostgreSQL runs: read by the configurations (password = "${PGPASSWORD}") and Kafka Connect
+postgres_password() {
+  if [ -z "${PGPASSWORD:-}" ]; then
+    secrets=$(scripts/services.sh env | sed -n 's/^SLUICE_SECURE_DIR=//p')/secrets.env
+    PGPASSWORD=$(grep '^SLUICE_TEST_POSTGRES_PASSWORD=' "$secrets" | cut -d= -f2- || true)
+    [ -n "$PGPASSWORD" ] || { echo "bench.sh: no PGPASSWORD and none in $secrets" >&2; exit 1; }
+  fi
+  export PGPASSWORD
+}
+PG_URL="jdbc:postgresql://127.0.0.1:${SLUICE_POSTGRES_PORT:-15432}/sluice"
 
 build() {
   if [ -z "${SKIP_BUILD:-}" ]; then
@@ -83,14 +103,31 @@ fi
 if [ "$mode" = scale ]; then
   build
   scripts/services.sh status >/dev/null 2>&1 || scripts/services.sh start
+  [ "$sink" = postgres ] && postgres_password
   # shellcheck disable=SC2086
   exec java -Xmx1g $FLAGS -cp "$JAR" io.sluice.bench.e2e.ScaleRun --root "$ROOT" --bootstrap-servers "$KAFKA" \
-    --clickhouse "$CH" --command "scripts/bench.sh${*:+ $*}" "${args[@]}"
+    --clickhouse "$CH" --postgres "$PG_URL" --command "scripts/bench.sh${*:+ $*}" "${args[@]}"
 fi
 
 build
 # services started by another checkout (or by hand) count too: start only what does not answer
 scripts/services.sh status >/dev/null 2>&1 || scripts/services.sh start
+if [ "$sink" = postgres ]; then
+  postgres_password
+  # the kafka-connect contender's classpath: Kafka Connect and Debezium's JDBC sink from Maven Central (online once)
+  cp_file=bench/kafka-connect/target/classpath.txt
+  if [ ! -s "$cp_file" ]; then
+    echo "== resolving the kafka-connect contender (bench/kafka-connect/pom.xml)"
+    mkdir -p bench/kafka-connect/target
+    ( cd bench/kafka-connect && { mvn -o -B -q dependency:build-classpath -Dmdep.outputFile=target/classpath.txt \
+        || mvn -B -q -s settings.xml dependency:build-classpath -Dmdep.outputFile=target/classpath.txt; } ) \
+      || echo "   could not resolve it: the kafka-connect contender will fail and the others run"
+  fi
+  # shellcheck disable=SC2086
+  exec java -Xmx3g $FLAGS -cp "$JAR" io.sluice.bench.e2e.BenchRun --root "$ROOT" --bootstrap-servers "$KAFKA" \
+    --postgres "$PG_URL" \
+    --command "scripts/bench.sh${*:+ $*}" "${args[@]}"
+fi
 # shellcheck disable=SC2086
 exec java -Xmx3g $FLAGS -cp "$JAR" io.sluice.bench.e2e.BenchRun --root "$ROOT" --bootstrap-servers "$KAFKA" \
   --clickhouse "$CH" --command "scripts/bench.sh${*:+ $*}" "${args[@]}"

@@ -29,6 +29,16 @@ final class BenchReport
 
     static final List<String> CONTENDERS = List.of("kafka-limit", "clickhouse-limit", "baseline", "sluice",
         "kafka-engine");
+    /**
+     * The contenders of {@code --sink postgres}, in their order. To add one (issue 23's {@code sluice-exactly-once}):
+     * name it here, launch it in BenchRun#command (a JVM that writes the JSON the others write) and, for a goal, add
+     * its ratio in {@link #postgresRatios}.
+     */
+    static final List<String> POSTGRES_CONTENDERS = List.of("kafka-limit", "copy-limit", "baseline", "sluice",
+        "kafka-connect");
+    /** Every contender the report knows, in the order of its rows. */
+    static final List<String> ALL_CONTENDERS = List.of("kafka-limit", "clickhouse-limit", "copy-limit", "baseline",
+        "kafka-connect", "sluice", "sluice-exactly-once", "kafka-engine");
     static final List<String> TABLES = List.of("push_events", "watch_events", "create_events", "issues_events",
         "pull_request_events", "issue_comment_events", "fork_events", "other_events");
 
@@ -41,6 +51,7 @@ final class BenchReport
     private final double liveSeconds;
     private final double liveWarmupSeconds;
     private final long sampleMillis;
+    private String server = "ClickHouse";
     private String text;
     private List<Map<String, Object>> rows;
     private Map<String, Object> ratios;
@@ -61,6 +72,16 @@ final class BenchReport
         this.liveSeconds = settings.liveSeconds();
         this.liveWarmupSeconds = settings.liveWarmupSeconds();
         this.sampleMillis = settings.sampleMillis();
+    }
+
+    /**
+     * @param name the database server the run wrote into, as the table names it ("ClickHouse" by default)
+     * @return this
+     */
+    BenchReport server(final String name)
+    {
+        this.server = name;
+        return this;
     }
 
     /** @return the printed table (after {@link #build}) */
@@ -89,7 +110,7 @@ final class BenchReport
     /** @return records/s of a drain run (rows/s for clickhouse-limit, which counts what it inserted) */
     static double recordsPerSecond(final Map<String, Object> run)
     {
-        if (run.get("contender").equals("clickhouse-limit"))
+        if (run.get("contender").equals("clickhouse-limit") || run.get("contender").equals("copy-limit"))
         {
             return num(run, "rows") / num(run, "window_s");
         }
@@ -115,7 +136,7 @@ final class BenchReport
             "p99 ms", "p999 ms");
         t.append(head);
         t.append(head.replaceAll("[^|\n]", "-"));
-        for (final String c : CONTENDERS)
+        for (final String c : ALL_CONTENDERS)
         {
             if (runsOf(c, "drain").isEmpty())
             {
@@ -220,9 +241,15 @@ final class BenchReport
                 server ? "(server)" : f1(c), f1(ch), f1(broker), f1((server ? 0 : c) + ch + broker)));
         }
 
-        appendParts(t, rows);
+        if (this.server.equals("ClickHouse"))
+        {
+            appendParts(t, rows); // PostgreSQL has no parts: its WAL per row and rows per COPY follow the ratios
+        }
         appendLag(t, rows);
-        appendThreads(t, rows);
+        if (this.server.equals("ClickHouse"))
+        {
+            appendThreads(t, rows); // a PostgreSQL server is processes, not threads of one
+        }
         appendVerification(t);
         if (!sweep.isEmpty())
         {
@@ -257,6 +284,16 @@ final class BenchReport
             ratio("sluice", "kafka-engine", "drain", this::totalCpuUs));
         ratios.put("sluice_over_kafka_engine_parts_created",
             ratio("sluice", "kafka-engine", "drain", r -> num(r, "parts_created")));
+        if (!server.equals("ClickHouse"))
+        {
+            postgresRatios(t, ratios);
+            t.append(String.format(Locale.ROOT, "%nmachine: %s%ndate: %s%ncommand: %s%n", machineSummary,
+                ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME), command));
+            this.text = t.toString().replace("ClickHouse", server);
+            this.rows = rows;
+            this.ratios = ratios;
+            return;
+        }
         t.append(String.format(Locale.ROOT, "%nratios (per round, then the median):%n"));
         t.append(String.format(Locale.ROOT, "  Sluice / baseline records/s        %6.2fx   (goal >= 3x)%n",
             ratios.get("sluice_over_baseline_records_per_s")));
@@ -284,6 +321,57 @@ final class BenchReport
         this.text = t.toString();
         this.rows = rows;
         this.ratios = ratios;
+    }
+
+    /** The ratios of issue 24's goals for the PostgreSQL run (in place of the kafka-engine ones). */
+    private void postgresRatios(final StringBuilder t, final Map<String, Object> ratios)
+    {
+        ratios.keySet().removeIf(k -> k.contains("kafka_engine") || k.contains("min_limits"));
+        ratios.put("sluice_over_kafka_connect_records_per_s",
+            ratio("sluice", "kafka-connect", "drain", BenchReport::recordsPerSecond));
+        ratios.put("sluice_over_copy_limit_records_per_s",
+            ratio("sluice", "copy-limit", "drain", BenchReport::recordsPerSecond));
+        ratios.put("sluice_over_baseline_postgres_cpu_per_record",
+            ratio("sluice", "baseline", "drain", r -> perRecordUs(r, "clickhouse_cpu_window_s")));
+        ratios.put("sluice_over_kafka_connect_postgres_cpu_per_record",
+            ratio("sluice", "kafka-connect", "drain", r -> perRecordUs(r, "clickhouse_cpu_window_s")));
+        ratios.put("sluice_over_kafka_connect_total_cpu_per_record",
+            ratio("sluice", "kafka-connect", "drain", this::totalCpuUs));
+        // TODO(issue 23): sluice-exactly-once / sluice records/s (goal >= 0.9) once that contender exists
+        ratios.put("sluice_exactly_once_over_sluice_records_per_s",
+            ratio("sluice-exactly-once", "sluice", "drain", BenchReport::recordsPerSecond));
+        t.append(String.format(Locale.ROOT, "%nratios (per round, then the median):%n"));
+        t.append(String.format(Locale.ROOT, "  Sluice / baseline records/s          %6.2fx   (goal >= 2x)%n",
+            ratios.get("sluice_over_baseline_records_per_s")));
+        t.append(String.format(Locale.ROOT, "  Sluice / kafka-connect records/s     %6.2fx   (goal >= 3x)%n",
+            ratios.get("sluice_over_kafka_connect_records_per_s")));
+        t.append(String.format(Locale.ROOT, "  Sluice / copy-limit records/s        %6.2f    (goal >= 0.6)%n",
+            ratios.get("sluice_over_copy_limit_records_per_s")));
+        t.append(String.format(Locale.ROOT, "  exactly-once / at-least-once rec/s   %6.2f    (goal >= 0.9; issue 23)%n",
+            ratios.get("sluice_exactly_once_over_sluice_records_per_s")));
+        t.append(String.format(Locale.ROOT, "  Sluice / baseline PostgreSQL CPU/rec %6.2f    (goal <= 0.5)%n",
+            ratios.get("sluice_over_baseline_postgres_cpu_per_record")));
+        t.append(String.format(Locale.ROOT, "  Sluice / kafka-connect PostgreSQL CPU/rec %6.2f%n",
+            ratios.get("sluice_over_kafka_connect_postgres_cpu_per_record")));
+        t.append(String.format(Locale.ROOT, "  Sluice / baseline CPU per record     %6.2f%n",
+            ratios.get("sluice_over_baseline_cpu_per_record")));
+        t.append(String.format(Locale.ROOT, "  Sluice / kafka-connect CPU per record, all processes %6.2f%n",
+            ratios.get("sluice_over_kafka_connect_total_cpu_per_record")));
+        t.append(String.format(Locale.ROOT,
+            "  Sluice / baseline p99 latency        %6.2f    (live phase at %,.0f records/s)%n",
+            ratios.get("sluice_over_baseline_p99"), liveRate));
+        t.append(
+            String.format(Locale.ROOT, "%nWAL per row (pg_current_wal_lsn() before and after each run, medians):%n"));
+        for (final String c : ALL_CONTENDERS)
+        {
+            final double w = med(c, "drain", r -> num(r, "wal_bytes") / num(r, "verified_rows"));
+            final double ins = med(c, "drain", r -> num(r, "verified_rows") / num(r, "inserts"));
+            if (!Double.isNaN(w))
+            {
+                t.append(String.format(Locale.ROOT, "  %-16s %8.0f B/row   %s%n", c, w,
+                    Double.isNaN(ins) ? "" : String.format(Locale.ROOT, "%,.0f rows per COPY/INSERT batch", ins)));
+            }
+        }
     }
 
     static double median(final List<Double> xs)
@@ -624,7 +712,7 @@ final class BenchReport
     {
         t.append(String.format(Locale.ROOT, "%nRows verified against the input (all runs): %-4s %12s %8s %10s %7s%n",
             "runs", "rows", "lost", "duplicated", "wrong"));
-        for (final String c : CONTENDERS)
+        for (final String c : ALL_CONTENDERS)
         {
             if (c.equals("kafka-limit"))
             {

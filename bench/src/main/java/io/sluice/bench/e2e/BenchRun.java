@@ -69,6 +69,14 @@ import io.sluice.tuning.JvmProfile;
  * from a second, paced run per JVM contender in which records are produced live at a fixed rate (a pre-loaded
  * record's Kafka timestamp says when it was loaded, not when it became available). Prints a table of medians and the
  * ratios, and writes everything as JSON under {@code --out}.
+ *
+ * <p>With {@code --sink postgres} the same events go into the eight tables of examples/github-events-postgres.sql in
+ * PostgreSQL (schema {@code --database} of the database of {@code --postgres}; password from PGPASSWORD), the
+ * contenders being {@link BenchReport#POSTGRES_CONTENDERS}: {@code copy-limit} ({@link ClickHouseLimit} over the
+ * PostgreSQL sink: its binary COPY rows, nothing in between), the baseline ({@link PlainConsumer} with pgJDBC batched
+ * INSERTs), {@code kafka-connect} ({@link KafkaConnect}) and Sluice; the server's CPU is the postmaster's and its
+ * backends' ({@link ProcFs#treeCpuSeconds}), the WAL each run wrote comes from {@code pg_current_wal_lsn()}, and
+ * the figures go to {@code latest-postgres.json} and {@code e2e-postgres-<time>/}.
  */
 public final class BenchRun
 {
@@ -135,6 +143,13 @@ public final class BenchRun
     private RowVerifier verifier;
     private long clickhousePid = -1;
     private long brokerPid = -1;
+    /** "clickhouse" or "postgres". */
+    private String sink = "clickhouse";
+    private String postgres = "jdbc:postgresql://127.0.0.1:15432/sluice";
+    private java.sql.Connection pg;
+    private boolean contendersSet;
+    /** The sampler of a drain run's second launch, if it had one. */
+    private Sampler putContenderWindowLater;
 
     /**
      * @param args see {@link #usage()}
@@ -163,7 +178,11 @@ public final class BenchRun
             "                [--live-rate R] [--live-seconds S] [--live-warmup-seconds W] [--jvm-opts \"...\"]",
             "                [--contenders A,B,...] [--kafka-engine-block-size N] [--kafka-engine-consumers N]",
             "                [--batch-sweep N,N,...] [--sample-ms MS] [--jfr] [--max-rows N] [--max-bytes N]",
-            "                [--linger-ms MS]",
+            "                [--linger-ms MS] [--sink clickhouse|postgres] [--postgres JDBC_URL]",
+            "  --sink S         clickhouse (default) or postgres: contenders " + String.join(",",
+                BenchReport.POSTGRES_CONTENDERS) + " into PostgreSQL",
+            "  --postgres URL   the PostgreSQL database (default jdbc:postgresql://127.0.0.1:15432/sluice; user sluice,",
+            "                   password from PGPASSWORD); the tables go in schema --database",
             "  --quick          100,000 records, 1 round, a live phase of 3 s warm-up + 5 s at 2,000 records/s",
             "  --records N      records in the topic (default 1,000,000; the 8,502-event sample repeated with distinct ids)",
             "  --rounds R       rounds of limits, baseline, Sluice, kafka-engine (default 3)",
@@ -273,14 +292,19 @@ public final class BenchRun
                 }
                 case "--contenders" -> {
                     contenders = List.of(value.get().split(","));
-                    for (final String c : contenders)
+                    contendersSet = true;
+                    i++;
+                }
+                case "--sink" -> {
+                    sink = value.get();
+                    if (!sink.equals("clickhouse") && !sink.equals("postgres"))
                     {
-                        if (!CONTENDERS.contains(c))
-                        {
-                            throw new IllegalArgumentException(
-                                "unknown contender " + c + " (known: " + CONTENDERS + ")");
-                        }
+                        throw new IllegalArgumentException("--sink is clickhouse or postgres, not " + sink);
                     }
+                    i++;
+                }
+                case "--postgres" -> {
+                    postgres = value.get();
                     i++;
                 }
                 case "--kafka-engine-block-size" -> {
@@ -320,6 +344,18 @@ public final class BenchRun
                 default -> throw new IllegalArgumentException("unknown argument " + a);
             }
         }
+        final List<String> known = postgres() ? BenchReport.POSTGRES_CONTENDERS : CONTENDERS;
+        if (!contendersSet)
+        {
+            contenders = known;
+        }
+        for (final String c : contenders)
+        {
+            if (!known.contains(c))
+            {
+                throw new IllegalArgumentException("unknown contender " + c + " (known: " + known + ")");
+            }
+        }
         if (quick)
         {
             if (!recordsSet)
@@ -356,6 +392,11 @@ public final class BenchRun
         }
     }
 
+    private boolean postgres()
+    {
+        return sink.equals("postgres");
+    }
+
     private int run() throws Exception
     {
         engineJar = root.resolve("engine/target/engine.jar");
@@ -373,7 +414,7 @@ public final class BenchRun
             out = root.resolve("bench/results");
         }
         runId = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").format(ZonedDateTime.now(ZoneOffset.UTC));
-        runDir = out.resolve("e2e-" + runId);
+        runDir = out.resolve((postgres() ? "e2e-postgres-" : "e2e-") + runId);
         Files.createDirectories(runDir);
         sample = readSample(root.resolve("examples/data/github-events.jsonl.gz"));
         final Map<String, Object> machine = machine();
@@ -385,11 +426,20 @@ public final class BenchRun
                 + " example's)%n",
             drainMaxRows, drainMaxBytes, drainLingerMs);
 
+        if (postgres())
+        {
+            pg = java.sql.DriverManager.getConnection(postgres, "sluice", System.getenv("PGPASSWORD"));
+            pg.setAutoCommit(true);
+        }
         findServices();
         prepareTopic();
         freshTables();
-        verifier = new RowVerifier(ConfigLoader.load(config("verify", topic, "unused")).sinks().get(0), database,
-            schemas(), sample, ID_STEP);
+        verifier = new RowVerifier(postgres() ? RowVerifier.Dialect.POSTGRES : RowVerifier.Dialect.CLICKHOUSE,
+            ConfigLoader.load(config("verify", topic, "unused")).sinks().get(0), database, schemas(), sample, ID_STEP);
+        if (contenders.contains("kafka-connect"))
+        {
+            prepareConnectTopics();
+        }
         if (contenders.contains("kafka-engine"))
         {
             try
@@ -408,7 +458,9 @@ public final class BenchRun
             System.out.printf("%n== round %d of %d%n", r, rounds);
             for (final String c : contenders)
             {
-                runs.add(c.equals("kafka-engine") ? drainKafkaEngine(r) : drain(c, r));
+                runs.add(c.equals("kafka-engine")
+                    ? drainKafkaEngine(r)
+                    : c.equals("kafka-connect") ? drainKafkaConnect(r) : drain(c, r));
             }
             if (liveRate > 0 && liveSeconds > 0)
             {
@@ -431,8 +483,19 @@ public final class BenchRun
         }
         System.out.printf(Locale.ROOT, "%nall runs took %.0f s%n", (System.nanoTime() - t0) / 1e9);
         final Map<String, Object> summary = report(machine);
-        Files.writeString(runDir.resolve("result.json"), mapper.writeValueAsString(summary));
-        Files.writeString(out.resolve("latest.json"), mapper.writeValueAsString(summary));
+        final String json = postgres()
+            ? mapper.writeValueAsString(renameKeys(mapper.valueToTree(summary)))
+            : mapper.writeValueAsString(summary);
+        Files.writeString(runDir.resolve("result.json"), json);
+        Files.writeString(out.resolve(postgres() ? "latest-postgres.json" : "latest.json"), json);
+        try
+        {
+            BenchChart.write(runDir, summary, postgres() ? "PostgreSQL" : "ClickHouse");
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            System.err.println("cannot write the charts: " + e);
+        }
         boolean ok = true;
         long kafkaEngineLost = 0;
         long kafkaEngineDuplicates = 0;
@@ -462,6 +525,33 @@ public final class BenchRun
         return ok ? 0 : 1;
     }
 
+    /**
+     * @return the tree with every field name that says clickhouse saying postgres instead: the Sampler and the report
+     *     keep the database server's figures under clickhouse_* keys, which a PostgreSQL run's JSON names for what
+     *     they are
+     */
+    private static JsonNode renameKeys(final JsonNode n)
+    {
+        if (n.isObject())
+        {
+            final com.fasterxml.jackson.databind.node.ObjectNode o = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance
+                .objectNode();
+            for (final Map.Entry<String, JsonNode> e : n.properties())
+            {
+                o.set(e.getKey().replace("clickhouse", "postgres"), renameKeys(e.getValue()));
+            }
+            return o;
+        }
+        if (n.isArray())
+        {
+            final com.fasterxml.jackson.databind.node.ArrayNode a = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance
+                .arrayNode();
+            n.forEach(x -> a.add(renameKeys(x)));
+            return a;
+        }
+        return n;
+    }
+
     // ------------------------------------------------------------------------------------------------ data
 
     private static List<byte[]> readSample(final Path file) throws IOException
@@ -484,7 +574,7 @@ public final class BenchRun
     }
 
     /** The sample line with {@code copy * ID_STEP} added to its leading {@code "id":"digits"}, as produce --id-step does. */
-    private static byte[] withId(final byte[] line, final long copy)
+    static byte[] withId(final byte[] line, final long copy)
     {
         final byte[] prefix = "{\"id\":\"".getBytes(StandardCharsets.US_ASCII);
         if (copy == 0 || line.length < prefix.length
@@ -601,6 +691,28 @@ public final class BenchRun
     /** Drops and creates the benchmark database with the example's tables. */
     private void freshTables() throws IOException, InterruptedException
     {
+        if (postgres())
+        {
+            final String sql = Files.readString(root.resolve("examples/github-events-postgres.sql"))
+                .replaceAll("--[^\n]*", "").replace("\"public\".", "\"" + database + "\".");
+            try (java.sql.Statement st = pg.createStatement())
+            {
+                st.execute("DROP SCHEMA IF EXISTS \"" + database + "\" CASCADE");
+                st.execute("CREATE SCHEMA \"" + database + "\"");
+                for (final String stmt : sql.split(";"))
+                {
+                    if (!stmt.isBlank())
+                    {
+                        st.execute(stmt.strip());
+                    }
+                }
+            }
+            catch (final java.sql.SQLException e)
+            {
+                throw new IOException("PostgreSQL: cannot make the tables in schema " + database + ": " + e, e);
+            }
+            return;
+        }
         KafkaEngine.dropKafkaTables(this::ch, database); // left by an interrupted run: never drop them while reading
         ch("DROP DATABASE IF EXISTS " + database);
         final String sql = Files.readString(root.resolve("examples/github-events.sql"))
@@ -620,6 +732,19 @@ public final class BenchRun
     private Map<String, List<String[]>> schemas() throws IOException, InterruptedException
     {
         final Map<String, List<String[]>> m = new LinkedHashMap<>();
+        if (postgres())
+        {
+            for (final Map.Entry<String, List<String[]>> e : postgresColumns().entrySet())
+            {
+                final List<String[]> cols = new ArrayList<>();
+                for (final String[] c : e.getValue())
+                {
+                    cols.add(new String[]{c[0], c[2].equals("YES") ? "Nullable(" + c[1] + ")" : c[1]});
+                }
+                m.put(e.getKey(), cols);
+            }
+            return m;
+        }
         for (final String t : TABLES)
         {
             final List<String[]> cols = new ArrayList<>();
@@ -636,8 +761,78 @@ public final class BenchRun
         return m;
     }
 
+    /** @return per table, its columns {name, data_type, is_nullable} (information_schema.columns) */
+    private Map<String, List<String[]>> postgresColumns() throws IOException
+    {
+        final Map<String, List<String[]>> m = new LinkedHashMap<>();
+        for (final String t : TABLES)
+        {
+            final List<String[]> cols = new ArrayList<>();
+            try (java.sql.PreparedStatement q = pg.prepareStatement("SELECT column_name, data_type, is_nullable FROM "
+                + "information_schema.columns WHERE table_schema = ? AND table_name = ? ORDER BY ordinal_position"))
+            {
+                q.setString(1, database);
+                q.setString(2, t);
+                try (java.sql.ResultSet rs = q.executeQuery())
+                {
+                    while (rs.next())
+                    {
+                        cols.add(new String[]{rs.getString(1), rs.getString(2), rs.getString(3)});
+                    }
+                }
+            }
+            catch (final java.sql.SQLException e)
+            {
+                throw new IOException("PostgreSQL: columns of " + database + "." + t + ": " + e, e);
+            }
+            m.put(t, cols);
+        }
+        return m;
+    }
+
+    /** @return one number a query returns (PostgreSQL) */
+    private double pgNumber(final String sql) throws IOException
+    {
+        try (java.sql.Statement st = pg.createStatement(); java.sql.ResultSet rs = st.executeQuery(sql))
+        {
+            return rs.next() && rs.getObject(1) != null ? rs.getDouble(1) : 0;
+        }
+        catch (final java.sql.SQLException e)
+        {
+            throw new IOException("PostgreSQL: " + sql + ": " + e, e);
+        }
+    }
+
+    /** @return the server's WAL insert position now, in bytes from its start (pg_current_wal_lsn()) */
+    private double walNow() throws IOException
+    {
+        return pgNumber("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')");
+    }
+
+    /** @return the exact rows in the benchmark schema's tables now (count(*), a full scan of each) */
+    private double pgCount() throws IOException
+    {
+        final StringBuilder q = new StringBuilder("SELECT 0");
+        for (final String t : TABLES)
+        {
+            q.append(" + (SELECT count(*) FROM \"").append(database).append("\".\"").append(t).append("\")");
+        }
+        return pgNumber(q.toString());
+    }
+
     private InputStream select(final String sql) throws IOException, InterruptedException
     {
+        if (postgres())
+        {
+            try
+            {
+                return new org.postgresql.copy.PGCopyInputStream(pg.unwrap(org.postgresql.PGConnection.class), sql);
+            }
+            catch (final java.sql.SQLException e)
+            {
+                throw new IOException("PostgreSQL: " + sql + ": " + e, e);
+            }
+        }
         final HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(URI.create(clickhouse + "/"))
             .POST(HttpRequest.BodyPublishers.ofString(sql)).timeout(Duration.ofMinutes(10)).build(),
             HttpResponse.BodyHandlers.ofInputStream());
@@ -687,6 +882,21 @@ public final class BenchRun
     /** Finds the ClickHouse server and the Kafka broker by the ports they listen on. */
     private void findServices()
     {
+        if (postgres())
+        {
+            final URI u = URI.create(postgres.substring("jdbc:".length()));
+            final int pgPort = u.getPort() > 0 ? u.getPort() : 5432;
+            final String first = bootstrap.split(",")[0].strip();
+            final int kafkaPort = Integer.parseInt(first.substring(first.lastIndexOf(':') + 1));
+            clickhousePid = ProcFs.pidListeningOn(pgPort);
+            brokerPid = ProcFs.pidListeningOn(kafkaPort);
+            System.out.printf(Locale.ROOT,
+                "   services: PostgreSQL %s, Kafka broker %s (found by their listening ports; "
+                    + "PostgreSQL's CPU is the postmaster's and its backends')%n",
+                clickhousePid > 0 ? "pid " + clickhousePid + " on port " + pgPort : "not found on port " + pgPort,
+                brokerPid > 0 ? "pid " + brokerPid + " on port " + kafkaPort : "not found on port " + kafkaPort);
+            return;
+        }
         final URI ch = URI.create(clickhouse);
         final int chPort = ch.getPort() > 0 ? ch.getPort() : "https".equals(ch.getScheme()) ? 8443 : 8123;
         final String first = bootstrap.split(",")[0].strip();
@@ -705,6 +915,12 @@ public final class BenchRun
     /** @return the rows in the benchmark database's tables now (active parts) */
     private double rowsNow() throws IOException, InterruptedException
     {
+        if (postgres())
+        {
+            // the statistics collector's count (a backend reports at most once a second): no scan of the tables
+            return pgNumber("SELECT coalesce(sum(n_tup_ins), 0) FROM pg_stat_user_tables WHERE schemaname = '"
+                + database + "'");
+        }
         final String r = ch("SELECT sum(rows) FROM system.parts WHERE database = '" + database + "' AND active");
         return r.isEmpty() ? 0 : Double.parseDouble(r);
     }
@@ -777,7 +993,7 @@ public final class BenchRun
     private Sampler sampler(final Sampler.Probe rows, final Sampler.Probe committed,
         final Map<String, Sampler.Probe> extra)
     {
-        return new Sampler(clickhousePid, brokerPid, rows, committed, extra, sampleMillis);
+        return new Sampler(clickhousePid, postgres(), brokerPid, rows, committed, extra, sampleMillis);
     }
 
     /**
@@ -952,6 +1168,10 @@ public final class BenchRun
     private Path config(final String name, final String topicName, final String group,
         final Map<String, String> replace, final String append) throws IOException
     {
+        if (postgres())
+        {
+            return postgresConfig(name, topicName, group, replace, append);
+        }
         String toml = Files.readString(root.resolve("examples/github-events.toml"))
             .replace("127.0.0.1:${SLUICE_KAFKA_PORT:-19092}", bootstrap)
             .replace("http://127.0.0.1:${SLUICE_CLICKHOUSE_HTTP_PORT:-18123}", clickhouse)
@@ -968,6 +1188,37 @@ public final class BenchRun
             if (!toml.contains(e.getKey()))
             {
                 throw new IllegalStateException("examples/github-events.toml changed shape: no " + e.getKey());
+            }
+            toml = toml.replace(e.getKey(), e.getValue());
+        }
+        final Path f = runDir.resolve(name + ".toml");
+        Files.writeString(f, toml + append);
+        return f;
+    }
+
+    /**
+     * @return a copy of examples/github-events-postgres.toml pointed at the bench's services, topic, group and schema,
+     *     in insert_mode append (the tables are fresh: every contender appends)
+     */
+    private Path postgresConfig(final String name, final String topicName, final String group,
+        final Map<String, String> replace, final String append) throws IOException
+    {
+        final String example = "examples/github-events-postgres.toml";
+        final Map<String, String> all = new LinkedHashMap<>();
+        all.put("127.0.0.1:${SLUICE_KAFKA_PORT:-19092}", bootstrap);
+        all.put("url = \"postgresql://127.0.0.1:${SLUICE_POSTGRES_PORT:-15432}/analytics\"", "url = \"" + postgres
+            + "\"");
+        all.put("schema = \"public\"", "schema = \"" + database + "\"");
+        all.put("pattern = 'github\\.events'", "topics = [\"" + topicName + "\"]");
+        all.put("group_id = \"sluice-github-pg\"", "group_id = \"" + group + "\"");
+        all.put("insert_mode = \"upsert\"", "insert_mode = \"append\"");
+        all.putAll(replace);
+        String toml = Files.readString(root.resolve(example));
+        for (final Map.Entry<String, String> e : all.entrySet())
+        {
+            if (!toml.contains(e.getKey()))
+            {
+                throw new IllegalStateException(example + " changed shape: no " + e.getKey());
             }
             toml = toml.replace(e.getKey(), e.getValue());
         }
@@ -1011,8 +1262,10 @@ public final class BenchRun
                 config.toString(), "--json", json.toString()));
             case "kafka-limit" -> cmd.addAll(List.of("-cp", benchJar.toString(), ConsumerLimit.class.getName(),
                 "--bootstrap-servers", bootstrap, "--topic", topic, "--json", json.toString()));
-            case "clickhouse-limit" -> cmd.addAll(List.of("-cp", benchJar.toString(), ClickHouseLimit.class.getName(),
-                "--config", config.toString(), "--json", json.toString()));
+            case "clickhouse-limit", "copy-limit" -> cmd.addAll(List.of("-cp", benchJar.toString(),
+                ClickHouseLimit.class.getName(), "--config", config.toString(), "--json", json.toString()));
+            // TODO(issue 23): "sluice-exactly-once" -> engine.jar bench on a copy of the config with exactly-once on;
+            // add it to BenchReport.POSTGRES_CONTENDERS and its ratio is reported (BenchReport#postgresRatios)
             default -> throw new IllegalArgumentException(contender);
         }
         if (stopAfterRows > 0)
@@ -1056,21 +1309,47 @@ public final class BenchRun
             }
             final Instant wallAtLaunch = Instant.now();
             final long nanosAtLaunch = System.nanoTime();
-            run = launch(name, contender, round, "drain", cmd, json, 600 + records / 200, s);
+            final double walBefore = postgres() ? walNow() : Double.NaN;
+            Map<String, Object> first = launch(name, contender, round, "drain", cmd, json, 600 + records / 200, s);
+            if (!Boolean.TRUE.equals(first.get("exited_ok")) && startedUnreachable(runDir.resolve(name + ".log")))
+            {
+                // the engine gives the broker 10 s to answer at start; a loaded shared machine can miss that once
+                System.out.println("   " + name + ": the broker did not answer the engine's start-up check in time; "
+                    + "running it once more");
+                Files.move(runDir.resolve(name + ".log"), runDir.resolve(name + "-unreachable.log"),
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                final Sampler again = sampler(writes ? this::rowsNow : null,
+                    () -> committed(admin, group, topic),
+                    metricsPort > 0 ? engineLagProbes(metricsPort) : Map.of());
+                first = launch(name, contender, round, "drain", cmd, json, 600 + records / 200, again);
+                first.put("retried_after_unreachable", true);
+                putContenderWindowLater = again;
+            }
+            run = first;
+            if (postgres())
+            {
+                run.put("wal_bytes", walNow() - walBefore);
+            }
             if (jfr && contender.equals("sluice") && Files.isRegularFile(recording))
             {
                 putJfrProfile(run, s, recording, wallAtLaunch, nanosAtLaunch);
             }
             if (writes && Boolean.TRUE.equals(run.get("exited_ok")))
             {
-                putParts(run);
+                if (!postgres())
+                {
+                    putParts(run);
+                }
                 verifyRows(run, new RowVerifier.Expected(0, records));
             }
             else
             {
                 run.put("ok", run.get("exited_ok"));
             }
-            putContenderWindow(run, s, writes);
+            // PostgreSQL's row count lags (statistics): its window ends when the contender's process ended
+            putContenderWindow(run, putContenderWindowLater != null ? putContenderWindowLater : s,
+                writes && !postgres());
+            putContenderWindowLater = null;
         }
         if (contender.equals("kafka-limit") && run.get("bytes_in") instanceof Number n)
         {
@@ -1243,6 +1522,249 @@ public final class BenchRun
         }
         printRun(run);
         return run;
+    }
+
+    /**
+     * Writes the kafka-connect contender's per-table topics in the JSON converter's schema envelope (untimed, once per
+     * benchmark run): {@link KafkaConnect#produce}.
+     */
+    private void prepareConnectTopics() throws Exception
+    {
+        final io.sluice.core.config.SluiceConfig.Sink s = ConfigLoader.load(config("connect", topic, "unused")).sinks()
+            .get(0);
+        final Map<String, List<String[]>> pgCols = postgresColumns();
+        final List<String> tables = new ArrayList<>();
+        final Map<String, List<String[]>> cols = new LinkedHashMap<>();
+        for (final io.sluice.core.config.SluiceConfig.Branch b : s.branches())
+        {
+            tables.add(b.targetTable());
+            final List<String[]> c = new ArrayList<>();
+            for (final String[] col : pgCols.get(b.targetTable()))
+            {
+                c.add(new String[]{col[0], col[1], col[2], b.columns().getOrDefault(col[0], col[0])});
+            }
+            cols.put(b.targetTable(), c);
+        }
+        final int[] branchOf = new int[sample.size()];
+        for (int i = 0; i < branchOf.length; i++)
+        {
+            branchOf[i] = verifier.branchOf(i);
+        }
+        final long t0 = System.nanoTime();
+        try (Admin admin = admin())
+        {
+            final Set<String> existing = admin.listTopics().names().get();
+            long have = 0;
+            boolean all = true;
+            for (final String t : tables)
+            {
+                final String name = KafkaConnect.topicOf(topic, t);
+                all &= existing.contains(name);
+                have += all ? count(admin, name) : 0;
+            }
+            if (all && have == records && !reload)
+            {
+                System.out.printf(Locale.ROOT,
+                    "   kafka-connect's input: the %d topics %s.connect.<table> already hold "
+                        + "the %,d records: reusing them (--reload to write them again)%n",
+                    tables.size(), topic, records);
+                return;
+            }
+            final Map<String, Long> counts = KafkaConnect.produce(bootstrap, admin, topic, partitions, sample, records,
+                BenchRun::withId, branchOf, tables, cols);
+            System.out.printf(Locale.ROOT, "   kafka-connect's input: %,d records in the JSON converter's schema "
+                + "envelope, one topic per table (%s.connect.<table>), written in %.1f s: %s%n", records, topic,
+                (System.nanoTime() - t0) / 1e9, counts);
+        }
+    }
+
+    /** @return the records Kafka Connect's group has committed on the per-table topics */
+    private double connectCommitted(final Admin admin, final String group) throws Exception
+    {
+        long n = 0;
+        for (final Map.Entry<TopicPartition, OffsetAndMetadata> e : admin.listConsumerGroupOffsets(group)
+            .partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS).entrySet())
+        {
+            if (e.getValue() != null && e.getKey().topic().startsWith(topic + ".connect."))
+            {
+                n += e.getValue().offset();
+            }
+        }
+        return n;
+    }
+
+    /**
+     * One run of the kafka-connect contender: fresh tables, a Connect worker in standalone mode with the Debezium JDBC
+     * sink connector over the per-table topics ({@link KafkaConnect#configure}), a new group. The window runs from the
+     * moment its consumers hold every partition to the first moment every row is in the tables (count(*), polled once
+     * the group has committed every record or the statistics count them all); then the worker is stopped.
+     */
+    private Map<String, Object> drainKafkaConnect(final int round) throws Exception
+    {
+        final String name = "kafka-connect-r" + round;
+        final String connector = "sluice-bench-" + runId + "-" + name;
+        final String group = "connect-" + connector; // a sink connector's group is connect-<its name>
+        final Map<String, Object> run = new LinkedHashMap<>();
+        run.put("name", name);
+        run.put("contender", "kafka-connect");
+        run.put("round", round);
+        run.put("phase", "drain");
+        final Path cpFile = root.resolve("bench/kafka-connect/target/classpath.txt");
+        if (!Files.isRegularFile(cpFile))
+        {
+            run.put("error",
+                cpFile + " is missing: scripts/bench.sh --sink postgres resolves bench/kafka-connect/pom.xml");
+            run.put("exited_ok", false);
+            run.put("ok", false);
+            printRun(run);
+            return run;
+        }
+        freshTables();
+        // one task: one consumer and one connection, as the baseline (Sluice reads with one consumer too); more tasks
+        // would each build their own Hibernate session factory on this 2-core machine
+        final int tasks = 1;
+        final List<Path> files = KafkaConnect.configure(runDir, connector, bootstrap, postgres, "sluice", database,
+            topic, TABLES, freePort(), drainMaxRows, tasks);
+        run.put("connect_tasks", tasks);
+        run.put("connect_batch_size", drainMaxRows);
+        final List<String> cmd = new ArrayList<>();
+        cmd.add("java");
+        cmd.addAll(Arrays.asList(contenderJvm.trim().split("\\s+")));
+        cmd.addAll(List.of("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp",
+            Files.readString(cpFile).strip(), KafkaConnect.MAIN, files.get(0).toString(), files.get(1).toString()));
+        Files.writeString(runDir.resolve(name + ".cmd"), String.join(" ", cmd) + "\n");
+        final Path log = runDir.resolve(name + ".log");
+        final double walBefore = walNow();
+        String error = null;
+        try (Admin admin = admin())
+        {
+            final double[] servicesBefore = servicesCpu();
+            final long launched = System.nanoTime();
+            final Sampler s = sampler(this::rowsNow, () -> connectCommitted(admin, group), Map.of());
+            final Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            s.contender(p.pid());
+            long start = Long.MIN_VALUE;
+            long end = Long.MIN_VALUE;
+            try
+            {
+                start = awaitGroup(admin, group, p, TABLES.size() * partitions, 600);
+                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(600 + records / 200);
+                double last = -1;
+                long changed = System.nanoTime();
+                while (end == Long.MIN_VALUE)
+                {
+                    Thread.sleep(sampleMillis);
+                    if (!p.isAlive())
+                    {
+                        throw new IllegalStateException("the Connect worker exited with " + p.exitValue());
+                    }
+                    final Sampler.Sample x = s.last();
+                    if (x.committed() + x.rows() != last)
+                    {
+                        last = x.committed() + x.rows();
+                        changed = System.nanoTime();
+                    }
+                    if ((x.committed() >= records || x.rows() >= records) && pgCount() >= records)
+                    {
+                        end = System.nanoTime();
+                    }
+                    else if (System.nanoTime() - changed > TimeUnit.SECONDS.toNanos(300)
+                        || System.nanoTime() - deadline > 0)
+                    {
+                        // its first put() can take minutes here: Hibernate builds its metadata on the first batch
+                        throw new IllegalStateException(String.format(Locale.ROOT,
+                            "no progress for 300 s or timed out: %,.0f rows, %,.0f records committed of %,d",
+                            x.rows(), x.committed(), records));
+                    }
+                }
+            }
+            catch (final RuntimeException | ExecutionException e)
+            {
+                error = e.getMessage();
+            }
+            finally
+            {
+                p.destroy();
+                if (!p.waitFor(30, TimeUnit.SECONDS))
+                {
+                    p.destroyForcibly();
+                }
+                s.close();
+            }
+            putServicesCpu(run, servicesBefore, servicesCpu());
+            run.put("records", records);
+            run.put("committed", (long)s.last().committed());
+            if (start != Long.MIN_VALUE && end != Long.MIN_VALUE)
+            {
+                run.put("window_s", (end - start) / 1e9);
+                putWindow(run, s, start, end, launched);
+                run.put("window_cpu_s", run.get("contender_proc_cpu_window_s"));
+            }
+        }
+        run.put("wal_bytes", walNow() - walBefore);
+        run.put("exited_ok", error == null && run.containsKey("window_s"));
+        if (error != null)
+        {
+            run.put("error", error);
+            System.out.println("   " + name + " failed: " + error + "; last lines of " + log + ":");
+            tail(log);
+        }
+        if (Boolean.TRUE.equals(run.get("exited_ok")))
+        {
+            verifyRows(run, new RowVerifier.Expected(0, records));
+            run.put("rows", run.get("verified_rows"));
+        }
+        else
+        {
+            run.put("ok", false);
+        }
+        printRun(run);
+        return run;
+    }
+
+    /** @return when the group's members first held {@code want} partitions (System.nanoTime) */
+    private long awaitGroup(final Admin admin, final String group, final Process p, final int want,
+        final long timeoutSeconds) throws Exception
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+        while (System.nanoTime() - deadline < 0)
+        {
+            if (!p.isAlive())
+            {
+                throw new IllegalStateException("the contender exited before joining group " + group);
+            }
+            try
+            {
+                final ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(group)).all().get().get(group);
+                int assigned = 0;
+                for (final MemberDescription m : d.members())
+                {
+                    assigned += m.assignment().topicPartitions().size();
+                }
+                if (assigned == want)
+                {
+                    return System.nanoTime();
+                }
+            }
+            catch (final ExecutionException e)
+            {
+                // the group does not exist yet
+            }
+            Thread.sleep(50);
+        }
+        throw new IllegalStateException(
+            "group " + group + " got no assignment of " + want + " partitions in " + timeoutSeconds + " s");
+    }
+
+    /** @return whether a contender's log says it stopped at the engine's start-up check of the broker */
+    private static boolean startedUnreachable(final Path log) throws IOException
+    {
+        if (!Files.isRegularFile(log))
+        {
+            return false;
+        }
+        final String text = Files.readString(log);
+        return text.contains(" is unreachable: ") && text.contains(" 0 records in");
     }
 
     /** @return null once the Kafka engine is done (see {@link #drainKafkaEngine}), else why it is not */
@@ -1645,7 +2167,7 @@ public final class BenchRun
         final double n = BenchReport.num(run, "records");
         final boolean server = "kafka-engine".equals(run.get("contender"));
         System.out.printf(Locale.ROOT, "   %-22s %,10.0f records/s  window %6.2f s  CPU per record (us): %s %5.1f, "
-            + "ClickHouse %5.1f, broker %4.1f%s%s%n",
+            + (postgres() ? "PostgreSQL" : "ClickHouse") + " %5.1f, broker %4.1f%s%s%n",
             run.get("name"), BenchReport.recordsPerSecond(run), BenchReport.num(run, "window_s"),
             server ? "server" : "contender",
             BenchReport.num(run, "window_cpu_s") / n * 1e6, BenchReport.num(run, "clickhouse_cpu_window_s") / n * 1e6,
@@ -1680,6 +2202,7 @@ public final class BenchRun
         final BenchReport r = new BenchReport(new BenchReport.Settings(records, rounds,
             topicBytes > 0 ? (double)topicBytes / records : Double.NaN, liveRate, liveSeconds, liveWarmupSeconds,
             sampleMillis), runs, sweep);
+        r.server(postgres() ? "PostgreSQL" : "ClickHouse");
         r.build((String)machine.get("summary"), command);
         final StringBuilder t = new StringBuilder(r.text());
         final List<Map<String, Object>> rows = r.rows();
@@ -1715,7 +2238,7 @@ public final class BenchRun
         try
         {
             Files.writeString(runDir.resolve("table.txt"), t.toString());
-            Files.writeString(out.resolve("latest.txt"), t.toString());
+            Files.writeString(out.resolve(postgres() ? "latest-postgres.txt" : "latest.txt"), t.toString());
         }
         catch (final IOException e)
         {
@@ -1729,6 +2252,24 @@ public final class BenchRun
         String clickhouseVersion = "?";
         try
         {
+            if (postgres())
+            {
+                try (java.sql.Connection c = java.sql.DriverManager.getConnection(postgres, "sluice",
+                    System.getenv("PGPASSWORD"));
+                    java.sql.Statement st = c.createStatement();
+                    java.sql.ResultSet rs = st.executeQuery("SHOW server_version"))
+                {
+                    final Map<String, Object> m = machine(rs.next() ? rs.getString(1) : "?");
+                    m.put("summary", ((String)m.get("summary")).replaceFirst("ClickHouse [^,]*", "PostgreSQL "
+                        + m.get("clickhouse")));
+                    m.put("postgres", m.remove("clickhouse"));
+                    return m;
+                }
+                catch (final java.sql.SQLException e)
+                {
+                    return machine("?");
+                }
+            }
             clickhouseVersion = ch("SELECT version()");
         }
         catch (final IOException | InterruptedException | RuntimeException e)

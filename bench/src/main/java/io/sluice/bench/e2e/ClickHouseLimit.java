@@ -38,8 +38,9 @@ import io.sluice.core.gather.split.RowEncoder;
 import io.sluice.core.gather.split.Split;
 import io.sluice.ringbuffers.RecordEvent;
 import io.sluice.ringbuffers.RecordRing;
-import io.sluice.sinks.clickhouse.ClickHouseDriver;
-import io.sluice.sinks.clickhouse.json.ClickHouseJsonRowEncoder;
+import io.sluice.core.gather.SinkDriver;
+import io.sluice.core.gather.SinkProviders;
+import io.sluice.sinks.postgres.PostgresConfig;
 
 /**
  * The ClickHouse limit of the end-to-end benchmark: ClickHouse's ingest of exactly the rows Sluice writes, with no
@@ -49,8 +50,15 @@ import io.sluice.sinks.clickhouse.json.ClickHouseJsonRowEncoder;
  * does. Then, timed: the batches are POSTed one after another over one keep-alive HTTP/1.1 connection (as Sluice's
  * single insert worker does) with the same statement, {@code INSERT INTO `db`.`t` (`c`, …) FORMAT RowBinary}.
  *
+ * <p>For a sink of {@code kind = "postgres"} it is the {@code copy-limit} contender: the same untimed encoding, by the
+ * PostgreSQL sink's own encoders (binary COPY tuples), then, timed, one transaction per batch over one connection, as
+ * the sink's insert worker writes: {@code COPY "s"."t" ("c", …) FROM STDIN (FORMAT binary)} with the header, the
+ * tuples and the trailer, then COMMIT (PostgreSQL's COPY: https://www.postgresql.org/docs/current/sql-copy.html,
+ * "Binary Format").
+ *
  * <pre>
  * java -cp benchmarks.jar io.sluice.bench.e2e.ClickHouseLimit --config F.toml [--json OUT]
+ * (PGPASSWORD in the environment for a postgres sink whose password is "${PGPASSWORD}")
  * </pre>
  */
 public final class ClickHouseLimit
@@ -90,13 +98,14 @@ public final class ClickHouseLimit
         final String topic = sink.topics().get(0);
 
         // ---- untimed: encode every record exactly as the route stage does (the same split, decoder and encoders)
-        final GatherSpec<JsonRecord> spec = TomlGather.build(sink, ClickHouseJsonRowEncoder.encoding());
+        final boolean postgres = sink.plugin() instanceof PostgresConfig;
         final List<Batch> batches = new ArrayList<>();
         long records = 0;
         long bytesIn = 0;
         long encodeNanos;
-        try (ClickHouseDriver driver = new ClickHouseDriver())
+        try (SinkDriver driver = SinkProviders.installed().provider(sink.kind()).driver())
         {
+            final GatherSpec<JsonRecord> spec = TomlGather.build(sink, driver.jsonEncoding());
             final DestinationResolver resolver = new DestinationResolver();
             final List<Split.Branch<?>> branches = spec.split().branches();
             final Destination[] destinations = new Destination[branches.size()];
@@ -167,9 +176,10 @@ public final class ClickHouseLimit
                         final Destination d = destinations[b];
                         if (d.binding() != null && d.binding().rowsCarryMask())
                         {
-                            // rows of such a table start with an omission mask, which only a Native insert takes
+                            // rows of such a table start with an omission mask, which only a Native insert (or a
+                            // COPY per mask) takes
                             throw new IllegalStateException("table " + d + " has DEFAULTs only the server evaluates: "
-                                + "this contender posts RowBinary rows and cannot leave those columns out per row");
+                                + "this contender writes whole rows and cannot leave those columns out per row");
                         }
                         final Bytes<Void> rows = open.computeIfAbsent(b, k -> Bytes.allocateElasticDirect(1 << 20));
                         final long start = rows.writePosition();
@@ -204,6 +214,12 @@ public final class ClickHouseLimit
             encodeNanos = System.nanoTime() - t0;
         }
 
+        if (postgres)
+        {
+            finish(meter, json, "copy-limit", records, bytesIn, encodeNanos, batches,
+                copyAll((PostgresConfig)sink.plugin(), batches, meter));
+            return;
+        }
         // ---- timed: the inserts alone
         final String endpoint = ((ClickHouseConfig)sink.plugin()).endpoints().get(0);
         final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
@@ -235,13 +251,21 @@ public final class ClickHouseLimit
             bytesOut += b.rows().length;
         }
         meter.windowEnd();
+        finish(meter, json, "clickhouse-limit", records, bytesIn, encodeNanos, batches, new long[]{rowsOut, bytesOut});
+    }
+
+    /** Prints and writes the result and exits. */
+    private static void finish(final ProcessMeter meter, final Path json, final String contender, final long records,
+        final long bytesIn, final long encodeNanos, final List<Batch> batches, final long[] rowsAndBytesOut)
+        throws java.io.IOException
+    {
         final Map<String, Object> r = new LinkedHashMap<>();
-        r.put("contender", "clickhouse-limit");
+        r.put("contender", contender);
         r.put("records", records);
-        r.put("rows", rowsOut);
+        r.put("rows", rowsAndBytesOut[0]);
         r.put("bytes_in", bytesIn);
         r.put("inserts", batches.size());
-        r.put("rowbinary_bytes", bytesOut);
+        r.put("rowbinary_bytes", rowsAndBytesOut[1]);
         r.put("encode_offline_s", encodeNanos / 1e9);
         r.putAll(meter.results());
         final String text = ProcessMeter.toJson(r);
@@ -251,6 +275,45 @@ public final class ClickHouseLimit
             Files.writeString(json, text + "\n");
         }
         System.exit(0);
+    }
+
+    /** PGCOPY's signature, flags field (no OIDs) and header extension length (none). */
+    private static final byte[] COPY_HEADER = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', (byte)0xff, '\r', '\n', 0, 0, 0, 0,
+        0, 0, 0, 0, 0};
+    /** The file trailer: a tuple field count of -1. */
+    private static final byte[] COPY_TRAILER = {(byte)0xff, (byte)0xff};
+
+    /**
+     * Timed: every batch as one binary COPY and COMMIT over one connection.
+     *
+     * @return rows and bytes written
+     */
+    private static long[] copyAll(final PostgresConfig pg, final List<Batch> batches, final ProcessMeter meter)
+        throws java.sql.SQLException
+    {
+        long rowsOut = 0;
+        long bytesOut = 0;
+        try (java.sql.Connection c = io.sluice.sinks.postgres.PostgresConnections.connect(pg))
+        {
+            c.setAutoCommit(false);
+            final org.postgresql.copy.CopyManager copy = c.unwrap(org.postgresql.PGConnection.class).getCopyAPI();
+            System.gc();
+            meter.windowStart();
+            for (final Batch b : batches)
+            {
+                final org.postgresql.copy.CopyIn in = copy.copyIn("COPY " + b.destination().sqlTable() + " ("
+                    + String.join(", ", b.destination().sqlColumns()) + ") FROM STDIN (FORMAT binary)");
+                in.writeToCopy(COPY_HEADER, 0, COPY_HEADER.length);
+                in.writeToCopy(b.rows(), 0, b.rows().length);
+                in.writeToCopy(COPY_TRAILER, 0, COPY_TRAILER.length);
+                in.endCopy();
+                c.commit();
+                rowsOut += b.rowCount();
+                bytesOut += b.rows().length;
+            }
+            meter.windowEnd();
+        }
+        return new long[]{rowsOut, bytesOut};
     }
 
     private static Batch seal(final Destination d, final Bytes<Void> rows, final int n)

@@ -43,6 +43,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.sluice.sinks.clickhouse.ClickHouseConfig;
+import io.sluice.sinks.postgres.PostgresConfig;
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.engine.ProcessMeter;
@@ -55,6 +56,12 @@ import io.sluice.core.engine.ProcessMeter;
  * batch → client-v2 {@code insert(table, InputStream, JSONEachRow)} when the batch reaches {@code max_rows} or
  * {@code max_bytes}, or when it is {@code linger_ms} old. A partition's offset is committed only below the first
  * offset that any open batch still holds (commit after insert), every {@code checkpoint.commit_interval_ms}.
+ *
+ * <p>For a sink of {@code kind = "postgres"} the same loop writes with pgJDBC instead: one connection with
+ * {@code reWriteBatchedInserts=true} (pgJDBC folds a batch into multi-row INSERTs) and autocommit off, per table one
+ * {@code INSERT INTO "s"."t" ("c", …) VALUES (?, …)} ({@code ?::jsonb} for a jsonb column), each record's values bound
+ * from the Jackson tree by the column's type and added with {@code addBatch}; a full batch is
+ * {@code executeBatch} then COMMIT, then the offsets below it may be committed.
  *
  * <p>Conversions a user needs on ClickHouse's JSONEachRow: ISO-8601 {@code created_at} to epoch seconds for
  * {@code DateTime} columns, booleans to 1/0, objects and arrays as their JSON text for {@code String} columns.
@@ -84,7 +91,7 @@ public final class PlainConsumer
     }
 
     /** One mapped column. */
-    record Column(String name, String[] path, boolean dateTime, boolean string)
+    record Column(String name, String[] path, boolean dateTime, boolean string, String pgType)
     {
     }
 
@@ -102,6 +109,9 @@ public final class PlainConsumer
         long openedNanos;
         long[] timestamps = new long[1024];
         final Map<TopicPartition, Long> firstOffsets = new HashMap<>();
+        /** PostgreSQL: the table's INSERT and the bytes of the records added to it since the last execute. */
+        java.sql.PreparedStatement insert;
+        long pgBytes;
 
         Branch(final SluiceConfig.Branch config, final String table)
         {
@@ -119,6 +129,7 @@ public final class PlainConsumer
     private final ObjectMapper mapper = new ObjectMapper();
     private final List<Branch> branches = new ArrayList<>();
     private final Client client;
+    private final java.sql.Connection pg;
     private final InsertSettings insertSettings = new InsertSettings();
     private final Histogram latencyMicros = new Histogram(3);
     private final Map<TopicPartition, Long> nextOffsets = new HashMap<>();
@@ -135,6 +146,48 @@ public final class PlainConsumer
         this.config = config;
         this.sink = config.sinks().get(0);
         this.meter = meter;
+        if (sink.plugin() instanceof PostgresConfig pgc)
+        {
+            this.client = null;
+            this.pg = java.sql.DriverManager.getConnection(
+                pgc.jdbcUrl() + (pgc.jdbcUrl().contains("?") ? "&" : "?") + "reWriteBatchedInserts=true",
+                pgc.connectionProperties());
+            pg.setAutoCommit(false);
+            for (final SluiceConfig.Branch b : sink.branches())
+            {
+                final String schema = b.database() != null ? b.database() : pgc.database();
+                final Branch br = new Branch(b, quote(schema) + "." + quote(b.targetTable()));
+                final List<String> names = new ArrayList<>();
+                final List<String> values = new ArrayList<>();
+                try (java.sql.PreparedStatement q = pg.prepareStatement("SELECT column_name, data_type FROM "
+                    + "information_schema.columns WHERE table_schema = ? AND table_name = ? ORDER BY ordinal_position"))
+                {
+                    q.setString(1, schema);
+                    q.setString(2, b.targetTable());
+                    try (java.sql.ResultSet rs = q.executeQuery())
+                    {
+                        while (rs.next())
+                        {
+                            final String path = b.columns().getOrDefault(rs.getString(1), rs.getString(1));
+                            br.columns.add(new Column(rs.getString(1), path.split("\\."), false, false,
+                                rs.getString(2)));
+                            names.add(quote(rs.getString(1)));
+                            values.add(rs.getString(2).equals("jsonb") ? "?::jsonb" : "?");
+                        }
+                    }
+                }
+                pg.commit();
+                if (names.isEmpty())
+                {
+                    throw new IllegalStateException("table " + br.table + " has no columns (does it exist?)");
+                }
+                br.insert = pg.prepareStatement("INSERT INTO " + br.table + " (" + String.join(", ", names)
+                    + ") VALUES (" + String.join(", ", values) + ")");
+                branches.add(br);
+            }
+            return;
+        }
+        this.pg = null;
         final ClickHouseConfig ch = (ClickHouseConfig)sink.plugin();
         this.client = new Client.Builder()
             .addEndpoint(ch.endpoints().get(0))
@@ -152,10 +205,16 @@ public final class PlainConsumer
             {
                 final String path = b.columns().getOrDefault(col[0], col[0]);
                 br.columns
-                    .add(new Column(col[0], path.split("\\."), col[1].contains("DateTime"), col[1].contains("String")));
+                    .add(new Column(col[0], path.split("\\."), col[1].contains("DateTime"), col[1].contains("String"),
+                        null));
             }
             branches.add(br);
         }
+    }
+
+    private static String quote(final String identifier)
+    {
+        return "\"" + identifier.replace("\"", "\"\"") + "\"";
     }
 
     private List<String[]> describe(final String table) throws Exception
@@ -297,7 +356,14 @@ public final class PlainConsumer
         }
         finally
         {
-            client.close();
+            if (client != null)
+            {
+                client.close();
+            }
+            if (pg != null)
+            {
+                pg.close();
+            }
         }
     }
 
@@ -309,13 +375,13 @@ public final class PlainConsumer
     private boolean caughtUp(final KafkaConsumer<byte[], byte[]> consumer) throws IOException
     {
         final Set<TopicPartition> assigned = consumer.assignment();
-        final Map<TopicPartition, Long> ends = consumer.endOffsets(assigned, Duration.ofSeconds(10));
+        final Map<TopicPartition, Long> ends = consumer.endOffsets(assigned, Duration.ofSeconds(60));
         boolean committedAll = true;
         boolean readAll = true;
         for (final TopicPartition tp : assigned)
         {
             committedAll &= committed.getOrDefault(tp, -1L) >= ends.get(tp);
-            readAll &= consumer.position(tp, Duration.ofSeconds(10)) >= ends.get(tp);
+            readAll &= consumer.position(tp, Duration.ofSeconds(60)) >= ends.get(tp);
         }
         if (!committedAll && readAll)
         {
@@ -351,6 +417,27 @@ public final class PlainConsumer
             throw new IllegalStateException("no branch matches " + tp + "@" + r.offset());
         }
         final Branch b = target;
+        if (pg != null)
+        {
+            if (b.rows == 0)
+            {
+                b.openedNanos = System.nanoTime();
+                b.pgBytes = 0;
+            }
+            b.firstOffsets.putIfAbsent(tp, r.offset());
+            bind(b, root, tp, r.offset());
+            b.pgBytes += r.serializedValueSize();
+            if (b.rows == b.timestamps.length)
+            {
+                b.timestamps = Arrays.copyOf(b.timestamps, b.rows * 2);
+            }
+            b.timestamps[b.rows++] = r.timestamp();
+            if (b.rows >= b.config.maxRows() || b.pgBytes >= b.config.maxBytes())
+            {
+                insert(b);
+            }
+            return;
+        }
         if (b.rows == 0)
         {
             b.buffer.reset();
@@ -418,6 +505,76 @@ public final class PlainConsumer
         }
     }
 
+    /** Binds one record's values to the branch's INSERT by each column's PostgreSQL type, and adds it to the batch. */
+    private static void bind(final Branch b, final JsonNode root, final TopicPartition tp, final long offset)
+        throws IOException
+    {
+        try
+        {
+            final java.sql.PreparedStatement ps = b.insert;
+            for (int i = 0; i < b.columns.size(); i++)
+            {
+                final Column c = b.columns.get(i);
+                final JsonNode v = at(root, c.path());
+                final int at = i + 1;
+                final String type = c.pgType();
+                if (v == null || v.isNull() || v.isMissingNode())
+                {
+                    ps.setNull(at, switch (type)
+                    {
+                        case "bigint" -> java.sql.Types.BIGINT;
+                        case "integer" -> java.sql.Types.INTEGER;
+                        case "boolean" -> java.sql.Types.BOOLEAN;
+                        default -> type.startsWith("timestamp")
+                            ? java.sql.Types.TIMESTAMP_WITH_TIMEZONE
+                            : java.sql.Types.VARCHAR;
+                    });
+                    continue;
+                }
+                switch (type)
+                {
+                    case "bigint", "integer", "smallint" -> {
+                        final long n = v.isBoolean()
+                            ? (v.booleanValue() ? 1 : 0)
+                            : v.isNumber() ? v.longValue() : Long.parseLong(v.asText().strip());
+                        if (type.equals("bigint"))
+                        {
+                            ps.setLong(at, n);
+                        }
+                        else
+                        {
+                            ps.setInt(at, Math.toIntExact(n));
+                        }
+                    }
+                    case "boolean" -> ps.setBoolean(at,
+                        v.isBoolean()
+                            ? v.booleanValue()
+                            : v.isNumber()
+                                ? v.longValue() != 0
+                                : Boolean.parseBoolean(
+                                    v.asText().strip()));
+                    default -> {
+                        if (type.startsWith("timestamp"))
+                        {
+                            ps.setObject(at, java.time.OffsetDateTime.ofInstant(v.isNumber()
+                                ? Instant.ofEpochSecond(v.longValue())
+                                : Instant.ofEpochSecond(epochSeconds(v.textValue())), java.time.ZoneOffset.UTC));
+                        }
+                        else
+                        {
+                            ps.setString(at, v.isTextual() ? v.textValue() : v.toString());
+                        }
+                    }
+                }
+            }
+            ps.addBatch();
+        }
+        catch (final java.sql.SQLException | RuntimeException e)
+        {
+            throw new IOException("record " + tp + "@" + offset + " for " + b.table + ": " + e, e);
+        }
+    }
+
     private static long epochSeconds(final String iso)
     {
         try
@@ -473,6 +630,28 @@ public final class PlainConsumer
 
     private void insert(final Branch b) throws IOException
     {
+        if (pg != null)
+        {
+            try
+            {
+                b.insert.executeBatch();
+                pg.commit();
+            }
+            catch (final java.sql.SQLException e)
+            {
+                try
+                {
+                    pg.rollback();
+                }
+                catch (final java.sql.SQLException r)
+                {
+                    e.addSuppressed(r);
+                }
+                throw new IOException("insert of " + b.rows + " rows into " + b.table + " failed: " + e, e);
+            }
+            written(b);
+            return;
+        }
         b.out.close();
         try (InsertResponse ignored = client
             .insert(b.table, b.buffer.stream(), ClickHouseFormat.JSONEachRow, insertSettings)
@@ -484,6 +663,12 @@ public final class PlainConsumer
         {
             throw new IOException("insert of " + b.rows + " rows into " + b.table + " failed: " + e, e);
         }
+        written(b);
+    }
+
+    /** After a batch is in the table: latency of its rows, counters, the batch emptied. */
+    private void written(final Branch b)
+    {
         final long nowMs = System.currentTimeMillis();
         for (int i = 0; i < b.rows; i++)
         {

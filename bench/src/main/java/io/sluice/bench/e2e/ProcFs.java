@@ -153,6 +153,63 @@ final class ProcFs
     }
 
     /**
+     * The CPU of a server made of processes, as PostgreSQL's postmaster and its backends: the process's own, its ended
+     * children's that it waited for (cutime + cstime: a backend that exits and is reaped moves its time there) and its
+     * live children's.
+     *
+     * @param pid a process id
+     * @return CPU seconds (user + system) of the process and its children so far; NaN if unknown
+     */
+    static double treeCpuSeconds(final long pid)
+    {
+        if (pid < 0)
+        {
+            return Double.NaN;
+        }
+        double sum;
+        try
+        {
+            final String stat = Files.readString(PROC.resolve(pid + "/stat"));
+            final String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            sum = (Long.parseLong(f[11]) + Long.parseLong(f[12]) + Long.parseLong(f[13]) + Long.parseLong(f[14]))
+                / TICKS_PER_SECOND; // fields 14-17: utime, stime, cutime, cstime
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            return Double.NaN;
+        }
+        final String parent = Long.toString(pid);
+        try (java.util.stream.Stream<Path> all = Files.list(PROC))
+        {
+            for (final Path p : (Iterable<Path>)all::iterator)
+            {
+                if (!isNumber(p.getFileName().toString()))
+                {
+                    continue;
+                }
+                try
+                {
+                    final String stat = Files.readString(p.resolve("stat"));
+                    final String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    if (f[1].equals(parent)) // field 4: ppid
+                    {
+                        sum += (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS_PER_SECOND;
+                    }
+                }
+                catch (final IOException | RuntimeException e)
+                {
+                    // ended meanwhile
+                }
+            }
+        }
+        catch (final IOException e)
+        {
+            return Double.NaN;
+        }
+        return sum;
+    }
+
+    /**
      * @param pid a process id
      * @param field a field of /proc/PID/status given in kB, e.g. {@code VmRSS} (resident set size now) or
      *     {@code VmHWM} (its peak so far)

@@ -41,7 +41,20 @@ import io.sluice.core.config.SluiceConfig;
  */
 final class RowVerifier
 {
-    /** Streams the result of a query (TabSeparated). */
+    /** Whose SQL the verifier writes and whose text rows it reads. */
+    enum Dialect
+    {
+        /** {@code SELECT ... FORMAT TabSeparated}; types as DESCRIBE TABLE names them ({@code Nullable(Int64)}). */
+        CLICKHOUSE,
+        /**
+         * {@code COPY (SELECT ...) TO STDOUT}, PostgreSQL's text format (tab-separated, {@code \N}, the same
+         * backslash escapes); types as information_schema.columns' data_type names them, wrapped in
+         * {@code Nullable(...)} where is_nullable is YES.
+         */
+        POSTGRES
+    }
+
+    /** Streams the result of a query (TabSeparated, or PostgreSQL's COPY text format). */
     interface Query
     {
         InputStream open(String sql) throws IOException, InterruptedException;
@@ -95,6 +108,7 @@ final class RowVerifier
 
     private final ObjectMapper mapper = new ObjectMapper();
     private final String database;
+    private final Dialect dialect;
     private final long idStep;
     private final List<Table> tables = new ArrayList<>();
     private final int lines;
@@ -116,6 +130,22 @@ final class RowVerifier
     RowVerifier(final SluiceConfig.Sink sink, final String database, final Map<String, List<String[]>> schemas,
         final List<byte[]> sample, final long idStep) throws IOException
     {
+        this(Dialect.CLICKHOUSE, sink, database, schemas, sample, idStep);
+    }
+
+    /**
+     * @param dialect whose SQL and types
+     * @param sink the sink whose branches route the records
+     * @param database the database (ClickHouse) or schema (PostgreSQL) the tables are in
+     * @param schemas per target table, its columns as {@code {name, type}}
+     * @param sample the lines of the sample, in order
+     * @param idStep what each copy adds to the ids
+     * @throws IllegalArgumentException as {@link #RowVerifier(SluiceConfig.Sink, String, Map, List, long)}
+     */
+    RowVerifier(final Dialect dialect, final SluiceConfig.Sink sink, final String database,
+        final Map<String, List<String[]>> schemas, final List<byte[]> sample, final long idStep) throws IOException
+    {
+        this.dialect = dialect;
         this.database = database;
         this.idStep = idStep;
         for (final SluiceConfig.Branch b : sink.branches())
@@ -132,19 +162,10 @@ final class RowVerifier
                 final String type = c[1];
                 final boolean nullable = type.startsWith("Nullable(");
                 final String inner = nullable ? type.substring(9, type.length() - 1) : type;
-                final Kind kind = inner.startsWith("DateTime")
-                    ? Kind.DATETIME
-                    : inner.startsWith("Float")
-                        ? Kind.FLOAT
-                        : inner.matches("U?Int\\d+")
-                            ? Kind.INTEGER
-                            : Kind.STRING;
-                final String q = "`" + c[0] + "`";
-                final String select = kind != Kind.DATETIME
-                    ? q
-                    : nullable
-                        ? "if(isNull(" + q + "), NULL, toUnixTimestamp(assumeNotNull(" + q + ")))"
-                        : "toUnixTimestamp(" + q + ")";
+                final Kind kind = kindOf(dialect, inner);
+                final String select = dialect == Dialect.POSTGRES
+                    ? postgresSelect(c[0], inner, kind)
+                    : clickHouseSelect(c[0], kind, nullable);
                 final String path = b.columns().getOrDefault(c[0], c[0]);
                 if (c[0].equals("id"))
                 {
@@ -198,6 +219,51 @@ final class RowVerifier
         }
     }
 
+    private static Kind kindOf(final Dialect dialect, final String type)
+    {
+        if (dialect == Dialect.POSTGRES)
+        {
+            return type.startsWith("timestamp")
+                ? Kind.DATETIME
+                : type.equals("double precision") || type.equals("real") || type.equals("numeric")
+                    ? Kind.FLOAT
+                    : type.equals("bigint") || type.equals("integer") || type.equals("smallint")
+                        || type.equals("boolean")
+                            ? Kind.INTEGER
+                            : Kind.STRING;
+        }
+        return type.startsWith("DateTime")
+            ? Kind.DATETIME
+            : type.startsWith("Float")
+                ? Kind.FLOAT
+                : type.matches("U?Int\\d+")
+                    ? Kind.INTEGER
+                    : Kind.STRING;
+    }
+
+    private static String clickHouseSelect(final String column, final Kind kind, final boolean nullable)
+    {
+        final String q = "`" + column + "`";
+        return kind != Kind.DATETIME
+            ? q
+            : nullable
+                ? "if(isNull(" + q + "), NULL, toUnixTimestamp(assumeNotNull(" + q + ")))"
+                : "toUnixTimestamp(" + q + ")";
+    }
+
+    /** Booleans as 1/0, timestamps as epoch seconds (NULL stays NULL), everything else as its text. */
+    private static String postgresSelect(final String column, final String type, final Kind kind)
+    {
+        final String q = "\"" + column.replace("\"", "\"\"") + "\"";
+        return type.equals("boolean")
+            ? q + "::int"
+            : kind == Kind.DATETIME
+                ? "extract(epoch FROM " + q + ")::bigint"
+                : kind == Kind.STRING
+                    ? q + "::text"
+                    : q;
+    }
+
     /**
      * @param line a record
      * @return the decimal id of its leading {@code {"id":"digits"}, or -1 if it has none (or one of over 18 digits)
@@ -216,6 +282,15 @@ final class RowVerifier
         }
         final int digits = i - ID_PREFIX.length;
         return digits == 0 || digits > 18 || i >= line.length || line[i] != '"' ? -1 : id;
+    }
+
+    /**
+     * @param line a sample line
+     * @return the index of the branch (in the sink's order) it goes to
+     */
+    int branchOf(final int line)
+    {
+        return branchOf[line];
     }
 
     /** @return the id of sample line {@code line} in copy {@code copy} */
@@ -328,12 +403,21 @@ final class RowVerifier
         for (int t = 0; t < tables.size(); t++)
         {
             final Table table = tables.get(t);
-            final StringBuilder sql = new StringBuilder("SELECT ");
+            final StringBuilder sql = new StringBuilder(dialect == Dialect.POSTGRES ? "COPY (SELECT " : "SELECT ");
             for (int c = 0; c < table.columns().size(); c++)
             {
                 sql.append(c > 0 ? ", " : "").append(table.columns().get(c).select());
             }
-            sql.append(" FROM `").append(database).append("`.`").append(table.name()).append("` FORMAT TabSeparated");
+            if (dialect == Dialect.POSTGRES)
+            {
+                sql.append(" FROM \"").append(database.replace("\"", "\"\"")).append("\".\"")
+                    .append(table.name().replace("\"", "\"\"")).append("\") TO STDOUT");
+            }
+            else
+            {
+                sql.append(" FROM `").append(database).append("`.`").append(table.name())
+                    .append("` FORMAT TabSeparated");
+            }
             long tableRows = 0;
             try (BufferedReader r = new BufferedReader(
                 new InputStreamReader(query.open(sql.toString()), StandardCharsets.UTF_8), 1 << 16))

@@ -40,6 +40,7 @@ final class Sampler implements AutoCloseable
     }
 
     private final long clickhousePid;
+    private final boolean serverTree;
     private final long brokerPid;
     private final Probe rows;
     private final Probe committed;
@@ -62,7 +63,24 @@ final class Sampler implements AutoCloseable
     Sampler(final long clickhousePid, final long brokerPid, final Probe rows, final Probe committed,
         final Map<String, Probe> extra, final long intervalMillis)
     {
-        this.clickhousePid = clickhousePid;
+        this(clickhousePid, false, brokerPid, rows, committed, extra, intervalMillis);
+    }
+
+    /**
+     * @param serverPid the database server's pid, or -1 (its CPU goes in the samples' clickhouse fields)
+     * @param serverTree whether the server is a process tree (PostgreSQL: the postmaster and its backends, {@link
+     *     ProcFs#treeCpuSeconds}) rather than one process of threads
+     * @param brokerPid the Kafka broker's pid, or -1
+     * @param rows the rows in the benchmark's tables now, or null
+     * @param committed the records the run's consumer group has committed, or null
+     * @param extra further values to sample, by name (may be empty)
+     * @param intervalMillis time between samples
+     */
+    Sampler(final long serverPid, final boolean serverTree, final long brokerPid, final Probe rows,
+        final Probe committed, final Map<String, Probe> extra, final long intervalMillis)
+    {
+        this.clickhousePid = serverPid;
+        this.serverTree = serverTree;
         this.brokerPid = brokerPid;
         this.rows = rows;
         this.committed = committed;
@@ -114,7 +132,7 @@ final class Sampler implements AutoCloseable
     {
         final long pid = contenderPid;
         final long nanos = System.nanoTime();
-        final double ch = ProcFs.cpuSeconds(clickhousePid);
+        final double ch = serverTree ? ProcFs.treeCpuSeconds(clickhousePid) : ProcFs.cpuSeconds(clickhousePid);
         final double broker = ProcFs.cpuSeconds(brokerPid);
         final double contender = ProcFs.cpuSeconds(pid);
         final Map<String, Double> chThreads = ProcFs.threadCpuSeconds(clickhousePid);

@@ -80,6 +80,7 @@ public final class ScaleRun
 
     private String bootstrap = "127.0.0.1:19092";
     private String clickhouse = "http://127.0.0.1:18123";
+    private String postgres = "jdbc:postgresql://127.0.0.1:15432/sluice";
     private String sinkKind = "clickhouse";
     private Path root = Path.of(".").toAbsolutePath().normalize();
     private Path out;
@@ -132,7 +133,9 @@ public final class ScaleRun
             "  --quick                 steps 10 and 100 topics, 20,000 records each, 240 s per step at most",
             "  --steps L               topic counts, e.g. 10,100,1000,10000 (the default)",
             "  --records N             records per step (default 200,000; the same at every step)",
-            "  --sink KIND             the database side: clickhouse (the default)",
+            "  --sink KIND             the database side: clickhouse (the default) or postgres (PostgresScaleSink:",
+            "                          rows per COPY instead of parts per table; password from PGPASSWORD)",
+            "  --postgres URL          the PostgreSQL database (default jdbc:postgresql://127.0.0.1:15432/sluice)",
             "  --step-timeout-s S      the longest a step may take once the engine runs (default 240 quick, 1800)",
             "  --stall-s S             a step ends when rows, topics and commits do not move for S s (default 120)",
             "  --sample-ms MS          how often CPU, memory, rows, topics and commits are sampled (default 250)",
@@ -179,6 +182,7 @@ public final class ScaleRun
                         case "--jvm-opts" -> jvm = v;
                         case "--bootstrap-servers" -> bootstrap = v;
                         case "--clickhouse" -> clickhouse = v;
+                        case "--postgres" -> postgres = v;
                         case "--root" -> root = Path.of(v).toAbsolutePath().normalize();
                         case "--out" -> out = Path.of(v).toAbsolutePath().normalize();
                         case "--command" -> command = v;
@@ -207,15 +211,17 @@ public final class ScaleRun
                     + " records (each topic needs a record)");
             }
         }
-        if (!sinkKind.equals("clickhouse"))
+        if (!sinkKind.equals("clickhouse") && !sinkKind.equals("postgres"))
         {
-            throw new IllegalArgumentException("--sink " + sinkKind + ": only clickhouse is built so far");
+            throw new IllegalArgumentException("--sink " + sinkKind + ": clickhouse or postgres");
         }
     }
 
     private ScaleSink sink()
     {
-        return new ClickHouseScaleSink(clickhouse, root, maxNewTopicsPerMinute);
+        return sinkKind.equals("postgres")
+            ? new PostgresScaleSink(postgres, root, maxNewTopicsPerMinute)
+            : new ClickHouseScaleSink(clickhouse, root, maxNewTopicsPerMinute);
     }
 
     private int run() throws Exception
@@ -437,7 +443,9 @@ public final class ScaleRun
         };
         final double serverRssBefore = ProcFs.statusBytes(serverPid, "VmRSS");
         final double brokerRssBefore = ProcFs.statusBytes(brokerPid, "VmRSS");
-        final Sampler s = new Sampler(serverPid, brokerPid, rows, committed, extra, sampleMillis);
+        // PostgreSQL is a postmaster and a process per connection: its CPU is the tree's
+        final Sampler s = new Sampler(serverPid, sinkKind.equals("postgres"), brokerPid, rows, committed, extra,
+            sampleMillis);
         final long launched = System.nanoTime();
         final Process p;
         try

@@ -94,4 +94,67 @@ interface ScaleSink
      * @throws Exception if the database refuses
      */
     double cleanup(Step step) throws Exception;
+
+    /**
+     * The verdict of {@link #verify} from what a database found, the same for every kind.
+     *
+     * @param step the step
+     * @param found per table: rows, distinct ids, ids of another user or out of range, wrong user_id, wrong event
+     * @param tables every table of the step's database (changed: the expected ones are removed)
+     * @return as {@link #verify}
+     */
+    static Map<String, Object> verdict(final Step step, final Map<String, long[]> found,
+        final java.util.TreeSet<String> tables)
+    {
+        final int k = step.topics();
+        final long n = step.records();
+        final Map<String, Object> r = new java.util.LinkedHashMap<>();
+        final java.util.List<String> problems = new java.util.ArrayList<>();
+        long rows = 0;
+        long lost = 0;
+        long duplicates = 0;
+        long wrong = 0;
+        for (long u = 0; u < k; u++)
+        {
+            final String table = step.tableOf(u);
+            final long expected = n / k + (u < n % k ? 1 : 0);
+            final long[] f = found.getOrDefault(table, new long[5]);
+            rows += f[0];
+            final long misplaced = f[2];
+            final long badValues = Math.max(f[3], f[4]);
+            // ids of this user in range, each counted once: the ones expected that are there
+            final long right = f[1] - (misplaced > 0 ? Math.min(misplaced, f[1]) : 0);
+            lost += Math.max(0, expected - right);
+            duplicates += f[0] - f[1];
+            wrong += misplaced + badValues;
+            if ((expected != f[0] || f[0] != f[1] || misplaced > 0 || badValues > 0) && problems.size() < 10)
+            {
+                problems.add(String.format(java.util.Locale.ROOT,
+                    "%s: %d rows, %d distinct ids, expected %d; %d ids of another user or out of range, "
+                        + "%d wrong user_id, %d wrong event",
+                    tables.contains(table) ? table : table + " (missing)", f[0], f[1], expected, misplaced, f[3],
+                    f[4]));
+            }
+            tables.remove(table);
+        }
+        for (final String t : tables)
+        {
+            final long[] f = found.getOrDefault(t, new long[5]);
+            rows += f[0];
+            wrong += f[0];
+            if (problems.size() < 10)
+            {
+                problems.add("unexpected table " + t + " with " + f[0] + " rows");
+            }
+        }
+        r.put("ok", rows == n && lost == 0 && duplicates == 0 && wrong == 0 && tables.isEmpty());
+        r.put("rows", rows);
+        r.put("tables", (long)found.size());
+        r.put("lost", lost);
+        r.put("duplicates", duplicates);
+        r.put("wrong", wrong);
+        r.put("unknown_tables", tables.size());
+        r.put("problems", problems);
+        return r;
+    }
 }
