@@ -349,11 +349,11 @@ class SplitEmbeddedIT
             assertEquals(1, runByName(t, views, new PgViewEncoder()), "the purchase reaches no branch");
             assertEquals("0\tu1\n3\tu2\n",
                 TestServices.sql("SELECT offset, user FROM " + t[1] + ".clicks ORDER BY offset"));
-            final List<String> views = PostgresSinkIT.rows("SELECT \"offset\", page, "
+            final List<String> landed = PostgresSinkIT.rows("SELECT \"offset\", page, "
                 + "(extract(epoch FROM seen) * 1000000)::bigint % 1000, id::text, ok::text, doc::text, n, "
                 + "day::text, score::text, small, (note IS NULL)::text FROM \"" + schema + "\".\"views\" ORDER BY 1");
             assertEquals(List.of("1|/home|123|01234567-89ab-cdef-0000-000000000001|true|{\"é\": \"x\", \"offset\": 1}|"
-                + "-7|2022-01-08|0.1|-2|true"), views);
+                + "-7|2022-01-08|0.1|-2|true"), landed);
             assertEquals(Map.of(new TopicPartition(t[0], 0), 4L), TestServices.committed(t[2]));
         }
         finally
