@@ -335,6 +335,35 @@ class PostgresSinkIT
     }
 
     /**
+     * Upsert with a key column whose DEFAULT gives no value to match (a constant that is NULL, a sequence the server
+     * draws per row): a record without the column is a record error naming it, never merged as a NULL key (rows
+     * without a key would otherwise pile up, or collapse into one).
+     */
+    @Test
+    void shouldRefuseAnUpsertKeyWhoseDefaultGivesNoValue() throws Exception
+    {
+        final String s = unique("");
+        final String group = "g-pg-" + s;
+        final String nulldef = topic("pg-keydef-" + s);
+        final String serial = topic("pg-keyser-" + s);
+        sql("CREATE TABLE " + table(nulldef) + " (k int UNIQUE DEFAULT NULLIF(1, 1), v text)",
+            "CREATE TABLE " + table(serial) + " (id serial PRIMARY KEY, v text)");
+        produce(nulldef, "{\"v\":\"no-k\"}", "{\"k\":1,\"v\":\"one\"}", "{\"v\":\"no-k-again\"}");
+        final SluiceEngine engine = engine(config(group, List.of(nulldef), "skip",
+            "insert_mode = \"upsert\"\nkey_columns = [\"k\"]\nlinger_ms = 1000"));
+        assertEquals(SluiceEngine.EXIT_OK, engine.run(), engine.failure());
+        assertEquals(List.of("1|one"), rows("SELECT k, v FROM " + table(nulldef) + " ORDER BY k"));
+        assertEquals(Map.of(new TopicPartition(nulldef, 0), 3L), TestServices.committed(group));
+
+        produce(serial, "{\"id\":7,\"v\":\"seven\"}", "{\"v\":\"a\"}", "{\"v\":\"b\"}");
+        final SluiceEngine second = engine(config(group + "-2", List.of(serial), "fail",
+            "insert_mode = \"upsert\"\nlinger_ms = 1000"));
+        assertEquals(SluiceEngine.EXIT_FAILURE, second.run());
+        final String f = second.failure();
+        assertTrue(f.contains(serial + "-0@1") && f.contains("key column id") && f.contains("nextval"), f);
+    }
+
+    /**
      * Upsert: a value absent from a later record keeps the stored one whatever the column's DEFAULT (a constant or
      * an expression); a JSON null sets NULL; a new row still gets the DEFAULT.
      */
@@ -358,6 +387,33 @@ class PostgresSinkIT
             rows("SELECT id, v, cnt, tag FROM " + table(u) + " ORDER BY id"));
         assertEquals(upd, rows("SELECT upd FROM " + table(u) + " WHERE id = 5"), "upd keeps the stored value");
         assertEquals(List.of("0"), rows("SELECT count(*) FROM " + table(u) + " WHERE upd IS NULL"));
+    }
+
+    /**
+     * Item 7: a refused password and a missing database end the run with exit 1 within 10 s, naming the server's
+     * reason (its SQLSTATE and message), never retried.
+     */
+    @Test
+    void shouldExitWithinTenSecondsOnAWrongPasswordOrAMissingDatabase() throws Exception
+    {
+        final String s = unique("");
+        final String t = topic("pg-auth-" + s);
+        final String password = TestServices.secrets().get("SLUICE_TEST_POSTGRES_PASSWORD");
+        final String wrong = config("g-pg-" + s, List.of(t), "fail", "")
+            .replace("password = \"" + password + "\"", "password = \"" + password + "-wrong\"");
+        final String missing = config("g-pg-" + s, List.of(t), "fail", "")
+            .replace("url = \"" + url() + "\"", "url = \"" + url().substring(0, url().lastIndexOf('/') + 1)
+                + "no_such_db_" + s.replace('-', '_') + "\"");
+        for (final String[] c : List.of(new String[]{wrong, "28P01"}, new String[]{missing, "3D000"}))
+        {
+            final long start = System.nanoTime();
+            final SluiceEngine engine = engine(c[0]);
+            assertEquals(SluiceEngine.EXIT_FAILURE, engine.run());
+            final long ms = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(ms < 10_000, "took " + ms + " ms");
+            assertTrue(engine.failure().contains(c[1]), engine.failure());
+            assertFalse(engine.failure().contains(password), engine.failure());
+        }
     }
 
     /** A missing table is named as PostgreSQL quotes it, in its schema (not a "database"). */
