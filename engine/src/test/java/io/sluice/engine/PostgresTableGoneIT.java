@@ -12,20 +12,14 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.engine.SluiceEngine;
-import io.sluice.core.gather.GatherPipeline;
-import io.sluice.sinks.kafka.KafkaScatterDriver;
-import io.sluice.sinks.postgres.PostgresDriver;
 import io.sluice.sinks.postgres.PostgresIdentifiers;
 
 /**
@@ -36,26 +30,8 @@ import io.sluice.sinks.postgres.PostgresIdentifiers;
  */
 class PostgresTableGoneIT
 {
-    private static final String SCHEMA = "pggone_" + Long.toString(System.currentTimeMillis(), 36);
-    private static final List<String> TOPICS = new ArrayList<>();
-
-    @BeforeAll
-    static void createSchema() throws SQLException
-    {
-        sql("CREATE SCHEMA " + PostgresIdentifiers.quote(SCHEMA));
-    }
-
-    @AfterAll
-    static void dropAll() throws Exception
-    {
-        sql("DROP SCHEMA IF EXISTS " + PostgresIdentifiers.quote(SCHEMA) + " CASCADE");
-        ScatterEndToEndIT.deleteTopics(new TreeSet<>(TOPICS));
-    }
-
-    private static String table(final String name)
-    {
-        return PostgresIdentifiers.qualified(SCHEMA, name);
-    }
+    @RegisterExtension
+    static final PostgresFixtures.Schema DB = new PostgresFixtures.Schema("pggone_");
 
     private static void produce(final String topic, final int from, final int to) throws Exception
     {
@@ -69,31 +45,10 @@ class PostgresTableGoneIT
 
     private static String config(final String group, final String topic, final String plugin)
     {
-        final Map<String, String> secrets = TestServices.secrets();
-        return """
-            [kafka]
-            bootstrap_servers = "%s"
-            [checkpoint]
-            commit_interval_ms = 100
-            stalled_fail_after_ms = 5000
-            [engine]
-            status_interval_ms = 0
-            [[sinks]]
-            name = "pg"
-            kind = "postgres"
-            topics = ["%s"]
-            group_id = "%s"
-            [sinks.plugin_config]
-            url = "%s"
-            username = "%s"
-            password = "%s"
-            schema = "%s"
-            target_table = "{topic}"
-            linger_ms = 50
-            retry_backoff_ms = 100
-            %s
-            """.formatted(TestServices.bootstrap(), topic, group, PostgresSinkIT.url(),
-            secrets.get("SLUICE_TEST_POSTGRES_USER"), secrets.get("SLUICE_TEST_POSTGRES_PASSWORD"), SCHEMA, plugin);
+        return PostgresFixtures
+            .config(DB.name, group, List.of(topic), "", "target_table = \"{topic}\"\nlinger_ms = 50\n"
+                + "retry_backoff_ms = 100\n" + plugin, "")
+            .replace("commit_interval_ms = 100", "commit_interval_ms = 100\nstalled_fail_after_ms = 5000");
     }
 
     /** Waits at most 60 s for a condition, failing with the message. */
@@ -120,28 +75,9 @@ class PostgresTableGoneIT
         }
     }
 
-    /** A running engine in its own thread. */
-    private static final class Running
+    private static DestinationFixtures.Running running(final String toml)
     {
-        final SluiceEngine engine;
-        final Thread thread;
-        volatile int code = -1;
-
-        Running(final String toml)
-        {
-            this.engine = new SluiceEngine(ConfigLoader.parse(toml), c -> new PostgresDriver(),
-                c -> new KafkaScatterDriver(), new GatherPipeline.RunOptions(false));
-            this.thread = new Thread(() -> code = engine.run(), "pg-table-gone-it-engine");
-            thread.start();
-        }
-
-        int stop() throws InterruptedException
-        {
-            engine.shutdown();
-            thread.join(TimeUnit.SECONDS.toMillis(60));
-            assertFalse(thread.isAlive());
-            return code;
-        }
+        return new DestinationFixtures.Running(PostgresFixtures.engine(toml, false));
     }
 
     /** DROP, then RENAME, while running with create_table: created again, the failed records written once. */
@@ -151,10 +87,9 @@ class PostgresTableGoneIT
         final String s = unique("");
         final String group = "g-pggone-" + s;
         final String topic = "pg-gone-" + s;
-        TestServices.createTopic(topic, 1);
-        TOPICS.add(topic);
-        final String t = table(topic);
-        final Running running = new Running(config(group, topic, """
+        DB.topic(topic);
+        final String t = DB.table(topic);
+        final DestinationFixtures.Running running = running(config(group, topic, """
             create_table = true
             create_table_ddl = "CREATE TABLE {schema}.{table} (id bigint PRIMARY KEY, v text)"
             """));
@@ -170,7 +105,7 @@ class PostgresTableGoneIT
         produce(topic, 250, 300);
         await(() -> count("SELECT count(*) FROM " + t) == 50, "the 50 rows after the RENAME in the new table");
         assertEquals(List.of("50|250|299"), rows("SELECT count(DISTINCT id), min(id), max(id) FROM " + t));
-        assertEquals(List.of("150"), rows("SELECT count(*) FROM " + table("moved-" + s)),
+        assertEquals(List.of("150"), rows("SELECT count(*) FROM " + DB.table("moved-" + s)),
             "the renamed table is never written again");
         assertEquals(SluiceEngine.EXIT_OK, running.stop(), running.engine.failure());
         assertEquals(Map.of(new TopicPartition(topic, 0), 300L), TestServices.committed(group));
@@ -183,11 +118,10 @@ class PostgresTableGoneIT
         final String s = unique("");
         final String group = "g-pggone-" + s;
         final String topic = "pg-gone-nc-" + s;
-        TestServices.createTopic(topic, 1);
-        TOPICS.add(topic);
-        final String t = table(topic);
+        DB.topic(topic);
+        final String t = DB.table(topic);
         sql("CREATE TABLE " + t + " (id bigint PRIMARY KEY, v text)");
-        final Running running = new Running(config(group, topic, ""));
+        final DestinationFixtures.Running running = running(config(group, topic, ""));
         produce(topic, 0, 20);
         await(() -> count("SELECT count(*) FROM " + t) == 20, "the first 20 rows");
         sql("DROP TABLE " + t);

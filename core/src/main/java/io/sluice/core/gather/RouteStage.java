@@ -522,25 +522,10 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         Destination dest = null;
         for (final Branch b : branches)
         {
-            final Destination d;
-            try
-            {
-                d = destinationFor(b, event);
-            }
-            catch (final RetryLater r)
-            {
-                throw r;
-            }
-            catch (final RuntimeException ex)
-            {
-                final String what = "branch " + b.name + ": resolving its destination failed: " + ex;
-                fates.recordError(event, what, onError, stats.droppedInvalid,
-                    RecordFates.thrown(DeadLetterHeaders.STAGE_ROUTE, what, ex, b.name, null));
-                return;
-            }
+            final Destination d = destinationOrError(b, event);
             if (d == null)
             {
-                return; // its partition stops here, as for a row of that branch
+                return; // settled: its partition stops here, or a resolver that threw was the record's error
             }
             if (!d.encoder().deletes() || d == dest)
             {
@@ -627,19 +612,12 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             final Destination dest;
             try
             {
-                dest = destinationFor(branch, ev);
+                dest = destinationOrError(branch, ev);
             }
             catch (final RetryLater r)
             {
                 retryPending = true;
                 throw r;
-            }
-            catch (final RuntimeException ex)
-            {
-                final String what = "branch " + branch.name + ": resolving its destination failed: " + ex;
-                fates.recordError(ev, what, onError, stats.droppedInvalid,
-                    RecordFates.thrown(DeadLetterHeaders.STAGE_ROUTE, what, ex, branch.name, null));
-                return;
             }
             if (dest == null)
             {
@@ -758,6 +736,30 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             return -1;
         }
         return shard;
+    }
+
+    /**
+     * {@link #destinationFor}, a resolver that throws being the record's error under {@code on_error}.
+     *
+     * @return the destination, or null when the record's fate is settled (its partition stops, or the error)
+     */
+    private Destination destinationOrError(final Branch branch, final RecordEvent event)
+    {
+        try
+        {
+            return destinationFor(branch, event);
+        }
+        catch (final RetryLater r)
+        {
+            throw r;
+        }
+        catch (final RuntimeException ex)
+        {
+            final String what = "branch " + branch.name + ": resolving its destination failed: " + ex;
+            fates.recordError(event, what, onError, stats.droppedInvalid,
+                RecordFates.thrown(DeadLetterHeaders.STAGE_ROUTE, what, ex, branch.name, null));
+            return null;
+        }
     }
 
     private Destination destinationFor(final Branch branch, final RecordEvent event)
