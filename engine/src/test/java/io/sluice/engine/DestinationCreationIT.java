@@ -94,29 +94,6 @@ class DestinationCreationIT
         assertTrue(done.test(rows), what + ": " + rows);
     }
 
-    /** A running engine in its own thread. */
-    private static final class Running
-    {
-        final SluiceEngine engine;
-        final Thread thread;
-        volatile int code = -1;
-
-        Running(final SluiceEngine engine)
-        {
-            this.engine = engine;
-            this.thread = new Thread(() -> code = engine.run(), "destination-it-engine");
-            thread.start();
-        }
-
-        int stop() throws InterruptedException
-        {
-            engine.shutdown();
-            thread.join(TimeUnit.SECONDS.toMillis(60));
-            assertFalse(thread.isAlive());
-            return code;
-        }
-    }
-
     @Test
     void shouldCreateEachTableFromTheDdlOnceAndPayNothingOnLaterBatches() throws Exception
     {
@@ -130,7 +107,7 @@ class DestinationCreationIT
         {
         });
         final long startSeconds = System.currentTimeMillis() / 1000;
-        final Running running = new Running(new SluiceEngine(
+        final DestinationFixtures.Running running = new DestinationFixtures.Running(new SluiceEngine(
             ConfigLoader.parse(config(prefix + "\\..*", "g-" + s, database,
                 "ev_{topic_segment[-1]}", "create_table = true\ncreate_table_ddl = \"" + DDL + "\"\n")),
             c -> driver,
@@ -267,7 +244,7 @@ class DestinationCreationIT
         // both engines have found the table missing; neither sends CREATE before the other is about to
         final CyclicBarrier together = new CyclicBarrier(2);
         final List<DestinationFixtures.CountingDriver> drivers = new ArrayList<>();
-        final List<Running> engines = new ArrayList<>();
+        final List<DestinationFixtures.Running> engines = new ArrayList<>();
         for (int i = 0; i < 2; i++)
         {
             final DestinationFixtures.CountingDriver driver = new DestinationFixtures.CountingDriver(t ->
@@ -283,11 +260,12 @@ class DestinationCreationIT
             });
             drivers.add(driver);
             // without IF NOT EXISTS: the loser gets TABLE_ALREADY_EXISTS (57) from the server
-            engines.add(new Running(new SluiceEngine(ConfigLoader.parse(config("cr\\-" + s + "\\..*", "g" + i + "-" + s,
-                database, "race_{topic_segment[-1]}", "create_table = true\ncreate_table_ddl = \"" + DDL + "\"\n")),
+            engines.add(new DestinationFixtures.Running(new SluiceEngine(
+                ConfigLoader.parse(config("cr\\-" + s + "\\..*", "g" + i + "-" + s,
+                    database, "race_{topic_segment[-1]}", "create_table = true\ncreate_table_ddl = \"" + DDL + "\"\n")),
                 c -> driver, c -> new KafkaScatterDriver(), new GatherPipeline.RunOptions(true))));
         }
-        for (final Running r : engines)
+        for (final DestinationFixtures.Running r : engines)
         {
             r.thread.join(TimeUnit.SECONDS.toMillis(90));
             assertFalse(r.thread.isAlive());

@@ -1,15 +1,19 @@
 package io.sluice.engine;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.engine.SluiceEngine;
 import io.sluice.core.gather.BatchWriter;
 import io.sluice.core.gather.SinkDriver;
 import io.sluice.core.gather.json.JsonEncoding;
@@ -208,5 +212,28 @@ final class DestinationFixtures
     {
         final SluiceConfig.Sink s = config.sinks().get(0);
         return new SinkSpec(s.name(), s.plugin(), s.plugin().shards(), database, table);
+    }
+
+    /** A running engine in its own thread, stopped by {@link #stop()}. */
+    static final class Running
+    {
+        final SluiceEngine engine;
+        final Thread thread;
+        volatile int code = -1;
+
+        Running(final SluiceEngine engine)
+        {
+            this.engine = engine;
+            this.thread = new Thread(() -> code = engine.run(), "it-engine");
+            thread.start();
+        }
+
+        int stop() throws InterruptedException
+        {
+            engine.shutdown();
+            thread.join(TimeUnit.SECONDS.toMillis(60));
+            assertFalse(thread.isAlive());
+            return code;
+        }
     }
 }

@@ -15,19 +15,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.TreeSet;
 
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.engine.SluiceEngine;
-import io.sluice.core.gather.GatherPipeline;
-import io.sluice.sinks.kafka.KafkaScatterDriver;
-import io.sluice.sinks.postgres.PostgresDriver;
-import io.sluice.sinks.postgres.PostgresIdentifiers;
 
 /**
  * A TOML pipeline {@code kind = "postgres"} on the real broker and the real PostgreSQL: cases P1 (dotted topics are
@@ -38,8 +31,9 @@ import io.sluice.sinks.postgres.PostgresIdentifiers;
  */
 class PostgresSinkIT
 {
-    private static final String SCHEMA = "pgsink_" + Long.toString(System.currentTimeMillis(), 36);
-    private static final List<String> TOPICS = new ArrayList<>();
+    @RegisterExtension
+    static final PostgresFixtures.Schema DB = new PostgresFixtures.Schema("pgsink_");
+    private static final String SCHEMA = DB.name;
 
     static String url()
     {
@@ -96,31 +90,6 @@ class PostgresSinkIT
         return out;
     }
 
-    private static String table(final String name)
-    {
-        return PostgresIdentifiers.qualified(SCHEMA, name);
-    }
-
-    @BeforeAll
-    static void createSchema() throws SQLException
-    {
-        sql("CREATE SCHEMA " + PostgresIdentifiers.quote(SCHEMA));
-    }
-
-    @AfterAll
-    static void dropAll() throws Exception
-    {
-        sql("DROP SCHEMA IF EXISTS " + PostgresIdentifiers.quote(SCHEMA) + " CASCADE");
-        ScatterEndToEndIT.deleteTopics(new TreeSet<>(TOPICS));
-    }
-
-    private static String topic(final String name) throws Exception
-    {
-        TestServices.createTopic(name, 1);
-        TOPICS.add(name);
-        return name;
-    }
-
     private static void produce(final String topic, final String... values) throws Exception
     {
         final List<byte[]> bytes = new ArrayList<>();
@@ -134,41 +103,13 @@ class PostgresSinkIT
     private static String config(final String group, final List<String> topics, final String onError,
         final String extra)
     {
-        final Map<String, String> secrets = TestServices.secrets();
-        final StringBuilder list = new StringBuilder();
-        for (final String t : topics)
-        {
-            list.append(list.length() == 0 ? "" : ", ").append('"').append(t).append('"');
-        }
-        return """
-            [kafka]
-            bootstrap_servers = "%s"
-            [checkpoint]
-            commit_interval_ms = 100
-            [engine]
-            status_interval_ms = 0
-            [[sinks]]
-            name = "pg"
-            kind = "postgres"
-            topics = [%s]
-            group_id = "%s"
-            on_error = "%s"
-            [sinks.plugin_config]
-            url = "%s"
-            username = "%s"
-            password = "%s"
-            schema = "%s"
-            target_table = "{topic}"
-            %s
-            """.formatted(TestServices.bootstrap(), list, group, onError, url(),
-            secrets.get("SLUICE_TEST_POSTGRES_USER"), secrets.get("SLUICE_TEST_POSTGRES_PASSWORD"), SCHEMA,
-            extra.contains("linger_ms") ? extra : extra + "\nlinger_ms = 300");
+        return PostgresFixtures.config(SCHEMA, group, topics, "on_error = \"" + onError + "\"",
+            "target_table = \"{topic}\"\n" + (extra.contains("linger_ms") ? extra : extra + "\nlinger_ms = 300"), "");
     }
 
     private static SluiceEngine engine(final String toml)
     {
-        return new SluiceEngine(ConfigLoader.parse(toml), c -> new PostgresDriver(), c -> new KafkaScatterDriver(),
-            new GatherPipeline.RunOptions(true));
+        return PostgresFixtures.engine(toml, true);
     }
 
     /** P1 and P2: a dotted topic is one table of its own name; topics that differ in case are two tables. */
@@ -177,10 +118,10 @@ class PostgresSinkIT
     {
         final String s = unique("");
         final String group = "g-pg-" + s;
-        final String dotted = topic("orders.eu." + s);
-        final String deep = topic("acme.cdc.inventory.orders." + s);
-        final String upper = topic("Orders-" + s);
-        final String lower = topic("orders-" + s);
+        final String dotted = DB.topic("orders.eu." + s);
+        final String deep = DB.topic("acme.cdc.inventory.orders." + s);
+        final String upper = DB.topic("Orders-" + s);
+        final String lower = DB.topic("orders-" + s);
         produce(dotted, "{\"id\":1,\"doc\":{\"a\":1}}", "{\"id\":2,\"doc\":{\"a\":2}}");
         produce(deep, "{\"id\":3,\"doc\":[1]}");
         produce(upper, "{\"id\":4}");
@@ -191,12 +132,12 @@ class PostgresSinkIT
             DEFAULT now())"
             """));
         assertEquals(SluiceEngine.EXIT_OK, engine.run(), engine.failure());
-        assertEquals(List.of("1|{\"a\": 1}", "2|{\"a\": 2}"), rows("SELECT id, doc FROM " + table(dotted)
+        assertEquals(List.of("1|{\"a\": 1}", "2|{\"a\": 2}"), rows("SELECT id, doc FROM " + DB.table(dotted)
             + " ORDER BY id"));
-        assertEquals(List.of("3|[1]"), rows("SELECT id, doc FROM " + table(deep)));
-        assertEquals(List.of("4"), rows("SELECT id FROM " + table(upper)));
-        assertEquals(List.of("5"), rows("SELECT id FROM " + table(lower)));
-        assertEquals(List.of("0"), rows("SELECT count(*) FROM " + table(dotted) + " WHERE at IS NULL"),
+        assertEquals(List.of("3|[1]"), rows("SELECT id, doc FROM " + DB.table(deep)));
+        assertEquals(List.of("4"), rows("SELECT id FROM " + DB.table(upper)));
+        assertEquals(List.of("5"), rows("SELECT id FROM " + DB.table(lower)));
+        assertEquals(List.of("0"), rows("SELECT count(*) FROM " + DB.table(dotted) + " WHERE at IS NULL"),
             "now() is left to the server");
         assertEquals(List.of(dotted, deep, upper, lower).stream().sorted().toList(),
             rows("SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = '"
@@ -214,17 +155,17 @@ class PostgresSinkIT
     {
         final String s = unique("");
         final String group = "g-pg-" + s;
-        final String nul = topic("pg-nul-" + s);
-        final String check = topic("pg-check-" + s);
-        sql("CREATE TABLE " + table(nul) + " (id int, s text)",
-            "CREATE TABLE " + table(check) + " (id int, s text, CONSTRAINT not_five CHECK (id <> 5))");
+        final String nul = DB.topic("pg-nul-" + s);
+        final String check = DB.topic("pg-check-" + s);
+        sql("CREATE TABLE " + DB.table(nul) + " (id int, s text)",
+            "CREATE TABLE " + DB.table(check) + " (id int, s text, CONSTRAINT not_five CHECK (id <> 5))");
         produce(nul, "{\"id\":1,\"s\":\"ok\"}", "{\"id\":2,\"s\":\"a\\u0000b\"}", "{\"id\":3,\"s\":\"ok\"}");
         produce(check, "{\"id\":4,\"s\":\"ok\"}", "{\"id\":5,\"s\":\"no\"}", "{\"id\":6,\"s\":\"ok\"}",
             "{\"id\":7,\"s\":\"ok\"}");
         final SluiceEngine engine = engine(config(group, List.of(nul, check), "skip", ""));
         assertEquals(SluiceEngine.EXIT_OK, engine.run(), engine.failure());
-        assertEquals(List.of("1|ok", "3|ok"), rows("SELECT id, s FROM " + table(nul) + " ORDER BY id"));
-        assertEquals(List.of("4|ok", "6|ok", "7|ok"), rows("SELECT id, s FROM " + table(check) + " ORDER BY id"));
+        assertEquals(List.of("1|ok", "3|ok"), rows("SELECT id, s FROM " + DB.table(nul) + " ORDER BY id"));
+        assertEquals(List.of("4|ok", "6|ok", "7|ok"), rows("SELECT id, s FROM " + DB.table(check) + " ORDER BY id"));
         assertEquals(Map.of(new TopicPartition(nul, 0), 3L, new TopicPartition(check, 0), 4L),
             TestServices.committed(group));
     }
@@ -235,8 +176,8 @@ class PostgresSinkIT
     {
         final String s = unique("");
         final String group = "g-pg-" + s;
-        final String check = topic("pg-checkfail-" + s);
-        sql("CREATE TABLE " + table(check) + " (id int, s text, CONSTRAINT not_two CHECK (id <> 2))");
+        final String check = DB.topic("pg-checkfail-" + s);
+        sql("CREATE TABLE " + DB.table(check) + " (id int, s text, CONSTRAINT not_two CHECK (id <> 2))");
         produce(check, "{\"id\":1,\"s\":\"ok\"}", "{\"id\":2,\"s\":\"no\"}", "{\"id\":3,\"s\":\"ok\"}");
         final SluiceEngine engine = engine(config(group, List.of(check), "fail", ""));
         assertEquals(SluiceEngine.EXIT_FAILURE, engine.run());
@@ -247,17 +188,17 @@ class PostgresSinkIT
         assertFalse(failure.contains("25P02"), failure);
         assertFalse(failure.contains("current transaction is aborted"), failure);
         // the batch is split to find the record; the record a CHECK refuses and everything after it never land
-        assertEquals(List.of("0"), rows("SELECT count(*) FROM " + table(check) + " WHERE id >= 2"));
+        assertEquals(List.of("0"), rows("SELECT count(*) FROM " + DB.table(check) + " WHERE id >= 2"));
 
-        final String nul = topic("pg-nulfail-" + s);
-        sql("CREATE TABLE " + table(nul) + " (id int, s text)");
+        final String nul = DB.topic("pg-nulfail-" + s);
+        sql("CREATE TABLE " + DB.table(nul) + " (id int, s text)");
         produce(nul, "{\"id\":1,\"s\":\"ok\"}", "{\"id\":2,\"s\":\"a\\u0000b\"}", "{\"id\":3,\"s\":\"ok\"}");
         final SluiceEngine second = engine(config(group + "-2", List.of(nul), "fail", ""));
         assertEquals(SluiceEngine.EXIT_FAILURE, second.run());
         final String f = second.failure();
         assertTrue(f.contains("column s") && f.contains("NUL"), f);
         assertTrue(f.contains(nul + "-0@1") && f.contains("22021"), f);
-        assertEquals(List.of("0"), rows("SELECT count(*) FROM " + table(nul) + " WHERE id > 1"),
+        assertEquals(List.of("0"), rows("SELECT count(*) FROM " + DB.table(nul) + " WHERE id > 1"),
             "nothing at or past the refused record");
     }
 
@@ -267,8 +208,8 @@ class PostgresSinkIT
     {
         final String s = unique("");
         final String group = "g-pg-" + s;
-        final String wide = topic("pg-wide-" + s);
-        final StringBuilder ddl = new StringBuilder("CREATE TABLE " + table(wide) + " (id bigint");
+        final String wide = DB.topic("pg-wide-" + s);
+        final StringBuilder ddl = new StringBuilder("CREATE TABLE " + DB.table(wide) + " (id bigint");
         for (int c = 1; c < 10; c++)
         {
             ddl.append(", c").append(c).append(c % 2 == 0 ? " text" : " integer");
@@ -288,7 +229,7 @@ class PostgresSinkIT
         final SluiceEngine engine = engine(config(group, List.of(wide), "fail", "max_rows = 10000\nlinger_ms = 5000"));
         assertEquals(SluiceEngine.EXIT_OK, engine.run(), engine.failure());
         assertEquals(List.of("10000|49995000|49995000|10000"), rows("SELECT count(*), sum(id), sum(c9), "
-            + "count(DISTINCT c8) FROM " + table(wide) + " WHERE c2 = 'v' || id"));
+            + "count(DISTINCT c8) FROM " + DB.table(wide) + " WHERE c2 = 'v' || id"));
     }
 
     /** P7: upsert with a key twice in one batch: the latest record wins, no 21000. */
@@ -297,16 +238,16 @@ class PostgresSinkIT
     {
         final String s = unique("");
         final String group = "g-pg-" + s;
-        final String kv = topic("pg-kv-" + s);
-        sql("CREATE TABLE " + table(kv) + " (k text PRIMARY KEY, v text, at timestamptz DEFAULT now())",
-            "INSERT INTO " + table(kv) + " (k, v) VALUES ('c', 'old')");
+        final String kv = DB.topic("pg-kv-" + s);
+        sql("CREATE TABLE " + DB.table(kv) + " (k text PRIMARY KEY, v text, at timestamptz DEFAULT now())",
+            "INSERT INTO " + DB.table(kv) + " (k, v) VALUES ('c', 'old')");
         produce(kv, "{\"k\":\"a\",\"v\":\"1\"}", "{\"k\":\"b\",\"v\":\"1\"}", "{\"k\":\"a\",\"v\":\"2\"}",
             "{\"k\":\"c\",\"v\":\"new\"}");
         final SluiceEngine engine = engine(
             config(group, List.of(kv), "fail", "insert_mode = \"upsert\"\nlinger_ms = 2000"));
         assertEquals(SluiceEngine.EXIT_OK, engine.run(), engine.failure());
-        assertEquals(List.of("a|2", "b|1", "c|new"), rows("SELECT k, v FROM " + table(kv) + " ORDER BY k"));
-        assertEquals(List.of("0"), rows("SELECT count(*) FROM " + table(kv) + " WHERE at IS NULL"));
+        assertEquals(List.of("a|2", "b|1", "c|new"), rows("SELECT k, v FROM " + DB.table(kv) + " ORDER BY k"));
+        assertEquals(List.of("0"), rows("SELECT count(*) FROM " + DB.table(kv) + " WHERE at IS NULL"));
     }
 
     /**
@@ -318,10 +259,10 @@ class PostgresSinkIT
     {
         final String s = unique("");
         final String group = "g-pg-" + s;
-        final String nk = topic("pg-nk-" + s);
-        final String pair = topic("pg-nkpair-" + s);
-        sql("CREATE TABLE " + table(nk) + " (k int, v text, UNIQUE (k))",
-            "CREATE TABLE " + table(pair) + " (a int, b text, v text, PRIMARY KEY (a, b))");
+        final String nk = DB.topic("pg-nk-" + s);
+        final String pair = DB.topic("pg-nkpair-" + s);
+        sql("CREATE TABLE " + DB.table(nk) + " (k int, v text, UNIQUE (k))",
+            "CREATE TABLE " + DB.table(pair) + " (a int, b text, v text, PRIMARY KEY (a, b))");
         produce(nk, "{\"k\":null,\"v\":\"a\"}", "{\"k\":null,\"v\":\"b\"}", "{\"k\":1,\"v\":\"c\"}",
             "{\"v\":\"d-missing-k\"}");
         produce(pair, "{\"a\":1,\"b\":\"x\",\"v\":\"1\"}", "{\"a\":1,\"v\":\"no-b\"}",
@@ -329,7 +270,7 @@ class PostgresSinkIT
         final SluiceEngine engine = engine(config(group, List.of(nk), "skip",
             "insert_mode = \"upsert\"\nkey_columns = [\"k\"]\nlinger_ms = 2000"));
         assertEquals(SluiceEngine.EXIT_OK, engine.run(), engine.failure());
-        assertEquals(List.of("1|c"), rows("SELECT k, v FROM " + table(nk) + " ORDER BY k"));
+        assertEquals(List.of("1|c"), rows("SELECT k, v FROM " + DB.table(nk) + " ORDER BY k"));
         assertEquals(Map.of(new TopicPartition(nk, 0), 4L), TestServices.committed(group));
 
         // the table's primary key, under fail: the pipeline stops at the first record without its key, naming it
@@ -339,7 +280,36 @@ class PostgresSinkIT
         final String f = second.failure();
         assertTrue(f.contains("key column b") && f.contains("missing"), f);
         assertTrue(f.contains(pair + "-0@1"), f);
-        assertEquals(List.of("0"), rows("SELECT count(*) FROM " + table(pair) + " WHERE a IS NULL OR b IS NULL"));
+        assertEquals(List.of("0"), rows("SELECT count(*) FROM " + DB.table(pair) + " WHERE a IS NULL OR b IS NULL"));
+    }
+
+    /**
+     * Upsert with a key column whose DEFAULT gives no value to match (a constant that is NULL, a sequence the server
+     * draws per row): a record without the column is a record error naming it, never merged as a NULL key (rows
+     * without a key would otherwise pile up, or collapse into one).
+     */
+    @Test
+    void shouldRefuseAnUpsertKeyWhoseDefaultGivesNoValue() throws Exception
+    {
+        final String s = unique("");
+        final String group = "g-pg-" + s;
+        final String nulldef = DB.topic("pg-keydef-" + s);
+        final String serial = DB.topic("pg-keyser-" + s);
+        sql("CREATE TABLE " + DB.table(nulldef) + " (k int UNIQUE DEFAULT NULLIF(1, 1), v text)",
+            "CREATE TABLE " + DB.table(serial) + " (id serial PRIMARY KEY, v text)");
+        produce(nulldef, "{\"v\":\"no-k\"}", "{\"k\":1,\"v\":\"one\"}", "{\"v\":\"no-k-again\"}");
+        final SluiceEngine engine = engine(config(group, List.of(nulldef), "skip",
+            "insert_mode = \"upsert\"\nkey_columns = [\"k\"]\nlinger_ms = 1000"));
+        assertEquals(SluiceEngine.EXIT_OK, engine.run(), engine.failure());
+        assertEquals(List.of("1|one"), rows("SELECT k, v FROM " + DB.table(nulldef) + " ORDER BY k"));
+        assertEquals(Map.of(new TopicPartition(nulldef, 0), 3L), TestServices.committed(group));
+
+        produce(serial, "{\"id\":7,\"v\":\"seven\"}", "{\"v\":\"a\"}", "{\"v\":\"b\"}");
+        final SluiceEngine second = engine(config(group + "-2", List.of(serial), "fail",
+            "insert_mode = \"upsert\"\nlinger_ms = 1000"));
+        assertEquals(SluiceEngine.EXIT_FAILURE, second.run());
+        final String f = second.failure();
+        assertTrue(f.contains(serial + "-0@1") && f.contains("key column id") && f.contains("nextval"), f);
     }
 
     /**
@@ -351,21 +321,48 @@ class PostgresSinkIT
     {
         final String s = unique("");
         final String group = "g-pg-" + s;
-        final String u = topic("pg-keep-" + s);
-        sql("CREATE TABLE " + table(u) + " (id int PRIMARY KEY, v text, cnt int DEFAULT 0, tag text DEFAULT 'none',"
+        final String u = DB.topic("pg-keep-" + s);
+        sql("CREATE TABLE " + DB.table(u) + " (id int PRIMARY KEY, v text, cnt int DEFAULT 0, tag text DEFAULT 'none',"
             + " upd timestamptz DEFAULT now())");
         final String upsert = "insert_mode = \"upsert\"\nlinger_ms = 1000";
         produce(u, "{\"id\":5,\"cnt\":9,\"v\":\"c9\",\"tag\":\"t\"}", "{\"id\":6,\"cnt\":3,\"v\":\"six\"}");
         final SluiceEngine first = engine(config(group, List.of(u), "fail", upsert));
         assertEquals(SluiceEngine.EXIT_OK, first.run(), first.failure());
-        final List<String> upd = rows("SELECT upd FROM " + table(u) + " WHERE id = 5");
+        final List<String> upd = rows("SELECT upd FROM " + DB.table(u) + " WHERE id = 5");
         produce(u, "{\"id\":5,\"v\":\"after\"}", "{\"id\":6,\"cnt\":null}", "{\"id\":7,\"v\":\"new\"}");
         final SluiceEngine second = engine(config(group, List.of(u), "fail", upsert));
         assertEquals(SluiceEngine.EXIT_OK, second.run(), second.failure());
         assertEquals(List.of("5|after|9|t", "6|six|null|none", "7|new|0|none"),
-            rows("SELECT id, v, cnt, tag FROM " + table(u) + " ORDER BY id"));
-        assertEquals(upd, rows("SELECT upd FROM " + table(u) + " WHERE id = 5"), "upd keeps the stored value");
-        assertEquals(List.of("0"), rows("SELECT count(*) FROM " + table(u) + " WHERE upd IS NULL"));
+            rows("SELECT id, v, cnt, tag FROM " + DB.table(u) + " ORDER BY id"));
+        assertEquals(upd, rows("SELECT upd FROM " + DB.table(u) + " WHERE id = 5"), "upd keeps the stored value");
+        assertEquals(List.of("0"), rows("SELECT count(*) FROM " + DB.table(u) + " WHERE upd IS NULL"));
+    }
+
+    /**
+     * Item 7: a refused password and a missing database end the run with exit 1 within 10 s, naming the server's
+     * reason (its SQLSTATE and message), never retried.
+     */
+    @Test
+    void shouldExitWithinTenSecondsOnAWrongPasswordOrAMissingDatabase() throws Exception
+    {
+        final String s = unique("");
+        final String t = DB.topic("pg-auth-" + s);
+        final String password = TestServices.secrets().get("SLUICE_TEST_POSTGRES_PASSWORD");
+        final String wrong = config("g-pg-" + s, List.of(t), "fail", "")
+            .replace("password = \"" + password + "\"", "password = \"" + password + "-wrong\"");
+        final String missing = config("g-pg-" + s, List.of(t), "fail", "")
+            .replace("url = \"" + url() + "\"", "url = \"" + url().substring(0, url().lastIndexOf('/') + 1)
+                + "no_such_db_" + s.replace('-', '_') + "\"");
+        for (final String[] c : List.of(new String[]{wrong, "28P01"}, new String[]{missing, "3D000"}))
+        {
+            final long start = System.nanoTime();
+            final SluiceEngine engine = engine(c[0]);
+            assertEquals(SluiceEngine.EXIT_FAILURE, engine.run());
+            final long ms = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(ms < 10_000, "took " + ms + " ms");
+            assertTrue(engine.failure().contains(c[1]), engine.failure());
+            assertFalse(engine.failure().contains(password), engine.failure());
+        }
     }
 
     /** A missing table is named as PostgreSQL quotes it, in its schema (not a "database"). */
@@ -373,7 +370,7 @@ class PostgresSinkIT
     void shouldNameAMissingTableAsPostgresqlQuotesIt() throws Exception
     {
         final String s = unique("");
-        final String nope = topic("Nope.x-" + s);
+        final String nope = DB.topic("Nope.x-" + s);
         produce(nope, "{\"id\":1}");
         final SluiceEngine engine = engine(config("g-pg-" + s, List.of(nope), "fail", "")
             .replace("commit_interval_ms = 100", "commit_interval_ms = 100\nstalled_fail_after_ms = 3000"));

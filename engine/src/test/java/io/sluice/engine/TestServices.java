@@ -215,6 +215,21 @@ public final class TestServices
 
     static void produce(final String topic, final List<byte[]> values) throws ExecutionException, InterruptedException
     {
+        final List<byte[][]> records = new ArrayList<>(values.size());
+        for (final byte[] v : values)
+        {
+            records.add(new byte[][]{null, v});
+        }
+        produceKeyed(topic, records);
+    }
+
+    /**
+     * Produces records in order, each given as {key, value}; a null value is a tombstone, a null key a record without
+     * one. Every send is checked.
+     */
+    static void produceKeyed(final String topic, final List<byte[][]> records)
+        throws ExecutionException, InterruptedException
+    {
         final Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
         p.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -222,12 +237,12 @@ public final class TestServices
         p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1"); // as ProduceCommand, for new topics
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        final List<Future<RecordMetadata>> sends = new ArrayList<>(values.size());
+        final List<Future<RecordMetadata>> sends = new ArrayList<>(records.size());
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p))
         {
-            for (final byte[] v : values)
+            for (final byte[][] r : records)
             {
-                sends.add(producer.send(new ProducerRecord<>(topic, v)));
+                sends.add(producer.send(new ProducerRecord<>(topic, r[0], r[1])));
             }
             producer.flush();
         }
@@ -248,7 +263,7 @@ public final class TestServices
         }
         if (first != null)
         {
-            throw new IllegalStateException("test setup: " + failed + " of " + values.size() + " records were not "
+            throw new IllegalStateException("test setup: " + failed + " of " + records.size() + " records were not "
                 + "acknowledged by Kafka (topic " + topic + ")", first.getCause());
         }
     }

@@ -442,6 +442,13 @@ public final class ConfigLoader
         final TableReader pc = new TableReader(r.table(SINK_PLUGIN_CONFIG), path + ".plugin_config",
             SinkKeys.SECTION, problems, r.line(SINK_PLUGIN_CONFIG.name()));
         final SinkConnection plugin = readPlugin(pc, sinkKind);
+        final String deletes = tombstones != ErrorPolicy.DELETE || sinkKind == null || plugin == null
+            ? null
+            : sinkKind.deletesRefused(plugin);
+        if (deletes != null)
+        {
+            r.problem(SINK_TOMBSTONES.name(), "\"delete\" is not possible here: " + deletes);
+        }
         final List<Branch> branches = targetOnly
             ? List.of()
             : readBranches(r, path, name, plugin, pc, problems, targets);

@@ -245,11 +245,14 @@ public final class ConfigSchema
         .doc("Replication factor of a dead-letter topic created by create_topics; -1 takes the broker's "
             + "default.replication.factor.");
     static final ConfigKey SINK_TOMBSTONES = ConfigKey.in("sinks[]", "tombstones", STRING)
-        .defaultValue("skip").allowed("skip", "fail", "dead_letter")
+        .defaultValue("skip").allowed("skip", "fail", "dead_letter", "delete")
         .doc("What happens to a tombstone (a record whose Kafka value is null; compacted topics use them to delete a "
             + "key): it is never a row. skip drops it, counts records_dropped_total{reason=\"tombstone\"} and lets its "
             + "offset commit; fail stops the pipeline naming the record (nothing is committed past it); dead_letter writes it "
-            + "(its key and headers, a null value) to dead_letter_topic with reason tombstone. An empty or "
+            + "(its key and headers, a null value) to dead_letter_topic with reason tombstone; delete deletes the row "
+            + "its Kafka key names from the table the topic's branches write to, in the same transaction and offset "
+            + "order as the rows around it (only a kind that deletes rows: postgres with insert_mode = \"upsert\"; "
+            + "a key that names no row follows on_error; docs/postgres.md, \"Delete\"). An empty or "
             + "blank value is not a tombstone: it is invalid JSON (on_error).");
     static final ConfigKey SINK_DUPLICATE_KEYS = ConfigKey.in("sinks[]", "duplicate_keys", STRING)
         .defaultValue("fail").allowed("fail", "first", "last")

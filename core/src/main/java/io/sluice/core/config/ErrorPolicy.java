@@ -18,9 +18,15 @@ public enum ErrorPolicy
      * that say why; its offset commits only once the broker acknowledged the dead letter, and a dead letter that
      * cannot be written stops its partition (the stall limit applies). Counted in dead_letters_total.
      */
-    DEAD_LETTER;
+    DEAD_LETTER,
+    /**
+     * {@code tombstones} only: a tombstone deletes the row its Kafka key names, in the same transaction and in offset
+     * order with the rows around it. Allowed only for a sink whose kind deletes rows
+     * ({@link SinkKind#deletesRefused}); never a value of {@code on_error} or {@code unmatched}.
+     */
+    DELETE;
 
-    /** @return the value as the configuration spells it: {@code fail}, {@code skip} or {@code dead_letter} */
+    /** @return the value as the configuration spells it: {@code fail}, {@code skip}, {@code dead_letter} or {@code delete} */
     public String configName()
     {
         return switch (this)
@@ -28,11 +34,13 @@ public enum ErrorPolicy
             case FAIL -> "fail";
             case SKIP -> "skip";
             case DEAD_LETTER -> "dead_letter";
+            case DELETE -> "delete";
         };
     }
 
     /**
-     * @param configValue {@code "fail"}, {@code "skip"} or {@code "dead_letter"}
+     * @param configValue {@code "fail"}, {@code "skip"}, {@code "dead_letter"} or {@code "delete"} (the key's allowed
+     *                    values say which a key takes)
      * @return the policy
      * @throws IllegalArgumentException for any other value
      */
@@ -43,8 +51,9 @@ public enum ErrorPolicy
             case "fail" -> FAIL;
             case "skip" -> SKIP;
             case "dead_letter" -> DEAD_LETTER;
+            case "delete" -> DELETE;
             default -> throw new IllegalArgumentException(
-                "expected \"fail\", \"skip\" or \"dead_letter\", got \"" + configValue + "\"");
+                "expected \"fail\", \"skip\", \"dead_letter\" or \"delete\", got \"" + configValue + "\"");
         };
     }
 }

@@ -36,4 +36,18 @@ public interface SinkKind
      * @return the connection; concluded when {@code pc} reported no problem (else it is never used)
      */
     SinkConnection readPluginConfig(PluginConfigReader pc);
+
+    /**
+     * Whether a sink of this kind, with this plugin configuration, can delete the row a tombstone's Kafka key names
+     * ({@code tombstones = "delete"}): a capability of the kind. The loader asks it for a sink that sets
+     * {@code tombstones = "delete"} and reports the answer as a problem of that key.
+     *
+     * @param connection the sink's plugin configuration as this kind read it
+     * @return null when it can, else why not (naming the kind, and the key that would have to change)
+     */
+    default String deletesRefused(final SinkConnection connection)
+    {
+        return "kind \"" + kind() + "\" cannot delete rows, so a tombstone cannot delete one: use skip, fail or "
+            + "dead_letter";
+    }
 }

@@ -99,8 +99,9 @@ public final class DestinationResolver
      * @param encoder     its branch's encoder
      * @param target      its sink
      * @return the new binding, or {@code null} when the destination keeps its binding because the table cannot be
-     *     described now (gone, or the server unreachable: its inserts say so); throws when the new columns cannot be
-     *     written
+     *     described now (gone without {@code create_table}, or the server unreachable: its inserts say so); a table
+     *     that is gone is created again first where {@code create_table} allows; throws when the new columns cannot
+     *     be written
      * @throws IllegalArgumentException naming what the encoder cannot write in the changed table (a mapped column
      *                                  dropped, a type it cannot write)
      * @throws SinkException            when the catalog fails while binding (a default cannot be evaluated)
@@ -109,21 +110,28 @@ public final class DestinationResolver
         throws SinkException
     {
         final Binding current = destination.binding();
-        final TableSchema schema;
+        TableSchema schema;
         try
         {
             schema = target.catalog.describe(destination.database(), destination.table());
+            if (schema == null && target.spec.connection().createTable())
+            {
+                LOG.warn("destination {}: the table does not exist any more (dropped or renamed while the engine "
+                    + "ran); it is created again (create_table) and the failed records are read again", destination);
+                target.catalog.create(destination.database(), destination.table());
+                schema = target.catalog.describe(destination.database(), destination.table());
+            }
         }
         catch (final SinkException e)
         {
-            LOG.warn("destination {}: cannot describe the table again ({}); its rows keep the columns read before",
-                destination, e.getMessage());
+            LOG.warn("destination {}: cannot describe{} the table again ({}); its rows keep the columns read before",
+                destination, target.spec.connection().createTable() ? " or create" : "", e.getMessage());
             return null;
         }
         if (schema == null)
         {
-            LOG.warn("destination {}: the table does not exist any more; its inserts fail until it is back",
-                destination);
+            LOG.warn("destination {}: the table does not exist any more; its inserts fail until it is back{}",
+                destination, target.spec.connection().createTable() ? "" : " (create_table is off)");
             return null;
         }
         final int generation = current == null ? 1 : current.generation() + 1;

@@ -77,6 +77,12 @@ final class RecordFates
         }
     }
 
+    /** Asks for keys from the first record on, whatever the destinations read ({@code tombstones = "delete"}). */
+    void needKeysAndHeaders()
+    {
+        keysAndHeadersNeeded = true;
+    }
+
     boolean keysAndHeadersNeeded()
     {
         return keysAndHeadersNeeded;

@@ -213,11 +213,18 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         this.tombstones = tombstones;
         this.fates = new RecordFates(pipeline, trackers, topics, control, new ErrorPolicy[]{unmatched, onError,
             tombstones}, new AtomicLong[]{stats.droppedUnrouted, stats.droppedInvalid, stats.droppedTombstone});
+        if (tombstones == ErrorPolicy.DELETE)
+        {
+            // a tombstone names its row by its key alone
+            fates.needKeysAndHeaders();
+        }
     }
 
     /**
      * Resolves every branch whose sink's database and table are literals, before any record flows, so a missing
-     * table or a column the encoder cannot write is reported at start (called before the stage runs).
+     * table or a column the encoder cannot write is reported at start (called before the stage runs). A retriable
+     * failure (the server restarting, a statement timeout, a lock conflict) is tried again with backoff, 100 ms
+     * doubling to 5 s, each attempt logged, until it resolves, fails otherwise or the pipeline is asked to stop.
      *
      * @return {@code null} when all resolved, else the first problem
      */
@@ -227,7 +234,16 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         {
             if (b.sink.isLiteral())
             {
-                final DestinationResolver.Result r = resolver.resolve(b.index, b.name, b.encoder, b.sink, "");
+                long waitMs = 100;
+                DestinationResolver.Result r = resolver.resolve(b.index, b.name, b.encoder, b.sink, "");
+                while (r.destination() == null && r.retriable() && !control.stopRequested())
+                {
+                    LOG.warn("{}: cannot resolve the destination of branch {} yet: {} (retriable; retrying in {} ms)",
+                        pipeline, b.name, r.error(), waitMs);
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(waitMs));
+                    waitMs = Math.min(waitMs * 2, 5000);
+                    r = resolver.resolve(b.index, b.name, b.encoder, b.sink, "");
+                }
                 if (r.destination() == null)
                 {
                     return r.error();
@@ -452,6 +468,11 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
                 "record of " + event.tooLargeBytes() + " bytes exceeds engine.max_record_bytes", STAGE_PARSE);
             return;
         }
+        if (event.valueLength() < 0 && tombstones == ErrorPolicy.DELETE)
+        {
+            deleteByKey(event);
+            return;
+        }
         if (event.valueLength() < 0)
         {
             final String what = "record value is null (a tombstone): it is no row (tombstones = "
@@ -503,6 +524,73 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         }
     }
 
+    /**
+     * A tombstone under {@code tombstones = "delete"}: it has no value, so no branch condition can choose for it.
+     * It deletes from the one table the topic's branches write to whose binding deletes rows
+     * ({@link RowEncoder.Bound#deletes()}), as a delete row in that table's open batch, so that the writer applies
+     * it in offset order with the rows around it in the same transaction. Every branch's destination of the topic is
+     * resolved (cached per topic, as for rows); a destination that cannot be resolved stops the partition as it does
+     * for a row. A record error under {@code on_error}: no branch's table deletes rows, the branches write to more
+     * than one such table (which one holds the key cannot be known without a value, and one offset is acknowledged
+     * by one batch), a sink with several shards (the row's shard is chosen from its value), a key that names no row
+     * (the encoder's reason). Allocates nothing unless the record fails.
+     */
+    private void deleteByKey(final RecordEvent event)
+    {
+        Branch target = null;
+        Destination dest = null;
+        for (final Branch b : branches)
+        {
+            final Destination d = destinationOrError(b, event);
+            if (d == null)
+            {
+                return; // settled: its partition stops here, or a resolver that threw was the record's error
+            }
+            if (!d.encoder().deletes() || d == dest)
+            {
+                continue;
+            }
+            if (dest != null && !(dest.sink().equals(d.sink()) && dest.sqlTable().equals(d.sqlTable())))
+            {
+                tombstoneError(event, "the topic's branches write to more than one table that deletes rows ("
+                    + dest + " and " + d + "): a tombstone has no value to choose one by", target, dest);
+                return;
+            }
+            if (dest == null)
+            {
+                dest = d;
+                target = b;
+            }
+        }
+        if (dest == null)
+        {
+            tombstoneError(event, "no table of the topic's branches deletes rows", null, null);
+            return;
+        }
+        if (!event.hasKeyAndHeaders())
+        {
+            fates.rereadWithKeys(event, dest);
+            return;
+        }
+        if (target.shards != 1)
+        {
+            tombstoneError(event, "the sink has " + target.shards + " shards, and a row's shard is chosen from its "
+                + "value, which a tombstone has not", target, dest);
+            return;
+        }
+        emitter.begin(event);
+        emitter.settled = true;
+        emitter.append(event, target, dest, 0, null, true);
+    }
+
+    private void tombstoneError(final RecordEvent event, final String why, final Branch branch,
+        final Destination dest)
+    {
+        final String what = "tombstone (tombstones = delete): " + why;
+        fates.notARow(event, RecordFates.INVALID, what, RecordFates.thrown(DeadLetterHeaders.STAGE_ROUTE, what, null,
+            branch == null ? null : branch.name, dest == null ? null : dest.toString()));
+    }
+
     /** The emitter handed to the classifier; one per stage, reset per record. */
     private final class RowEmitter implements Emitter
     {
@@ -543,19 +631,12 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             final Destination dest;
             try
             {
-                dest = destinationFor(branch, ev);
+                dest = destinationOrError(branch, ev);
             }
             catch (final RetryLater r)
             {
                 retryPending = true;
                 throw r;
-            }
-            catch (final RuntimeException ex)
-            {
-                final String what = "branch " + branch.name + ": resolving its destination failed: " + ex;
-                fates.recordError(ev, what, onError, stats.droppedInvalid,
-                    RecordFates.thrown(DeadLetterHeaders.STAGE_ROUTE, what, ex, branch.name, null));
-                return;
             }
             if (dest == null)
             {
@@ -571,6 +652,16 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             {
                 return;
             }
+            append(ev, branch, dest, shard, row, false);
+        }
+
+        /**
+         * Encodes the record into the open batch of (destination, shard) and adds it to the batch: a row of
+         * {@code row}, or with {@code delete} the delete of the row the record's key names.
+         */
+        <R> void append(final RecordEvent ev, final Branch branch, final Destination dest, final int shard,
+            final R row, final boolean delete)
+        {
             final Sealer s = sealer;
             BatchBuffer batch = s.batchFor(branch.index, dest, shard);
             if (batch == null)
@@ -592,7 +683,7 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             final String error;
             try
             {
-                error = encoder.encode(row, rows);
+                error = delete ? encoder.encodeDelete(ev.key(), ev.keyLength(), rows) : encoder.encode(row, rows);
             }
             catch (final RuntimeException ex)
             {
@@ -613,8 +704,9 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             if (error != null)
             {
                 rows.writePosition(start);
-                fates.notARow(ev, RecordFates.INVALID, error + " (table " + dest + ")",
-                    GatherDeadLetters.conversion(branch.name, dest, error));
+                final String why = delete ? "tombstone (tombstones = delete): " + error : error;
+                fates.notARow(ev, RecordFates.INVALID, why + " (table " + dest + ")",
+                    GatherDeadLetters.conversion(branch.name, dest, why));
                 s.discardIfEmpty(batch);
                 return;
             }
@@ -663,6 +755,30 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             return -1;
         }
         return shard;
+    }
+
+    /**
+     * {@link #destinationFor}, a resolver that throws being the record's error under {@code on_error}.
+     *
+     * @return the destination, or null when the record's fate is settled (its partition stops, or the error)
+     */
+    private Destination destinationOrError(final Branch branch, final RecordEvent event)
+    {
+        try
+        {
+            return destinationFor(branch, event);
+        }
+        catch (final RetryLater r)
+        {
+            throw r;
+        }
+        catch (final RuntimeException ex)
+        {
+            final String what = "branch " + branch.name + ": resolving its destination failed: " + ex;
+            fates.recordError(event, what, onError, stats.droppedInvalid,
+                RecordFates.thrown(DeadLetterHeaders.STAGE_ROUTE, what, ex, branch.name, null));
+            return null;
+        }
     }
 
     private Destination destinationFor(final Branch branch, final RecordEvent event)

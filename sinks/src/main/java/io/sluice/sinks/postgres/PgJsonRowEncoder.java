@@ -11,11 +11,16 @@ import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.agrona.DirectBuffer;
+
 import net.openhft.chronicle.bytes.Bytes;
 
+import io.sluice.codecs.json.DuplicateKeys;
 import io.sluice.codecs.json.JsonError;
 import io.sluice.codecs.json.JsonKind;
 import io.sluice.codecs.json.JsonPath;
+import io.sluice.codecs.json.JsonPathSet;
+import io.sluice.codecs.json.JsonScanner;
 import io.sluice.codecs.json.JsonValueView;
 import io.sluice.codecs.pgcopy.PgColumnEncoder;
 import io.sluice.codecs.pgcopy.PgCopy;
@@ -108,6 +113,11 @@ public final class PgJsonRowEncoder implements RowEncoder<JsonRecord>
     private static final Logger LOG = LoggerFactory.getLogger(PgJsonRowEncoder.class);
     private static final boolean BIG_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.BIG_ENDIAN;
     private static final int MAX_OMITTABLE = 64;
+    /**
+     * Set in a tuple's int16 field count to mark a delete row ({@link Bound#encodeDelete}): a count PostgreSQL's
+     * COPY never has (at most 1,664 columns), so the writer tells it apart from the row's first two bytes.
+     */
+    static final int DELETE_FLAG = 0x8000;
 
     private final String branch;
     private final Map<String, String> columnPaths;
@@ -215,8 +225,9 @@ public final class PgJsonRowEncoder implements RowEncoder<JsonRecord>
             final String path = meta != null ? meta.spec() : ColumnMappings.jsonPath(c.name(), mapping);
             final int pathIndex = meta != null ? -1 : scope.field(path);
             byte[] defaultBytes = null;
-            boolean server = c.defaultClass() == PostgresColumn.DefaultClass.EXPRESSION;
-            if (c.defaultClass() == PostgresColumn.DefaultClass.CONSTANT && upsert)
+            final boolean isKey = key.contains(c.name());
+            boolean server = c.defaultClass() == PostgresColumn.DefaultClass.EXPRESSION && !isKey;
+            if (c.defaultClass() == PostgresColumn.DefaultClass.CONSTANT && upsert && !isKey)
             {
                 // upsert: an absent value keeps the stored one, so a constant DEFAULT is left to the server like an
                 // expression; the mask leaves the column out of the row and so out of DO UPDATE SET
@@ -225,7 +236,17 @@ public final class PgJsonRowEncoder implements RowEncoder<JsonRecord>
             else if (c.defaultClass() == PostgresColumn.DefaultClass.CONSTANT)
             {
                 defaultBytes = encodeDefault(spec, encoder, catalog);
-                server = defaultBytes == null;
+                server = defaultBytes == null && !isKey;
+                if (isKey && isNullField(defaultBytes))
+                {
+                    defaultBytes = null; // DEFAULT NULL: no key, so a record without the column fails
+                }
+            }
+            if (isKey && c.defaultClass() != PostgresColumn.DefaultClass.NONE && defaultBytes == null)
+            {
+                // a key left to the server would reach the merge as NULL, where every such row is one group
+                LOG.info("upsert into {}: key column {} has DEFAULT {}, which gives no value the merge can match; a "
+                    + "record without the column fails, naming it", table, c.name(), c.defaultExpression());
             }
             final boolean keep = upsert && !server && c.defaultClass() == PostgresColumn.DefaultClass.NONE
                 && !c.notNull() && !key.contains(c.name()) && meta == null;
@@ -258,7 +279,9 @@ public final class PgJsonRowEncoder implements RowEncoder<JsonRecord>
             }
             final boolean raw = meta != null && isText(type) && readsBytes(mapping);
             bound.add(new Column(c.name(), c.type(), path, pathIndex, encoder, defaultBytes, server, !c.notNull(), meta,
-                raw, key.contains(c.name())));
+                raw, isKey, isKey && c.defaultClass() != PostgresColumn.DefaultClass.NONE && defaultBytes == null
+                    ? " (its DEFAULT " + c.defaultExpression() + " gives no key value Sluice can match)"
+                    : ""));
             if (meta == null)
             {
                 topLevel.add(JsonPath.parse(path).segment(0));
@@ -427,8 +450,16 @@ public final class PgJsonRowEncoder implements RowEncoder<JsonRecord>
 
     /** One bound column. */
     private record Column(String name, String type, String path, int pathIndex, PgColumnEncoder encoder,
-        byte[] defaultValue, boolean serverDefault, boolean nullable, KafkaMetadata meta, boolean raw, boolean key)
+        byte[] defaultValue, boolean serverDefault, boolean nullable, KafkaMetadata meta, boolean raw, boolean key,
+        String keyDefault)
     {
+    }
+
+    /** @return whether the encoded field is SQL NULL (length -1) */
+    private static boolean isNullField(final byte[] field)
+    {
+        return field != null && field.length == 4 && field[0] == -1 && field[1] == -1 && field[2] == -1
+            && field[3] == -1;
     }
 
     private final class BoundPg implements Bound<JsonRecord>, ExplainableEncoder
@@ -441,6 +472,10 @@ public final class PgJsonRowEncoder implements RowEncoder<JsonRecord>
         private final KnownFields known;
         private final List<String> names;
         private final boolean readsKeyAndHeaders;
+        /** The key columns' indexes (upsert), in table order; empty when the binding cannot delete. */
+        private final int[] keyColumns;
+        /** Finds the key columns' members in a Kafka key; null when the binding cannot delete. */
+        private final JsonScanner keyScanner;
 
         BoundPg(final Column[] columns, final int[] omittable, final KnownFields known)
         {
@@ -464,6 +499,136 @@ public final class PgJsonRowEncoder implements RowEncoder<JsonRecord>
             }
             this.names = List.copyOf(n);
             this.readsKeyAndHeaders = keys;
+            final List<String> keyPaths = new ArrayList<>();
+            final List<Integer> keyIndexes = new ArrayList<>();
+            for (int i = 0; i < columns.length; i++)
+            {
+                if (columns[i].key())
+                {
+                    keyIndexes.add(i);
+                    keyPaths.add(ColumnMappings.jsonPath(columns[i].name(), null));
+                }
+            }
+            this.keyColumns = keyIndexes.stream().mapToInt(Integer::intValue).toArray();
+            this.keyScanner = keyPaths.isEmpty()
+                ? null
+                : new JsonScanner(JsonPathSet.compile(keyPaths), JsonScanner.DEFAULT_MAX_DEPTH, DuplicateKeys.FAIL);
+        }
+
+        @Override
+        public boolean deletes()
+        {
+            return keyScanner != null;
+        }
+
+        /**
+         * A delete row: the omission mask when the binding has one (0, not read), then a tuple whose int16 field
+         * count is {@link #DELETE_FLAG} plus the number of key columns, then the key columns' fields in table order,
+         * each encoded by its column's encoder from the Kafka key: a JSON object whose members are named as the key
+         * columns (other members are not read), or, for a one-column key, a JSON scalar. Not JSON, a missing or null
+         * member, a value the column's type refuses: the record's error, naming the column.
+         */
+        @Override
+        public String encodeDelete(final DirectBuffer key, final int keyLength, final Bytes<?> out)
+        {
+            if (keyScanner == null)
+            {
+                return "the table's rows are not deleted (insert_mode = \"upsert\" only)";
+            }
+            if (keyLength < 0)
+            {
+                return "the tombstone has no key, so it names no row";
+            }
+            final int root = JsonScanner.topLevelKind(key, 0, keyLength);
+            final JsonValueView v = view;
+            final boolean scalar = root != JsonKind.OBJECT && keyColumns.length == 1 && root != JsonKind.ARRAY;
+            final int rc = scalar ? keyScanner.validate(key, 0, keyLength) : keyScanner.scan(key, 0, keyLength);
+            if (rc != JsonError.NONE)
+            {
+                return "the key is not JSON (" + JsonError.describe(rc) + " at byte " + keyScanner.errorOffset()
+                    + "), so it names no row: a tombstone's key is a JSON object naming the key columns "
+                    + keyNames() + (keyColumns.length == 1 ? " or a JSON scalar" : "");
+            }
+            if (root != JsonKind.OBJECT && !scalar)
+            {
+                return "the key is a JSON " + JsonKind.name(root) + ", not an object naming the key columns "
+                    + keyNames();
+            }
+            if (masked())
+            {
+                out.writeLong(0);
+            }
+            PgCopy.writeInt16(out, DELETE_FLAG | keyColumns.length);
+            for (int k = 0; k < keyColumns.length; k++)
+            {
+                final Column c = columns[keyColumns[k]];
+                if (scalar)
+                {
+                    scalarKey(key, keyLength, root, v);
+                }
+                else
+                {
+                    keyScanner.value(k, v);
+                }
+                if (v.kind() == JsonKind.MISSING || v.kind() == JsonKind.NULL)
+                {
+                    return "key column " + c.name() + " (" + c.type() + "): the key "
+                        + (v.kind() == JsonKind.MISSING
+                            ? "has no member named " + PostgresIdentifiers.quote(c.name())
+                            : "member " + PostgresIdentifiers.quote(c.name()) + " is null")
+                        + ", so it names no row (key columns " + keyNames() + ")";
+                }
+                final int code = c.encoder().encode(v, out, scratch);
+                if (code != ConversionError.NONE)
+                {
+                    return "key column " + c.name() + " (" + c.type() + ") from the record's key: "
+                        + PgCopyError.describe(code) + shown(v);
+                }
+            }
+            return null;
+        }
+
+        private boolean masked()
+        {
+            return omittable.length > 0;
+        }
+
+        private String keyNames()
+        {
+            final StringBuilder b = new StringBuilder();
+            for (final int i : keyColumns)
+            {
+                b.append(b.length() == 0 ? "" : ", ").append(PostgresIdentifiers.quote(columns[i].name()));
+            }
+            return b.toString();
+        }
+
+        /** The key's whole text as one value (validated), a string without its quotes, as {@code $key} reads it. */
+        private void scalarKey(final DirectBuffer key, final int keyLength, final int kind, final JsonValueView v)
+        {
+            int start = 0;
+            int end = keyLength;
+            while (start < end && key.getByte(start) <= ' ')
+            {
+                start++;
+            }
+            while (end > start && key.getByte(end - 1) <= ' ')
+            {
+                end--;
+            }
+            if (kind == JsonKind.STRING)
+            {
+                boolean escaped = false;
+                for (int i = start + 1; i < end - 1 && !escaped; i++)
+                {
+                    escaped = key.getByte(i) == '\\';
+                }
+                v.set(key, kind, start + 1, end - start - 2, escaped);
+            }
+            else
+            {
+                v.set(key, kind, start, end - start, false);
+            }
         }
 
         @Override
@@ -586,7 +751,7 @@ public final class PgJsonRowEncoder implements RowEncoder<JsonRecord>
                 if (c.key() && (kind == JsonKind.MISSING || kind == JsonKind.NULL))
                 {
                     return "key column " + c.name() + " (" + c.type() + ") from path " + c.path() + " is "
-                        + (kind == JsonKind.MISSING ? "missing" : "null")
+                        + (kind == JsonKind.MISSING ? "missing" + c.keyDefault() : "null")
                         + ": an upsert matches rows by their key, and "
                         + "PostgreSQL never finds a NULL key equal to another, so the row cannot be upserted";
                 }

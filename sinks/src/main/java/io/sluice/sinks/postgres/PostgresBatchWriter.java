@@ -134,7 +134,7 @@ final class PostgresBatchWriter implements BatchWriter
         catch (final SQLException e)
         {
             rollback();
-            throw withServerFields(PostgresErrors.classify(what, e), e);
+            throw tableGone(withServerFields(PostgresErrors.classify(what, e), e), e);
         }
         catch (final SinkException | RuntimeException e)
         {
@@ -223,7 +223,8 @@ final class PostgresBatchWriter implements BatchWriter
         final String[] now = PostgresCatalog.version(c, batch.destination().database(), batch.destination().table());
         if (now == null)
         {
-            throw new SinkException(what + ": the table no longer exists", false, PostgresErrors.code("42P01"), null);
+            throw SinkException.schemaChanged(what + ": the table no longer exists (42P01 undefined_table); nothing "
+                + "was written, the table is described again", PostgresErrors.code("42P01"), null);
         }
         if (!expected.equals(now[1]))
         {
@@ -244,6 +245,10 @@ final class PostgresBatchWriter implements BatchWriter
         int distinct = 0;
         for (int k = 0; k < count; k++)
         {
+            if (isDelete(batch, selected == null ? k : selected[k]))
+            {
+                continue;
+            }
             final long mask = OmissionMask.read(rows, batch.rowStart(selected == null ? k : selected[k]));
             boolean seen = false;
             for (int m = 0; m < distinct && !seen; m++)
@@ -295,6 +300,10 @@ final class PostgresBatchWriter implements BatchWriter
             {
                 final int r = selected == null ? k : selected[k];
                 long start = batch.rowStart(r);
+                if (isDelete(batch, r))
+                {
+                    continue;
+                }
                 if (carry)
                 {
                     if (OmissionMask.read(rows, start) != mask)
@@ -402,6 +411,10 @@ final class PostgresBatchWriter implements BatchWriter
         {
             copy(batch, selected, count, stage, masks[m], true);
         }
+        if (copyDeletes(batch, selected, count, stage, key))
+        {
+            execute(c, delete(batch.destination().sqlTable(), stage, key));
+        }
         for (int m = 0; m < distinct; m++)
         {
             execute(c, merge(batch.destination().sqlTable(), stage, binding, key, masks[m]));
@@ -454,11 +467,114 @@ final class PostgresBatchWriter implements BatchWriter
         }
         return "INSERT INTO " + table + " (" + list + ") SELECT " + list + " FROM (SELECT DISTINCT ON (" + keyList
             + ") * FROM " + stage + " ORDER BY " + keyList + ", " + PostgresIdentifiers.quote(ROW_COLUMN)
-            + " DESC) AS latest" + (binding.rowsCarryMask()
-                ? " WHERE " + PostgresIdentifiers.quote(MASK_COLUMN) + " = " + mask
-                : "")
-            + " ORDER BY " + keyList + " ON CONFLICT (" + keyList + ") "
+            + " DESC) AS latest WHERE " + PostgresIdentifiers.quote(MASK_COLUMN) + " = " + mask + " ORDER BY " + keyList
+            + " ON CONFLICT (" + keyList + ") "
             + (set.length() == 0 ? "DO NOTHING" : "DO UPDATE SET " + set);
+    }
+
+    /**
+     * Whether row {@code r} is a delete ({@code tombstones = "delete"}): its tuple's field count carries
+     * {@link PgJsonRowEncoder#DELETE_FLAG}.
+     */
+    private static boolean isDelete(final BatchBuffer batch, final int r)
+    {
+        final long at = batch.rowStart(r) + (batch.binding().rowsCarryMask() ? 8 : 0);
+        return (batch.rows().readUnsignedByte(at) & PgJsonRowEncoder.DELETE_FLAG >>> 8) != 0;
+    }
+
+    /**
+     * Copies the batch's delete rows into the staging table: their index, a NULL mask (which no merge selects), and
+     * the key columns the encoder wrote, in table order.
+     *
+     * @return whether there was any
+     */
+    private boolean copyDeletes(final BatchBuffer batch, final int[] selected, final int count, final String stage,
+        final List<String> key) throws SQLException
+    {
+        CopyIn in = null;
+        boolean done = false;
+        try
+        {
+            for (int k = 0; k < count; k++)
+            {
+                final int r = selected == null ? k : selected[k];
+                if (!isDelete(batch, r))
+                {
+                    continue;
+                }
+                if (in == null)
+                {
+                    in = copyManager.copyIn("COPY " + stage + " (" + PostgresIdentifiers.quote(ROW_COLUMN) + ", "
+                        + PostgresIdentifiers.quote(MASK_COLUMN) + ", " + String.join(", ", keyInTableOrder(batch, key))
+                        + ") FROM STDIN (FORMAT binary)");
+                    filled = 0;
+                    append(in, HEADER, HEADER.length);
+                }
+                final long start = batch.rowStart(r) + (batch.binding().rowsCarryMask() ? 8 : 0);
+                final int fields = (batch.rows().readUnsignedByte(start) << 8
+                    | batch.rows().readUnsignedByte(start + 1))
+                    & ~PgJsonRowEncoder.DELETE_FLAG;
+                room(in, 2 + 12 + 4);
+                putShort(fields + 2);
+                putInt(8);
+                putLong(r);
+                putInt(-1);
+                append(in, batch.rows(), start + 2, batch.rowEnd(r));
+            }
+            if (in == null)
+            {
+                return false;
+            }
+            append(in, TRAILER, TRAILER.length);
+            flush(in);
+            in.endCopy();
+            done = true;
+            return true;
+        }
+        finally
+        {
+            if (in != null && !done && in.isActive())
+            {
+                try
+                {
+                    in.cancelCopy();
+                }
+                catch (final SQLException e)
+                {
+                    // the COPY's own failure is reported
+                }
+            }
+        }
+    }
+
+    /** @return the key columns in the order of the binding's columns (the order the encoder writes them) */
+    private static List<String> keyInTableOrder(final BatchBuffer batch, final List<String> key)
+    {
+        final List<String> out = new ArrayList<>(key.size());
+        for (final String col : batch.binding().sqlColumns())
+        {
+            if (key.contains(col))
+            {
+                out.add(col);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * @return the DELETE of every row whose key has a delete row in the batch, run before the merges: a key whose
+     *     latest row is a delete stays deleted (no merge selects it), and a key deleted and then written again in
+     *     the batch is a new row, as it would be one record at a time
+     */
+    private static String delete(final String table, final String stage, final List<String> key)
+    {
+        final StringBuilder match = new StringBuilder();
+        for (final String col : key)
+        {
+            match.append(match.length() == 0 ? "" : " AND ").append("t.").append(col).append(" = d.").append(col);
+        }
+        return "DELETE FROM " + table + " AS t USING " + stage + " AS d WHERE d."
+            + PostgresIdentifiers.quote(MASK_COLUMN) + " IS NULL AND " + match;
     }
 
     /** key_columns, or the table's primary key, quoted; read once per binding. */
@@ -561,6 +677,22 @@ final class PostgresBatchWriter implements BatchWriter
             in.writeToCopy(chunk, 0, filled);
             filled = 0;
         }
+    }
+
+    /**
+     * A table dropped or renamed away while the engine runs (42P01 undefined_table, 3F000 invalid_schema_name: the
+     * {@code LOCK TABLE} fails first) is a schema change: nothing was written, core forgets the table's columns and
+     * describes it again (creating it where {@code create_table} allows) and the records are read again; without
+     * the table the partitions stop, the message naming it.
+     */
+    private static SinkException tableGone(final SinkException classified, final SQLException e)
+    {
+        if (classified.schemaChanged()
+            || PostgresErrors.kind(PostgresErrors.firstReal(e).getSQLState()) != PostgresErrors.Kind.TABLE_GONE)
+        {
+            return classified;
+        }
+        return SinkException.schemaChanged(classified.getMessage(), classified.code(), e);
     }
 
     /** Adds the fields the server named (schema, table, column, constraint, where) to a classified failure. */

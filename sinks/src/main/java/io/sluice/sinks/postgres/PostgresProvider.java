@@ -216,6 +216,21 @@ public final class PostgresProvider implements SinkProvider
     }
 
     /**
+     * A tombstone deletes in upsert mode only: there the table has a key (key_columns or its primary key) that a
+     * Kafka key can name; in append mode a table need not have one, and rows are only ever added.
+     */
+    @Override
+    public String deletesRefused(final SinkConnection connection)
+    {
+        if (connection instanceof PostgresConfig c && !c.upsert())
+        {
+            return "kind \"postgres\" deletes rows in insert_mode = \"upsert\" only, where the table's key "
+                + "(key_columns or its primary key) names the row; insert_mode is \"" + c.insertMode() + "\"";
+        }
+        return null;
+    }
+
+    /**
      * @param pc  the table, for problems
      * @param url {@code postgresql://...} or {@code jdbc:postgresql://...}
      * @return pgJDBC's form of it, or null after reporting a problem

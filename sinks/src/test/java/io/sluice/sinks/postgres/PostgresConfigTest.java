@@ -86,6 +86,46 @@ class PostgresConfigTest
         assertEquals("rewrite", p.identifier());
     }
 
+    /**
+     * tombstones = "delete" is a capability of the kind: postgres in upsert mode takes it; append mode and
+     * ClickHouse are refused, naming the key, its line and the kind; on_error never takes "delete".
+     */
+    @Test
+    void shouldAllowDeletingTombstonesOnlyWhereTheKindDeletes()
+    {
+        final String upsert = HEAD.replace("group_id = \"sluice-pg\"",
+            "group_id = \"sluice-pg\"\ntombstones = \"delete\"")
+            + """
+                url = "postgresql://127.0.0.1:15432/analytics"
+                username = "sluice"
+                target_table = "kv"
+                insert_mode = "upsert"
+                """;
+        assertEquals(io.sluice.core.config.ErrorPolicy.DELETE, ConfigLoader.parse(upsert).sink("pg").tombstones());
+        final String append = String.valueOf(assertThrows(ConfigException.class,
+            () -> ConfigLoader.parse(upsert.replace("\"upsert\"", "\"append\""))).problems());
+        assertTrue(append.contains("sinks[0].tombstones (line 9): \"delete\" is not possible here: kind "
+            + "\"postgres\" deletes rows in insert_mode = \"upsert\" only"), append);
+        final String clickhouse = String.valueOf(assertThrows(ConfigException.class, () -> ConfigLoader.parse("""
+            [kafka]
+            bootstrap_servers = "k:9092"
+            [[sinks]]
+            name = "ch"
+            kind = "clickhouse"
+            topics = ["t"]
+            group_id = "g"
+            tombstones = "delete"
+            [sinks.plugin_config]
+            endpoint = "http://127.0.0.1:8123"
+            target_table = "t"
+            """)).problems());
+        assertTrue(clickhouse.contains("sinks[0].tombstones (line 8): \"delete\" is not possible here: kind "
+            + "\"clickhouse\" cannot delete rows"), clickhouse);
+        final String onError = String.valueOf(assertThrows(ConfigException.class,
+            () -> ConfigLoader.parse(upsert.replace("tombstones = \"delete\"", "on_error = \"delete\""))).problems());
+        assertTrue(onError.contains("on_error") && onError.contains("\"delete\" is not one of"), onError);
+    }
+
     @Test
     void shouldNameEveryProblemWithItsKeyAndLine()
     {

@@ -2,6 +2,8 @@ package io.sluice.core.gather.split;
 
 import java.util.List;
 
+import org.agrona.DirectBuffer;
+
 import net.openhft.chronicle.bytes.Bytes;
 
 import io.sluice.core.gather.sink.DestinationCatalog;
@@ -70,6 +72,34 @@ public interface RowEncoder<R>
         default int[] omittableColumns()
         {
             return new int[0];
+        }
+
+        /**
+         * Whether this binding can append a row that deletes ({@link #encodeDelete}); a kind's encoder says so where
+         * its table has a key and its writer deletes rows (PostgreSQL in upsert mode).
+         *
+         * @return false unless the binding deletes
+         */
+        default boolean deletes()
+        {
+            return false;
+        }
+
+        /**
+         * Appends one row that deletes the table's row whose key the record's Kafka key names
+         * ({@code tombstones = "delete"}): how a delete is told from a row in the batch is the kind's encoding, read
+         * by the kind's writer alone, which applies rows and deletes in their order in the batch. Called only when
+         * {@link #deletes()} is true. On failure the caller rewinds the buffer to where the row started.
+         *
+         * @param key       the record's key bytes, positions {@code 0..keyLength-1}
+         * @param keyLength the key's length in bytes, or negative for a record without a key
+         * @param out       the batch buffer
+         * @return {@code null} on success, else why the key names no row (not JSON, a key column missing or of the
+         *     wrong type), naming the column — computed only on failure
+         */
+        default String encodeDelete(final DirectBuffer key, final int keyLength, final Bytes<?> out)
+        {
+            return "this table's rows cannot be deleted";
         }
     }
 }
