@@ -513,7 +513,8 @@ public final class BenchRun
             ok &= Boolean.TRUE.equals(run.get("ok"));
         }
         System.out.println(ok
-            ? "OK: every run finished and every row it wrote was verified against the input in ClickHouse."
+            ? "OK: every run finished and every row it wrote was verified against the input in "
+                + (postgres() ? "PostgreSQL." : "ClickHouse.")
             : "FAILED: some runs did not finish or did not verify; see above and the logs in " + runDir);
         if (kafkaEngineLost > 0 || kafkaEngineDuplicates > 0)
         {

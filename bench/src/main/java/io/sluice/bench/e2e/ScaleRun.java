@@ -241,6 +241,12 @@ public final class ScaleRun
         Files.createDirectories(runDir);
         final ScaleSink sink = sink();
         final Map<String, Object> machine = BenchRun.machine(sink.version());
+        if (sink.kind().equals("postgres"))
+        {
+            // BenchRun.machine names the server ClickHouse
+            machine.put("summary", ((String)machine.get("summary")).replaceFirst("ClickHouse ", "PostgreSQL "));
+            machine.put("postgres", machine.remove("clickhouse"));
+        }
         final String first = bootstrap.split(",")[0].strip();
         final int kafkaPort = Integer.parseInt(first.substring(first.lastIndexOf(':') + 1));
         serverPid = ProcFs.pidListeningOn(sink.serverPort());
