@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -286,26 +287,8 @@ class ClickHouseOutageFaultIT
 
         void run(final String command) throws IOException, InterruptedException
         {
-            final ProcessBuilder pb = new ProcessBuilder("bash",
-                Faults.projectRoot().resolve("scripts/services.sh").toString(),
-                command, "clickhouse").redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("services.log").toFile()));
-            pb.environment().put("SLUICE_HOME", home.toString());
-            pb.environment().put("SLUICE_CLICKHOUSE_HTTP_PORT", Integer.toString(httpPort));
-            pb.environment().put("SLUICE_CLICKHOUSE_TCP_PORT", Integer.toString(tcpPort));
-            final Process p = pb.start();
-            if (!p.waitFor(180, TimeUnit.SECONDS))
-            {
-                p.destroyForcibly();
-                throw new AssertionError("scripts/services.sh " + command + " clickhouse did not finish in 180 s (see "
-                    + dir.resolve("services.log") + ")");
-            }
-            if (p.exitValue() != 0)
-            {
-                throw new AssertionError(
-                    "scripts/services.sh " + command + " clickhouse exited " + p.exitValue() + ":\n"
-                        + Files.readString(dir.resolve("services.log")));
-            }
+            Faults.services(dir, home, command, "clickhouse", Map.of("SLUICE_CLICKHOUSE_HTTP_PORT",
+                Integer.toString(httpPort), "SLUICE_CLICKHOUSE_TCP_PORT", Integer.toString(tcpPort)));
         }
     }
 }

@@ -32,6 +32,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *
  * <p>Stall-to-exit is measured two ways: from the RENAME to the process's exit (test clock), and from the engine's
  * first failed insert to its final "stopped with a failure" line (the engine's log timestamps).
+ *
+ * <p>{@link PostgresDeadTableFaultIT} runs the same scenario ({@link #tableGone}) against PostgreSQL, with a real DROP.
  */
 @ExtendWith(FaultTopic.Resolver.class)
 class DeadTableFaultIT

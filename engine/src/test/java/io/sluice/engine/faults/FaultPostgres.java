@@ -367,25 +367,8 @@ final class FaultPostgres implements Faults.Store
         /** {@code scripts/services.sh <command> postgres} for this instance; fails the test when it fails. */
         void run(final String command) throws IOException, InterruptedException
         {
-            final ProcessBuilder pb = new ProcessBuilder("bash",
-                Faults.projectRoot().resolve("scripts/services.sh").toString(), command, "postgres")
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("services.log").toFile()));
-            pb.environment().put("SLUICE_HOME", home.toString());
-            pb.environment().put("SLUICE_POSTGRES_PORT", Integer.toString(port));
-            pb.environment().put("SLUICE_SECURE", "0");
-            final Process p = pb.start();
-            if (!p.waitFor(180, TimeUnit.SECONDS))
-            {
-                p.destroyForcibly();
-                throw new AssertionError("scripts/services.sh " + command + " postgres did not finish in 180 s (see "
-                    + dir.resolve("services.log") + ")");
-            }
-            if (p.exitValue() != 0)
-            {
-                throw new AssertionError("scripts/services.sh " + command + " postgres exited " + p.exitValue() + ":\n"
-                    + Files.readString(dir.resolve("services.log")));
-            }
+            Faults.services(dir, home, command, "postgres",
+                Map.of("SLUICE_POSTGRES_PORT", Integer.toString(port), "SLUICE_SECURE", "0"));
         }
 
         /**

@@ -97,6 +97,33 @@ final class Faults
         }
     }
 
+    /**
+     * {@code scripts/services.sh <command> <service>} for a server of a test's own: {@code SLUICE_HOME} {@code home},
+     * the ports and switches in {@code env}; its output appended to {@code dir/services.log}. Fails the test when the
+     * script fails or takes more than 180 s.
+     */
+    static void services(final Path dir, final Path home, final String command, final String service,
+        final Map<String, String> env) throws IOException, InterruptedException
+    {
+        final Path log = dir.resolve("services.log");
+        final ProcessBuilder pb = new ProcessBuilder("bash", projectRoot().resolve("scripts/services.sh").toString(),
+            command, service).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        pb.environment().put("SLUICE_HOME", home.toString());
+        pb.environment().putAll(env);
+        final Process p = pb.start();
+        if (!p.waitFor(180, TimeUnit.SECONDS))
+        {
+            p.destroyForcibly();
+            throw new AssertionError(
+                "scripts/services.sh " + command + " " + service + " did not finish in 180 s (see " + log + ")");
+        }
+        if (p.exitValue() != 0)
+        {
+            throw new AssertionError("scripts/services.sh " + command + " " + service + " exited " + p.exitValue()
+                + ":\n" + Files.readString(log));
+        }
+    }
+
     // ------------------------------------------------------------------------------------------------ report
 
     /** Prints a measured summary line and appends it to engine/target/fault-report.txt (truncated once per JVM). */

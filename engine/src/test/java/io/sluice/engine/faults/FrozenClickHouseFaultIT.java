@@ -153,25 +153,7 @@ class FrozenClickHouseFaultIT
                 + "(stalled_fail_after_ms %d, drain_timeout_ms %d, max.poll.interval.ms %d); committed %d of %d",
                 stop, server, layout, exitCode, exitMs, "stall".equals(stop) ? "freeze" : "SIGTERM", stallMs,
                 DRAIN_MS, MAX_POLL_INTERVAL_MS, committed, 2 * BATCH));
-            assertEquals(1, exitCode, "exit 1: the run did not end cleanly; log:\n" + tail(log));
-            final long limit = ("stall".equals(stop) ? STALL_MS + DRAIN_MS : DRAIN_MS) + EXIT_MARGIN_MS;
-            assertTrue(exitMs <= limit, "exit " + exitMs + " ms after the " + stop + ", more than " + limit
-                + " ms; log:\n" + tail(log));
-            if ("stall".equals(stop))
-            {
-                assertTrue(exitMs >= STALL_MS - 1_000, "the stall limit fired after " + exitMs + " ms");
-                assertTrue(log.contains("made no progress for " + STALL_MS + " ms (checkpoint.stalled_fail_after_ms)"),
-                    "the failure names the stall; log:\n" + tail(log));
-            }
-            else
-            {
-                assertTrue(log.contains("not written within " + DRAIN_MS + " ms (checkpoint.drain_timeout_ms)"),
-                    "the failure names what did not drain; log:\n" + tail(log));
-            }
-            assertFalse(log.contains("partitions lost"), "the consumer was evicted (lost its partitions)");
-            assertFalse(log.contains("partitions revoked"), "the consumer was evicted (its partitions revoked)");
-            assertTrue(committed >= BATCH && committed < 2 * BATCH,
-                "committed " + committed + ": the first " + BATCH + " and none of what ClickHouse did not take");
+            assertStoppedInTime(stop, exitCode, exitMs, log, log, committed, "ClickHouse");
             ch.settle(db);
             final long below = distinctBelowCommitted(admin, group, topic, db);
             assertEquals(committed, below, "every committed record is in the table");
@@ -180,6 +162,37 @@ class FrozenClickHouseFaultIT
         {
             ch.sql("DROP DATABASE IF EXISTS " + db);
         }
+    }
+
+    /**
+     * What every case asserts about the stopped run, whichever database was frozen or down: exit 1 within the limit
+     * ({@code stalled_fail_after_ms} + {@code drain_timeout_ms}, or the drain alone after a SIGTERM, plus
+     * {@link #EXIT_MARGIN_MS}), the reason named, no partition lost or revoked in {@code sinceFault} (the log, or its
+     * part from the fault on), and the committed offsets covering the first {@link #BATCH} records and none that
+     * {@code database} did not take.
+     */
+    static void assertStoppedInTime(final String stop, final long exitCode, final long exitMs, final String log,
+        final String sinceFault, final long committed, final String database)
+    {
+        assertEquals(1, exitCode, "exit 1: the run did not end cleanly; log:\n" + tail(log));
+        final long limit = ("stall".equals(stop) ? STALL_MS + DRAIN_MS : DRAIN_MS) + EXIT_MARGIN_MS;
+        assertTrue(exitMs <= limit, "exit " + exitMs + " ms after the " + stop + ", more than " + limit
+            + " ms; log:\n" + tail(log));
+        if ("stall".equals(stop))
+        {
+            assertTrue(exitMs >= STALL_MS - 1_000, "the stall limit fired after " + exitMs + " ms");
+            assertTrue(log.contains("made no progress for " + STALL_MS + " ms (checkpoint.stalled_fail_after_ms)"),
+                "the failure names the stall; log:\n" + tail(log));
+        }
+        else
+        {
+            assertTrue(log.contains("not written within " + DRAIN_MS + " ms (checkpoint.drain_timeout_ms)"),
+                "the failure names what did not drain; log:\n" + tail(log));
+        }
+        assertFalse(sinceFault.contains("partitions lost"), "the consumer was evicted (lost its partitions)");
+        assertFalse(sinceFault.contains("partitions revoked"), "the consumer was evicted (its partitions revoked)");
+        assertTrue(committed >= BATCH && committed < 2 * BATCH,
+            "committed " + committed + ": the first " + BATCH + " and none of what " + database + " did not take");
     }
 
     private static String toml(final String topic, final String group, final String db, final String layout,

@@ -2,13 +2,10 @@ package io.sluice.engine.faults;
 
 import static io.sluice.engine.faults.FrozenClickHouseFaultIT.BATCH;
 import static io.sluice.engine.faults.FrozenClickHouseFaultIT.DRAIN_MS;
-import static io.sluice.engine.faults.FrozenClickHouseFaultIT.EXIT_MARGIN_MS;
 import static io.sluice.engine.faults.FrozenClickHouseFaultIT.MAX_POLL_INTERVAL_MS;
 import static io.sluice.engine.faults.FrozenClickHouseFaultIT.PARTITIONS;
 import static io.sluice.engine.faults.FrozenClickHouseFaultIT.STALL_MS;
-import static io.sluice.engine.faults.FrozenClickHouseFaultIT.tail;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
@@ -89,9 +86,11 @@ class FrozenPostgresFaultIT
             final long exitMs;
             final String log;
             int frozen = 0;
+            int logAtFault = 0;
             try (EngineRun e = EngineRun.start(dir, sfx, pg.engineEnv(), "--config", cfg.toString()))
             {
                 FrozenClickHouseFaultIT.awaitCommitted(admin, group, topic, BATCH, e);
+                logAtFault = e.output().length();
                 if ("frozen".equals(state))
                 {
                     frozen = server.signalAll("STOP").size();
@@ -129,25 +128,10 @@ class FrozenPostgresFaultIT
                 }
             }
             final long committed = Faults.sum(Faults.committed(admin, group, topic, PARTITIONS));
-            assertEquals(1, exitCode, "exit 1: the run did not end cleanly; log:\n" + tail(log));
-            final long limit = ("stall".equals(stop) ? STALL_MS + DRAIN_MS : DRAIN_MS) + EXIT_MARGIN_MS;
-            assertTrue(exitMs <= limit, "exit " + exitMs + " ms after the " + stop + ", more than " + limit
-                + " ms; log:\n" + tail(log));
-            if ("stall".equals(stop))
-            {
-                assertTrue(exitMs >= STALL_MS - 1_000, "the stall limit fired after " + exitMs + " ms");
-                assertTrue(log.contains("made no progress for " + STALL_MS + " ms (checkpoint.stalled_fail_after_ms)"),
-                    "the failure names the stall; log:\n" + tail(log));
-            }
-            else
-            {
-                assertTrue(log.contains("not written within " + DRAIN_MS + " ms (checkpoint.drain_timeout_ms)"),
-                    "the failure names what did not drain; log:\n" + tail(log));
-            }
-            assertFalse(log.contains("partitions lost"), "the consumer was evicted (lost its partitions)");
-            assertFalse(log.contains("partitions revoked"), "the consumer was evicted (its partitions revoked)");
-            assertTrue(committed >= BATCH && committed < 2 * BATCH,
-                "committed " + committed + ": the first " + BATCH + " and none of what PostgreSQL did not take");
+            // the eviction checks cover the fault: on a machine at load 40 a first run was once evicted while it bound
+            // the table, before any fault (see docs/faults.md)
+            FrozenClickHouseFaultIT.assertStoppedInTime(stop, exitCode, exitMs, log,
+                log.substring(Math.min(logAtFault, log.length())), committed, "PostgreSQL");
             pg.settle(schema);
             assertEquals(committed, distinctBelowCommitted(admin, group, topic, schema),
                 "every committed record is in the table");
