@@ -538,7 +538,8 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
                     RecordFates.thrown(DeadLetterHeaders.STAGE_ROUTE, what, ex, branch.name, null));
                 return;
             }
-            if (dest == null)
+            // an exactly-once table that holds the record already takes no row of it (RecordFates.positioned)
+            if (dest == null || dest.positions() != null && !fates.positioned(ev, dest, stats.heldByTable))
             {
                 return;
             }
