@@ -165,6 +165,16 @@ public final class DestinationResolver
     private final Map<String, Destination> byName = new HashMap<>();
     private final List<Destination> all = new ArrayList<>();
     private volatile List<Destination> published = List.of();
+    /** Where the exactly-once sinks keep their positions (the keys of their tables' positions). */
+    private SinkPositions positions = new SinkPositions();
+
+    /**
+     * @param p where the pipeline's exactly-once sinks keep their positions (before any destination is resolved)
+     */
+    void positions(final SinkPositions p)
+    {
+        this.positions = p;
+    }
 
     /** @return every destination resolved so far (any thread) */
     public List<Destination> destinations()
@@ -283,7 +293,7 @@ public final class DestinationResolver
                     + "both kinds of record through one branch, or write them to two tables)";
             }
         }
-        d.positions(new PositionChain(SinkPositions.key(d.sink(), d.sqlTable())));
+        d.positions(new PositionChain(positions.key(d.sink(), d.sqlTable())));
         return null;
     }
 }

@@ -185,6 +185,7 @@ public final class GatherPipeline<T>
 
         final Map<String, DestinationResolver.SinkTarget> targets = new LinkedHashMap<>();
         final Map<String, InsertWorker[][]> workersBySink = buildWorkers(e, sinkThreadPlan.waitKind(), targets);
+        resolver.positions(positions);
         final List<Split.Branch<?>> branches = spec.split().branches();
         final List<DestinationResolver.SinkTarget> branchSinks = new ArrayList<>();
         final List<InsertWorker[][]> branchWorkers = new ArrayList<>();
