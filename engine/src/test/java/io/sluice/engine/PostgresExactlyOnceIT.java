@@ -9,19 +9,14 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.Future;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -81,29 +76,19 @@ class PostgresExactlyOnceIT
     private static void produce(final String topic, final int firstId, final int n, final Produced into)
         throws Exception
     {
-        final Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, TestServices.bootstrap());
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
-        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        final List<Future<RecordMetadata>> sends = new ArrayList<>();
+        final List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
         final int[] kinds = new int[n];
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p))
-        {
-            for (int i = 0; i < n; i++)
-            {
-                final int id = firstId + i;
-                kinds[i] = id / PARTITIONS % KINDS;
-                sends.add(producer.send(new ProducerRecord<>(topic, id % PARTITIONS, null,
-                    ("{\"id\":" + id + ",\"kind\":\"k" + kinds[i] + "\"}").getBytes(StandardCharsets.UTF_8))));
-            }
-            producer.flush();
-        }
         for (int i = 0; i < n; i++)
         {
-            final RecordMetadata m = sends.get(i).get();
-            into.last.merge("k" + kinds[i] + "|" + m.partition(), m.offset(), Math::max);
+            final int id = firstId + i;
+            kinds[i] = id / PARTITIONS % KINDS;
+            records.add(new ProducerRecord<>(topic, id % PARTITIONS, null,
+                ("{\"id\":" + id + ",\"kind\":\"k" + kinds[i] + "\"}").getBytes(StandardCharsets.UTF_8)));
+        }
+        final List<RecordMetadata> sent = KafkaRecords.produce(records);
+        for (int i = 0; i < n; i++)
+        {
+            into.last.merge("k" + kinds[i] + "|" + sent.get(i).partition(), sent.get(i).offset(), Math::max);
             into.perKind[kinds[i]]++;
         }
     }

@@ -75,7 +75,16 @@ final class PositionLoader
         Map<TopicPartition, Long> ends = Map.of();
         if (problem == null && read.values().stream().anyMatch(m -> !m.isEmpty()))
         {
-            ends = consumer.get().endOffsets(tps, Duration.ofSeconds(30));
+            try
+            {
+                ends = consumer.get().endOffsets(tps, Duration.ofSeconds(30));
+            }
+            catch (final RuntimeException e)
+            {
+                // the check against a re-created topic is skipped this once; the positions are used
+                LOG.warn("{}: {}: the end offsets could not be read to check the stored positions against them: {}",
+                    pipeline, tps, e.toString());
+            }
         }
         for (final KafkaPartition ps : partitions)
         {
