@@ -35,6 +35,8 @@ public final class PartitionTrackers
     /** Per id: the first generation its next tracker must use (above every generation an earlier one used). */
     private int[] nextGeneration = new int[0];
     private volatile int live;
+    /** Per id: the positions an exactly-once sink's tables hold of the partition (copy-on-write; rarely written). */
+    private volatile StoredPositions[] stored = new StoredPositions[0];
 
     /** @param windowCapacity offsets a partition may have in flight (power of two) */
     public PartitionTrackers(final int windowCapacity)
@@ -152,5 +154,30 @@ public final class PartitionTrackers
     public long bytesPerPartition()
     {
         return AckTracker.footprintBytes(windowCapacity);
+    }
+
+    /**
+     * Sets what the tables of the pipeline's exactly-once sinks hold of a partition (source thread, after the
+     * partition was assigned or reset and before it publishes a record of the new generation; the ring's publication
+     * makes it visible to the route stage).
+     *
+     * @param id        the partition's tracker id
+     * @param positions the positions, tagged with the tracker's generation
+     */
+    public synchronized void storePositions(final int id, final StoredPositions positions)
+    {
+        final StoredPositions[] s = Arrays.copyOf(stored, Math.max(stored.length, id + 1));
+        s[id] = positions;
+        stored = s;
+    }
+
+    /**
+     * @param id a tracker id
+     * @return the positions last stored for the partition, or null (any thread)
+     */
+    public StoredPositions storedPositions(final int id)
+    {
+        final StoredPositions[] s = stored;
+        return id < s.length ? s[id] : null;
     }
 }

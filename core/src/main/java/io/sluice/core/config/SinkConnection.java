@@ -26,6 +26,15 @@ public interface SinkConnection
      */
     List<List<String>> shards();
 
+    /**
+     * @return whether the sink writes with {@code delivery = "exactly_once"}: each batch's rows and its source
+     *     positions in one transaction (only kinds whose writers store positions accept it)
+     */
+    default boolean exactlyOnce()
+    {
+        return false;
+    }
+
     /** @return {@code insert_workers}: insert worker threads per shard, 1..64 */
     int insertWorkers();
 

@@ -96,6 +96,20 @@ public final class SinkKeys
             + "input_format_skip_unknown_fields = 0. fail costs one more pass over each record's top-level keys; "
             + "nested objects are not checked.");
 
+    /** {@code delivery = "at_least_once"}: the default; a crash or a failed batch may write a record again. */
+    public static final String AT_LEAST_ONCE = "at_least_once";
+    /** {@code delivery = "exactly_once"}: rows and source positions in one transaction (kinds with transactions). */
+    public static final String EXACTLY_ONCE = "exactly_once";
+
+    /** {@code delivery}. */
+    public static final ConfigKey DELIVERY = ConfigKey.in(SECTION, "delivery", STRING)
+        .defaultValue(AT_LEAST_ONCE).allowed(AT_LEAST_ONCE, EXACTLY_ONCE)
+        .doc("at_least_once: an offset commits once every table wrote its record; a crash, a rebalance or a failed "
+            + "batch may write a record again. exactly_once: each batch's transaction also moves, per source "
+            + "partition, the position its table reached (offsets_table), and a record below a table's position is "
+            + "never written to it again; only kinds with transactions take it (postgres; ClickHouse refuses it). "
+            + "See docs/effectively-once.md.");
+
     /** {@code schema_refresh_ms}. */
     public static final ConfigKey SCHEMA_REFRESH_MS = ConfigKey
         .in(SECTION, "schema_refresh_ms", LONG)

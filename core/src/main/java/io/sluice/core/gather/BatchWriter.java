@@ -40,6 +40,49 @@ public interface BatchWriter extends AutoCloseable
         return false;
     }
 
+    /**
+     * Whether this writer writes the source positions of a batch in the transaction of its rows (a sink with
+     * {@code delivery = "exactly_once"}): the insert worker then calls {@link #write(BatchBuffer, SourcePositions)}
+     * and {@link #write(BatchBuffer, int[], int, SourcePositions)} instead.
+     *
+     * @return false unless the writer stores positions
+     */
+    default boolean storesPositions()
+    {
+        return false;
+    }
+
+    /**
+     * Inserts the batch's rows and, in the same transaction, moves each partition's stored position for the table
+     * from the expected one to {@link SourcePositions#next}; nothing is written when one stored position is not in
+     * its expected range.
+     *
+     * @param batch     the sealed batch; its contents must not be modified
+     * @param positions the positions the batch moves (valid during the call only)
+     * @throws SinkException classified as {@link #write(BatchBuffer)}'s, or
+     *                       {@link SinkException#positionMismatch} when a stored position does not match
+     */
+    default void write(final BatchBuffer batch, final SourcePositions positions) throws SinkException
+    {
+        throw new UnsupportedOperationException(describe() + " does not store positions");
+    }
+
+    /**
+     * Inserts some rows of a batch with their positions, as {@link #write(BatchBuffer, SourcePositions)} and
+     * {@link #write(BatchBuffer, int[], int)}.
+     *
+     * @param batch     the sealed batch
+     * @param selected  the indexes of the rows to insert, increasing
+     * @param count     how many of {@code selected} to insert, {@code >= 1}
+     * @param positions the positions the part moves
+     * @throws SinkException as {@link #write(BatchBuffer, SourcePositions)}
+     */
+    default void write(final BatchBuffer batch, final int[] selected, final int count,
+        final SourcePositions positions) throws SinkException
+    {
+        throw new UnsupportedOperationException(describe() + " does not store positions");
+    }
+
     /** @return a short description of where this writer writes (endpoints), for logs */
     String describe();
 

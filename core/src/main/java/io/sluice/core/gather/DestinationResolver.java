@@ -10,6 +10,7 @@ import org.slf4j.LoggerFactory;
 
 import io.sluice.core.gather.batch.Binding;
 import io.sluice.core.gather.batch.Destination;
+import io.sluice.core.gather.batch.PositionChain;
 import io.sluice.core.gather.sink.DestinationCatalog;
 import io.sluice.core.gather.sink.SinkException;
 import io.sluice.core.gather.sink.SinkSpec;
@@ -172,6 +173,16 @@ public final class DestinationResolver
     private final Map<String, Destination> byName = new HashMap<>();
     private final List<Destination> all = new ArrayList<>();
     private volatile List<Destination> published = List.of();
+    /** Where the exactly-once sinks keep their positions (the keys of their tables' positions). */
+    private SinkPositions positions = new SinkPositions();
+
+    /**
+     * @param p where the pipeline's exactly-once sinks keep their positions (before any destination is resolved)
+     */
+    void positions(final SinkPositions p)
+    {
+        this.positions = p;
+    }
 
     /** @return every destination resolved so far (any thread) */
     public List<Destination> destinations()
@@ -348,6 +359,11 @@ public final class DestinationResolver
             final Destination d = new Destination(all.size(), branchIndex, branchName, schema.database(),
                 schema.table(), target.catalog.qualifiedName(schema.database(), schema.table()), target.spec.name(),
                 target.catalog, target.spec.connection().schemaRefreshMs(), binding);
+            final String shared = exactlyOnce(target, d);
+            if (shared != null)
+            {
+                return Result.failed(shared, false);
+            }
             byName.put(key, d);
             all.add(d);
             published = List.copyOf(all);
@@ -366,5 +382,31 @@ public final class DestinationResolver
             return Result.failed("destination " + name.database() + "." + name.table() + ": " + e.getMessage(),
                 false);
         }
+    }
+
+    /**
+     * Gives a destination of an exactly-once sink its positions; refuses a table another branch writes already: the
+     * batches of a table must be one chain per partition, which two branches' batches (sealed apart) are not.
+     *
+     * @return null, or why the destination cannot be written
+     */
+    private String exactlyOnce(final SinkTarget target, final Destination d)
+    {
+        if (!target.spec.connection().exactlyOnce())
+        {
+            return null;
+        }
+        for (final Destination o : all)
+        {
+            if (o.sink().equals(d.sink()) && o.sqlTable().equals(d.sqlTable()) && o.branch() != d.branch())
+            {
+                return "destination " + d.sqlTable() + ": branches " + o.branchName() + " and " + d.branchName()
+                    + " both write it, and sink " + d.sink() + " is delivery = \"exactly_once\": a table's "
+                    + "positions are one chain of batches per partition, so only one branch may write a table (send "
+                    + "both kinds of record through one branch, or write them to two tables)";
+            }
+        }
+        d.positions(new PositionChain(positions.key(d.sink(), d.sqlTable())));
+        return null;
     }
 }

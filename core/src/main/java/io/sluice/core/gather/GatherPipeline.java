@@ -24,6 +24,7 @@ import com.lmax.disruptor.Sequence;
 
 import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
+import io.sluice.core.ack.PositionStore;
 import io.sluice.core.config.ErrorPolicy;
 import io.sluice.core.config.SinkConnection;
 import io.sluice.core.config.SluiceConfig;
@@ -106,6 +107,8 @@ public final class GatherPipeline<T>
     private final Map<InsertWorker, String> workerKinds = new ConcurrentHashMap<>();
     private final List<BatchPool> pools = new ArrayList<>();
     private final DestinationResolver resolver = new DestinationResolver();
+    /** The positions of the exactly-once sinks, read by the source. */
+    private final SinkPositions positions = new SinkPositions();
     private SchemaWatch schemaWatch;
     private DestinationSetup destinationSetup;
 
@@ -186,6 +189,7 @@ public final class GatherPipeline<T>
 
         final Map<String, DestinationResolver.SinkTarget> targets = new LinkedHashMap<>();
         final Map<String, InsertWorker[][]> workersBySink = buildWorkers(e, sinkThreadPlan.waitKind(), targets);
+        resolver.positions(positions);
         final List<Split.Branch<?>> branches = spec.split().branches();
         final List<DestinationResolver.SinkTarget> branchSinks = new ArrayList<>();
         final List<InsertWorker[][]> branchWorkers = new ArrayList<>();
@@ -334,9 +338,33 @@ public final class GatherPipeline<T>
                     });
             }
             workersBySink.put(s.name(), byShard);
+            if (s.connection().exactlyOnce())
+            {
+                exactlyOnce(s, driver, byShard);
+            }
         }
         shards = workersByShard.size();
         return workersBySink;
+    }
+
+    /** An exactly-once sink: its store of positions is read by the source, its workers write positions. */
+    private void exactlyOnce(final SinkSpec s, final SinkDriver driver, final InsertWorker[][] byShard)
+        throws SinkException
+    {
+        final PositionStore store = driver.positionStore(s, spec.groupId());
+        if (store == null || spec.groupId() == null)
+        {
+            throw new SinkException("sink " + s.name() + ": delivery = \"exactly_once\" needs a sink kind that "
+                + "stores positions and a consumer group (kind " + s.connection().kind() + ")", false, 0, null);
+        }
+        positions.add(s.name(), store);
+        for (final InsertWorker[] shard : byShard)
+        {
+            for (final InsertWorker w : shard)
+            {
+                w.exactlyOnce(spec.groupId());
+            }
+        }
     }
 
     /**
@@ -451,7 +479,8 @@ public final class GatherPipeline<T>
             new GatherDownstream(), idle)
             // a batch that failed for good (a dropped table, a server-side type error) is read again from the watermark,
             // with backoff, until it is written or checkpoint.stalled_fail_after_ms ends the run
-            .rereadOnFailure(firstSink.connection().retryBackoffMs(), firstSink.connection().retryBackoffMaxMs());
+            .rereadOnFailure(firstSink.connection().retryBackoffMs(), firstSink.connection().retryBackoffMaxMs())
+            .storedPositions(positions.isEmpty() ? null : positions);
     }
 
     /** @return the {@code isolation_level} of the sink this pipeline runs, or read_committed (the embedded API) */

@@ -87,6 +87,8 @@ public final class InsertWorker implements Agent, SealedBatchQueue
     /** The pipeline's run state; null until {@link #refusedRecords}, and then refused batches are not split. */
     private PipelineControl control;
     private final BatchSplit split = new BatchSplit();
+    /** For a writer that stores positions (exactly-once): what each write moves; null otherwise. */
+    private SourcePositions positions;
     private long refusedLogged;
 
     /**
@@ -199,6 +201,19 @@ public final class InsertWorker implements Agent, SealedBatchQueue
     {
         this.onError = policy;
         this.control = control;
+        return this;
+    }
+
+    /**
+     * For a writer that stores positions ({@link BatchWriter#storesPositions()}): every write carries the positions
+     * of its partitions for the consumer group (call before the agent starts).
+     *
+     * @param group the pipeline's consumer group
+     * @return this worker
+     */
+    public InsertWorker exactlyOnce(final String group)
+    {
+        this.positions = writer.storesPositions() ? new SourcePositions(group) : null;
         return this;
     }
 
@@ -361,7 +376,11 @@ public final class InsertWorker implements Agent, SealedBatchQueue
             {
                 Failpoints.check(Failpoints.GATHER_INSERT, batch.offset(batch.rowCount() - 1));
             }
-            if (part)
+            if (positions != null)
+            {
+                writePositioned(batch, part);
+            }
+            else if (part)
             {
                 writer.write(batch, split.selected(), split.count());
             }
@@ -411,6 +430,20 @@ public final class InsertWorker implements Agent, SealedBatchQueue
         return 1;
     }
 
+    private void writePositioned(final BatchBuffer batch, final boolean part) throws SinkException
+    {
+        if (part)
+        {
+            positions.fill(batch, split.selected(), split.count(), trackers);
+            writer.write(batch, split.selected(), split.count(), positions);
+        }
+        else
+        {
+            positions.fill(batch, trackers);
+            writer.write(batch, positions);
+        }
+    }
+
     private void onFailure(final BatchBuffer batch, final SinkException e)
     {
         stats.insertFailures.incrementAndGet();
@@ -423,6 +456,16 @@ public final class InsertWorker implements Agent, SealedBatchQueue
         if (e.schemaChanged())
         {
             onSchemaChanged(batch, e, reason);
+            return;
+        }
+        if (e.positionMismatch())
+        {
+            LOG.atWarn().addKeyValue("table", batch.destination().toString())
+                .log("{}: {} (rolled back and dropped: the partition is read again from what the table holds, by "
+                    + "this member or by its new owner)", name, reason);
+            failRows(batch, e.code(), reason);
+            batch.release();
+            done();
             return;
         }
         if (!e.retriable() && e.recordCaused() && control != null && writer.writesPartOfBatch())

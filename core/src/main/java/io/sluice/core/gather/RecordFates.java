@@ -11,6 +11,7 @@ import io.sluice.core.config.ErrorPolicy;
 import io.sluice.core.deadletter.DeadLetter;
 import io.sluice.core.deadletter.DeadLetterReason;
 import io.sluice.core.gather.batch.Destination;
+import io.sluice.core.gather.batch.PositionChain;
 import io.sluice.core.stage.PipelineControl;
 import io.sluice.core.stage.TopicRegistry;
 import io.sluice.ringbuffers.RecordEvent;
@@ -163,6 +164,44 @@ final class RecordFates
         }
         final long failed = tracker.failedOffset();
         return failed >= 0 && event.offset() > failed && event.trackerGeneration() == tracker.generation();
+    }
+
+    /**
+     * Whether a record goes into a batch of its exactly-once table ({@link Destination#positions()}): not when the
+     * table holds it already (it is acknowledged without a row, so the watermark moves, and counted in {@code held}),
+     * nor when its partition was reset since it was published (it comes again), nor when what the table holds is not
+     * known (its offset fails: the partition stops and is read again, and the positions with it, naming why).
+     *
+     * @param event the record
+     * @param dest  its destination, exactly-once
+     * @param held  the counter of records held already
+     * @return true when the record is to be written
+     */
+    boolean positioned(final RecordEvent event, final Destination dest, final AtomicLong held)
+    {
+        final PositionChain chain = dest.positions();
+        switch (chain.check(trackers, event.trackerId(), event.trackerGeneration(), event.offset()))
+        {
+            case PositionChain.WRITE -> {
+                return true;
+            }
+            case PositionChain.HELD -> {
+                trackers.get(event.trackerId()).ack(event.offset(), event.trackerGeneration());
+                held.lazySet(held.get() + 1);
+            }
+            case PositionChain.UNKNOWN -> {
+                final String what = where(event) + ": not written to " + dest + ": " + chain.problem();
+                if (logNow())
+                {
+                    LOG.error("{}: {}", pipeline, what);
+                }
+                trackers.get(event.trackerId()).fail(event.offset(), event.trackerGeneration(), -1, what);
+            }
+            default -> {
+                // stale: the re-read brings it back
+            }
+        }
+        return false;
     }
 
     /**

@@ -638,7 +638,8 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
                 retryPending = true;
                 throw r;
             }
-            if (dest == null)
+            // an exactly-once table that holds the record already takes no row of it (RecordFates.positioned)
+            if (dest == null || dest.positions() != null && !fates.positioned(ev, dest, stats.heldByTable))
             {
                 return;
             }

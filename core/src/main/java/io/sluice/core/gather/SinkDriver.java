@@ -1,5 +1,6 @@
 package io.sluice.core.gather;
 
+import io.sluice.core.ack.PositionStore;
 import io.sluice.core.gather.json.JsonEncoding;
 import io.sluice.core.gather.sink.DestinationCatalog;
 import io.sluice.core.gather.sink.SinkException;
@@ -24,6 +25,20 @@ public interface SinkDriver extends AutoCloseable
      * @return a new writer owned by the caller
      */
     BatchWriter writer(SinkSpec sink, int shard);
+
+    /**
+     * Where an exactly-once sink keeps its tables' source positions ({@code delivery = "exactly_once"}), keyed by
+     * each table's name as {@link io.sluice.core.gather.sink.DestinationCatalog#qualifiedName} writes it. Connects
+     * when read.
+     *
+     * @param sink  an installed sink
+     * @param group the consumer group of the pipeline
+     * @return the store, or null when the kind stores no positions
+     */
+    default PositionStore positionStore(final SinkSpec sink, final String group)
+    {
+        return null;
+    }
 
     /**
      * The row encoders of this kind for the TOML form, a new instance per pipeline: how a branch's JSON records

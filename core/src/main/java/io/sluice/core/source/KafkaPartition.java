@@ -1,6 +1,7 @@
 package io.sluice.core.source;
 
 import java.time.Duration;
+import java.util.List;
 
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.common.TopicPartition;
@@ -46,6 +47,8 @@ final class KafkaPartition
     long fetched = -1;
     /** The offsets a re-read need not send again; null until the first re-read. */
     RereadFilter filter;
+    /** Reads what the exactly-once tables hold of it again after a reset. */
+    PositionLoader positions = PositionLoader.NONE;
 
     KafkaPartition(final String pipeline, final TopicPartition tp, final int topicId, final int trackerId,
         final AckTracker tracker, final long committed, final RereadSchedule reread)
@@ -150,6 +153,7 @@ final class KafkaPartition
             + "log end (the topic re-created or its log truncated) and the consumer reset; reading from {} on (what "
             + "was registered above it is forgotten)", pipeline, tp, first, end, first);
         tracker.reset(first);
+        positions.load(List.of(this));
         committed = first;
         pendingSkip = -1;
         if (filter != null)

@@ -30,6 +30,7 @@ import com.lmax.disruptor.RingBuffer;
 
 import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
+import io.sluice.core.ack.PositionStore;
 import io.sluice.core.stage.Downstream;
 import io.sluice.core.stage.PipelineControl;
 import io.sluice.core.stage.PipelineStats;
@@ -81,6 +82,8 @@ public final class KafkaSource implements Agent
     private final Map<TopicPartition, OffsetAndMetadata> commitScratch = new HashMap<>();
 
     private KafkaConsumer<ByteBuffer, ByteBuffer> consumer;
+    /** Reads what the exactly-once tables hold of a partition ({@link PositionLoader#NONE}: no sink is). */
+    private PositionLoader positions = PositionLoader.NONE;
     private TopicSubscription subscription;
     private boolean paused;
     private long nextCommitNanos;
@@ -133,6 +136,21 @@ public final class KafkaSource implements Agent
     public IdleStrategy idleStrategy()
     {
         return idle;
+    }
+
+    /**
+     * Reads what the tables of the pipeline's exactly-once sinks hold of each partition when it is assigned, read
+     * again or reset, before any of its records is published ({@link PositionStore}). Call before the agent starts.
+     *
+     * @param store the sinks' positions, or null when no sink is exactly-once
+     * @return this source
+     */
+    public KafkaSource storedPositions(final PositionStore store)
+    {
+        this.positions = store == null
+            ? PositionLoader.NONE
+            : new PositionLoader(settings.name(), store, trackers, () -> consumer);
+        return this;
     }
 
     /**
@@ -482,6 +500,7 @@ public final class KafkaSource implements Agent
                     consumer.seek(ps.tp, wm);
                     ps.fetched = wm;
                     t.reset(wm);
+                    positions.load(List.of(ps));
                     ps.settleSequence = -1;
                     ps.pendingSkip = -1;
                     ps.reread.rereading(wm);
@@ -692,6 +711,7 @@ public final class KafkaSource implements Agent
             }
             final Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(Set.copyOf(partitions),
                 Duration.ofSeconds(30));
+            final List<KafkaPartition> added = new ArrayList<>(partitions.size());
             for (final TopicPartition tp : partitions)
             {
                 final long position = consumer.position(tp, Duration.ofSeconds(30));
@@ -704,6 +724,8 @@ public final class KafkaSource implements Agent
                         : new RereadSchedule(settings.name(), tp, RereadSchedule.Words.OFFSETS, rereadBackoffMs,
                             rereadBackoffMaxMs, settings.stalledFailAfterMs(), control));
                 ps.fetched = position;
+                ps.positions = positions;
+                added.add(ps);
                 synchronized (KafkaSource.this)
                 {
                     assigned.put(tp, ps);
@@ -716,6 +738,8 @@ public final class KafkaSource implements Agent
                             + settings.autoOffsetReset() + ")"
                         : "");
             }
+            // before any record of them is published: the route stage needs what each table holds
+            positions.load(added);
             if (paused)
             {
                 consumer.pause(partitions);

@@ -63,6 +63,11 @@ public final class PipelineStats
      * unacknowledged ones are sent again).
      */
     public final PaddedAtomicLong rereadSkipped = new PaddedAtomicLong();
+    /**
+     * Records an exactly-once table held already (below its stored position): acknowledged without a row (route
+     * stage).
+     */
+    public final PaddedAtomicLong heldByTable = new PaddedAtomicLong();
 
     /** Completed rebalances that gave this pipeline's consumer its assignment (possibly empty; source thread). */
     public final PaddedAtomicLong assignments = new PaddedAtomicLong();

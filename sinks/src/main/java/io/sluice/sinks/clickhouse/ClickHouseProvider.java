@@ -83,6 +83,14 @@ public final class ClickHouseProvider implements SinkProvider
     @Override
     public SinkConnection readPluginConfig(final PluginConfigReader pc)
     {
+        if (SinkKeys.EXACTLY_ONCE.equals(pc.string(SinkKeys.DELIVERY)))
+        {
+            pc.problem(SinkKeys.DELIVERY.name(), "\"exactly_once\" needs a database whose transaction covers a "
+                + "batch's rows and its source positions together; ClickHouse has none (an INSERT is not atomic with "
+                + "any other statement, and shards are separate servers). Keep at_least_once and key the tables on "
+                + "the Kafka coordinates (ReplacingMergeTree, docs/effectively-once.md), or write to kind = "
+                + "\"postgres\"");
+        }
         final List<String> endpoints = pc.strings(ENDPOINT);
         final List<List<String>> configuredShards = pc.stringLists(SHARDS);
         if (endpoints.isEmpty() == configuredShards.isEmpty())

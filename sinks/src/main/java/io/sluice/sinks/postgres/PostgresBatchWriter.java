@@ -19,6 +19,7 @@ import org.slf4j.LoggerFactory;
 import net.openhft.chronicle.bytes.Bytes;
 
 import io.sluice.core.gather.BatchWriter;
+import io.sluice.core.gather.SourcePositions;
 import io.sluice.core.gather.batch.BatchBuffer;
 import io.sluice.core.gather.batch.Binding;
 import io.sluice.core.gather.batch.OmissionMask;
@@ -77,11 +78,46 @@ final class PostgresBatchWriter implements BatchWriter
     /** Per binding: the key columns of its table for upsert. */
     private final Map<Binding, List<String>> keys = new HashMap<>();
     private final Map<String, String> sql = new HashMap<>();
+    /** The positions table of an exactly-once sink; null for at-least-once. */
+    private final PostgresPositions positions;
+    /** What the write in progress moves (exactly-once); null otherwise. */
+    private SourcePositions moving;
 
     PostgresBatchWriter(final PostgresConfig config)
     {
         this.config = config;
         this.server = PostgresProvider.serverOf(config.jdbcUrl());
+        this.positions = config.exactlyOnce() ? new PostgresPositions(config, null) : null;
+    }
+
+    /** @return whether the sink is exactly-once: each write moves its partitions' positions in its transaction */
+    @Override
+    public boolean storesPositions()
+    {
+        return positions != null;
+    }
+
+    /** As {@link #write(BatchBuffer)}, the positions moved first in the same transaction ({@link PostgresPositions}). */
+    @Override
+    public void write(final BatchBuffer batch, final SourcePositions p) throws SinkException
+    {
+        write(batch, null, batch.rowCount(), p);
+    }
+
+    /** As {@link #write(BatchBuffer, int[], int)}, the positions moved first in the same transaction. */
+    @Override
+    public void write(final BatchBuffer batch, final int[] selected, final int count, final SourcePositions p)
+        throws SinkException
+    {
+        moving = p;
+        try
+        {
+            write(batch, selected, count);
+        }
+        finally
+        {
+            moving = null;
+        }
     }
 
     @Override
@@ -110,6 +146,10 @@ final class PostgresBatchWriter implements BatchWriter
         {
             execute(c, "LOCK TABLE " + table + " IN ROW EXCLUSIVE MODE");
             checkVersion(c, batch, what);
+            if (moving != null)
+            {
+                positions.move(c, table, moving, what);
+            }
             final int distinct = collectMasks(batch, selected, count);
             if (config.upsert())
             {

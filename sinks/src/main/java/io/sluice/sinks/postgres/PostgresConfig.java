@@ -7,6 +7,7 @@ import java.util.Properties;
 
 import io.sluice.core.config.Secrets;
 import io.sluice.core.config.SinkConnection;
+import io.sluice.core.config.SinkKeys;
 import io.sluice.core.config.SinkSettings;
 
 /**
@@ -28,11 +29,13 @@ import io.sluice.core.config.SinkSettings;
  * @param keyColumns         {@code key_columns}, empty for the table's primary key
  * @param sessionSettings    {@code [sinks.plugin_config.settings]} in file order
  * @param insertTimeoutMs    {@code insert_timeout_ms}, ms
+ * @param delivery           {@code delivery}: at_least_once or exactly_once
+ * @param offsetsTable       {@code offsets_table}: the positions table's name in the schema (exactly_once)
  */
 public record PostgresConfig(SinkSettings settings, String jdbcUrl, String username, String password,
     String sslMode, String sslCaFile, String sslCertificateFile, String sslKeyFile, String createTableDdl,
     String createTableLike, String insertMode, List<String> keyColumns, Map<String, String> sessionSettings,
-    long insertTimeoutMs) implements SinkConnection
+    long insertTimeoutMs, String delivery, String offsetsTable) implements SinkConnection
 {
     /**
      * Copies the lists and maps.
@@ -51,11 +54,48 @@ public record PostgresConfig(SinkSettings settings, String jdbcUrl, String usern
      * @param keyColumns         key_columns
      * @param sessionSettings    settings
      * @param insertTimeoutMs    insert_timeout_ms
+     * @param delivery           delivery
+     * @param offsetsTable       offsets_table
      */
     public PostgresConfig
     {
         keyColumns = List.copyOf(keyColumns);
         sessionSettings = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(sessionSettings));
+    }
+
+    /**
+     * An at-least-once sink, positions table {@code sluice_offsets}.
+     *
+     * @param settings           neutral settings
+     * @param jdbcUrl            pgJDBC URL without credentials
+     * @param username           user
+     * @param password           password
+     * @param sslMode            ssl_mode
+     * @param sslCaFile          ssl_ca_file
+     * @param sslCertificateFile ssl_certificate_file
+     * @param sslKeyFile         ssl_key_file
+     * @param createTableDdl     create_table_ddl
+     * @param createTableLike    create_table_like
+     * @param insertMode         insert_mode
+     * @param keyColumns         key_columns
+     * @param sessionSettings    settings
+     * @param insertTimeoutMs    insert_timeout_ms
+     */
+    public PostgresConfig(final SinkSettings settings, final String jdbcUrl, final String username,
+        final String password, final String sslMode, final String sslCaFile, final String sslCertificateFile,
+        final String sslKeyFile, final String createTableDdl, final String createTableLike, final String insertMode,
+        final List<String> keyColumns, final Map<String, String> sessionSettings, final long insertTimeoutMs)
+    {
+        this(settings, jdbcUrl, username, password, sslMode, sslCaFile, sslCertificateFile, sslKeyFile, createTableDdl,
+            createTableLike, insertMode, keyColumns, sessionSettings, insertTimeoutMs, SinkKeys.AT_LEAST_ONCE,
+            "sluice_offsets");
+    }
+
+    /** @return whether {@code delivery = "exactly_once"} */
+    @Override
+    public boolean exactlyOnce()
+    {
+        return SinkKeys.EXACTLY_ONCE.equals(delivery);
     }
 
     /** @return whether {@code insert_mode = "upsert"} */
@@ -221,6 +261,6 @@ public record PostgresConfig(SinkSettings settings, String jdbcUrl, String usern
         return "PostgreSQL[url=" + Secrets.redact(jdbcUrl) + ", schema=" + database() + ", targetTable="
             + targetTable() + ", username=" + username + ", password="
             + (password == null || password.isEmpty() ? "" : Secrets.MASK) + ", ssl_mode=" + sslMode
-            + ", insert_mode=" + insertMode + "]";
+            + ", insert_mode=" + insertMode + ", delivery=" + delivery + "]";
     }
 }

@@ -8,6 +8,7 @@ import java.util.Map;
 
 import javax.net.ssl.SSLException;
 
+import io.sluice.core.ack.PositionStore;
 import io.sluice.core.gather.BatchWriter;
 import io.sluice.core.gather.SinkDriver;
 import io.sluice.core.gather.json.JsonEncoding;
@@ -54,6 +55,17 @@ public final class PostgresDriver implements SinkDriver
             throw new IllegalArgumentException("a PostgreSQL sink has one shard, not shard " + shard);
         }
         return new PostgresBatchWriter(config(sink));
+    }
+
+    /**
+     * @return the positions table of an exactly-once sink ({@code offsets_table} in its schema, created when first
+     *     read), or null for an at-least-once one
+     */
+    @Override
+    public PositionStore positionStore(final SinkSpec sink, final String group)
+    {
+        final PostgresConfig c = config(sink);
+        return c.exactlyOnce() ? new PostgresPositions(c, group) : null;
     }
 
     /**

@@ -116,11 +116,20 @@ public final class PostgresKeys
         .doc("Longest a batch's transaction may run: the session's statement_timeout (unless settings gives one) and, "
             + "with 10 s more, the socket timeout that notices a server that stopped answering.");
 
+    /** {@code offsets_table}. */
+    public static final ConfigKey OFFSETS_TABLE = ConfigKey.in(SinkKeys.SECTION, "offsets_table", STRING)
+        .defaultValue("sluice_offsets")
+        .doc("delivery = \"exactly_once\": the table, in the sink's schema (a literal schema), that holds per "
+            + "(consumer group, destination table, topic, partition) the next offset the table has not written; "
+            + "created when missing. Clear a group's rows there after resetting its offsets backwards (see "
+            + "docs/effectively-once.md).");
+
     /** Every key of a PostgreSQL sink's plugin_config, in docs order. */
     public static final List<ConfigKey> ALL = List.of(URL, SinkKeys.INSERT_WORKERS, SCHEMA, SinkKeys.TARGET_TABLE,
         USERNAME, PASSWORD, SSL_MODE, SSL_CA_FILE, SSL_CERTIFICATE_FILE, SSL_KEY_FILE, SinkKeys.MAX_ROWS,
         SinkKeys.MAX_BYTES, SinkKeys.LINGER_MS, IDENTIFIER, SinkKeys.CREATE_TABLE, CREATE_TABLE_DDL, CREATE_TABLE_LIKE,
-        INSERT_MODE, KEY_COLUMNS, SinkKeys.NULL_AS_DEFAULT, SinkKeys.UNKNOWN_FIELDS, SETTINGS,
+        INSERT_MODE, KEY_COLUMNS, SinkKeys.DELIVERY, OFFSETS_TABLE, SinkKeys.NULL_AS_DEFAULT, SinkKeys.UNKNOWN_FIELDS,
+        SETTINGS,
         SinkKeys.SCHEMA_REFRESH_MS, INSERT_TIMEOUT_MS, SinkKeys.RETRY_BACKOFF_MS, SinkKeys.RETRY_BACKOFF_MAX_MS,
         SinkKeys.BREAKER_FAILURES, SinkKeys.BREAKER_OPEN_MS);
 }

@@ -6,6 +6,7 @@ import static io.sluice.sinks.postgres.PostgresKeys.IDENTIFIER;
 import static io.sluice.sinks.postgres.PostgresKeys.INSERT_MODE;
 import static io.sluice.sinks.postgres.PostgresKeys.INSERT_TIMEOUT_MS;
 import static io.sluice.sinks.postgres.PostgresKeys.KEY_COLUMNS;
+import static io.sluice.sinks.postgres.PostgresKeys.OFFSETS_TABLE;
 import static io.sluice.sinks.postgres.PostgresKeys.PASSWORD;
 import static io.sluice.sinks.postgres.PostgresKeys.SCHEMA;
 import static io.sluice.sinks.postgres.PostgresKeys.SETTINGS;
@@ -202,6 +203,9 @@ public final class PostgresProvider implements SinkProvider
                 pc.problem(SETTINGS.name() + "." + s.getKey(), "the value holds a control character");
             }
         }
+        final String delivery = pc.string(SinkKeys.DELIVERY);
+        final String offsetsTable = pc.string(OFFSETS_TABLE);
+        checkExactlyOnce(pc, delivery, offsetsTable, jdbcUrl);
         final String server = jdbcUrl == null ? "" : serverOf(jdbcUrl);
         final SinkSettings neutral = new SinkSettings(KIND, pc.path(), List.of(List.of(server)),
             pc.intValue(SinkKeys.INSERT_WORKERS), pc.string(SCHEMA), pc.string(SinkKeys.TARGET_TABLE),
@@ -212,7 +216,53 @@ public final class PostgresProvider implements SinkProvider
             pc.intValue(SinkKeys.BREAKER_FAILURES), pc.longValue(SinkKeys.BREAKER_OPEN_MS),
             pc.longValue(SinkKeys.SCHEMA_REFRESH_MS));
         return new PostgresConfig(neutral, jdbcUrl, pc.string(USERNAME), pc.string(PASSWORD), sslMode, ca, cert, key,
-            ddl, like, mode, keyColumns, session, pc.longValue(INSERT_TIMEOUT_MS));
+            ddl, like, mode, keyColumns, session, pc.longValue(INSERT_TIMEOUT_MS), delivery, offsetsTable);
+    }
+
+    /**
+     * {@code delivery = "exactly_once"} holds only where a batch's rows and positions are in one database: refused with
+     * several hosts in the URL unless pgJDBC may only write to the primary ({@code targetServerType=primary}), and
+     * with a schema template (the positions table lives in one schema). {@code offsets_table} must be a name
+     * PostgreSQL keeps whole.
+     */
+    private static void checkExactlyOnce(final PluginConfigReader pc, final String delivery,
+        final String offsetsTable, final String jdbcUrl)
+    {
+        if (pc.has(OFFSETS_TABLE) && (offsetsTable.isEmpty() || offsetsTable.indexOf('\0') >= 0
+            || PostgresIdentifiers.utf8Length(offsetsTable) > PostgresIdentifiers.MAX_BYTES))
+        {
+            pc.problem(OFFSETS_TABLE.name(), "is not a PostgreSQL table name (1 to 63 bytes in UTF-8, no NUL)");
+        }
+        if (!SinkKeys.EXACTLY_ONCE.equals(delivery))
+        {
+            if (pc.has(OFFSETS_TABLE))
+            {
+                pc.problem(OFFSETS_TABLE.name(), "is read only with delivery = \"exactly_once\"");
+            }
+            return;
+        }
+        final String schema = pc.string(SCHEMA);
+        if (schema != null && schema.contains("{"))
+        {
+            pc.problem(SinkKeys.DELIVERY.name(), "\"exactly_once\" keeps the positions in offsets_table of the "
+                + "sink's schema, which must then be one schema: schema = \"" + schema + "\" is a template");
+        }
+        if (jdbcUrl == null)
+        {
+            return;
+        }
+        final String hosts = jdbcUrl.substring("jdbc:postgresql://".length(), jdbcUrl.indexOf('/',
+            "jdbc:postgresql://".length()));
+        final String query = jdbcUrl.contains("?")
+            ? jdbcUrl.substring(jdbcUrl.indexOf('?') + 1).toLowerCase(Locale.ROOT)
+            : "";
+        if (hosts.contains(",") && !query.matches("(.*&)?targetservertype=(primary|master)(&.*)?"))
+        {
+            pc.problem(SinkKeys.DELIVERY.name(), "\"exactly_once\" needs every batch's rows and positions in one "
+                + "database, but url names several hosts (" + hosts + ") and pgJDBC may write to any of them: if they "
+                + "are replicas of one primary add targetServerType=primary to the URL; if they are separate servers "
+                + "exactly_once cannot hold across them");
+        }
     }
 
     /**

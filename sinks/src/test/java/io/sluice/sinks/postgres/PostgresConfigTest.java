@@ -187,4 +187,99 @@ class PostgresConfigTest
             () -> p.qualifiedName("public", "x".repeat(64)));
         assertTrue(e.getMessage().contains("64 bytes"), e.getMessage());
     }
+
+    @Test
+    void shouldReadExactlyOnceWithItsPositionsTable()
+    {
+        final PostgresConfig p = (PostgresConfig)ConfigLoader.parse(HEAD + """
+            url = "postgresql://db:5432/analytics"
+            username = "u"
+            target_table = "{topic}"
+            delivery = "exactly_once"
+            offsets_table = "positions"
+            """).sink("pg").plugin();
+        assertTrue(p.exactlyOnce());
+        assertEquals("positions", p.offsetsTable());
+        final PostgresConfig plain = (PostgresConfig)ConfigLoader.parse(HEAD + """
+            url = "postgresql://db:5432/analytics"
+            username = "u"
+            target_table = "{topic}"
+            """).sink("pg").plugin();
+        assertFalse(plain.exactlyOnce());
+        assertEquals("at_least_once", plain.delivery());
+        assertEquals("sluice_offsets", plain.offsetsTable());
+    }
+
+    @Test
+    void shouldRefuseExactlyOnceWhereItCannotHoldNamingWhyAndTheLine()
+    {
+        final List<ConfigProblem> several = problems("""
+            url = "postgresql://db1:5432,db2:5432/analytics"
+            username = "u"
+            target_table = "{topic}"
+            delivery = "exactly_once"
+            """);
+        assertEquals(1, several.size(), several.toString());
+        assertEquals("sinks[0].plugin_config.delivery", several.get(0).key());
+        assertEquals(14, several.get(0).line());
+        assertTrue(several.get(0).message().contains("several hosts (db1:5432,db2:5432)")
+            && several.get(0).message().contains("targetServerType=primary"), several.get(0).message());
+        // replicas of one primary: pgJDBC writes to the primary only
+        assertTrue(((PostgresConfig)ConfigLoader.parse(HEAD + """
+            url = "postgresql://db1:5432,db2:5432/analytics?targetServerType=primary"
+            username = "u"
+            target_table = "{topic}"
+            delivery = "exactly_once"
+            """).sink("pg").plugin()).exactlyOnce());
+
+        final String templated = problems("""
+            url = "postgresql://db:5432/analytics"
+            username = "u"
+            schema = "{topic_segment[0]}"
+            target_table = "{topic}"
+            delivery = "exactly_once"
+            """).toString();
+        assertTrue(templated.contains("is a template"), templated);
+
+        final String alone = problems("""
+            url = "postgresql://db:5432/analytics"
+            username = "u"
+            target_table = "{topic}"
+            offsets_table = "positions"
+            """).toString();
+        assertTrue(alone.contains("offsets_table") && alone.contains("only with delivery"), alone);
+
+        final String typo = problems("""
+            url = "postgresql://db:5432/analytics"
+            username = "u"
+            target_table = "{topic}"
+            delivery = "exactly-once"
+            """).toString();
+        assertTrue(typo.contains("delivery"), typo);
+    }
+
+    @Test
+    void shouldRefuseExactlyOnceOnClickHouseNamingWhy()
+    {
+        final List<ConfigProblem> p = assertThrows(ConfigException.class, () -> ConfigLoader.parse("""
+            [kafka]
+            bootstrap_servers = "k:9092"
+
+            [[sinks]]
+            name = "ch"
+            kind = "clickhouse"
+            pattern = 'orders\\..*'
+            group_id = "sluice-ch"
+
+            [sinks.plugin_config]
+            endpoint = "http://ch:8123"
+            database = "db"
+            target_table = "{topic}"
+            delivery = "exactly_once"
+            """)).problems();
+        assertEquals(1, p.size(), p.toString());
+        assertEquals("sinks[0].plugin_config.delivery", p.get(0).key());
+        assertEquals(14, p.get(0).line());
+        assertTrue(p.get(0).message().contains("ClickHouse has none"), p.get(0).message());
+    }
 }

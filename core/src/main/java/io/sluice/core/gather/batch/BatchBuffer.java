@@ -31,9 +31,19 @@ public final class BatchBuffer
     private long sealedNanos;
     private volatile Destination destination;
     private Binding binding;
+    /** The destination's positions when it is exactly-once (the batch's expected positions come from it), else null. */
+    private PositionChain chain;
     private long[] firstOffsetByTracker = new long[16];
     private int[] stampByTracker = new int[16];
     private int stamp;
+    /** Per tracker id: its index among the batch's partitions (valid when its stamp is this batch's). */
+    private int[] slotByTracker = new int[16];
+    /** Per partition of the batch, in order of first row: tracker id, first and last offset, expected position. */
+    private int[] partTracker = new int[4];
+    private long[] partFirst = new long[4];
+    private long[] partLast = new long[4];
+    private long[] partExpected = new long[4];
+    private int partCount;
     private int shard;
     private final BatchPool pool;
     private final int maxRows;
@@ -69,9 +79,11 @@ public final class BatchBuffer
     {
         this.destination = destination;
         this.binding = destination.binding();
+        this.chain = destination.positions();
         this.shard = shard;
         this.openedNanos = nowNanos;
         this.rowCount = 0;
+        this.partCount = 0;
         this.rows.clear();
         this.stamp++;
     }
@@ -110,12 +122,103 @@ public final class BatchBuffer
             final int n = Math.max(trackerId + 1, stampByTracker.length * 2);
             stampByTracker = Arrays.copyOf(stampByTracker, n);
             firstOffsetByTracker = Arrays.copyOf(firstOffsetByTracker, n);
+            slotByTracker = Arrays.copyOf(slotByTracker, n);
         }
         if (stampByTracker[trackerId] != stamp)
         {
             stampByTracker[trackerId] = stamp;
             firstOffsetByTracker[trackerId] = offset;
+            addPartition(trackerId, offset);
         }
+        partLast[slotByTracker[trackerId]] = offset;
+        if (chain != null)
+        {
+            chain.appended(this, trackerId, offset);
+        }
+    }
+
+    private void addPartition(final int trackerId, final long offset)
+    {
+        final int k = partCount;
+        if (k == partTracker.length)
+        {
+            final int n = k * 2;
+            partTracker = Arrays.copyOf(partTracker, n);
+            partFirst = Arrays.copyOf(partFirst, n);
+            partLast = Arrays.copyOf(partLast, n);
+            partExpected = Arrays.copyOf(partExpected, n);
+        }
+        partTracker[k] = trackerId;
+        partFirst[k] = offset;
+        partExpected[k] = -1;
+        slotByTracker[trackerId] = k;
+        partCount = k + 1;
+    }
+
+    /** @return how many source partitions the batch's rows come from */
+    public int partitionCount()
+    {
+        return partCount;
+    }
+
+    /**
+     * @param k a partition of the batch, from 0 to {@link #partitionCount()} - 1, in the order of their first rows
+     * @return its tracker id
+     */
+    public int partitionTrackerId(final int k)
+    {
+        return partTracker[k];
+    }
+
+    /**
+     * @param k a partition of the batch, from 0 to {@link #partitionCount()} - 1
+     * @return the offset of its first row in the batch
+     */
+    public long partitionFirstOffset(final int k)
+    {
+        return partFirst[k];
+    }
+
+    /**
+     * @param k a partition of the batch, from 0 to {@link #partitionCount()} - 1
+     * @return the offset of its last (highest) row in the batch
+     */
+    public long partitionLastOffset(final int k)
+    {
+        return partLast[k];
+    }
+
+    /**
+     * For an exactly-once destination: the position (next offset) the table must hold of the partition before this
+     * batch is written, the end of the table's previous batch of it ({@code PositionChain}).
+     *
+     * @param k a partition of the batch, from 0 to {@link #partitionCount()} - 1
+     * @return the position, or -1 when none was set (an at-least-once destination)
+     */
+    public long partitionExpected(final int k)
+    {
+        return partExpected[k];
+    }
+
+    /**
+     * @param trackerId a tracker id with a row in this batch
+     * @return {@link #partitionExpected} of its partition
+     */
+    public long expectedOf(final int trackerId)
+    {
+        return partExpected[slotByTracker[trackerId]];
+    }
+
+    /**
+     * Sets the position the table must hold of a partition before this batch (route stage, after the partition's first
+     * row was added).
+     *
+     * @param trackerId a tracker id with a row in this batch
+     * @param expected  the next offset the table holds, {@code >= 0}
+     */
+    public void expectPosition(final int trackerId, final long expected)
+    {
+        partExpected[slotByTracker[trackerId]] = expected;
     }
 
     /**

@@ -31,6 +31,8 @@ public final class Destination
     private volatile String refreshReason;
     private volatile long lastVersionCheckNanos;
     private volatile String unwritable;
+    /** The table's positions for an exactly-once sink (route stage only); null for at-least-once. */
+    private PositionChain positions;
     private final AtomicLong rowsWritten = new AtomicLong();
     private final AtomicLong bytesWritten = new AtomicLong();
     private final AtomicLong inserts = new AtomicLong();
@@ -86,6 +88,22 @@ public final class Destination
         this.schemaRefreshMs = schemaRefreshMs;
         this.binding = binding;
         this.lastVersionCheckNanos = System.nanoTime();
+    }
+
+    /**
+     * Makes this an exactly-once destination (before the route stage uses it).
+     *
+     * @param chain the table's positions
+     */
+    public void positions(final PositionChain chain)
+    {
+        this.positions = chain;
+    }
+
+    /** @return the table's positions when its sink is exactly-once, else null (route stage thread) */
+    public PositionChain positions()
+    {
+        return positions;
     }
 
     /** @return dense id */

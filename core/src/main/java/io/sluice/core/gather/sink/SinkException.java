@@ -20,6 +20,7 @@ public final class SinkException extends Exception
     private final boolean schemaChanged;
     private final int code;
     private final boolean recordCaused;
+    private boolean positionMismatch;
 
     /**
      * @param message   what failed, naming the destination (e.g. the table and endpoint)
@@ -79,6 +80,27 @@ public final class SinkException extends Exception
     public static SinkException schemaChanged(final String message, final int code, final Throwable cause)
     {
         return new SinkException(message, false, true, code, false, cause);
+    }
+
+    /**
+     * An exactly-once batch rolled back because the table did not hold the position the batch was built on: another
+     * member wrote the partition since (it was reassigned and this work is stale), or an earlier batch of it was not
+     * written. Nothing was written; not retriable as it is: the partition is read again from what the table holds.
+     *
+     * @param message what failed, naming the table, the partition, the expected and the stored position
+     * @return the exception
+     */
+    public static SinkException positionMismatch(final String message)
+    {
+        final SinkException e = new SinkException(message, false, false, 0, false, null);
+        e.positionMismatch = true;
+        return e;
+    }
+
+    /** @return whether {@link #positionMismatch} made it (the batch was stale, nothing was written) */
+    public boolean positionMismatch()
+    {
+        return positionMismatch;
     }
 
     /** @return whether the destination refused the rows because its table changed (they were not written) */
