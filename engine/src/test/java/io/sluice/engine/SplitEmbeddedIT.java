@@ -344,9 +344,9 @@ class SplitEmbeddedIT
             + "day date, score double precision, small smallint, note text)");
         try
         {
-            final String views = "[[sinks]]\nname = \"views\"\nkind = \"postgres\"\n[sinks.plugin_config]\n"
+            final String viewsSink = "[[sinks]]\nname = \"views\"\nkind = \"postgres\"\n[sinks.plugin_config]\n"
                 + PostgresSinkIT.login() + "schema = \"" + schema + "\"\ntarget_table = \"views\"\nlinger_ms = 50\n";
-            assertEquals(1, runByName(t, views, new PgViewEncoder()), "the purchase reaches no branch");
+            assertEquals(1, runByName(t, viewsSink, new PgViewEncoder()), "the purchase reaches no branch");
             assertEquals("0\tu1\n3\tu2\n",
                 TestServices.sql("SELECT offset, user FROM " + t[1] + ".clicks ORDER BY offset"));
             final List<String> landed = PostgresSinkIT.rows("SELECT \"offset\", page, "
