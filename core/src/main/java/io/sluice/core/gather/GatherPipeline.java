@@ -1,11 +1,9 @@
 package io.sluice.core.gather;
 
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -24,9 +22,7 @@ import com.lmax.disruptor.Sequence;
 
 import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
-import io.sluice.core.ack.PositionStore;
 import io.sluice.core.config.ErrorPolicy;
-import io.sluice.core.config.SinkConnection;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.deadletter.DeadLetterClients;
 import io.sluice.core.deadletter.DeadLetters;
@@ -56,7 +52,6 @@ import io.sluice.tuning.CpuAffinity;
 import io.sluice.tuning.Layout;
 import io.sluice.tuning.StagePlan;
 import io.sluice.tuning.StageThread;
-import io.sluice.tuning.WaitKind;
 import io.sluice.tuning.WaitStrategies;
 
 /**
@@ -188,7 +183,9 @@ public final class GatherPipeline<T>
         final StageThread sinkThreadPlan = plan.threadOf(StagePlan.SINK);
 
         final Map<String, DestinationResolver.SinkTarget> targets = new LinkedHashMap<>();
-        final Map<String, InsertWorker[][]> workersBySink = buildWorkers(e, sinkThreadPlan.waitKind(), targets);
+        final InsertWorkers built = new InsertWorkers(spec, drivers, trackers, stats, positions, workers, workerKinds);
+        final Map<String, InsertWorker[][]> workersBySink = built.build(e, sinkThreadPlan.waitKind(), targets);
+        shards = built.shards();
         resolver.positions(positions);
         final List<Split.Branch<?>> branches = spec.split().branches();
         final List<DestinationResolver.SinkTarget> branchSinks = new ArrayList<>();
@@ -285,105 +282,6 @@ public final class GatherPipeline<T>
         {
             destinationSetup = new DestinationSetup(spec.name(), e.destinationSetupThreads());
             route.destinationSetup(destinationSetup);
-        }
-    }
-
-    /**
-     * Checks every sink is reachable, reads its catalog, and builds the insert workers of each distinct shard (shared
-     * by sinks with the same endpoints).
-     *
-     * @return per sink, its workers by shard
-     */
-    private Map<String, InsertWorker[][]> buildWorkers(final SluiceConfig.Engine e, final WaitKind sinkWait,
-        final Map<String, DestinationResolver.SinkTarget> targets) throws SinkException
-    {
-        final Set<WorkerKey> checked = new HashSet<>();
-        final Map<WorkerKey, InsertWorker[]> workersByShard = new LinkedHashMap<>();
-        final Map<String, InsertWorker[][]> workersBySink = new LinkedHashMap<>();
-        for (final SinkSpec s : spec.sinks().values())
-        {
-            final SinkDriver driver = drivers.apply(s);
-            if (driver == null)
-            {
-                throw new SinkException("pipeline " + spec.name() + ": no driver for sink " + s.name() + " (kind "
-                    + s.connection().kind() + ")", false, 0, null);
-            }
-            if (checked.add(new WorkerKey(driver, s.connection(), s.shards())))
-            {
-                driver.checkReachable(s);
-            }
-            targets.put(s.name(), new DestinationResolver.SinkTarget(s, driver.catalog(s)));
-            final InsertWorker[][] byShard = new InsertWorker[s.shards().size()][];
-            for (int shard = 0; shard < byShard.length; shard++)
-            {
-                final int shardIndex = shard;
-                // one kind's writer never takes another kind's (or another connection's) batches
-                byShard[shard] = workersByShard.computeIfAbsent(
-                    new WorkerKey(driver, s.connection(), s.shards().get(shard)), key ->
-                    {
-                        final InsertWorker[] ws = new InsertWorker[s.connection().insertWorkers()];
-                        for (int w = 0; w < ws.length; w++)
-                        {
-                            ws[w] = new InsertWorker(spec.name() + "/shard-" + workersByShard.size() + "-" + w,
-                                e.queueDepth(),
-                                driver.writer(s, shardIndex), trackers, stats,
-                                new CircuitBreaker(s.connection().breakerFailures(),
-                                    TimeUnit.MILLISECONDS.toNanos(s.connection().breakerOpenMs())),
-                                WaitStrategies.idleStrategy(sinkWait),
-                                s.connection().retryBackoffMs(), s.connection().retryBackoffMaxMs());
-                            workers.add(ws[w]);
-                            workerKinds.put(ws[w], s.connection().kind());
-                        }
-                        return ws;
-                    });
-            }
-            workersBySink.put(s.name(), byShard);
-            if (s.connection().exactlyOnce())
-            {
-                exactlyOnce(s, driver, byShard);
-            }
-        }
-        shards = workersByShard.size();
-        return workersBySink;
-    }
-
-    /** An exactly-once sink: its store of positions is read by the source, its workers write positions. */
-    private void exactlyOnce(final SinkSpec s, final SinkDriver driver, final InsertWorker[][] byShard)
-        throws SinkException
-    {
-        final PositionStore store = driver.positionStore(s, spec.groupId());
-        if (store == null || spec.groupId() == null)
-        {
-            throw new SinkException("sink " + s.name() + ": delivery = \"exactly_once\" needs a sink kind that "
-                + "stores positions and a consumer group (kind " + s.connection().kind() + ")", false, 0, null);
-        }
-        positions.add(s.name(), store);
-        for (final InsertWorker[] shard : byShard)
-        {
-            for (final InsertWorker w : shard)
-            {
-                w.exactlyOnce(spec.groupId());
-            }
-        }
-    }
-
-    /**
-     * The insert workers of one shard (or the reachability check of all shards): the driver (by identity), the
-     * connection and the endpoints of the shard (or the list of every shard's).
-     */
-    private record WorkerKey(SinkDriver driver, SinkConnection connection, List<?> endpoints)
-    {
-        @Override
-        public boolean equals(final Object o)
-        {
-            return o instanceof WorkerKey k && k.driver == driver && k.connection.equals(connection)
-                && k.endpoints.equals(endpoints);
-        }
-
-        @Override
-        public int hashCode()
-        {
-            return System.identityHashCode(driver) * 31 * 31 + connection.hashCode() * 31 + endpoints.hashCode();
         }
     }
 

@@ -1,9 +1,7 @@
 package io.sluice.core.gather;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongConsumer;
@@ -16,7 +14,6 @@ import com.lmax.disruptor.EventHandler;
 
 import net.openhft.chronicle.bytes.Bytes;
 
-import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
 import io.sluice.core.config.ErrorPolicy;
 import io.sluice.core.deadletter.DeadLetter;
@@ -115,14 +112,8 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         final ShardRouter<Object> router;
         final DestinationResolver.SinkTarget sink;
         final int shards;
-        Destination[] byTopic = new Destination[16];
-        String[] errorByTopic = new String[16];
-        long[] errorUntilNanos = new long[16];
-        /** Non-blocking stage: when to resolve the topic's destination again after a retriable failure. */
-        long[] resolveAtNanos = new long[16];
-        long[] resolveWaitMs = new long[16];
-        /** Tables being set up off this thread ({@link DestinationSetup}), by topic id. */
-        DestinationSetup.Pending[] setUpByTopic = new DestinationSetup.Pending[16];
+        /** Its destinations by topic id, and their resolution. */
+        TopicDestinations destinations;
 
         @SuppressWarnings("unchecked")
         Branch(final Split.Branch<?> b, final DestinationResolver.SinkTarget sink, final int shards)
@@ -141,19 +132,19 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
     private final SplitClassifier<T> classifier;
     private final Branch[] branches;
     private final DestinationResolver resolver;
-    private final PartitionTrackers trackers;
-    private final TopicRegistry topics;
     private final OverflowPool overflow;
-    private final PipelineControl control;
     private final PipelineStats stats;
 
     private final ErrorPolicy unmatched;
     private final ErrorPolicy onError;
     private final ErrorPolicy tombstones;
     private final RowEmitter emitter = new RowEmitter();
+    private final TombstoneDeletes tombstoneDeletes;
     private final RecordFates fates;
     private final Sealer sealer;
     private final NanoClock clock;
+    /** {@link #countWait()} for the branches' {@link TopicDestinations}, allocated once. */
+    private final Runnable countWait = this::countWait;
 
     private long nowNanos;
     private volatile long lastFlushToken;
@@ -163,7 +154,6 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
     };
     private boolean waiting;
     private volatile boolean abandoned;
-    private DestinationSetup setup;
 
     /**
      * @param pipeline   pipeline name
@@ -203,10 +193,7 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         this.sealer = new Sealer(chunks, pools, queues, clock, stats);
         this.clock = clock;
         this.resolver = resolver;
-        this.trackers = trackers;
-        this.topics = topics;
         this.overflow = overflow;
-        this.control = control;
         this.stats = stats;
         this.unmatched = split.unmatched();
         this.onError = onError;
@@ -217,6 +204,14 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         {
             // a tombstone names its row by its key alone
             fates.needKeysAndHeaders();
+        }
+        this.tombstoneDeletes = new TombstoneDeletes(branches.length, fates, emitter);
+        for (int i = 0; i < branches.length; i++)
+        {
+            final Branch b = branches[i];
+            tombstoneDeletes.branch(i, b.name, b.shards);
+            b.destinations = new TopicDestinations(pipeline, b.index, b.name, b.encoder, b.sink, resolver, trackers,
+                topics, fates, control, clock, countWait);
         }
     }
 
@@ -234,21 +229,11 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         {
             if (b.sink.isLiteral())
             {
-                long waitMs = 100;
-                DestinationResolver.Result r = resolver.resolve(b.index, b.name, b.encoder, b.sink, "");
-                while (r.destination() == null && r.retriable() && !control.stopRequested())
+                final String error = b.destinations.resolveLiteral();
+                if (error != null)
                 {
-                    LOG.warn("{}: cannot resolve the destination of branch {} yet: {} (retriable; retrying in {} ms)",
-                        pipeline, b.name, r.error(), waitMs);
-                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(waitMs));
-                    waitMs = Math.min(waitMs * 2, 5000);
-                    r = resolver.resolve(b.index, b.name, b.encoder, b.sink, "");
+                    return error;
                 }
-                if (r.destination() == null)
-                {
-                    return r.error();
-                }
-                fates.noteKeysAndHeaders(r.destination());
             }
         }
         return null;
@@ -265,7 +250,10 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
      */
     public RouteStage<T> destinationSetup(final DestinationSetup setup)
     {
-        this.setup = setup;
+        for (final Branch b : branches)
+        {
+            b.destinations.setup(setup);
+        }
         return this;
     }
 
@@ -290,6 +278,10 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
     public RouteStage<T> nonBlocking()
     {
         blocking = false;
+        for (final Branch b : branches)
+        {
+            b.destinations.nonBlocking();
+        }
         return this;
     }
 
@@ -470,7 +462,7 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         }
         if (event.valueLength() < 0 && tombstones == ErrorPolicy.DELETE)
         {
-            deleteByKey(event);
+            tombstoneDeletes.delete(event);
             return;
         }
         if (event.valueLength() < 0)
@@ -524,75 +516,8 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         }
     }
 
-    /**
-     * A tombstone under {@code tombstones = "delete"}: it has no value, so no branch condition can choose for it.
-     * It deletes from the one table the topic's branches write to whose binding deletes rows
-     * ({@link RowEncoder.Bound#deletes()}), as a delete row in that table's open batch, so that the writer applies
-     * it in offset order with the rows around it in the same transaction. Every branch's destination of the topic is
-     * resolved (cached per topic, as for rows); a destination that cannot be resolved stops the partition as it does
-     * for a row. A record error under {@code on_error}: no branch's table deletes rows, the branches write to more
-     * than one such table (which one holds the key cannot be known without a value, and one offset is acknowledged
-     * by one batch), a sink with several shards (the row's shard is chosen from its value), a key that names no row
-     * (the encoder's reason). Allocates nothing unless the record fails.
-     */
-    private void deleteByKey(final RecordEvent event)
-    {
-        Branch target = null;
-        Destination dest = null;
-        for (final Branch b : branches)
-        {
-            final Destination d = destinationOrError(b, event);
-            if (d == null)
-            {
-                return; // settled: its partition stops here, or a resolver that threw was the record's error
-            }
-            if (!d.encoder().deletes() || d == dest)
-            {
-                continue;
-            }
-            if (dest != null && !(dest.sink().equals(d.sink()) && dest.sqlTable().equals(d.sqlTable())))
-            {
-                tombstoneError(event, "the topic's branches write to more than one table that deletes rows ("
-                    + dest + " and " + d + "): a tombstone has no value to choose one by", target, dest);
-                return;
-            }
-            if (dest == null)
-            {
-                dest = d;
-                target = b;
-            }
-        }
-        if (dest == null)
-        {
-            tombstoneError(event, "no table of the topic's branches deletes rows", null, null);
-            return;
-        }
-        if (!event.hasKeyAndHeaders())
-        {
-            fates.rereadWithKeys(event, dest);
-            return;
-        }
-        if (target.shards != 1)
-        {
-            tombstoneError(event, "the sink has " + target.shards + " shards, and a row's shard is chosen from its "
-                + "value, which a tombstone has not", target, dest);
-            return;
-        }
-        emitter.begin(event);
-        emitter.settled = true;
-        emitter.append(event, target, dest, 0, null, true);
-    }
-
-    private void tombstoneError(final RecordEvent event, final String why, final Branch branch,
-        final Destination dest)
-    {
-        final String what = "tombstone (tombstones = delete): " + why;
-        fates.notARow(event, RecordFates.INVALID, what, RecordFates.thrown(DeadLetterHeaders.STAGE_ROUTE, what, null,
-            branch == null ? null : branch.name, dest == null ? null : dest.toString()));
-    }
-
     /** The emitter handed to the classifier; one per stage, reset per record. */
-    private final class RowEmitter implements Emitter
+    private final class RowEmitter implements Emitter, TombstoneDeletes.Route
     {
         RecordEvent event;
         boolean settled;
@@ -604,6 +529,20 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
             event = e;
             settled = false;
             retryPending = false;
+        }
+
+        @Override
+        public Destination destination(final int branch, final RecordEvent ev)
+        {
+            return RouteStage.this.destinationOrError(branches[branch], ev);
+        }
+
+        @Override
+        public void appendDelete(final RecordEvent ev, final int branch, final Destination dest)
+        {
+            begin(ev);
+            settled = true;
+            append(ev, branches[branch], dest, 0, null, true);
         }
 
         @Override
@@ -722,14 +661,6 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
     }
 
     /**
-     * The destination of a record's topic in a branch, resolved once per topic. When there is none (a missing table
-     * without creation, a topic with too few segments for the template, a column the encoder cannot write), the record
-     * is not a bad record: its partition stops at it (the offset fails, nothing is committed past it, the source
-     * re-reads it with backoff) whatever {@code on_error} says, and the reason is logged once per topic; after
-     * {@code checkpoint.stalled_fail_after_ms} the run ends naming it. The failed resolution is remembered for one
-     * second, then tried again, so creating the table (or fixing the topic) lets the partition continue.
-     */
-    /**
      * The shard of a row by its branch's router, or -1 when the router threw or answered out of range (the record's
      * error policy then decided its fate).
      */
@@ -782,20 +713,18 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         }
     }
 
+    /**
+     * The destination of a record's topic in a branch, resolved once per topic. When there is none (a missing table
+     * without creation, a topic with too few segments for the template, a column the encoder cannot write), the record
+     * is not a bad record: its partition stops at it (the offset fails, nothing is committed past it, the source
+     * re-reads it with backoff) whatever {@code on_error} says, and the reason is logged once per topic; after
+     * {@code checkpoint.stalled_fail_after_ms} the run ends naming it. The failed resolution is remembered for one
+     * second, then tried again, so creating the table (or fixing the topic) lets the partition continue.
+     */
     private Destination destinationFor(final Branch branch, final RecordEvent event)
     {
-        final int topicId = event.topicId();
-        if (topicId >= branch.byTopic.length)
-        {
-            final int n = Math.max(topicId + 1, branch.byTopic.length * 2);
-            branch.byTopic = Arrays.copyOf(branch.byTopic, n);
-            branch.errorByTopic = Arrays.copyOf(branch.errorByTopic, n);
-            branch.errorUntilNanos = Arrays.copyOf(branch.errorUntilNanos, n);
-            branch.resolveAtNanos = Arrays.copyOf(branch.resolveAtNanos, n);
-            branch.resolveWaitMs = Arrays.copyOf(branch.resolveWaitMs, n);
-            branch.setUpByTopic = Arrays.copyOf(branch.setUpByTopic, n);
-        }
-        final Destination cached = branch.byTopic[topicId];
+        final TopicDestinations d = branch.destinations;
+        final Destination cached = d.cached(event.topicId());
         if (cached != null)
         {
             if (cached.refreshRequested() == null || refreshed(branch, cached))
@@ -803,122 +732,14 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
                 return cached;
             }
         }
-        String error = branch.errorByTopic[topicId];
-        if (error != null && nowNanos - branch.errorUntilNanos[topicId] >= 0)
+        try
         {
-            error = null; // try again: the table may exist by now
+            return d.resolve(event, nowNanos);
         }
-        if (error == null && !blocking && branch.resolveWaitMs[topicId] > 0
-            && nowNanos - branch.resolveAtNanos[topicId] < 0)
+        finally
         {
-            // a retriable failure a moment ago (the server may be restarting): the source keeps polling meanwhile
-            throw RETRY_LATER;
+            nowNanos = d.nowNanos(); // a blocking stage may have waited
         }
-        if (error == null)
-        {
-            long waitMs = blocking ? 100 : Math.max(100, branch.resolveWaitMs[topicId]);
-            while (true)
-            {
-                final DestinationResolver.Result r = resolveOrSetUp(branch, topicId, event);
-                if (r == null)
-                {
-                    return null; // its table is being set up: the record waits in its partition, read again later
-                }
-                if (r.destination() != null)
-                {
-                    fates.noteKeysAndHeaders(r.destination());
-                    branch.byTopic[topicId] = r.destination();
-                    branch.resolveWaitMs[topicId] = 0;
-                    if (branch.errorByTopic[topicId] != null)
-                    {
-                        LOG.info("{}: topic {} resolves now (branch {}): {}", pipeline, topics.name(topicId),
-                            branch.name,
-                            r.destination());
-                        branch.errorByTopic[topicId] = null;
-                    }
-                    return r.destination();
-                }
-                if (!r.retriable() || control.stopRequested())
-                {
-                    error = r.error();
-                    if (!error.equals(branch.errorByTopic[topicId]))
-                    {
-                        LOG.error("{}: records of topic {} have no destination in branch {}: {}; their partitions stop "
-                            + "here until it is fixed (checkpoint.stalled_fail_after_ms)", pipeline,
-                            topics.name(topicId),
-                            branch.name, error);
-                    }
-                    branch.errorByTopic[topicId] = error;
-                    branch.errorUntilNanos[topicId] = nowNanos + TimeUnit.SECONDS.toNanos(1);
-                    break;
-                }
-                LOG.warn("{}: cannot resolve the destination of topic {} yet: {} (retrying in {} ms)", pipeline,
-                    topics.name(topicId), r.error(), waitMs);
-                if (!blocking)
-                {
-                    countWait();
-                    branch.resolveWaitMs[topicId] = Math.min(waitMs * 2, 5000);
-                    branch.resolveAtNanos[topicId] = nowNanos + TimeUnit.MILLISECONDS.toNanos(waitMs);
-                    throw RETRY_LATER;
-                }
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(waitMs));
-                nowNanos = clock.nanoTime();
-                waitMs = Math.min(waitMs * 2, 5000);
-            }
-        }
-        trackers.get(event.trackerId()).fail(event.offset(), event.trackerGeneration(), -1,
-            fates.where(event) + ": " + error);
-        return null;
-    }
-
-    /**
-     * Resolves a topic's destination in a branch: on this thread without a {@link DestinationSetup}; with one, a table
-     * already known (or a topic whose name has none) at once, a new table by handing its setup to the pool and, once
-     * the pool has prepared it, binding it here. Off the hot path: only for records of a topic without a destination.
-     *
-     * @return the result, or {@code null} when the table is still being set up: the record's offset has failed with
-     *     {@link AckTracker#CODE_AWAITING}, so it and the records after it in its partition are read again
-     */
-    private DestinationResolver.Result resolveOrSetUp(final Branch branch, final int topicId, final RecordEvent event)
-    {
-        final String topic = topics.name(topicId);
-        if (setup == null)
-        {
-            return resolver.resolve(branch.index, branch.name, branch.encoder, branch.sink, topic);
-        }
-        final DestinationSetup.Pending pending = branch.setUpByTopic[topicId];
-        if (pending == null)
-        {
-            final DestinationResolver.Result known = resolver.known(branch.index, branch.name, branch.encoder,
-                branch.sink, topic);
-            if (known != null)
-            {
-                return known;
-            }
-            final DestinationSetup.Pending started = setup.submit(branch.name, branch.sink, topic);
-            // a table set up alone (no other setup under way) is waited for, briefly: a new topic's records go
-            // straight to its table as before, without a re-read; a burst of new tables is set up in parallel
-            final DestinationResolver.Prepared quick = setup.inProgress() <= 1
-                ? started.await(DestinationSetup.ALONE_WAIT_NANOS)
-                : null;
-            if (quick != null)
-            {
-                return resolver.install(branch.index, branch.name, branch.encoder, branch.sink, topic, quick);
-            }
-            branch.setUpByTopic[topicId] = started;
-        }
-        else if (pending.result() != null)
-        {
-            branch.setUpByTopic[topicId] = null;
-            return resolver.install(branch.index, branch.name, branch.encoder, branch.sink, topic, pending.result());
-        }
-        // the last setup's failure, when it is being set up again, stays the reason the partition waits
-        final String before = branch.errorByTopic[topicId];
-        trackers.get(event.trackerId()).fail(event.offset(), event.trackerGeneration(), AckTracker.CODE_AWAITING,
-            fates.where(event) + ": " + (before != null
-                ? before + " (setting the table of topic " + topic + " up again)"
-                : "waiting for the table of topic " + topic + " (branch " + branch.name + ") to be set up"));
-        return null;
     }
 
     /**
@@ -949,13 +770,7 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
                 branch.name, e.getMessage());
             dest.clearRefresh();
             dest.unwritable(e.getMessage());
-            for (int t = 0; t < branch.byTopic.length; t++)
-            {
-                if (branch.byTopic[t] == dest)
-                {
-                    branch.byTopic[t] = null;
-                }
-            }
+            branch.destinations.forget(dest);
             return false;
         }
     }
