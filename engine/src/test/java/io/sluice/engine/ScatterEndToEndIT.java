@@ -126,7 +126,8 @@ class ScatterEndToEndIT
         final String metrics = MetricsEndpoint.scrape(List::of, () -> pipelines);
         for (int p = 0; p < 4; p++)
         {
-            final String labels = "{partition=\"" + p + "\",pipeline=\"firehose\",topic=\"" + input + "\"} 0.0";
+            final String labels = "{kind=\"kafka\",partition=\"" + p + "\",pipeline=\"firehose\",topic=\"" + input
+                + "\"} 0.0";
             assertTrue(metrics.contains("sluice_checkpoint_lag_records" + labels), metrics);
             assertTrue(metrics.contains("sluice_consumer_lag_records" + labels), metrics);
         }
