@@ -1193,7 +1193,7 @@ public final class BenchRun
             toml = toml.replace(e.getKey(), e.getValue());
         }
         final Path f = runDir.resolve(name + ".toml");
-        Files.writeString(f, toml + append);
+        Files.writeString(f, toml + append + STARTUP_CHECK);
         return f;
     }
 
@@ -1224,7 +1224,7 @@ public final class BenchRun
             toml = toml.replace(e.getKey(), e.getValue());
         }
         final Path f = runDir.resolve(name + ".toml");
-        Files.writeString(f, toml + append);
+        Files.writeString(f, toml + append + STARTUP_CHECK);
         return f;
     }
 
@@ -1238,6 +1238,12 @@ public final class BenchRun
         return Map.of("max_rows = 20000", "max_rows = " + maxRows, "max_bytes = 8388608", "max_bytes = " + maxBytes,
             "linger_ms = 1000", "linger_ms = " + drainLingerMs);
     }
+
+    /**
+     * Appended to every contender's config: the start-up Kafka check waits up to a minute, as a starved bench machine
+     * (a broker busy loading the input, the other contenders' JITs) may answer late; the default 10 s failed drain runs.
+     */
+    private static final String STARTUP_CHECK = "\n[engine]\nkafka_check_timeout_ms = 60000\n";
 
     private static int freePort() throws IOException
     {

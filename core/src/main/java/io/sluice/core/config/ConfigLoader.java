@@ -282,7 +282,8 @@ public final class ConfigLoader
             powerOfTwo(en, ENGINE_ACK_WINDOW),
             en.intValue(ENGINE_QUEUE_DEPTH),
             en.longValue(ENGINE_STATUS_INTERVAL_MS),
-            en.intValue(ENGINE_DESTINATION_SETUP_THREADS));
+            en.intValue(ENGINE_DESTINATION_SETUP_THREADS),
+            en.longValue(ENGINE_KAFKA_CHECK_TIMEOUT_MS));
         if ((long)engine.ringSize() * engine.slotBytes() > Integer.MAX_VALUE)
         {
             en.problem(ENGINE_RING_SIZE.name(), "ring_size x slot_bytes = " + engine.ringSize() + " x "

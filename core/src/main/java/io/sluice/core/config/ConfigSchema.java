@@ -170,6 +170,11 @@ public final class ConfigSchema
             + "their own, while the records of tables already set up keep flowing; a record of a table not set up yet "
             + "waits in its partition and is read again once it is. 0: each new table is set up on the route stage, "
             + "one at a time, and every record waits behind it.");
+    static final ConfigKey ENGINE_KAFKA_CHECK_TIMEOUT_MS = ConfigKey.in("engine", "kafka_check_timeout_ms", LONG)
+        .defaultValue("10000").unit("ms").range(1_000, 600_000)
+        .doc("How long start-up waits for each Kafka cluster to answer, with the pipelines' own security settings, "
+            + "before the run ends with exit 1 naming the address and the reason (consumers alone would retry an "
+            + "unreachable broker or refused credentials silently for ever). Raise it on a starved machine.");
     static final ConfigKey ENGINE_STATUS_INTERVAL_MS = ConfigKey.in("engine", "status_interval_ms", LONG)
         .defaultValue("10000").unit("ms").range(0, 86_400_000)
         .doc("Period of the one-line status log (records, rows, checkpoint lag); 0 turns it off.");

@@ -243,9 +243,11 @@ public record SluiceConfig(
      *
      * @param destinationSetupThreads {@code engine.destination_setup_threads}: new tables set up at once per pipeline
      *                                off the route stage; 0 sets them up on the route stage, one at a time
+     * @param kafkaCheckTimeoutMs     {@code engine.kafka_check_timeout_ms}: how long start-up waits for each Kafka
+     *                                cluster to answer, in milliseconds
      */
     public record Engine(int ringSize, int slotBytes, int maxRecordBytes, int overflowBuffers, int ackWindow,
-        int queueDepth, long statusIntervalMs, int destinationSetupThreads)
+        int queueDepth, long statusIntervalMs, int destinationSetupThreads, long kafkaCheckTimeoutMs)
     {
     }
 

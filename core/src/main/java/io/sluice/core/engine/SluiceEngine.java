@@ -182,7 +182,7 @@ public final class SluiceEngine
         startPhase = "checking Kafka at " + config.kafka().bootstrapServers();
         // consumers retry an unreachable broker (or one that refuses their credentials) silently forever: ask each
         // cluster once, up front, with the pipelines' own security settings, and name the address and the reason
-        final String kafkaProblem = KafkaChecks.unreachable(config, 10_000);
+        final String kafkaProblem = KafkaChecks.unreachable(config, config.engine().kafkaCheckTimeoutMs());
         if (kafkaProblem != null)
         {
             failure = kafkaProblem;

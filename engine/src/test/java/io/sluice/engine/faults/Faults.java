@@ -570,7 +570,7 @@ final class Faults
     static String withRunSettings(final String toml, final int metricsPort, final String clientId)
     {
         final StringBuilder sb = new StringBuilder(toml);
-        sb.append("\n[engine]\nstatus_interval_ms = 1000\n");
+        sb.append("\n[engine]\nkafka_check_timeout_ms = 60000\nstatus_interval_ms = 1000\n");
         if (metricsPort > 0)
         {
             sb.append("\n[metrics]\nlisten = \"127.0.0.1:").append(metricsPort).append("\"\n");

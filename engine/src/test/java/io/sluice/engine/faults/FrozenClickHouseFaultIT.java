@@ -203,6 +203,7 @@ class FrozenClickHouseFaultIT
             + "\"session.timeout.ms\" = \"6000\"\n\"heartbeat.interval.ms\" = \"1500\"\n"
             + "[checkpoint]\ncommit_interval_ms = 200\nstalled_fail_after_ms = " + stallMs + "\n"
             + "drain_timeout_ms = " + DRAIN_MS + "\n"
+            + "[engine]\nkafka_check_timeout_ms = 60000\n"
             + "[tuning]\nlayout = \"" + layout + "\"\n"
             + "[[sinks]]\nname = \"t\"\nkind = \"clickhouse\"\ntopics = [\"" + topic + "\"]\ngroup_id = \"" + group
             + "\"\n[sinks.plugin_config]\nendpoint = \"http://127.0.0.1:" + httpPort + "\"\ndatabase = \"" + db

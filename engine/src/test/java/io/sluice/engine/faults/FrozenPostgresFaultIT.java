@@ -197,7 +197,7 @@ class FrozenPostgresFaultIT
             + "\"session.timeout.ms\" = \"6000\"\n\"heartbeat.interval.ms\" = \"1500\"\n"
             + "[checkpoint]\ncommit_interval_ms = 200\nstalled_fail_after_ms = " + stallMs + "\n"
             + "drain_timeout_ms = " + DRAIN_MS + "\n"
-            + "[engine]\nstatus_interval_ms = 500\n"
+            + "[engine]\nkafka_check_timeout_ms = 60000\nstatus_interval_ms = 500\n"
             + "[tuning]\nlayout = \"" + layout + "\"\n"
             + "[[sinks]]\nname = \"t\"\nkind = \"postgres\"\ntopics = [\"" + topic + "\"]\ngroup_id = \"" + group
             + "\"\n[sinks.plugin_config]\nurl = \"" + pg.url

@@ -284,7 +284,7 @@ class RenamedTableFaultIT
         final StringBuilder sb = new StringBuilder();
         sb.append("[kafka]\nbootstrap_servers = \"").append(Faults.bootstrap()).append("\"\n")
             .append("[checkpoint]\nstalled_fail_after_ms = ").append(STALL_MS).append('\n')
-            .append("[engine]\nstatus_interval_ms = 1000\n")
+            .append("[engine]\nkafka_check_timeout_ms = 60000\nstatus_interval_ms = 1000\n")
             .append("[metrics]\nlisten = \"127.0.0.1:").append(metricsPort).append("\"\n")
             .append("[tuning]\nlayout = \"").append(layout).append("\"\n")
             .append("[[sinks]]\nname = \"renamed\"\nkind = \"clickhouse\"\ntopics = [\"").append(topic)

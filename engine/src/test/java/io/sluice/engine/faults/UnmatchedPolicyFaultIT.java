@@ -45,7 +45,7 @@ class UnmatchedPolicyFaultIT
     {
         return "[kafka]\nbootstrap_servers = \"" + Faults.bootstrap() + "\"\n"
             + "[checkpoint]\ncommit_interval_ms = 100\nstalled_fail_after_ms = 20000\n"
-            + "[engine]\nstatus_interval_ms = 0\n"
+            + "[engine]\nkafka_check_timeout_ms = 60000\nstatus_interval_ms = 0\n"
             + "[metrics]\nlisten = \"127.0.0.1:" + metricsPort + "\"\n"
             + "[[sinks]]\nname = \"s1\"\nkind = \"clickhouse\"\ntopics = [\"" + topic + "\"]\ngroup_id = \"" + group
             + "\"\n"

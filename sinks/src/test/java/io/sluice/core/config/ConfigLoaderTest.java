@@ -44,6 +44,18 @@ class ConfigLoaderTest
         return p.get(0);
     }
 
+    /** The start-up Kafka check's wait: 10 s unless engine.kafka_check_timeout_ms says otherwise, within 1 s..10 min. */
+    @Test
+    void kafkaCheckTimeoutIsReadWithItsDefaultAndRange()
+    {
+        assertEquals(10_000L, ConfigLoader.parse(MINIMAL).engine().kafkaCheckTimeoutMs());
+        assertEquals(60_000L, ConfigLoader.parse("[engine]\nkafka_check_timeout_ms = 60000\n" + MINIMAL).engine()
+            .kafkaCheckTimeoutMs());
+        final ConfigProblem p = only("[engine]\nkafka_check_timeout_ms = 10\n" + MINIMAL);
+        assertEquals("engine.kafka_check_timeout_ms", p.key(), p.toString());
+        assertEquals(2, p.line(), p.toString());
+    }
+
     /**
      * What the engine cannot run refuses at load, naming the key (the hostile trial: each passed check, then the run
      * hung or failed with a stack trace).
