@@ -37,7 +37,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * Issue 12, item 2 under load: a replay writes each row once. A gather sink splits one topic of 4 partitions into 4
  * tables by a field ({@code kind} = {@code t0} .. {@code t3}, one branch each), and every partition carries records of
- * every table. 50,000 records are produced at a steady 1,000 per second; 8 s in, table {@code t2} is RENAMEd away
+ * every table. 32,000 records are produced at a steady 1,000 per second; 6 s in, table {@code t2} is RENAMEd away
  * ({@code t2} → {@code t2_away}) for 20 s and then renamed back, while the producer keeps going.
  *
  * <p>While {@code t2} is away its inserts fail for good (ClickHouse error 60, UNKNOWN_TABLE), so each partition is
@@ -58,9 +58,9 @@ class RenamedTableFaultIT
 {
     private static final int PARTITIONS = 4;
     private static final int TABLES = 4;
-    private static final int RECORDS = 50_000;
+    private static final int RECORDS = 32_000;
     private static final int RATE_PER_SECOND = 1_000;
-    private static final long RENAME_AFTER_MS = 8_000;
+    private static final long RENAME_AFTER_MS = 6_000;
     private static final long AWAY_MS = 20_000;
     private static final long STALL_MS = 120_000;
     private static final int AWAY_INDEX = 2;
