@@ -263,6 +263,20 @@ class SourceConfigTest
         assertTrue(dup.contains("sources[1].name (line 10): duplicate source name \"s\""), dup);
     }
 
+    /** One process has one standard input: a second stdin source would take an arbitrary share of its lines. */
+    @Test
+    void shouldRefuseASecondStdinSourceNamingBoth()
+    {
+        final String stdin = "kind = \"stdin\"\n[[sources.topics]]\ntopic = \"a\"\n";
+        final String two = only(KAFKA + "[[sources]]\nname = \"first\"\n" + stdin + "[[sources]]\nname = \"second\"\n"
+            + stdin);
+        assertTrue(two.contains("sources[1].kind (line 11): source \"second\" reads stdin, which source \"first\" "
+            + "reads already"), two);
+        assertEquals(2, ConfigLoader.parse(KAFKA + "[[sources]]\nname = \"first\"\n" + stdin
+            + "[[sources]]\nname = \"second\"\nkind = \"file\"\npath = \"in.jsonl\"\n[[sources.topics]]\ntopic = \"b\"\n")
+            .sources().size(), "a stdin source beside a file source");
+    }
+
     @Test
     void shouldAcceptAConfigurationWithOnlySourcesButNotOneWithNothing()
     {
