@@ -301,9 +301,9 @@ class PostgresConfigTest
             synchronous_commit = "off"
             """).toString();
         assertTrue(
-            all.contains("settings.extra_float_digits (line ") && all.contains("the session always prints floats"),
+            all.contains("settings.extra_float_digits (line 16)") && all.contains("the session always prints floats"),
             all);
-        assertTrue(all.contains("settings.CLIENT_ENCODING (line ")
+        assertTrue(all.contains("settings.CLIENT_ENCODING (line 17)")
             && all.contains("the session's client encoding is always UTF8"),
             all);
         assertFalse(all.contains("synchronous_commit"), all);
