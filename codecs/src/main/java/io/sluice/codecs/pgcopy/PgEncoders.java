@@ -195,7 +195,11 @@ final class PgEncoders
         }
     }
 
-    /** real, double precision: correctly rounded from the text; strings may be nan, inf, +inf, -inf. */
+    /**
+     * real, double precision: correctly rounded from the text; strings may be nan, inf, +inf, -inf. A value beyond
+     * the type's range, or one that is not zero but rounds to zero (1e-50 into real), is out of range, as
+     * PostgreSQL's input refuses it.
+     */
     static final class FloatEncoder extends PgColumnEncoder
     {
         private final boolean doublePrecision;
@@ -235,6 +239,10 @@ final class PgEncoders
                 code = SharedParsers.parseDouble(s.textBuffer(), s.textOffset(), s.textLength(), special, s);
                 if (code == ConversionError.NONE)
                 {
+                    if ((s.resultLow() & Long.MAX_VALUE) == 0 && nonZeroMantissa(s))
+                    {
+                        return ConversionError.OUT_OF_RANGE;
+                    }
                     PgCopy.writeInt64(out, s.resultLow());
                 }
             }
@@ -243,10 +251,38 @@ final class PgEncoders
                 code = SharedParsers.parseFloat(s.textBuffer(), s.textOffset(), s.textLength(), special, s);
                 if (code == ConversionError.NONE)
                 {
+                    if (((int)s.resultLow() & Integer.MAX_VALUE) == 0 && nonZeroMantissa(s))
+                    {
+                        return ConversionError.OUT_OF_RANGE;
+                    }
                     PgCopy.writeInt32(out, (int)s.resultLow());
                 }
             }
             return code;
+        }
+
+        /**
+         * Whether the number's text has a non-zero digit before its exponent: such a value that rounds to zero has
+         * underflowed, which PostgreSQL's {@code float4in}/{@code float8in} refuse as out of range (a subnormal
+         * result is kept) instead of storing 0.
+         */
+        private static boolean nonZeroMantissa(final EncodeScratch s)
+        {
+            final DirectBuffer b = s.textBuffer();
+            final int end = s.textOffset() + s.textLength();
+            for (int i = s.textOffset(); i < end; i++)
+            {
+                final byte c = b.getByte(i);
+                if (c == 'e' || c == 'E')
+                {
+                    return false;
+                }
+                if (c >= '1' && c <= '9')
+                {
+                    return true;
+                }
+            }
+            return false;
         }
     }
 

@@ -160,6 +160,26 @@ class PgCopyGoldenTest
         assertCode("real", "\"x\"", ConversionError.NOT_A_NUMBER);
     }
 
+    /**
+     * A non-zero value that rounds to zero has underflowed: PostgreSQL's float4in/float8in refuse it ("1e-50" is
+     * out of range for type real), so writing 0 would store a row the server itself never accepts. Zeros of any
+     * spelling and subnormal results are kept.
+     */
+    @Test
+    void shouldRefuseFloatUnderflowToZero()
+    {
+        assertCode("real", "1e-50", ConversionError.OUT_OF_RANGE);
+        assertCode("real", "-0.0000000000000000000000000000000000000000000000001", ConversionError.OUT_OF_RANGE);
+        assertCode("real", "\"1E-46\"", ConversionError.OUT_OF_RANGE);
+        assertCode("double precision", "1e-400", ConversionError.OUT_OF_RANGE);
+        assertCode("double precision", "-2e-324", ConversionError.OUT_OF_RANGE);
+        assertEquals(be(4, Float.floatToRawIntBits(1e-40f)), PgValues.hex("real", "1e-40"), "subnormal kept");
+        assertEquals(be(8, Double.doubleToRawLongBits(4.9e-324)), PgValues.hex("float8", "4.9e-324"));
+        assertEquals(be(8, 0), PgValues.hex("float8", "0e-400"));
+        assertEquals(be(8, Double.doubleToRawLongBits(-0.0)), PgValues.hex("float8", "-0.000e5"));
+        assertEquals(be(4, 0), PgValues.hex("real", "\"0.0\""));
+    }
+
     /** numeric_send's layout of a value, computed from BigDecimal independently of the codec. */
     private static String numeric(final BigDecimal value, final int dscale)
     {

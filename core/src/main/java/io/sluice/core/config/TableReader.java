@@ -77,7 +77,14 @@ final class TableReader
 
     int line(final String name)
     {
-        final TomlPosition p = table.contains(List.of(name)) ? table.inputPositionOf(List.of(name)) : null;
+        TomlPosition p = table.contains(List.of(name)) ? table.inputPositionOf(List.of(name)) : null;
+        final int dot = name.indexOf('.');
+        if (p == null && dot > 0)
+        {
+            // a key under a sub-table (settings.TimeZone): its own line; the rest may hold dots (myext.level)
+            final List<String> path = List.of(name.substring(0, dot), name.substring(dot + 1));
+            p = table.contains(path) ? table.inputPositionOf(path) : null;
+        }
         return p == null ? fallbackLine : p.line();
     }
 

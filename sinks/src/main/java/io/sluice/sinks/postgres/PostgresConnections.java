@@ -11,7 +11,10 @@ import org.postgresql.util.PSQLState;
 
 /**
  * Opens pgJDBC connections for a PostgreSQL sink: the URL and properties of its {@link PostgresConfig}, then the
- * session set up with {@code set_config} (bound values, never pasted into SQL): {@code TimeZone} UTC always, the
+ * session set up with {@code set_config} (bound values, never pasted into SQL): {@code TimeZone} UTC and
+ * {@code extra_float_digits} 3 always (whatever the role, the database or the URL's {@code options} set: constant
+ * DEFAULTs are read back as text through {@code to_json}, and with fewer digits a {@code real} or
+ * {@code double precision} DEFAULT would be written rounded, e.g. 0.1234567890123 as 0.12346), the
  * sink's {@code statement_timeout} ({@code insert_timeout_ms}, unless its settings give one), then every entry of
  * {@code [sinks.plugin_config.settings]} in file order. Stateless; thread-safe.
  */
@@ -40,6 +43,7 @@ public final class PostgresConnections
         try
         {
             set(c, "TimeZone", "UTC");
+            set(c, "extra_float_digits", "3");
             boolean timeout = false;
             for (final String name : config.sessionSettings().keySet())
             {

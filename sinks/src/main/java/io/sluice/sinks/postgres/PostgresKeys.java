@@ -108,7 +108,8 @@ public final class PostgresKeys
         .doc("Session parameters set on every connection of this sink with set_config, as "
             + "[sinks.plugin_config.settings] name = \"value\" (e.g. synchronous_commit = \"off\"): names of "
             + "[A-Za-z0-9_.], values without control characters. A parameter the server does not know fails the start "
-            + "naming it. TimeZone is always UTC and cannot be set here.");
+            + "naming it. TimeZone (always UTC), extra_float_digits (always 3) and client_encoding (always UTF8) "
+            + "are the engine's own and cannot be set here.");
 
     /** {@code insert_timeout_ms}. */
     public static final ConfigKey INSERT_TIMEOUT_MS = ConfigKey.in(SinkKeys.SECTION, "insert_timeout_ms", LONG)

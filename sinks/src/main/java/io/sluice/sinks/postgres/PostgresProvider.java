@@ -177,6 +177,15 @@ public final class PostgresProvider implements SinkProvider
             pc.problem(KEY_COLUMNS.name(), "is read only with insert_mode = \"upsert\" (insert_mode is \"" + mode
                 + "\")");
         }
+        if (keyColumns.size() != new java.util.HashSet<>(keyColumns).size())
+        {
+            pc.problem(KEY_COLUMNS.name(), "names a column twice: " + keyColumns);
+        }
+        if ("quote".equals(pc.string(IDENTIFIER)))
+        {
+            constantName(pc, SCHEMA, "schema");
+            constantName(pc, SinkKeys.TARGET_TABLE, "table");
+        }
         for (final String c : keyColumns)
         {
             if (c.isEmpty() || c.indexOf('\0') >= 0
@@ -198,6 +207,17 @@ public final class PostgresProvider implements SinkProvider
                 pc.problem(SETTINGS.name() + "." + s.getKey(), "the session time zone is always UTC (dates and times "
                     + "are read as docs/codecs.md says whatever the server's or JVM's zone); remove it");
             }
+            else if ("extra_float_digits".equals(s.getKey().toLowerCase(Locale.ROOT)))
+            {
+                pc.problem(SETTINGS.name() + "." + s.getKey(), "the session always prints floats with every digit "
+                    + "(extra_float_digits = 3): Sluice reads constant DEFAULTs back as text, and fewer digits would "
+                    + "write a rounded DEFAULT; remove it");
+            }
+            else if ("client_encoding".equals(s.getKey().toLowerCase(Locale.ROOT)))
+            {
+                pc.problem(SETTINGS.name() + "." + s.getKey(), "the session's client encoding is always UTF8: the "
+                    + "COPY rows carry UTF-8 text, and pgJDBC drops a connection whose encoding changes; remove it");
+            }
             if (s.getValue().chars().anyMatch(ch -> ch < 0x20 || ch == 0x7f))
             {
                 pc.problem(SETTINGS.name() + "." + s.getKey(), "the value holds a control character");
@@ -217,6 +237,28 @@ public final class PostgresProvider implements SinkProvider
             pc.longValue(SinkKeys.SCHEMA_REFRESH_MS));
         return new PostgresConfig(neutral, jdbcUrl, pc.string(USERNAME), pc.string(PASSWORD), sslMode, ca, cert, key,
             ddl, like, mode, keyColumns, session, pc.longValue(INSERT_TIMEOUT_MS), delivery, offsetsTable);
+    }
+
+    /**
+     * A schema or target_table without a template placeholder is the name every topic resolves to (identifier =
+     * "quote" keeps it verbatim): one PostgreSQL would not keep whole is a problem now, with its line, rather than
+     * an error for each topic at run time.
+     */
+    private static void constantName(final PluginConfigReader pc, final ConfigKey key, final String what)
+    {
+        final String name = pc.string(key);
+        if (name == null || name.indexOf('{') >= 0)
+        {
+            return;
+        }
+        try
+        {
+            PostgresIdentifiers.requireValid(what, name);
+        }
+        catch (final SinkException e)
+        {
+            pc.problem(key.name(), e.getMessage());
+        }
     }
 
     /**

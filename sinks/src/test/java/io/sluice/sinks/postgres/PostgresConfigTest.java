@@ -282,4 +282,54 @@ class PostgresConfigTest
         assertEquals(14, p.get(0).line());
         assertTrue(p.get(0).message().contains("ClickHouse has none"), p.get(0).message());
     }
+
+    /**
+     * Session parameters that change what Sluice reads back as text (extra_float_digits: constant DEFAULTs through
+     * to_json, rounded with fewer digits) or the rows' encoding (client_encoding) are the engine's own, as TimeZone.
+     */
+    @Test
+    void shouldRefuseSettingsThatChangeWhatTheEngineReads()
+    {
+        final String all = problems("""
+            url = "postgresql://h:5432/db"
+            username = "u"
+            target_table = "t"
+
+            [sinks.plugin_config.settings]
+            extra_float_digits = "-10"
+            CLIENT_ENCODING = "LATIN1"
+            synchronous_commit = "off"
+            """).toString();
+        assertTrue(
+            all.contains("settings.extra_float_digits (line 16)") && all.contains("the session always prints floats"),
+            all);
+        assertTrue(all.contains("settings.CLIENT_ENCODING (line 17)")
+            && all.contains("the session's client encoding is always UTF8"),
+            all);
+        assertFalse(all.contains("synchronous_commit"), all);
+    }
+
+    /**
+     * A schema or target_table without a placeholder is the one name of every destination: empty, holding NUL or over
+     * 63 bytes in UTF-8 (a multi-byte character crossing the limit) is a problem at check, with its line; a template
+     * is checked per topic at run time; key_columns naming a column twice is a problem.
+     */
+    @Test
+    void shouldRefuseConstantNamesPostgresWouldNotKeepAtCheck()
+    {
+        final String sixtyFour = "\u00e9".repeat(31) + "ab"; // 31 x 2 bytes + 2 = 64 bytes, 33 characters
+        final String all = problems("url = \"postgresql://h:5432/db\"\nusername = \"u\"\n"
+            + "target_table = \"" + sixtyFour + "\"\nschema = \"\"\n").toString();
+        assertTrue(all.contains("target_table (line 13): the table name") && all.contains("is 64 bytes in UTF-8"),
+            all);
+        assertTrue(all.contains("schema (line 14): the schema name is empty"), all);
+        final String sixtyThree = "\u00e9".repeat(31) + "a";
+        ConfigLoader.parse(HEAD + "url = \"postgresql://h:5432/db\"\nusername = \"u\"\ntarget_table = \""
+            + sixtyThree + "\"\n");
+        ConfigLoader.parse(HEAD + "url = \"postgresql://h:5432/db\"\nusername = \"u\"\ntarget_table = \""
+            + "x".repeat(70) + "{topic}\"\n");
+        final String keys = problems("url = \"postgresql://h:5432/db\"\nusername = \"u\"\ntarget_table = \"t\"\n"
+            + "insert_mode = \"upsert\"\nkey_columns = [\"a\", \"b\", \"a\"]\n").toString();
+        assertTrue(keys.contains("key_columns (line 15): names a column twice: [a, b, a]"), keys);
+    }
 }
