@@ -51,12 +51,19 @@ TOPIC=github.events
 
 # Class data sharing (docs/tuning.md, "Start-up"): the engine run dumps the classes it loaded into $CDS_ARCHIVE at its
 # exit (a dynamic archive on top of the JDK's own). The archive names the jar by the path given here, relative to the
-# repository root, and is valid only for this jar and this JDK: every quickstart makes it afresh after the build. A
-# JDK without a base archive prints a warning and runs without dumping; nothing fails for want of an archive.
+# repository root, and is valid only for this jar and this JDK: every quickstart makes it afresh after the build.
+# A JDK without a base archive (lib/server/classes.jsa) would refuse to start with the option: there the run makes
+# none. Nothing fails for want of an archive; later runs only start more slowly.
 CDS_ARCHIVE=engine/target/engine.jsa
 CDS_DUMP=()
 if [ "${SLUICE_CDS:-1}" != 0 ]; then
-  CDS_DUMP=("-XX:ArchiveClassesAtExit=$CDS_ARCHIVE")
+  if java -Xshare:on -version >/dev/null 2>&1; then
+    # -Xlog:cds=error: without it the dump warns about each of about 240 classes (picocli's, jnr's) compiled for
+    # Java 5, which CDS leaves out (the JVM loads them from the jar as before)
+    CDS_DUMP=("-XX:ArchiveClassesAtExit=$CDS_ARCHIVE" "-Xlog:cds=error")
+  else
+    echo "quickstart: this JDK has no class data sharing archive of its own (java -Xshare:on fails): no $CDS_ARCHIVE"
+  fi
 fi
 cds_report() {
   if [ ${#CDS_DUMP[@]} -gt 0 ] && [ -s "$CDS_ARCHIVE" ]; then
