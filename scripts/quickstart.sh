@@ -4,6 +4,9 @@
 # the example tables, produces the bundled GitHub sample into topic github.events (4 partitions), runs the engine on
 # examples/github-events.toml until every partition is committed to its end, and prints rows per table and records/s.
 # Re-running starts over: the topic, the consumer group and database github are recreated.
+# The engine run also writes engine/target/engine.jsa, a class data sharing archive of the classes it loaded: later
+# runs started from this directory as `java -XX:SharedArchiveFile=engine/target/engine.jsa -jar engine/target/engine.jar`
+# start faster and spend less CPU in the JIT (docs/tuning.md, "Start-up"); SLUICE_CDS=0 leaves it out.
 # The services keep running afterwards; stop them with: scripts/services.sh stop
 #
 # Usage: scripts/quickstart.sh [--sink clickhouse|postgres]
@@ -45,6 +48,29 @@ SAMPLE=examples/data/github-events.jsonl.gz
 CONFIG=examples/github-events.toml
 JAR=engine/target/engine.jar
 TOPIC=github.events
+
+# Class data sharing (docs/tuning.md, "Start-up"): the engine run dumps the classes it loaded into $CDS_ARCHIVE at its
+# exit (a dynamic archive on top of the JDK's own). The archive names the jar by the path given here, relative to the
+# repository root, and is valid only for this jar and this JDK: every quickstart makes it afresh after the build.
+# A JDK without a base archive (lib/server/classes.jsa) would refuse to start with the option: there the run makes
+# none. Nothing fails for want of an archive; later runs only start more slowly.
+CDS_ARCHIVE=engine/target/engine.jsa
+CDS_DUMP=()
+if [ "${SLUICE_CDS:-1}" != 0 ]; then
+  if java -Xshare:on -version >/dev/null 2>&1; then
+    # -Xlog:cds=error: without it the dump warns about each of about 240 classes (picocli's, jnr's) compiled for
+    # Java 5, which CDS leaves out (the JVM loads them from the jar as before)
+    CDS_DUMP=("-XX:ArchiveClassesAtExit=$CDS_ARCHIVE" "-Xlog:cds=error")
+  else
+    echo "quickstart: this JDK has no class data sharing archive of its own (java -Xshare:on fails): no $CDS_ARCHIVE"
+  fi
+fi
+cds_report() {
+  if [ ${#CDS_DUMP[@]} -gt 0 ] && [ -s "$CDS_ARCHIVE" ]; then
+    echo "class data sharing archive: $CDS_ARCHIVE ($(du -h "$CDS_ARCHIVE" | cut -f1)); later runs from $ROOT use it with"
+    echo "  java -XX:SharedArchiveFile=$CDS_ARCHIVE -jar $JAR ...   (docs/tuning.md, \"Start-up\")"
+  fi
+}
 
 declare -a STEP_NAMES STEP_SECS
 step_start=0
@@ -97,8 +123,11 @@ if [ "$SINK" = postgres ]; then
 
   begin "run the engine until the sample is drained"
   t0=$(now)
-  SLUICE_LOG_LEVEL=${SLUICE_LOG_LEVEL:-INFO} java -jar "$JAR" --config "$PG_CONFIG" --until-caught-up
+  rm -f "$CDS_ARCHIVE"   # made afresh for this build's jar (a stale one would be ignored, not used)
+  SLUICE_LOG_LEVEL=${SLUICE_LOG_LEVEL:-INFO} java ${CDS_DUMP[@]+"${CDS_DUMP[@]}"} -jar "$JAR" --config "$PG_CONFIG" \
+    --until-caught-up
   ENGINE_SECS=$(elapsed "$t0")
+  cds_report
   end
 
   begin "check what landed in PostgreSQL"
@@ -175,8 +204,10 @@ end
 
 begin "run the engine until the sample is drained"
 t0=$(now)
-SLUICE_LOG_LEVEL=${SLUICE_LOG_LEVEL:-INFO} java -jar "$JAR" --config "$CONFIG" --until-caught-up
+rm -f "$CDS_ARCHIVE"   # made afresh for this build's jar (a stale one would be ignored, not used)
+SLUICE_LOG_LEVEL=${SLUICE_LOG_LEVEL:-INFO} java ${CDS_DUMP[@]+"${CDS_DUMP[@]}"} -jar "$JAR" --config "$CONFIG" --until-caught-up
 ENGINE_SECS=$(elapsed "$t0")
+cds_report
 end
 
 begin "check what landed in ClickHouse"

@@ -11,6 +11,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermission;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -168,6 +169,41 @@ class DistributionIT
         final Result verify = exec(tmp, Map.of(), "systemd-analyze", "verify", unit.toString());
         assertEquals(0, verify.code(), verify.output());
         assertEquals("", verify.output().trim(), "systemd-analyze verify warns");
+    }
+
+    /**
+     * INSTALL.md, "Start-up": one run with {@code -XX:ArchiveClassesAtExit} writes lib/engine.jsa, the launcher then
+     * starts every run with it ({@code -Xshare:on} makes a JVM that cannot map it fail, so exit 0 proves it is used),
+     * and an archive gone stale (the jar changed) only costs a warning, never the run.
+     */
+    @Test
+    void shouldStartWithTheClassDataSharingArchiveInLibWhenThereIsOne() throws Exception
+    {
+        final Path archive = home.resolve("lib/engine.jsa");
+        final Path jar = home.resolve("lib/engine.jar");
+        final FileTime jarTime = Files.getLastModifiedTime(jar);
+        try
+        {
+            final Result dump = sluice(Map.of("SLUICE_JVM_OPTS", "-XX:ArchiveClassesAtExit=" + archive), "--version");
+            assertEquals(0, dump.code(), dump.output());
+            assertTrue(Files.isRegularFile(archive) && Files.size(archive) > 1_000_000,
+                "no archive written by -XX:ArchiveClassesAtExit: " + dump.output());
+
+            final Result used = sluice(Map.of("SLUICE_JVM_OPTS", "-Xshare:on"), "--version");
+            assertEquals(0, used.code(), "the launcher did not start with " + archive + ": " + used.output());
+            assertTrue(used.output().startsWith("Sluice " + version), used.output());
+
+            Files.setLastModifiedTime(jar, FileTime.fromMillis(jarTime.toMillis() + 60_000));
+            final Result stale = sluice(Map.of(), "--version");
+            assertEquals(0, stale.code(), stale.output());
+            assertTrue(stale.output().contains("Unable to use shared archive"), stale.output());
+            assertTrue(stale.output().contains("Sluice " + version), stale.output());
+        }
+        finally
+        {
+            Files.deleteIfExists(archive);
+            Files.setLastModifiedTime(jar, jarTime);
+        }
     }
 
     @Test
