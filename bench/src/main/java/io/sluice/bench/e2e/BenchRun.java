@@ -102,6 +102,14 @@ public final class BenchRun
      * second per table at most.
      */
     static final long DRAIN_LINGER_MS = 5_000;
+    /**
+     * The drain runs' linger_ms with --sink postgres. copy-limit cuts its COPYs on max_rows and max_bytes only and
+     * kafka-connect writes what each poll returned, so a 5 s time cut for Sluice and the baseline alone gave them
+     * smaller batches than copy-limit's for the same data (4,167 rows per COPY against 12,500 in a --quick run under
+     * load, where a drain lasts a few linger periods). 60 s cuts no batch of a --quick drain and stays under half the
+     * example's stalled_fail_after_ms (120 s): a batch held open longer holds its partitions' checkpoint that long.
+     */
+    static final long POSTGRES_DRAIN_LINGER_MS = 60_000;
 
     private final ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
@@ -131,7 +139,7 @@ public final class BenchRun
     private boolean jfr;
     private int drainMaxRows = DRAIN_MAX_ROWS;
     private long drainMaxBytes = DRAIN_MAX_BYTES;
-    private long drainLingerMs = DRAIN_LINGER_MS;
+    private long drainLingerMs = -1;
 
     private Path engineJar;
     private Path benchJar;
@@ -206,8 +214,9 @@ public final class BenchRun
                 + DRAIN_MAX_ROWS
                 + ")",
             "  --max-bytes N    max_bytes of the drain runs (default " + DRAIN_MAX_BYTES + ")",
-            "  --linger-ms MS   linger_ms of the drain runs (default " + DRAIN_LINGER_MS
-                + "; the live phase keeps the example's 1000)");
+            "  --linger-ms MS   linger_ms of the drain runs (default " + DRAIN_LINGER_MS + ", --sink postgres "
+                + POSTGRES_DRAIN_LINGER_MS + ": cut on max_rows/max_bytes only, as copy-limit; the live phase keeps "
+                + "the example's 1000)");
     }
 
     private void parse(final String[] args)
@@ -346,6 +355,10 @@ public final class BenchRun
             }
         }
         final List<String> known = postgres() ? BenchReport.POSTGRES_CONTENDERS : CONTENDERS;
+        if (drainLingerMs < 0)
+        {
+            drainLingerMs = postgres() ? POSTGRES_DRAIN_LINGER_MS : DRAIN_LINGER_MS;
+        }
         if (!contendersSet)
         {
             contenders = known;
