@@ -13,7 +13,8 @@
 #   scripts/bench.sh --quick --contenders sluice,kafka-engine --batch-sweep 1000,20000,100000
 #   scripts/bench.sh --scale         # the cost curve: the three-line design at 10, 100, 1,000, 10,000 topics
 #   scripts/bench.sh --scale --quick # 10 and 100 topics, 20,000 records each (2-3 minutes after the build)
-#   scripts/bench.sh --sink postgres [--quick]   # into PostgreSQL: copy-limit, baseline, kafka-connect, sluice
+#   scripts/bench.sh --sink postgres [--quick]   # into PostgreSQL: copy-limit, baseline, kafka-connect, sluice,
+#                                                sluice-exactly-once
 #   scripts/bench.sh --scale --quick --sink postgres   # the cost curve into PostgreSQL (rows per COPY)
 #
 # Environment: SKIP_BUILD=1 reuses the jars; SLUICE_KAFKA_PORT, SLUICE_CLICKHOUSE_HTTP_PORT and

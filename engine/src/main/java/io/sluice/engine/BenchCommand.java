@@ -105,6 +105,7 @@ public final class BenchCommand implements Callable<Integer>
         long rows = 0;
         long written = 0;
         long inserts = 0;
+        final long[] sealed = new long[5];
         final Histogram latency = new Histogram(3);
         for (final GatherPipeline<?> p : engine.pipelines())
         {
@@ -113,6 +114,11 @@ public final class BenchCommand implements Callable<Integer>
             rows += s.rowsWritten.get();
             written += s.bytesWritten.get();
             inserts += s.inserts.get();
+            sealed[0] += s.sealedByRows.get();
+            sealed[1] += s.sealedByBytes.get();
+            sealed[2] += s.sealedByLinger.get();
+            sealed[3] += s.sealedByFlush.get();
+            sealed[4] += s.sealedByPool.get();
             latency.add(s.totals()[0]);
         }
         final Histogram warmup = monitor.warmupLatency;
@@ -128,6 +134,12 @@ public final class BenchCommand implements Callable<Integer>
         r.put("kinds", kinds(engine));
         r.put("written_bytes", written);
         r.put("inserts", inserts);
+        // why the batches were sealed: what sizes the inserts (Sealer's reasons)
+        r.put("sealed_max_rows", sealed[0]);
+        r.put("sealed_max_bytes", sealed[1]);
+        r.put("sealed_linger", sealed[2]);
+        r.put("sealed_flush", sealed[3]);
+        r.put("sealed_pool", sealed[4]);
         r.putAll(meter.results());
         r.put("latency_count", latency.getTotalCount());
         r.put("latency_p50_us", latency.getValueAtPercentile(50));

@@ -30,12 +30,12 @@ final class BenchReport
     static final List<String> CONTENDERS = List.of("kafka-limit", "clickhouse-limit", "baseline", "sluice",
         "kafka-engine");
     /**
-     * The contenders of {@code --sink postgres}, in their order. To add one (issue 23's {@code sluice-exactly-once}):
-     * name it here, launch it in BenchRun#command (a JVM that writes the JSON the others write) and, for a goal, add
+     * The contenders of {@code --sink postgres}, in their order ({@code sluice-exactly-once}: Sluice with
+     * {@code delivery = "exactly_once"}, issue 23). To add one: name it here, launch it in BenchRun#command (a JVM that writes the JSON the others write) and, for a goal, add
      * its ratio in {@link #postgresRatios}.
      */
     static final List<String> POSTGRES_CONTENDERS = List.of("kafka-limit", "copy-limit", "baseline", "sluice",
-        "kafka-connect");
+        "sluice-exactly-once", "kafka-connect");
     /** Every contender the report knows, in the order of its rows. */
     static final List<String> ALL_CONTENDERS = List.of("kafka-limit", "clickhouse-limit", "copy-limit", "baseline",
         "kafka-connect", "sluice", "sluice-exactly-once", "kafka-engine");
@@ -253,8 +253,10 @@ final class BenchReport
         appendVerification(t);
         if (!sweep.isEmpty())
         {
-            t.append(String.format(Locale.ROOT, "%nClickHouse CPU per row against rows per insert (clickhouse-limit, "
-                + "one run each):%n  %14s %10s %14s %14s %10s%n", "rows/insert", "rows/s", "ClickHouse us/row",
+            t.append(String.format(Locale.ROOT,
+                "%nClickHouse CPU per row against rows per insert (the limit contender, "
+                    + "one run each):%n  %14s %10s %14s %14s %10s%n",
+                "rows/insert", "rows/s", "ClickHouse us/row",
                 "parts created", "rows/part"));
             for (final Map<String, Object> r : sweep)
             {
@@ -337,7 +339,6 @@ final class BenchReport
             ratio("sluice", "kafka-connect", "drain", r -> perRecordUs(r, "clickhouse_cpu_window_s")));
         ratios.put("sluice_over_kafka_connect_total_cpu_per_record",
             ratio("sluice", "kafka-connect", "drain", this::totalCpuUs));
-        // TODO(issue 23): sluice-exactly-once / sluice records/s (goal >= 0.9) once that contender exists
         ratios.put("sluice_exactly_once_over_sluice_records_per_s",
             ratio("sluice-exactly-once", "sluice", "drain", BenchReport::recordsPerSecond));
         t.append(String.format(Locale.ROOT, "%nratios (per round, then the median):%n"));
@@ -347,7 +348,7 @@ final class BenchReport
             ratios.get("sluice_over_kafka_connect_records_per_s")));
         t.append(String.format(Locale.ROOT, "  Sluice / copy-limit records/s        %6.2f    (goal >= 0.6)%n",
             ratios.get("sluice_over_copy_limit_records_per_s")));
-        t.append(String.format(Locale.ROOT, "  exactly-once / at-least-once rec/s   %6.2f    (goal >= 0.9; issue 23)%n",
+        t.append(String.format(Locale.ROOT, "  exactly-once / at-least-once rec/s   %6.2f    (goal >= 0.9)%n",
             ratios.get("sluice_exactly_once_over_sluice_records_per_s")));
         t.append(String.format(Locale.ROOT, "  Sluice / baseline PostgreSQL CPU/rec %6.2f    (goal <= 0.5)%n",
             ratios.get("sluice_over_baseline_postgres_cpu_per_record")));

@@ -74,7 +74,8 @@ import io.sluice.tuning.JvmProfile;
  * PostgreSQL (schema {@code --database} of the database of {@code --postgres}; password from PGPASSWORD), the
  * contenders being {@link BenchReport#POSTGRES_CONTENDERS}: {@code copy-limit} ({@link ClickHouseLimit} over the
  * PostgreSQL sink: its binary COPY rows, nothing in between), the baseline ({@link PlainConsumer} with pgJDBC batched
- * INSERTs), {@code kafka-connect} ({@link KafkaConnect}) and Sluice; the server's CPU is the postmaster's and its
+ * INSERTs), {@code kafka-connect} ({@link KafkaConnect}), Sluice and Sluice with {@code delivery = "exactly_once"}
+ * ({@code sluice-exactly-once}: rows and source positions in one transaction per batch); the server's CPU is the postmaster's and its
  * backends' ({@link ProcFs#treeCpuSeconds}), the WAL each run wrote comes from {@code pg_current_wal_lsn()}, and
  * the figures go to {@code latest-postgres.json} and {@code e2e-postgres-<time>/}.
  */
@@ -101,6 +102,14 @@ public final class BenchRun
      * second per table at most.
      */
     static final long DRAIN_LINGER_MS = 5_000;
+    /**
+     * The drain runs' linger_ms with --sink postgres. copy-limit cuts its COPYs on max_rows and max_bytes only and
+     * kafka-connect writes what each poll returned, so a 5 s time cut for Sluice and the baseline alone gave them
+     * smaller batches than copy-limit's for the same data (4,167 rows per COPY against 12,500 in a --quick run under
+     * load, where a drain lasts a few linger periods). 60 s cuts no batch of a --quick drain and stays under half the
+     * example's stalled_fail_after_ms (120 s): a batch held open longer holds its partitions' checkpoint that long.
+     */
+    static final long POSTGRES_DRAIN_LINGER_MS = 60_000;
 
     private final ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
@@ -130,7 +139,7 @@ public final class BenchRun
     private boolean jfr;
     private int drainMaxRows = DRAIN_MAX_ROWS;
     private long drainMaxBytes = DRAIN_MAX_BYTES;
-    private long drainLingerMs = DRAIN_LINGER_MS;
+    private long drainLingerMs = -1;
 
     private Path engineJar;
     private Path benchJar;
@@ -190,8 +199,8 @@ public final class BenchRun
             "  --kafka-engine-block-size N  kafka_max_block_size of the kafka-engine contender (default "
                 + KAFKA_ENGINE_BLOCK_SIZE + ")",
             "  --kafka-engine-consumers N   kafka_num_consumers of the kafka-engine contender (default 1)",
-            "  --batch-sweep L  after the rounds, clickhouse-limit once per rows-per-insert of L (e.g. 1000,20000,100000):",
-            "                   ClickHouse CPU per row against batch size",
+            "  --batch-sweep L  after the rounds, clickhouse-limit (copy-limit with --sink postgres) once per rows-per-insert",
+            "                   of L (e.g. 1000,20000,100000): the server's CPU per row against batch size",
             "  --sample-ms MS   how often the services' CPU, the rows and the offsets are sampled (default 200)",
             "  --jfr            record Sluice's drain runs with Flight Recorder: allocation per record by Sluice class",
             "                   (first io.sluice frame), CPU samples per thread and per part of the source thread, JIT,",
@@ -205,8 +214,9 @@ public final class BenchRun
                 + DRAIN_MAX_ROWS
                 + ")",
             "  --max-bytes N    max_bytes of the drain runs (default " + DRAIN_MAX_BYTES + ")",
-            "  --linger-ms MS   linger_ms of the drain runs (default " + DRAIN_LINGER_MS
-                + "; the live phase keeps the example's 1000)");
+            "  --linger-ms MS   linger_ms of the drain runs (default " + DRAIN_LINGER_MS + ", --sink postgres "
+                + POSTGRES_DRAIN_LINGER_MS + ": cut on max_rows/max_bytes only, as copy-limit; the live phase keeps "
+                + "the example's 1000)");
     }
 
     private void parse(final String[] args)
@@ -345,6 +355,10 @@ public final class BenchRun
             }
         }
         final List<String> known = postgres() ? BenchReport.POSTGRES_CONTENDERS : CONTENDERS;
+        if (drainLingerMs < 0)
+        {
+            drainLingerMs = postgres() ? POSTGRES_DRAIN_LINGER_MS : DRAIN_LINGER_MS;
+        }
         if (!contendersSet)
         {
             contenders = known;
@@ -475,7 +489,8 @@ public final class BenchRun
         }
         if (!batchSweep.isEmpty())
         {
-            System.out.printf("%n== batch sweep: clickhouse-limit at %s rows per insert%n", batchSweep);
+            System.out.printf("%n== batch sweep: %s at %s rows per insert%n",
+                postgres() ? "copy-limit" : "clickhouse-limit", batchSweep);
             for (final int rowsPerInsert : batchSweep)
             {
                 sweep.add(sweepRun(rowsPerInsert));
@@ -920,7 +935,7 @@ public final class BenchRun
         {
             // the statistics collector's count (a backend reports at most once a second): no scan of the tables
             return pgNumber("SELECT coalesce(sum(n_tup_ins), 0) FROM pg_stat_user_tables WHERE schemaname = '"
-                + database + "'");
+                + database + "' AND relname <> '" + OFFSETS_TABLE + "'");
         }
         final String r = ch("SELECT sum(rows) FROM system.parts WHERE database = '" + database + "' AND active");
         return r.isEmpty() ? 0 : Double.parseDouble(r);
@@ -1240,6 +1255,12 @@ public final class BenchRun
     }
 
     /**
+     * The positions table of the sluice-exactly-once contender, in the bench schema: left out of the rows counted
+     * while a run goes (its rows are source positions, not records).
+     */
+    private static final String OFFSETS_TABLE = "sluice_offsets";
+
+    /**
      * Appended to every contender's config: the start-up Kafka check waits up to a minute, as a starved bench machine
      * (a broker busy loading the input, the other contenders' JITs) may answer late; the default 10 s failed drain runs.
      */
@@ -1263,16 +1284,14 @@ public final class BenchRun
         cmd.addAll(JvmProfile.requiredFlags());
         switch (contender)
         {
-            case "sluice" -> cmd.addAll(List.of("-jar", engineJar.toString(), "bench", "--config", config.toString(),
-                "--json", json.toString()));
+            case "sluice", "sluice-exactly-once" -> cmd.addAll(List.of("-jar", engineJar.toString(), "bench",
+                "--config", config.toString(), "--json", json.toString()));
             case "baseline" -> cmd.addAll(List.of("-cp", benchJar.toString(), PlainConsumer.class.getName(), "--config",
                 config.toString(), "--json", json.toString()));
             case "kafka-limit" -> cmd.addAll(List.of("-cp", benchJar.toString(), ConsumerLimit.class.getName(),
                 "--bootstrap-servers", bootstrap, "--topic", topic, "--json", json.toString()));
             case "clickhouse-limit", "copy-limit" -> cmd.addAll(List.of("-cp", benchJar.toString(),
                 ClickHouseLimit.class.getName(), "--config", config.toString(), "--json", json.toString()));
-            // TODO(issue 23): "sluice-exactly-once" -> engine.jar bench on a copy of the config with exactly-once on;
-            // add it to BenchReport.POSTGRES_CONTENDERS and its ratio is reported (BenchReport#postgresRatios)
             default -> throw new IllegalArgumentException(contender);
         }
         if (stopAfterRows > 0)
@@ -1291,8 +1310,16 @@ public final class BenchRun
         final String name = contender + "-r" + round;
         final String group = "sluice-bench-" + runId + "-" + name;
         // Sluice's own checkpoint lag comes from its Prometheus endpoint, scraped with every sample
-        final int metricsPort = contender.equals("sluice") ? freePort() : -1;
-        final Path config = config(name, topic, group, drainBatching(drainMaxRows, drainMaxBytes),
+        final boolean engine = contender.equals("sluice") || contender.equals("sluice-exactly-once");
+        final int metricsPort = engine ? freePort() : -1;
+        final Map<String, String> batching = new LinkedHashMap<>(drainBatching(drainMaxRows, drainMaxBytes));
+        if (contender.equals("sluice-exactly-once"))
+        {
+            // the same configuration with each batch's rows and source positions in one transaction (issue 23)
+            batching.put("create_table = false", "create_table = false\ndelivery = \"exactly_once\"\noffsets_table = \""
+                + OFFSETS_TABLE + "\"");
+        }
+        final Path config = config(name, topic, group, batching,
             metricsPort > 0 ? "\n[metrics]\nlisten = \"127.0.0.1:" + metricsPort + "\"\n" : "");
         final Path json = runDir.resolve(name + ".json");
         final boolean writes = !contender.equals("kafka-limit");
@@ -1304,7 +1331,7 @@ public final class BenchRun
         try (Admin admin = admin())
         {
             final Sampler s = sampler(writes ? this::rowsNow : null,
-                contender.equals("baseline") || contender.equals("sluice")
+                contender.equals("baseline") || engine
                     ? () -> committed(admin, group, topic)
                     : null,
                 metricsPort > 0 ? engineLagProbes(metricsPort) : Map.of());
@@ -1908,28 +1935,33 @@ public final class BenchRun
     /** One clickhouse-limit run at {@code rowsPerInsert} rows per insert (max_rows; max_bytes out of the way). */
     private Map<String, Object> sweepRun(final int rowsPerInsert) throws Exception
     {
-        final String name = "clickhouse-limit-batch-" + rowsPerInsert;
+        final String limit = postgres() ? "copy-limit" : "clickhouse-limit";
+        final String name = limit + "-batch-" + rowsPerInsert;
         final Path config = config(name, topic, "unused", drainBatching(rowsPerInsert, 1L << 30), "");
         final Path json = runDir.resolve(name + ".json");
         freshTables();
         final Map<String, Object> run;
         final Sampler s = sampler(this::rowsNow, null, Map.of());
-        run = launch(name, "clickhouse-limit", 0, "sweep", command("clickhouse-limit", config, json, 0, 0), json,
-            600 + records / 200, s);
+        run = launch(name, limit, 0, "sweep", command(limit, config, json, 0, 0), json, 600 + records / 200, s);
         run.put("rows_per_insert", rowsPerInsert);
         if (Boolean.TRUE.equals(run.get("exited_ok")))
         {
-            putParts(run);
+            if (!postgres())
+            {
+                putParts(run);
+            }
             verifyRows(run, new RowVerifier.Expected(0, records));
         }
         else
         {
             run.put("ok", false);
         }
-        putContenderWindow(run, s, true);
+        // PostgreSQL's row count lags (statistics): the window ends when the limit's process ended
+        putContenderWindow(run, s, !postgres());
         System.out.printf(Locale.ROOT,
-            "   %-30s %,9.0f rows/s  ClickHouse %6.2f us/row  %,6d parts, %,8.0f rows/part%s%n",
+            "   %-30s %,9.0f rows/s  %s %6.2f us/row  %,6d parts, %,8.0f rows/part%s%n",
             name, BenchReport.num(run, "rows") / BenchReport.num(run, "window_s"),
+            postgres() ? "PostgreSQL" : "ClickHouse",
             BenchReport.num(run, "clickhouse_cpu_window_s") / BenchReport.num(run, "rows") * 1e6,
             run.get("parts_created") instanceof Number n ? n.longValue() : 0,
             BenchReport.num(run, "rows_per_part_mean"),
