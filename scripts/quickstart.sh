@@ -16,6 +16,11 @@
 #                     secure/secrets.env), runs examples/github-events-postgres.toml (group sluice-github-pg) and checks
 #                     that each table holds every event of its types exactly once. SLUICE_QS_WAIT_SECS (default 60)
 #                     bounds the wait for the rows after the engine stops.
+#
+# The engine runs on a copy of the example ($SLUICE_HOME/quickstart-*.toml) with an [engine] table added:
+# kafka_check_timeout_ms = SLUICE_QS_KAFKA_CHECK_MS (default 60000), since the services are known to be up and a
+# loaded machine may need more than the engine's default 10 s to answer. Any step that fails ends the script with a
+# line "FAILED: <step>: <reason>" and the timings of the steps so far.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -79,6 +84,50 @@ now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 end() { STEP_SECS+=("$(elapsed "$step_start")"); }
 ch() { curl -sS --fail-with-body "$CH/" --data-binary "$1"; }
+timings() {
+  printf '\n== timings\n'
+  for i in "${!STEP_SECS[@]}"; do printf '  %6.1f s  %s\n' "${STEP_SECS[$i]}" "${STEP_NAMES[$i]}"; done
+}
+failed() {
+  # the last line says what failed, after the timings of the steps that ran
+  timings >&2
+  printf '\nFAILED: %s: %s\n' "${STEP_NAMES[-1]:-quickstart}" "$1" >&2
+}
+# a command that fails outside run_engine (build, services, produce, SQL) stops the script (set -e): say so
+trap 'rc=$?; failed "a command exited with code $rc (its error is above)"' ERR
+
+# run_engine CONFIG: the engine on a copy of CONFIG with a longer start-up wait for Kafka (the services are up, a
+# loaded machine may just be slow to answer); on a non-zero exit prints FAILED with the reason and exits with its code
+QS_HOME=${SLUICE_HOME:-$ROOT/.sluice}
+run_engine() {
+  local config=$1 copy rc=0
+  mkdir -p "$QS_HOME"
+  copy="$QS_HOME/quickstart-$(basename "$config")"
+  cp "$config" "$copy"
+  if ! grep -q '^\[engine\]' "$config"; then
+    printf '\n# added by scripts/quickstart.sh: the services are known up; give a loaded machine time to answer\n[engine]\nkafka_check_timeout_ms = %s\n' \
+      "${SLUICE_QS_KAFKA_CHECK_MS:-60000}" >>"$copy"
+  fi
+  t0=$(now)
+  rm -f "$CDS_ARCHIVE"   # made afresh for this build's jar (a stale one would be ignored, not used)
+  SLUICE_LOG_LEVEL=${SLUICE_LOG_LEVEL:-INFO} java ${CDS_DUMP[@]+"${CDS_DUMP[@]}"} -jar "$JAR" --config "$copy" \
+    --until-caught-up || rc=$?
+  ENGINE_SECS=$(elapsed "$t0")
+  if [ "$rc" = 0 ]; then
+    cds_report
+  fi
+  if [ "$rc" != 0 ]; then
+    end
+    case "$rc" in
+      1) reason="a runtime failure (an unreachable service, a missing table, a refused record or a stalled partition: the engine's error is above)" ;;
+      2) reason="the configuration $copy (a copy of $config) is invalid: the engine named each problem above" ;;
+      *) reason="killed or crashed (exit code $rc, 128+N is signal N): see the lines above" ;;
+    esac
+    trap - ERR
+    failed "the engine exited with code $rc: $reason"
+    exit "$rc"
+  fi
+}
 
 begin "build engine.jar (mvn package, tests skipped)"
 mvn -B -q -Dstyle.color=never -DskipTests package -pl engine -am
@@ -122,12 +171,7 @@ if [ "$SINK" = postgres ]; then
   end
 
   begin "run the engine until the sample is drained"
-  t0=$(now)
-  rm -f "$CDS_ARCHIVE"   # made afresh for this build's jar (a stale one would be ignored, not used)
-  SLUICE_LOG_LEVEL=${SLUICE_LOG_LEVEL:-INFO} java ${CDS_DUMP[@]+"${CDS_DUMP[@]}"} -jar "$JAR" --config "$PG_CONFIG" \
-    --until-caught-up
-  ENGINE_SECS=$(elapsed "$t0")
-  cds_report
+  run_engine "$PG_CONFIG"
   end
 
   begin "check what landed in PostgreSQL"
@@ -168,8 +212,7 @@ if [ "$SINK" = postgres ]; then
   SAMPLE_DISTINCT=$(zcat "$SAMPLE" | grep -o '^{"id":"[0-9]*"' | sort -u | wc -l)
   end
 
-  printf '\n== timings\n'
-  for i in "${!STEP_NAMES[@]}"; do printf '  %6.1f s  %s\n' "${STEP_SECS[$i]}" "${STEP_NAMES[$i]}"; done
+  timings
   printf '\nsample lines: %s   rows in %s.public: %s   distinct ids: %s (sample: %s)\n' "$LINES" "$PG_DB" "$TOTAL" "$DISTINCT" "$SAMPLE_DISTINCT"
   awk -v n="$LINES" -v s="$ENGINE_SECS" 'BEGIN { printf "engine wall time %.1f s (JVM start, group join and drain included): %.0f records/s\n", s, n / s }'
   echo "(8,502 records are too few to measure speed; scripts/bench.sh measures it, see the README's Performance section.)"
@@ -177,6 +220,7 @@ if [ "$SINK" = postgres ]; then
     echo "OK: every sample event is in PostgreSQL exactly once, in the table of its type."
   else
     echo "MISMATCH: expected $LINES rows and $SAMPLE_DISTINCT distinct ids, each table as listed above" >&2
+    echo "FAILED: check what landed in PostgreSQL: rows missing or doubled (see MISMATCH above)" >&2
     exit 1
   fi
   printf '\nLook at the rows (the password is in %s):\n' "$SECRETS"
@@ -203,11 +247,7 @@ java -jar "$JAR" produce --bootstrap-servers "$KAFKA" --topic "$TOPIC" --partiti
 end
 
 begin "run the engine until the sample is drained"
-t0=$(now)
-rm -f "$CDS_ARCHIVE"   # made afresh for this build's jar (a stale one would be ignored, not used)
-SLUICE_LOG_LEVEL=${SLUICE_LOG_LEVEL:-INFO} java ${CDS_DUMP[@]+"${CDS_DUMP[@]}"} -jar "$JAR" --config "$CONFIG" --until-caught-up
-ENGINE_SECS=$(elapsed "$t0")
-cds_report
+run_engine "$CONFIG"
 end
 
 begin "check what landed in ClickHouse"
@@ -219,8 +259,7 @@ DISTINCT=$(ch "SELECT uniqExact(id) FROM ($UNION)")
 SAMPLE_DISTINCT=$(zcat "$SAMPLE" | grep -o '^{"id":"[0-9]*"' | sort -u | wc -l)
 end
 
-printf '\n== timings\n'
-for i in "${!STEP_NAMES[@]}"; do printf '  %6.1f s  %s\n' "${STEP_SECS[$i]}" "${STEP_NAMES[$i]}"; done
+timings
 printf '\nsample lines: %s   rows in github.*: %s   distinct ids: %s (sample: %s)\n' "$LINES" "$TOTAL" "$DISTINCT" "$SAMPLE_DISTINCT"
 awk -v n="$LINES" -v s="$ENGINE_SECS" 'BEGIN { printf "engine wall time %.1f s (JVM start, group join and drain included): %.0f records/s\n", s, n / s }'
 echo "(The engine's own summary above counts from its start, without the JVM's. 8,502 records are too few to measure"
@@ -230,6 +269,7 @@ if [ "$TOTAL" = "$LINES" ] && [ "$DISTINCT" = "$SAMPLE_DISTINCT" ]; then
   echo "OK: every sample event is in ClickHouse exactly once."
 else
   echo "MISMATCH: expected $LINES rows and $SAMPLE_DISTINCT distinct ids" >&2
+  echo "FAILED: check what landed in ClickHouse: rows missing or doubled (see MISMATCH above)" >&2
   exit 1
 fi
 printf '\nKafka, ClickHouse and PostgreSQL are still running. Stop them with: scripts/services.sh stop\n'

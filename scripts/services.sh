@@ -655,7 +655,47 @@ wait_ready() {
 
 want() { [ -z "${TARGET:-}" ] || [ "$TARGET" = "$1" ]; }
 
-usage() { echo "usage: $0 start|stop|restart|status|env|wipe [kafka|clickhouse|postgres]" >&2; exit 2; }
+usage() { echo "usage: $0 start|stop|restart|status|env|wipe [kafka|clickhouse|postgres]   ($0 --help for more)" >&2; exit 2; }
+
+help() {
+  cat <<HELP
+usage: $0 start|stop|restart|status|env|wipe [kafka|clickhouse|postgres]
+
+Runs the services of Sluice's quickstart, tests and benchmarks on 127.0.0.1, each as a plain process.
+
+Commands (without a service name: every service):
+  start     start what does not answer yet (idempotent), then print the endpoints
+  stop      stop the processes this script started (pids under \$SLUICE_HOME/run)
+  restart   stop, then start
+  status    say which services answer (the default command; exit 3 when one is down)
+  env       print the endpoints and paths the tests read (never the passwords)
+  wipe      after stop: delete the data, the certificates and the passwords
+  --help    this text
+
+Services:
+  kafka       Apache Kafka 4.x broker, KRaft mode (the broker jars Maven resolves)
+  clickhouse  Debian's clickhouse-server (apt-get installs it when missing)
+  postgres    Debian's postgresql (apt-get installs it when missing); databases sluice and analytics
+
+Environment (all optional; the value in use now is in brackets):
+  SLUICE_KAFKA_PORT              Kafka PLAINTEXT listener; the controller uses port+1  (default 19092)  [$KAFKA_PORT]
+  SLUICE_KAFKA_SASL_SSL_PORT     Kafka SASL_SSL listener       (default SLUICE_KAFKA_PORT+2)      [$KAFKA_SASL_SSL_PORT]
+  SLUICE_KAFKA_MTLS_PORT         Kafka SASL_SSL + client cert  (default SLUICE_KAFKA_PORT+3)      [$KAFKA_MTLS_PORT]
+  SLUICE_CLICKHOUSE_HTTP_PORT    ClickHouse HTTP               (default 18123)                    [$CH_HTTP_PORT]
+  SLUICE_CLICKHOUSE_HTTPS_PORT   ClickHouse HTTPS              (default SLUICE_CLICKHOUSE_HTTP_PORT+1) [$CH_HTTPS_PORT]
+  SLUICE_CLICKHOUSE_TCP_PORT     ClickHouse native protocol    (default 19000)                    [$CH_TCP_PORT]
+  SLUICE_POSTGRES_PORT           PostgreSQL, plain and TLS     (default 15432)                    [$PG_PORT]
+  SLUICE_SECURE                  1: also the TLS/SASL listeners and users; 0: plaintext only (default 1) [$SECURE_ON]
+  SLUICE_HOME                    state directory: data, logs, pids, secure/  (default <project>/.sluice) [$SLUICE_HOME]
+  SLUICE_KAFKA_HEAP              Kafka broker heap             (default 1g)                       [$KAFKA_HEAP]
+
+A second, separate set of services: give other ports and another SLUICE_HOME (see README "Services").
+HELP
+}
+
+case "${1:-}" in
+  -h|--help|help) help; exit 0 ;;
+esac
 
 cmd=${1:-status}
 TARGET=${2:-}

@@ -23,8 +23,9 @@ import io.sluice.core.gather.DestinationNames;
  * {@code engine.jar destination --config F --sink NAME --topic T}: a dry run of a sink's destination template. Prints
  * the table a batch from topic {@code T} would go to, as one JSON object on one line:
  * <pre>{@code {"database": "analytics", "table": "user_42", "sql": "`analytics`.`user_42`"}}</pre>
- * {@code database} and {@code table} are the identifiers after the sink's identifier policy (verbatim, as ClickHouse
- * stores them); {@code sql} is how every statement Sluice sends writes them. The names come from
+ * {@code database} and {@code table} are the identifiers after the sink's identifier policy (verbatim, as the
+ * database stores them); a kind whose namespace has another name adds it with the same value after {@code database}
+ * (PostgreSQL: {@code "schema": "public"}, {@code SinkKind.namespaceName()}); {@code sql} is how every statement Sluice sends writes them. The names come from
  * {@link DestinationNames}, the step the running engine uses, so the dry run and the engine cannot disagree.
  *
  * <p>A sink with several branches: {@code --branch NAME} picks one (default: the first); {@code --all-branches}
@@ -148,6 +149,15 @@ public final class DestinationCommand implements Callable<Integer>
             {
                 sb.append("\"database\": ");
                 RouteCommand.JsonText.quote(name.database(), sb);
+                final String namespace = SinkProviders.installed().provider(target.kind()).namespaceName();
+                if (!"database".equals(namespace))
+                {
+                    // the kind's own word next to the stable field name: PostgreSQL's schema
+                    sb.append(", ");
+                    RouteCommand.JsonText.quote(namespace, sb);
+                    sb.append(": ");
+                    RouteCommand.JsonText.quote(name.database(), sb);
+                }
                 sb.append(", \"table\": ");
                 RouteCommand.JsonText.quote(name.table(), sb);
                 sb.append(", \"sql\": ");

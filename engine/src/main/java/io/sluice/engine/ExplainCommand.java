@@ -111,7 +111,9 @@ public final class ExplainCommand implements Callable<Integer>
     @Option(names = "--topic", paramLabel = "T", description = "Topic the records come from (destination templates use it). Default: the sink's first topic; required when the sink follows a pattern.")
     String topic;
 
-    @Option(names = "--envelope", description = "Each line is {\"key\": ..., \"headers\": {...}, \"timestamp\": ms, \"partition\": n, \"offset\": n, \"value\": <record>}, every member optional but one at least, no other member allowed.")
+    @Option(names = "--envelope", description = {
+        "Each line is {\"key\": ..., \"headers\": {...}, \"timestamp\": ms, \"partition\": n, \"offset\": n, \"value\": <record>}, every member optional but one at least, no other member allowed.",
+        "Without it each line is only a record's value: its Kafka coordinates are not known, so a metadata column shows stand-ins, not a real record's: $partition 0, $offset 0, $timestamp the time explain read the line, no key, no headers. Give --envelope to see them as a run would write them."})
     boolean envelope;
 
     @ArgGroup(exclusive = true, multiplicity = "1")
@@ -125,7 +127,8 @@ public final class ExplainCommand implements Callable<Integer>
     {
         @Option(names = "--schema", paramLabel = "[SINK=]FILE", description = {
             "CREATE TABLE statements to read the destination tables from, in the dialect of the sink's kind (no connection).",
-            "Repeatable: SINK=FILE is read for the branches that write to that sink (a split across kinds), FILE for the others."})
+            "Repeatable: SINK=FILE is read for the branches that write to that sink (a split across kinds), FILE for the others.",
+            "Rule: every sink a branch writes to needs a file: its own SINK=FILE, else the one FILE without SINK=. When every --schema names a sink, a sink named by none is refused, naming it; one file may declare the tables of several sinks of one kind (give it as FILE, or as SINK=FILE for each)."})
         List<String> schema;
 
         @Option(names = "--connect", description = "Read the destination tables from the sink's database (ClickHouse: DESCRIBE; PostgreSQL: its catalog).")
@@ -291,6 +294,50 @@ public final class ExplainCommand implements Callable<Integer>
     }
 
     /**
+     * The message for sinks the branches write to that no {@code --schema SINK=FILE} names, when every
+     * {@code --schema} named a sink (no plain {@code FILE} for the others): which sinks lack a file, their kinds, and
+     * the fixes (a {@code SINK=FILE} each; or one plain {@code FILE} for every sink not named, e.g. the file already
+     * given for a sink of the same kind).
+     */
+    static String missingSchemaFiles(final SluiceConfig c, final List<String> lacking, final Map<String, Path> ofSink)
+    {
+        final StringBuilder sb = new StringBuilder("no --schema file for sink");
+        sb.append(lacking.size() == 1 ? " " : "s ");
+        final List<String> named = new ArrayList<>();
+        for (final String name : lacking)
+        {
+            named.add(name + " (kind " + c.sink(name).kind() + ")");
+        }
+        sb.append(String.join(", ", named)).append(", which ")
+            .append(lacking.size() == 1 ? "a branch writes" : "branches write")
+            .append(" to: every --schema given names a sink (");
+        final List<String> given = new ArrayList<>();
+        ofSink.forEach((k, v) -> given.add(k + "=" + v));
+        given.sort(null);
+        sb.append(String.join(", ", given)).append("), and a sink named by none has no file. Give");
+        final List<String> fixes = new ArrayList<>();
+        for (final String name : lacking)
+        {
+            fixes.add("--schema " + name + "=FILE");
+        }
+        sb.append(' ').append(String.join(" ", fixes))
+            .append(", or one --schema FILE without SINK= for every sink not named");
+        // a file already given for a sink of the same kind can serve the others (CREATE TABLE of each table)
+        final String kind = c.sink(lacking.get(0)).kind();
+        final boolean oneKind = lacking.stream().allMatch(n -> c.sink(n).kind().equals(kind));
+        for (final Map.Entry<String, Path> e : new java.util.TreeMap<>(ofSink).entrySet())
+        {
+            if (oneKind && c.sink(e.getKey()).kind().equals(kind))
+            {
+                sb.append(" (e.g. --schema ").append(e.getValue()).append(" if it also declares the tables of ")
+                    .append(String.join(", ", lacking)).append(')');
+                break;
+            }
+        }
+        return sb.toString();
+    }
+
+    /**
      * The catalogs of {@code --schema}: per sink the branches write to, its file ({@code SINK=FILE}, else the one
      * {@code FILE}) read by the reader of the sink's kind ({@link SinkProvider#schemaFile}), or by the engine's reader
      * of ClickHouse DDL ({@link SchemaFile}) for a kind without one; a file read once per kind.
@@ -325,16 +372,27 @@ public final class ExplainCommand implements Callable<Integer>
                 common = Path.of(s);
             }
         }
+        if (common == null)
+        {
+            // every --schema named a sink: each sink in play needs its own, say which lack one and how to give it
+            final List<String> lacking = new ArrayList<>();
+            for (final String name : sinksInPlay)
+            {
+                if (!ofSink.containsKey(name))
+                {
+                    lacking.add(name);
+                }
+            }
+            if (!lacking.isEmpty())
+            {
+                throw new IllegalArgumentException(missingSchemaFiles(c, lacking, ofSink));
+            }
+        }
         final Map<String, DestinationCatalog> read = new HashMap<>();
         final Map<String, DestinationCatalog> bySink = new HashMap<>();
         for (final String name : sinksInPlay)
         {
             final Path file = ofSink.getOrDefault(name, common);
-            if (file == null)
-            {
-                throw new IllegalArgumentException("no file for the branches that write to sink " + name + ": give "
-                    + "--schema " + name + "=FILE");
-            }
             final String kind = c.sink(name).kind();
             final String key = kind + '\0' + file;
             if (!read.containsKey(key))
@@ -535,6 +593,12 @@ public final class ExplainCommand implements Callable<Integer>
             }
             final Destination d = r.destination();
             o.field("database", d.database());
+            final String namespace = providers.get(branch.sink()).namespaceName();
+            if (!"database".equals(namespace))
+            {
+                // the kind's own word next to the stable field name: PostgreSQL's schema
+                o.field(namespace, d.database());
+            }
             o.field("table", d.table());
             final int shards = sinkSpecs.get(branch.sink()).shards().size();
             final DestinationCatalog catalog = catalogsByName.get(branch.sink());

@@ -52,8 +52,14 @@ import io.sluice.core.source.KafkaChecks;
 /**
  * {@code engine.jar produce}: loads a JSON-lines file (plain or gzip) into a Kafka topic, creating the topic with
  * the given partitions when it is missing. For quickstarts, tests and benchmarks; idempotent producer, acks=all.
+ * With {@code --parse-key} each line is {@code KEY<separator>VALUE} (the {@code parse.key} and {@code key.separator}
+ * properties of Kafka's console producer); {@code --null-marker} sends a value (or key) equal to it as null, so a
+ * line can be a tombstone (Kafka's {@code null.marker}).
  */
-@Command(name = "produce", mixinStandardHelpOptions = true, description = "Produce a JSON-lines file (.gz allowed) into a topic, one record per line.")
+@Command(name = "produce", mixinStandardHelpOptions = true, description = {
+    "Produce a JSON-lines file (.gz allowed) into a topic, one record per line.",
+    "With --parse-key each line is KEY<separator>VALUE; with --null-marker a VALUE equal to the marker is sent as a "
+        + "null value (a tombstone), e.g. --parse-key --null-marker NULL and the line 42<TAB>NULL deletes key 42."})
 public final class ProduceCommand implements Callable<Integer>
 {
     @Option(names = "--bootstrap-servers", defaultValue = "127.0.0.1:${env:SLUICE_KAFKA_PORT:-19092}", description = "Kafka brokers (default 127.0.0.1:$SLUICE_KAFKA_PORT, else ${DEFAULT-VALUE}).")
@@ -62,8 +68,9 @@ public final class ProduceCommand implements Callable<Integer>
     @Option(names = "--topic", required = true, description = "Topic to produce into.")
     String topic;
 
-    @Option(names = "--partitions", defaultValue = "4", description = "Partitions when creating the topic (default ${DEFAULT-VALUE}). Records are sent without a key, so "
-        + "Kafka's default (sticky) partitioner fills one partition per batch: a few records may all land in one.")
+    @Option(names = "--partitions", defaultValue = "4", description = "Partitions when creating the topic (default ${DEFAULT-VALUE}). Records without a key (no --parse-key) "
+        + "go by Kafka's default (sticky) partitioner, which fills one partition per batch: a few records may all land in "
+        + "one. A keyed record goes to the partition of its key's hash.")
     int partitions;
 
     @Option(names = "--file", required = true, description = "JSON lines, one record per line; .gz is decompressed.")
@@ -89,6 +96,19 @@ public final class ProduceCommand implements Callable<Integer>
 
     @Option(names = "--pipeline", paramLabel = "NAME", description = "With --config: use the Kafka connection of this sink or source (its own kafka table) instead of [kafka].")
     String pipeline;
+
+    @Option(names = "--parse-key", description = "Each line is KEY<separator>VALUE: the text before the first "
+        + "separator is the record's key (Kafka console producer's parse.key). A line without the separator is "
+        + "refused, naming its line number.")
+    boolean parseKey;
+
+    @Option(names = "--key-separator", paramLabel = "TEXT", defaultValue = "\t", description = "With --parse-key: "
+        + "what separates the key from the value (default TAB; console producer's key.separator).")
+    String keySeparator;
+
+    @Option(names = "--null-marker", paramLabel = "TEXT", description = "A value (or, with --parse-key, a key) equal to "
+        + "TEXT is sent as null: a value equal to it makes the record a tombstone (console producer's null.marker).")
+    String nullMarker;
 
     @Spec
     CommandSpec spec;
@@ -120,7 +140,17 @@ public final class ProduceCommand implements Callable<Integer>
             System.err.println("error: " + refused);
             return 1;
         }
-        final List<byte[]> lines = readLines(file);
+        final List<byte[][]> lines;
+        try
+        {
+            lines = records(readLines(file));
+        }
+        catch (final IllegalArgumentException e)
+        {
+            spec.commandLine().getErr().println("error: " + file + ": " + e.getMessage());
+            spec.commandLine().getErr().flush();
+            return SluiceEngine.EXIT_CONFIG;
+        }
         createTopic();
         final Properties p = producerProperties(kafka);
         final JsonScanner scanner = new JsonScanner(JsonPathSet.compile(List.of("id")), 128);
@@ -131,14 +161,16 @@ public final class ProduceCommand implements Callable<Integer>
         {
             outer : for (int copy = 0; copy < repeat; copy++)
             {
-                for (final byte[] line : lines)
+                for (final byte[][] line : lines)
                 {
                     if (limit > 0 && sent >= limit)
                     {
                         break outer;
                     }
-                    final byte[] value = copy == 0 || idStep == 0 ? line : withId(scanner, line, copy * idStep);
-                    producer.send(new ProducerRecord<>(topic, value), failures);
+                    final byte[] value = copy == 0 || idStep == 0 || line[1] == null
+                        ? line[1]
+                        : withId(scanner, line[1], copy * idStep);
+                    producer.send(new ProducerRecord<>(topic, line[0], value), failures);
                     sent++;
                 }
             }
@@ -267,6 +299,59 @@ public final class ProduceCommand implements Callable<Integer>
             }
         }
         return lines;
+    }
+
+    /**
+     * Splits the lines into {key, value} pairs by --parse-key, --key-separator and --null-marker.
+     *
+     * @param lines the non-blank lines of the file, UTF-8
+     * @return one {key, value} per line; a null key is a record without one, a null value a tombstone
+     * @throws IllegalArgumentException naming the line (1-based, among the non-blank lines) that has no separator,
+     *                                  or an empty separator
+     */
+    List<byte[][]> records(final List<byte[]> lines)
+    {
+        if (parseKey && keySeparator.isEmpty())
+        {
+            throw new IllegalArgumentException("--key-separator is empty");
+        }
+        final byte[] marker = nullMarker == null ? null : nullMarker.getBytes(StandardCharsets.UTF_8);
+        final List<byte[][]> out = new ArrayList<>(lines.size());
+        for (int i = 0; i < lines.size(); i++)
+        {
+            final byte[] line = lines.get(i);
+            byte[] key = null;
+            byte[] value = line;
+            if (parseKey)
+            {
+                final String text = new String(line, StandardCharsets.UTF_8);
+                final int at = text.indexOf(keySeparator);
+                if (at < 0)
+                {
+                    throw new IllegalArgumentException("line " + (i + 1) + " has no key separator "
+                        + printable(keySeparator) + " (--parse-key reads KEY<separator>VALUE): " + abbreviate(text));
+                }
+                key = nullIfMarker(text.substring(0, at).getBytes(StandardCharsets.UTF_8), marker);
+                value = text.substring(at + keySeparator.length()).getBytes(StandardCharsets.UTF_8);
+            }
+            out.add(new byte[][]{key, nullIfMarker(value, marker)});
+        }
+        return out;
+    }
+
+    private static byte[] nullIfMarker(final byte[] bytes, final byte[] marker)
+    {
+        return marker != null && java.util.Arrays.equals(bytes, marker) ? null : bytes;
+    }
+
+    private static String printable(final String separator)
+    {
+        return "\"" + separator.replace("\t", "\\t") + "\"";
+    }
+
+    private static String abbreviate(final String text)
+    {
+        return text.length() <= 80 ? text : text.substring(0, 80) + "...";
     }
 
     private static byte[] withId(final JsonScanner scanner, final byte[] line, final long add)

@@ -145,8 +145,9 @@ class DestinationCommandTest
             """;
         final Run r = run(pg, "pg", "orders.eu", null, false);
         assertEquals(0, r.code(), r.toString());
-        assertEquals(List.of("{\"database\": \"public\", \"table\": \"orders.eu\", \"sql\": "
-            + "\"\\\"public\\\".\\\"orders.eu\\\"\"}"), r.lines());
+        // "database" stays (the documented field of every kind); "schema" says what it is in PostgreSQL
+        assertEquals(List.of("{\"database\": \"public\", \"schema\": \"public\", \"table\": \"orders.eu\", "
+            + "\"sql\": \"\\\"public\\\".\\\"orders.eu\\\"\"}"), r.lines());
         assertEquals("\"public\".\"orders.eu\"", field(r.lines().get(0), "sql"));
         assertEquals("\"public\".\"Orders\"", field(run(pg, "pg", "Orders", null, false).lines().get(0), "sql"));
         final Run longName = run(pg, "pg", "t".repeat(64), null, false);

@@ -189,7 +189,7 @@ class EngineCommandLineIT
             try (EngineProcess p = EngineProcess.start("--config", f.toString(), "--until-caught-up"))
             {
                 final long deadline = System.nanoTime() + 60_000_000_000L;
-                while (!p.output().contains("destination " + db + ".t ") && System.nanoTime() < deadline)
+                while (!p.output().contains("destination `" + db + "`.`t` ") && System.nanoTime() < deadline)
                 {
                     Thread.sleep(5);
                 }

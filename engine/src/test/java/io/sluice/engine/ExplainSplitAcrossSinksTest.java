@@ -78,6 +78,14 @@ class ExplainSplitAcrossSinksTest
         assertEquals(0, code, err.toString());
         final String[] lines = out.toString().split("\n");
         assertEquals(2, lines.length, out.toString());
+
+        // both sinks of one kind, only one named: the message names the sink without a file and offers the file given
+        final StringWriter noFile = new StringWriter();
+        assertEquals(2, ExplainCommand.run(config, "a", null, false, List.of("b=" + schema), false, "UTC",
+            new ByteArrayInputStream(new byte[0]), new PrintWriter(new StringWriter()), new PrintWriter(noFile)));
+        assertTrue(noFile.toString().contains("no --schema file for sink a (kind clickhouse)"), noFile.toString());
+        assertTrue(noFile.toString().contains("Give --schema a=FILE, or one --schema FILE without SINK= for every "
+            + "sink not named (e.g. --schema " + schema + " if it also declares the tables of a)"), noFile.toString());
         final JsonNode x = JSON.readTree(lines[0]);
         assertEquals("x", x.get("branch").asText(), x.toString());
         assertEquals("b", x.get("sink").asText(), x.toString());
@@ -91,6 +99,7 @@ class ExplainSplitAcrossSinksTest
         assertEquals("y", y.get("branch").asText(), y.toString());
         assertFalse(y.has("sink"), "a branch of its own sink names none: " + y);
         assertEquals("main", y.get("database").asText(), y.toString());
+        assertFalse(y.has("schema"), "ClickHouse's namespace is only the database: " + y);
         assertTrue(y.toString().contains("null"), "a's null_as_default = false refuses the null: " + y);
         assertFalse(y.has("columns") && "default".equals(y.get("columns").get(1).get("source").asText()),
             "a's branch does not take the default: " + y);
@@ -154,6 +163,7 @@ class ExplainSplitAcrossSinksTest
         final JsonNode x = JSON.readTree(lines[0]);
         assertEquals("p", x.get("sink").asText(), lines[0]);
         assertEquals("public.x", x.get("database").asText() + "." + x.get("table").asText());
+        assertEquals("public", x.get("schema").asText(), "a PostgreSQL sink's namespace under its own name: " + x);
         assertEquals("t", x.get("columns").get(1).get("value").asText(), "PostgreSQL prints a boolean as t");
         assertEquals("server default", x.get("columns").get(2).get("source").asText(), lines[0]);
         final JsonNode y = JSON.readTree(lines[1]);
@@ -163,8 +173,11 @@ class ExplainSplitAcrossSinksTest
         assertEquals(2, ExplainCommand.run(config, "a", null, false, List.of("a=" + ch), false, "UTC",
             new ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)), new PrintWriter(new StringWriter()),
             new PrintWriter(noFile)));
-        assertTrue(noFile.toString().contains("no file for the branches that write to sink p: give --schema p=FILE"),
-            noFile.toString());
+        assertTrue(noFile.toString().contains("no --schema file for sink p (kind postgres), which a branch writes to: "
+            + "every --schema given names a sink (a=" + ch + ")"), noFile.toString());
+        assertTrue(noFile.toString().contains("Give --schema p=FILE, or one --schema FILE without SINK= for every sink "
+            + "not named"), noFile.toString());
+        assertFalse(noFile.toString().contains("e.g."), "a file of another kind is no fix: " + noFile);
         final StringWriter two = new StringWriter();
         assertEquals(2, ExplainCommand.run(config, "a", null, false, List.of(ch.toString(), pg.toString()), false,
             "UTC", new ByteArrayInputStream(new byte[0]), new PrintWriter(new StringWriter()), new PrintWriter(two)));

@@ -75,6 +75,9 @@ class PostgresDeleteIT
         assertEquals(List.of("2|c|dflt", "4|x|dflt", "6|new|dflt", "7|old|keep"),
             rows("SELECT id, v, tag FROM " + DB.table(kv) + " ORDER BY id"));
         assertEquals(Map.of(new TopicPartition(kv, 0), 11L), TestServices.committed(group));
+        // the summary's counters: a tombstone's delete is no row written
+        assertEquals(6, first.pipelines().get(0).stats().rowsWritten.get(), "six records with a value");
+        assertEquals(5, first.pipelines().get(0).stats().rowsDeleted.get(), "five tombstones");
 
         produce(kv,
             "4", null,
@@ -94,6 +97,8 @@ class PostgresDeleteIT
         final SluiceEngine third = engine(group, kv, "fail", "max_rows = 1\nlinger_ms = 50");
         assertEquals(SluiceEngine.EXIT_OK, third.run(), third.failure());
         assertEquals(List.of("6|back|dflt"), rows("SELECT id, v, tag FROM " + DB.table(kv) + " ORDER BY id"));
+        assertEquals(2, third.pipelines().get(0).stats().rowsWritten.get(), "one-row batches: two rows");
+        assertEquals(3, third.pipelines().get(0).stats().rowsDeleted.get(), "one-row batches: three deletes");
         assertEquals(Map.of(new TopicPartition(kv, 0), 19L), TestServices.committed(group));
     }
 
@@ -171,6 +176,14 @@ class PostgresDeleteIT
         final String f = engine.failure();
         assertTrue(f.contains(split + "-0@2"), f);
         assertTrue(f.contains("more than one table") && f.contains("a_" + s) && f.contains("b_" + s), f);
+
+        // under skip the refused tombstone is counted as a dropped tombstone, not as an invalid record
+        final SluiceEngine skip = engine("g-pgdel2-" + s, split, "skip", "linger_ms = 1000", branches);
+        assertEquals(SluiceEngine.EXIT_OK, skip.run(), skip.failure());
+        assertEquals(1, skip.pipelines().get(0).stats().droppedTombstone.get());
+        assertEquals(0, skip.pipelines().get(0).stats().droppedInvalid.get());
+        assertEquals(2, skip.pipelines().get(0).stats().rowsWritten.get());
+        assertEquals(0, skip.pipelines().get(0).stats().rowsDeleted.get());
     }
 
 }

@@ -17,6 +17,18 @@ public interface SinkKind
     String kind();
 
     /**
+     * What this kind calls the namespace of its tables, the value core calls "database" (a branch's and a
+     * connection's {@code database()}): the word the commands print as its label in text and, next to
+     * {@code database}, in JSON. ClickHouse: {@code database}; PostgreSQL: {@code schema}.
+     *
+     * @return a lower-case word; {@code database} unless the kind says otherwise
+     */
+    default String namespaceName()
+    {
+        return "database";
+    }
+
+    /**
      * The keys of this kind's {@code [sinks.plugin_config]}, in the order docs/configuration.md lists them: the
      * database-neutral keys core reads through {@link SinkConnection} (from {@link SinkKeys}, with this kind's
      * default of {@code identifier}) and the kind's own. Each key's section is {@link SinkKeys#SECTION}. A key of the

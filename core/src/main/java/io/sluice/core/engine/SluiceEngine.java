@@ -560,21 +560,27 @@ public final class SluiceEngine
         {
             final PipelineStats s = p.stats();
             final Map<String, Long> perTable = new TreeMap<>();
+            final Map<String, Long> deletedPerTable = new TreeMap<>();
             for (final Destination d : p.destinations())
             {
-                perTable.merge(d.toString(), d.rowsWritten(), Long::sum);
+                perTable.merge(d.sqlTable(), d.rowsWritten(), Long::sum);
+                deletedPerTable.merge(d.sqlTable(), d.rowsDeleted(), Long::sum);
             }
             final Histogram[] h = s.totals();
             final StringBuilder sb = new StringBuilder();
-            sb.append(String.format("%s: summary: %d records in, %d rows written in %.1f s (%.0f records/s); "
+            sb.append(String.format("%s: summary: %d records in, %d rows written%s in %.1f s (%.0f records/s); "
                 + "dropped unrouted=%d invalid=%d tombstone=%d; dead letters=%d; inserts=%d (failed attempts %d)%n",
-                p.name(), s.recordsIn.get(), s.rowsWritten.get(), seconds, s.recordsIn.get() / seconds,
+                p.name(), s.recordsIn.get(), s.rowsWritten.get(),
+                s.rowsDeleted.get() == 0 ? "" : ", " + s.rowsDeleted.get() + " rows deleted", seconds,
+                s.recordsIn.get() / seconds,
                 s.droppedUnrouted.get(), s.droppedInvalid.get() + s.droppedRefused.get(), s.droppedTombstone.get(),
                 deadLetters(p),
                 s.inserts.get(), s.insertFailures.get()));
             for (final Map.Entry<String, Long> e : perTable.entrySet())
             {
-                sb.append(String.format("  %-40s %d rows%n", e.getKey(), e.getValue()));
+                final long deleted = deletedPerTable.get(e.getKey());
+                sb.append(String.format("  %-40s %d rows%s%n", e.getKey(), e.getValue(),
+                    deleted == 0 ? "" : ", " + deleted + " deleted"));
             }
             sb.append(String.format(
                 "  latency end-to-end (Kafka timestamp -> the database's ack; includes any wait in Kafka before this run): "

@@ -118,7 +118,8 @@ public final class DestinationResolver
             if (schema == null && target.spec.connection().createTable())
             {
                 LOG.warn("destination {}: the table does not exist any more (dropped or renamed while the engine "
-                    + "ran); it is created again (create_table) and the failed records are read again", destination);
+                    + "ran); it is created again (create_table) and the failed records are read again",
+                    destination.sqlTable());
                 target.catalog.create(destination.database(), destination.table());
                 schema = target.catalog.describe(destination.database(), destination.table());
             }
@@ -126,13 +127,13 @@ public final class DestinationResolver
         catch (final SinkException e)
         {
             LOG.warn("destination {}: cannot describe{} the table again ({}); its rows keep the columns read before",
-                destination, target.spec.connection().createTable() ? " or create" : "", e.getMessage());
+                destination.sqlTable(), target.spec.connection().createTable() ? " or create" : "", e.getMessage());
             return null;
         }
         if (schema == null)
         {
             LOG.warn("destination {}: the table does not exist any more; its inserts fail until it is back{}",
-                destination, target.spec.connection().createTable() ? "" : " (create_table is off)");
+                destination.sqlTable(), target.spec.connection().createTable() ? "" : " (create_table is off)");
             return null;
         }
         final int generation = current == null ? 1 : current.generation() + 1;
@@ -140,14 +141,15 @@ public final class DestinationResolver
         if (current != null && current.schema().sameColumns(schema))
         {
             next = new Binding(current.encoder(), schema, current.sqlColumns(), generation);
-            LOG.info("destination {}: the table's version moved ({} -> {}) but its columns are the same", destination,
+            LOG.info("destination {}: the table's version moved ({} -> {}) but its columns are the same",
+                destination.sqlTable(),
                 current.version(), schema.version());
         }
         else
         {
             next = bind(encoder, target, schema, generation);
             LOG.info("destination {} (branch {}): the table changed; rows are encoded for its columns now: {} "
-                + "(before: {})", destination, destination.branchName(), describe(next),
+                + "(before: {})", destination.sqlTable(), destination.branchName(), describe(next),
                 current == null
                     ? "none"
                     : describe(current));
@@ -291,7 +293,8 @@ public final class DestinationResolver
             TableSchema schema = target.catalog.describe(database, tableName);
             if (schema == null && create)
             {
-                LOG.info("creating table {}.{} for topic {} (branch {})", database, tableName, topic, branchName);
+                // as the kind writes it in SQL: "public"."orders.eu" is one table, public.orders.eu would read as two dots
+                LOG.info("creating table {} for topic {} (branch {})", name.sql(), topic, branchName);
                 target.catalog.create(database, tableName);
                 schema = target.catalog.describe(database, tableName);
             }
@@ -305,12 +308,12 @@ public final class DestinationResolver
         }
         catch (final SinkException e)
         {
-            return new Prepared(null, "destination " + database + "." + tableName + ": " + e.getMessage(),
+            return new Prepared(null, "destination " + name.sql() + ": " + e.getMessage(),
                 e.retriable());
         }
         catch (final RuntimeException e)
         {
-            return new Prepared(null, "destination " + database + "." + tableName + ": " + e.getMessage(), false);
+            return new Prepared(null, "destination " + name.sql() + ": " + e.getMessage(), false);
         }
     }
 
@@ -367,7 +370,7 @@ public final class DestinationResolver
             byName.put(key, d);
             all.add(d);
             published = List.copyOf(all);
-            LOG.info("destination {} for {} (branch {}): {} columns", d,
+            LOG.info("destination {} for {} (branch {}): {} columns", d.sqlTable(),
                 topic.isEmpty() ? "every topic" : "topic " + topic,
                 branchName, d.columnCount());
             return Result.ok(d);

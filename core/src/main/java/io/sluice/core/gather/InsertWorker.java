@@ -541,9 +541,14 @@ public final class InsertWorker implements Agent, SealedBatchQueue
     {
         final long nowMs = System.currentTimeMillis();
         long bytes = 0;
+        int deleted = selected == null ? batch.deleteCount() : 0;
         for (int k = 0; k < count; k++)
         {
             final int i = selected == null ? k : selected[k];
+            if (selected != null && batch.isDelete(i))
+            {
+                deleted++;
+            }
             final AckTracker t = trackers.get(batch.trackerId(i));
             t.ack(batch.offset(i), batch.generation(i));
             final long e2e = nowMs - batch.timestampMs(i);
@@ -557,8 +562,11 @@ public final class InsertWorker implements Agent, SealedBatchQueue
         {
             bytes = batch.byteCount();
         }
-        batch.destination().onInserted(count, bytes);
-        stats.rowsWritten.addAndGet(count);
+        // a delete is no row written: rows deleted are counted apart
+        batch.destination().onInserted(count - deleted, bytes);
+        batch.destination().onDeleted(deleted);
+        stats.rowsWritten.addAndGet(count - deleted);
+        stats.rowsDeleted.addAndGet(deleted);
         stats.bytesWritten.addAndGet(bytes);
         stats.inserts.incrementAndGet();
         stats.insertMicros.record((endNanos - startNanos) / 1000);

@@ -219,6 +219,20 @@ final class RecordFates
     }
 
     /**
+     * A tombstone that {@code tombstones = "delete"} cannot apply (no table of its topic deletes rows, two do, several
+     * shards): its fate is {@code on_error}'s, as a record error, but under {@code skip} it is counted as a dropped
+     * tombstone (reason "tombstone"), not as an invalid record: it is the tombstone the run could not use.
+     *
+     * @param event the tombstone
+     * @param what  why, naming the tables or the shards
+     * @param why   the same for a dead letter
+     */
+    void refusedTombstone(final RecordEvent event, final String what, final DeadLetter.Why why)
+    {
+        recordError(event, what, policyOf[INVALID], droppedOf[TOMBSTONE], why);
+    }
+
+    /**
      * {@link #notARow} with a dead letter of the same reason ({@link #UNROUTED}: unrouted, {@link #INVALID}:
      * invalid, {@link #TOMBSTONE}: tombstone) found at {@code stage}.
      */

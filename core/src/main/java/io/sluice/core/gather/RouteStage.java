@@ -651,6 +651,10 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
                 return;
             }
             batch.addRow(ev.trackerId(), ev.trackerGeneration(), ev.offset(), ev.timestampMs());
+            if (delete)
+            {
+                batch.markLastRowDelete();
+            }
             stats.recordsRouted.lazySet(stats.recordsRouted.get() + 1);
             s.rowAppended(branch.index, batch);
             if (blocking && s.handOffsPending() > 0)

@@ -97,7 +97,7 @@ public final class SchemaWatch implements Agent
             if (version != null && !version.isEmpty() && !version.equals(binding.version()))
             {
                 LOG.info("{}: table {} changed (version {} -> {}): it is described again before its next row",
-                    name, d, binding.version(), version);
+                    name, d.sqlTable(), binding.version(), version);
                 d.requestRefresh("the table's version moved from " + binding.version() + " to " + version
                     + " (schema_refresh_ms = " + d.schemaRefreshMs() + ")");
             }

@@ -130,7 +130,7 @@ final class TombstoneDeletes
     private void error(final RecordEvent event, final String why, final int branch, final Destination dest)
     {
         final String what = "tombstone (tombstones = delete): " + why;
-        fates.notARow(event, RecordFates.INVALID, what, RecordFates.thrown(DeadLetterHeaders.STAGE_ROUTE, what, null,
+        fates.refusedTombstone(event, what, RecordFates.thrown(DeadLetterHeaders.STAGE_ROUTE, what, null,
             branch < 0 ? null : names[branch], dest == null ? null : dest.toString()));
     }
 }

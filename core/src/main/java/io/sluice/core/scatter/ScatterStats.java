@@ -92,4 +92,18 @@ public final class ScatterStats
     {
         counter.lazySet(counter.get() + 1);
     }
+
+    /**
+     * The counters as one line, for a log or a debugger (a snapshot: each counter read once, not all at one instant).
+     *
+     * @return e.g. {@code ScatterStats[routed=10, sent=10, produced=10, ...]}
+     */
+    @Override
+    public String toString()
+    {
+        return "ScatterStats[routed=" + routed.get() + ", sent=" + sent.get() + ", produced=" + produced.get()
+            + ", produceErrors=" + produceErrors.get() + ", fallbacks=" + fallbacks.get() + ", failed=" + failed.get()
+            + ", refused=" + refused.get() + ", skipped=" + skipped.get() + ", topicsCreated=" + topicsCreated.get()
+            + ", rateLimited=" + rateLimited.get() + "]";
+    }
 }

@@ -33,8 +33,10 @@ public final class PipelineStats
     public final PaddedAtomicLong droppedRefused = new PaddedAtomicLong();
     /** Tombstones (records whose Kafka value is null) dropped under {@code tombstones = "skip"}. */
     public final PaddedAtomicLong droppedTombstone = new PaddedAtomicLong();
-    /** Rows durably written (insert workers). */
+    /** Rows durably written (insert workers); deletes not included ({@link #rowsDeleted}). */
     public final PaddedAtomicLong rowsWritten = new PaddedAtomicLong();
+    /** Rows durably deleted by tombstones under {@code tombstones = "delete"} (insert workers). */
+    public final PaddedAtomicLong rowsDeleted = new PaddedAtomicLong();
     /** Encoded bytes durably written (insert workers). */
     public final PaddedAtomicLong bytesWritten = new PaddedAtomicLong();
     /** Successful inserts. */
@@ -202,5 +204,23 @@ public final class PipelineStats
     public int assignedPartitions()
     {
         return assignedPartitions;
+    }
+
+    /**
+     * The counters as one line, for a log or a debugger (a snapshot: each counter read once, not all at one instant).
+     *
+     * @return e.g. {@code PipelineStats[recordsIn=10, recordsRouted=9, rowsWritten=8, rowsDeleted=1, ...]}
+     */
+    @Override
+    public String toString()
+    {
+        return "PipelineStats[recordsIn=" + recordsIn.get() + ", recordsRouted=" + recordsRouted.get()
+            + ", rowsWritten=" + rowsWritten.get() + ", rowsDeleted=" + rowsDeleted.get() + ", bytesWritten="
+            + bytesWritten.get() + ", inserts=" + inserts.get() + ", insertFailures=" + insertFailures.get()
+            + ", droppedUnrouted=" + droppedUnrouted.get() + ", droppedInvalid=" + droppedInvalid.get()
+            + ", droppedRefused=" + droppedRefused.get() + ", droppedTombstone=" + droppedTombstone.get()
+            + ", heldByTable=" + heldByTable.get() + ", rereadSkipped=" + rereadSkipped.get()
+            + ", backpressurePauses=" + backpressurePauses.get() + ", routeWaits=" + routeWaits.get()
+            + ", assignments=" + assignments.get() + ", assignedPartitions=" + assignedPartitions + "]";
     }
 }

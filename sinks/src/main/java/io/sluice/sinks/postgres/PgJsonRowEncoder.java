@@ -198,6 +198,7 @@ public final class PgJsonRowEncoder implements RowEncoder<JsonRecord>
         final Set<String> mapped = new HashSet<>(columnPaths.keySet());
         final List<Column> bound = new ArrayList<>();
         final List<Integer> omittable = new ArrayList<>();
+        final List<String> kept = new ArrayList<>(); // upsert: nullable columns a record may leave out, logged once
         final Set<String> topLevel = new HashSet<>();
         final boolean upsert = catalog instanceof PostgresCatalog pg && pg.upsert();
         final List<String> key = upsert ? ((PostgresCatalog)catalog).upsertKeyOf(schema) : List.of();
@@ -265,10 +266,7 @@ public final class PgJsonRowEncoder implements RowEncoder<JsonRecord>
                 server = true;
                 if (keep)
                 {
-                    LOG.info(
-                        "upsert into {}: a record without column {} ({}) leaves it out of its row, so a stored row "
-                            + "keeps its value and a new row gets NULL",
-                        table, c.name(), c.type());
+                    kept.add(c.name() + " (" + c.type() + ")");
                 }
                 else
                 {
@@ -286,6 +284,12 @@ public final class PgJsonRowEncoder implements RowEncoder<JsonRecord>
             {
                 topLevel.add(JsonPath.parse(path).segment(0));
             }
+        }
+        if (!kept.isEmpty())
+        {
+            // one line per table (not one per column): a wide table would otherwise fill the log at start
+            LOG.info("upsert into {}: a record without one of the {} nullable columns {} leaves it out of its row, so "
+                + "a stored row keeps its value and a new row gets NULL", table, kept.size(), String.join(", ", kept));
         }
         if (!mapped.isEmpty())
         {

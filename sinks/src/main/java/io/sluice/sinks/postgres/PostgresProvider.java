@@ -70,6 +70,13 @@ public final class PostgresProvider implements SinkProvider
         return KIND;
     }
 
+    /** @return {@code schema}: PostgreSQL's namespace of tables, which core calls "database" */
+    @Override
+    public String namespaceName()
+    {
+        return "schema";
+    }
+
     @Override
     public List<ConfigKey> pluginConfigKeys()
     {

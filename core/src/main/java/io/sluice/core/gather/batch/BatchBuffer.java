@@ -22,6 +22,9 @@ public final class BatchBuffer
     private final Bytes<Void> rows;
     private long[] offsets;
     private long[] timestampsMs;
+    /** Per row: whether it deletes a row (a tombstone under tombstones = "delete") rather than writing one. */
+    private boolean[] deletes;
+    private int deleteCount;
     /** Per row: the position in {@link #rows} just after its bytes (where the next row begins). */
     private long[] rowEnds;
     private int[] trackerIds;
@@ -62,6 +65,7 @@ public final class BatchBuffer
         final int n = Math.max(16, initialRows);
         this.offsets = new long[n];
         this.timestampsMs = new long[n];
+        this.deletes = new boolean[n];
         this.rowEnds = new long[n];
         this.trackerIds = new int[n];
         this.generations = new int[n];
@@ -83,6 +87,7 @@ public final class BatchBuffer
         this.shard = shard;
         this.openedNanos = nowNanos;
         this.rowCount = 0;
+        this.deleteCount = 0;
         this.partCount = 0;
         this.rows.clear();
         this.stamp++;
@@ -115,6 +120,7 @@ public final class BatchBuffer
         generations[i] = generation;
         offsets[i] = offset;
         timestampsMs[i] = timestampMs;
+        deletes[i] = false;
         rowEnds[i] = rows.writePosition();
         rowCount = i + 1;
         if (trackerId >= stampByTracker.length)
@@ -252,6 +258,7 @@ public final class BatchBuffer
         final int n = maxRows > offsets.length ? maxRows : offsets.length * 2;
         offsets = Arrays.copyOf(offsets, n);
         timestampsMs = Arrays.copyOf(timestampsMs, n);
+        deletes = Arrays.copyOf(deletes, n);
         rowEnds = Arrays.copyOf(rowEnds, n);
         trackerIds = Arrays.copyOf(trackerIds, n);
         generations = Arrays.copyOf(generations, n);
@@ -271,6 +278,31 @@ public final class BatchBuffer
     public int rowCount()
     {
         return rowCount;
+    }
+
+    /**
+     * Marks the row added last as the delete of a row (a tombstone under {@code tombstones = "delete"}), so that the
+     * counters tell rows deleted from rows written. Route stage thread, right after {@link #addRow}.
+     */
+    public void markLastRowDelete()
+    {
+        deletes[rowCount - 1] = true;
+        deleteCount++;
+    }
+
+    /**
+     * @param i a row index in {@code [0, rowCount())}
+     * @return whether row {@code i} deletes a row rather than writing one
+     */
+    public boolean isDelete(final int i)
+    {
+        return deletes[i];
+    }
+
+    /** @return how many of the batch's rows are deletes ({@link #markLastRowDelete}) */
+    public int deleteCount()
+    {
+        return deleteCount;
     }
 
     /** @return encoded bytes in the batch */

@@ -34,6 +34,7 @@ public final class Destination
     /** The table's positions for an exactly-once sink (route stage only); null for at-least-once. */
     private PositionChain positions;
     private final AtomicLong rowsWritten = new AtomicLong();
+    private final AtomicLong rowsDeleted = new AtomicLong();
     private final AtomicLong bytesWritten = new AtomicLong();
     private final AtomicLong inserts = new AtomicLong();
 
@@ -264,6 +265,25 @@ public final class Destination
     public long rowsWritten()
     {
         return rowsWritten.get();
+    }
+
+    /**
+     * Counts rows a successful insert deleted (tombstones under {@code tombstones = "delete"}; insert worker).
+     *
+     * @param rows how many
+     */
+    public void onDeleted(final int rows)
+    {
+        if (rows > 0)
+        {
+            rowsDeleted.addAndGet(rows);
+        }
+    }
+
+    /** @return rows deleted so far (thread-safe) */
+    public long rowsDeleted()
+    {
+        return rowsDeleted.get();
     }
 
     /** @return encoded bytes written so far */
