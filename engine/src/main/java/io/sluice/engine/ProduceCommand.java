@@ -110,6 +110,9 @@ public final class ProduceCommand implements Callable<Integer>
         + "TEXT is sent as null: a value equal to it makes the record a tombstone (console producer's null.marker).")
     String nullMarker;
 
+    @Option(names = "--kafka-check-timeout-ms", defaultValue = "10000", paramLabel = "MS", description = "How long the start-up check waits for Kafka to answer before giving up with exit 1 (default ${DEFAULT-VALUE}; the engine's is engine.kafka_check_timeout_ms).")
+    long kafkaCheckTimeoutMs;
+
     @Spec
     CommandSpec spec;
 
@@ -134,7 +137,7 @@ public final class ProduceCommand implements Callable<Integer>
             return ConfigChecks.report(config, e, spec.commandLine().getErr());
         }
         bootstrap = kafka.bootstrapServers();
-        final String refused = KafkaChecks.unreachable(kafka, 10_000);
+        final String refused = KafkaChecks.unreachable(kafka, kafkaCheckTimeoutMs);
         if (refused != null)
         {
             System.err.println("error: " + refused);

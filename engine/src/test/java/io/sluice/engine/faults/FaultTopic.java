@@ -344,7 +344,9 @@ final class FaultTopic implements AutoCloseable
         try (EngineRun p = EngineRun.start(Faults.workDir("topic"), "produce", "produce",
             "--bootstrap-servers", Faults.bootstrap(), "--topic", topic, "--partitions", Integer.toString(PARTITIONS),
             "--file", root.resolve("examples/data/github-events.jsonl.gz").toString(),
-            "--repeat", Integer.toString(REPEAT), "--id-step", Long.toString(ID_STEP)))
+            "--repeat", Integer.toString(REPEAT), "--id-step", Long.toString(ID_STEP),
+            // as the engines' kafka_check_timeout_ms: at load 30 the broker took over 10 s to answer
+            "--kafka-check-timeout-ms", "60000"))
         {
             final int rc = p.waitFor(300);
             if (rc != 0)

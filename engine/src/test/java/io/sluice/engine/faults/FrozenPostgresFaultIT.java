@@ -66,7 +66,7 @@ class FrozenPostgresFaultIT
     @ParameterizedTest(name = "{0} with PostgreSQL {1}, {2} layout")
     @CsvSource({"stall, frozen, fused", "stall, frozen, split", "sigterm, frozen, fused", "sigterm, frozen, split",
         "sigterm, down, fused", "sigterm, down, split"})
-    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    @Timeout(value = 420, unit = TimeUnit.SECONDS)
     void shouldStopInTimeWhateverPostgresDoesAndResumeAfter(final String stop, final String state,
         final String layout) throws Exception
     {

@@ -43,17 +43,19 @@ class RebalanceFaultIT
     {
         try (FaultTopic.Staged staged = input.stage("faults-rebalance-" + Faults.suffix()))
         {
-            handOver(staged, new Faults.ClickHouse(Faults.sharedClickHouse()), "d", "faults_rebalance_");
+            handOver(staged, new Faults.ClickHouse(Faults.sharedClickHouse()), "d", "faults_rebalance_", 6000);
         }
     }
 
     /**
      * The scenario, on a staged copy of the input: 20 % of each partition at the start, 70 % once both members hold
      * partitions, the rest after the kill, so the victim is killed with input still to come whatever the machine's
-     * speed, and has input of its own to read and commit before the kill.
+     * speed, and has input of its own to read and commit before the kill. Both members run with the group session
+     * {@code sessionTimeoutMs} (heartbeat a fifth of it): the dead member is dropped that long after the kill, and a
+     * live member is evicted only if it sends no heartbeat for that long.
      */
     static void handOver(final FaultTopic.Staged staged, final Faults.Store store, final String label,
-        final String prefix) throws Exception
+        final String prefix, final int sessionTimeoutMs) throws Exception
     {
         final FaultTopic topic = staged.topic;
         final long seed = Long.getLong("faults.seed", System.nanoTime());
@@ -71,9 +73,9 @@ class RebalanceFaultIT
         final List<String> tables = store.createGithubTables(db);
         final Path dir = Faults.workDir(label + "-rebalance-" + sfx);
         final Path survivorCfg = Faults.writeConfig(dir, "survivor.toml",
-            fastCommits(store.pipelineToml(topic.name, group, db, 120_000, 0, survivorId)));
+            session(fastCommits(store.pipelineToml(topic.name, group, db, 120_000, 0, survivorId)), sessionTimeoutMs));
         final Path victimCfg = Faults.writeConfig(dir, "victim.toml",
-            fastCommits(store.pipelineToml(topic.name, group, db, 120_000, 0, victimId)));
+            session(fastCommits(store.pipelineToml(topic.name, group, db, 120_000, 0, victimId)), sessionTimeoutMs));
         final long[] end = topic.endOffsets();
         staged.release(FIRST_STAGE);
         final long start = System.nanoTime();
@@ -170,11 +172,12 @@ class RebalanceFaultIT
         }
         Faults.report(String.format(
             "FAULT(%s) 2 engines in one group, one killed (SIGKILL) holding partitions %s (committed/end at "
-                + "the kill: %s); the survivor held all 4 partitions %d ms after the kill (session.timeout.ms=6000) and "
+                + "the kill: %s); the survivor held all 4 partitions %d ms after the kill (session.timeout.ms=%d) and "
                 + "committed past the dead member's offsets %d ms after it; ids=%d lost=%d duplicates=%d (dead member's "
                 + "written-but-uncommitted records at the kill: %d); kill %d ms after it had committed %.0f%% of its partitions, seed=%d; "
                 + "duration=%d s",
-            label, victimPartitions, atKill, takeoverMs, resumeMs, topic.distinct.length, lost, cu[0] - cu[1], window,
+            label, victimPartitions, atKill, takeoverMs, sessionTimeoutMs, resumeMs, topic.distinct.length, lost,
+            cu[0] - cu[1], window,
             killDelayMs, killAtFraction * 100, seed, seconds));
         for (final int p : victimPartitions)
         {
@@ -224,6 +227,14 @@ class RebalanceFaultIT
     {
         return replace(replace(toml, "commit_interval_ms = 1000", "commit_interval_ms = 250"), "linger_ms = 1000",
             "linger_ms = 100");
+    }
+
+    /** Sets the group session of both members ({@link Faults#withRunSettings} writes 6000 / 1500 ms). */
+    private static String session(final String toml, final int sessionTimeoutMs)
+    {
+        return replace(toml, "\"session.timeout.ms\" = \"6000\"\n\"heartbeat.interval.ms\" = \"1500\"\n",
+            "\"session.timeout.ms\" = \"" + sessionTimeoutMs + "\"\n\"heartbeat.interval.ms\" = \""
+                + sessionTimeoutMs / 5 + "\"\n");
     }
 
     private static String replace(final String toml, final String from, final String to)

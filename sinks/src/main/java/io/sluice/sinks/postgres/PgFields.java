@@ -1,11 +1,16 @@
 package io.sluice.sinks.postgres;
 
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.math.RoundingMode;
+
 import org.agrona.DirectBuffer;
 
 import net.openhft.chronicle.bytes.Bytes;
 
 import io.sluice.codecs.pgcopy.PgCopy;
 import io.sluice.codecs.pgcopy.PgCopyError;
+import io.sluice.codecs.pgcopy.PgType;
 import io.sluice.codecs.rowbinary.ConversionError;
 import io.sluice.codecs.rowbinary.RowBinary;
 
@@ -30,6 +35,24 @@ import io.sluice.codecs.rowbinary.RowBinary;
  */
 public final class PgFields
 {
+    /** numeric's largest weight (base-10000 digits before the point, minus one): {@code NUMERIC_WEIGHT_MAX}. */
+    private static final int NUMERIC_MAX_WEIGHT = 32_767;
+    /** numeric's largest display scale: {@code NUMERIC_DSCALE_MAX}. */
+    private static final int NUMERIC_MAX_DSCALE = 0x3FFF;
+    private static final int NUMERIC_NEG = 0x4000;
+    private static final BigInteger NBASE = BigInteger.valueOf(10_000);
+    /** 10^0 .. 10^19; 10^19 only as an unsigned long. */
+    private static final long[] POW10 = new long[20];
+
+    static
+    {
+        POW10[0] = 1;
+        for (int i = 1; i < POW10.length; i++)
+        {
+            POW10[i] = POW10[i - 1] * 10;
+        }
+    }
+
     private PgFields()
     {
     }
@@ -248,6 +271,229 @@ public final class PgFields
         PgCopy.writeInt32(out, 0);
         out.writeByte((byte)1);
         return finish(out, at, characters(out, json));
+    }
+
+    /**
+     * Writes an unconstrained {@code numeric} of the value {@code unscaled × 10^-scale}, exactly, with the display
+     * scale {@code max(scale, 0)}: 150 at scale 2 is {@code 1.50}, 15 at scale -2 is {@code 1500}. The same bytes as
+     * the JSON path writes for the same value written with that many fraction digits. Allocates nothing.
+     *
+     * <p>The layout is that of PostgreSQL's {@code numeric_send} ({@code src/backend/utils/adt/numeric.c}; read back
+     * by {@code numeric_recv}): int16 ndigits, int16 weight (the base-10000 exponent of the first digit), int16 sign
+     * (0x0000 positive, 0x4000 negative), int16 dscale (decimal digits shown after the point), then ndigits int16
+     * base-10000 digits, most significant first, without leading or trailing zero digits. Zero has no digits, weight
+     * 0 and the positive sign.
+     *
+     * @param out      the batch buffer
+     * @param unscaled the unscaled value (any long, {@link Long#MIN_VALUE} included)
+     * @param scale    decimal digits after the point; negative multiplies by a power of ten
+     * @return {@link ConversionError#NONE}, or {@link PgCopyError#NUMERIC_FORMAT_OVERFLOW} when the value needs a
+     *     display scale over 16383 or a weight over 32767 (numeric cannot hold it at all), nothing written
+     */
+    public static int writeNumeric(final Bytes<?> out, final long unscaled, final int scale)
+    {
+        return writeNumeric(out, unscaled, scale, PgType.NONE, 0);
+    }
+
+    /**
+     * Writes a {@code numeric(precision, typeScale)} of the value {@code unscaled × 10^-scale}: rounded to
+     * {@code typeScale} fraction digits, half away from zero (PostgreSQL's {@code apply_typmod} and
+     * {@code round_var}), display scale {@code max(typeScale, 0)}, then refused when it has more than
+     * {@code precision - typeScale} integer digits. The same bytes, and the same refusals, as the JSON path's encoder
+     * of that column for the same value. Layout as {@link #writeNumeric(Bytes, long, int)}. Allocates nothing.
+     *
+     * @param out       the batch buffer
+     * @param unscaled  the unscaled value
+     * @param scale     its decimal digits after the point
+     * @param precision the column's precision, 1..1000, or {@link PgType#NONE} for an unconstrained numeric (then
+     *                  {@code typeScale} is ignored)
+     * @param typeScale the column's scale, -1000..1000 (PostgreSQL 15 allows a negative scale)
+     * @return {@link ConversionError#NONE}, or {@link PgCopyError#NUMERIC_OVERFLOW} (too many integer digits for
+     *     the column, SQLSTATE 22003) or {@link PgCopyError#NUMERIC_FORMAT_OVERFLOW}, nothing written
+     */
+    public static int writeNumeric(final Bytes<?> out, final long unscaled, final int scale, final int precision,
+        final int typeScale)
+    {
+        final boolean constrained = precision != PgType.NONE;
+        final boolean negative = unscaled < 0;
+        // the magnitude as an unsigned long: -Long.MIN_VALUE is 2^63 read unsigned
+        long m = negative ? -unscaled : unscaled;
+        // value = m × 10^e
+        long e = -(long)scale;
+        final long dscale = constrained ? Math.max(typeScale, 0) : Math.max(scale, 0);
+        if (dscale > NUMERIC_MAX_DSCALE)
+        {
+            return PgCopyError.NUMERIC_FORMAT_OVERFLOW;
+        }
+        if (constrained && e < -typeScale)
+        {
+            final long drop = -typeScale - e;
+            m = drop >= POW10.length ? 0 : roundOff(m, POW10[(int)drop]);
+            e = -typeScale;
+        }
+        if (m == 0)
+        {
+            writeNumericHeader(out, 0, 0, false, (int)dscale);
+            return ConversionError.NONE;
+        }
+        while (Long.remainderUnsigned(m, 10) == 0)
+        {
+            m = Long.divideUnsigned(m, 10);
+            e++;
+        }
+        final long lead = e + decimalDigits(m) - 1;
+        if (constrained && lead + 1 > (long)precision - typeScale)
+        {
+            return PgCopyError.NUMERIC_OVERFLOW;
+        }
+        final long weight = Math.floorDiv(lead, 4);
+        if (weight > NUMERIC_MAX_WEIGHT)
+        {
+            return PgCopyError.NUMERIC_FORMAT_OVERFLOW;
+        }
+        final long last = Math.floorDiv(e, 4);
+        final int ndigits = (int)(weight - last + 1);
+        PgCopy.writeInt32(out, 8 + 2 * ndigits);
+        PgCopy.writeInt16(out, ndigits);
+        PgCopy.writeInt16(out, (int)weight);
+        PgCopy.writeInt16(out, negative ? NUMERIC_NEG : 0);
+        PgCopy.writeInt16(out, (int)dscale);
+        for (long g = weight; g >= last; g--)
+        {
+            // the base-10000 digit g holds the decimal exponents 4g .. 4g+3, i.e. m's digits from position 4g - e
+            final long at = 4 * g - e;
+            final int digit;
+            if (at >= 0)
+            {
+                digit = at >= POW10.length
+                    ? 0
+                    : (int)Long.remainderUnsigned(Long.divideUnsigned(m, POW10[(int)at]),
+                        10_000);
+            }
+            else
+            {
+                // only the last digit: m's lowest 4 + at decimal digits, shifted up by -at
+                digit = (int)(Long.remainderUnsigned(m, POW10[(int)(4 + at)]) * POW10[(int)-at]);
+            }
+            PgCopy.writeInt16(out, digit);
+        }
+        return ConversionError.NONE;
+    }
+
+    /**
+     * Writes an unconstrained {@code numeric} of the value exactly, with the display scale
+     * {@code max(value.scale(), 0)}: as {@link #writeNumeric(Bytes, long, int)} with {@code value}'s unscaled value
+     * and scale, for values whose unscaled value does not fit a long too. Allocates when it does not fit: not for the
+     * hot path of such values.
+     *
+     * @param out   the batch buffer
+     * @param value the value
+     * @return as {@link #writeNumeric(Bytes, long, int)}
+     */
+    public static int writeNumeric(final Bytes<?> out, final BigDecimal value)
+    {
+        return writeNumeric(out, value, PgType.NONE, 0);
+    }
+
+    /**
+     * Writes a {@code numeric(precision, typeScale)} of the value, as {@link #writeNumeric(Bytes, long, int, int, int)}
+     * does (the same rounding, display scale and refusals), for values whose unscaled value does not fit a long too.
+     * Allocates when it does not fit.
+     *
+     * @param out       the batch buffer
+     * @param value     the value
+     * @param precision the column's precision, or {@link PgType#NONE} for an unconstrained numeric
+     * @param typeScale the column's scale
+     * @return as {@link #writeNumeric(Bytes, long, int, int, int)}
+     */
+    public static int writeNumeric(final Bytes<?> out, final BigDecimal value, final int precision,
+        final int typeScale)
+    {
+        final BigInteger unscaled = value.unscaledValue();
+        if (unscaled.bitLength() < 64)
+        {
+            return writeNumeric(out, unscaled.longValue(), value.scale(), precision, typeScale);
+        }
+        final boolean constrained = precision != PgType.NONE;
+        final long dscale = constrained ? Math.max(typeScale, 0) : Math.max(value.scale(), 0);
+        if (dscale > NUMERIC_MAX_DSCALE)
+        {
+            return PgCopyError.NUMERIC_FORMAT_OVERFLOW;
+        }
+        BigDecimal v = value;
+        if (constrained && v.scale() > typeScale)
+        {
+            // HALF_UP is half away from zero, PostgreSQL's rounding of numeric
+            v = v.setScale(typeScale, RoundingMode.HALF_UP);
+        }
+        if (v.signum() == 0)
+        {
+            writeNumericHeader(out, 0, 0, false, (int)dscale);
+            return ConversionError.NONE;
+        }
+        v = v.stripTrailingZeros();
+        BigInteger m = v.unscaledValue().abs();
+        long e = -(long)v.scale();
+        final long lead = e + m.toString().length() - 1;
+        if (constrained && lead + 1 > (long)precision - typeScale)
+        {
+            return PgCopyError.NUMERIC_OVERFLOW;
+        }
+        final long weight = Math.floorDiv(lead, 4);
+        if (weight > NUMERIC_MAX_WEIGHT)
+        {
+            return PgCopyError.NUMERIC_FORMAT_OVERFLOW;
+        }
+        final long last = Math.floorDiv(e, 4);
+        m = m.multiply(BigInteger.TEN.pow((int)(e - 4 * last)));
+        final int ndigits = (int)(weight - last + 1);
+        final int[] digits = new int[ndigits];
+        for (int i = ndigits - 1; i >= 0; i--)
+        {
+            final BigInteger[] qr = m.divideAndRemainder(NBASE);
+            digits[i] = qr[1].intValue();
+            m = qr[0];
+        }
+        PgCopy.writeInt32(out, 8 + 2 * ndigits);
+        PgCopy.writeInt16(out, ndigits);
+        PgCopy.writeInt16(out, (int)weight);
+        PgCopy.writeInt16(out, v.signum() < 0 ? NUMERIC_NEG : 0);
+        PgCopy.writeInt16(out, (int)dscale);
+        for (final int d : digits)
+        {
+            PgCopy.writeInt16(out, d);
+        }
+        return ConversionError.NONE;
+    }
+
+    /** A numeric without digits (zero): its length and the four int16 of the header. */
+    private static void writeNumericHeader(final Bytes<?> out, final int ndigits, final int weight,
+        final boolean negative, final int dscale)
+    {
+        PgCopy.writeInt32(out, 8 + 2 * ndigits);
+        PgCopy.writeInt16(out, ndigits);
+        PgCopy.writeInt16(out, weight);
+        PgCopy.writeInt16(out, negative ? NUMERIC_NEG : 0);
+        PgCopy.writeInt16(out, dscale);
+    }
+
+    /** {@code m / divisor} rounded half away from zero, all unsigned; {@code divisor} is a power of ten over 1. */
+    private static long roundOff(final long m, final long divisor)
+    {
+        final long q = Long.divideUnsigned(m, divisor);
+        final long r = Long.remainderUnsigned(m, divisor);
+        return Long.compareUnsigned(r, divisor - r) >= 0 ? q + 1 : q;
+    }
+
+    /** The number of decimal digits of {@code m}, read unsigned, over 0. */
+    private static int decimalDigits(final long m)
+    {
+        int n = 1;
+        while (n < POW10.length && Long.compareUnsigned(m, POW10[n]) >= 0)
+        {
+            n++;
+        }
+        return n;
     }
 
     private static int utf8(final Bytes<?> out, final CharSequence text)

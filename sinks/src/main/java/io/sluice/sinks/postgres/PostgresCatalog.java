@@ -139,7 +139,9 @@ public final class PostgresCatalog implements DestinationCatalog
     /**
      * Columns in order, each with its declared type, its type under every domain (a recursive walk of
      * {@code typbasetype}, collecting domains' NOT NULL), the element type of an array, the labels of an enum, and
-     * its default ({@code pg_get_expr} text and {@code adbin} node tree).
+     * its default ({@code pg_get_expr} text and {@code adbin} node tree). A column without a default of its own
+     * takes the default of the nearest domain in its chain that has one ({@code pg_type.typdefaultbin}), as the
+     * server does when a row leaves the column out (CREATE DOMAIN: "the column's own default overrides the domain's").
      */
     private static final String COLUMNS_QUERY = "SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod),"
         + " pg_catalog.format_type(b.oid, b.typmod), bt.typtype::text,"
@@ -147,21 +149,25 @@ public final class PostgresCatalog implements DestinationCatalog
         + " END,"
         + " (SELECT pg_catalog.array_agg(e.enumlabel::text ORDER BY e.enumsortorder) FROM pg_catalog.pg_enum e"
         + " WHERE e.enumtypid = CASE WHEN bt.typcategory = 'A' THEN bt.typelem ELSE bt.oid END),"
-        + " a.attnotnull OR b.nn, pg_catalog.pg_get_expr(d.adbin, d.adrelid), d.adbin::text,"
+        + " a.attnotnull OR b.nn,"
+        + " CASE WHEN d.adbin IS NOT NULL THEN pg_catalog.pg_get_expr(d.adbin, d.adrelid)"
+        + " ELSE pg_catalog.pg_get_expr(b.dflt, 0) END,"
+        + " coalesce(d.adbin::text, b.dflt::text),"
         + " a.attidentity::text, a.attgenerated::text"
         + " FROM pg_catalog.pg_attribute a"
         + " LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum"
-        + " CROSS JOIN LATERAL (WITH RECURSIVE chain(oid, typmod, nn, depth) AS ("
-        + " SELECT a.atttypid, a.atttypmod, false, 0 UNION ALL"
-        + " SELECT t.typbasetype, t.typtypmod, chain.nn OR t.typnotnull, chain.depth + 1 FROM chain"
+        + " CROSS JOIN LATERAL (WITH RECURSIVE chain(oid, typmod, nn, dflt, depth) AS ("
+        + " SELECT a.atttypid, a.atttypmod, false, NULL::pg_catalog.pg_node_tree COLLATE pg_catalog.\"C\", 0 UNION ALL"
+        + " SELECT t.typbasetype, t.typtypmod, chain.nn OR t.typnotnull,"
+        + " CASE WHEN chain.dflt IS NULL THEN t.typdefaultbin ELSE chain.dflt END, chain.depth + 1 FROM chain"
         + " JOIN pg_catalog.pg_type t ON t.oid = chain.oid WHERE t.typtype = 'd')"
-        + " SELECT chain.oid, chain.typmod, chain.nn FROM chain ORDER BY chain.depth DESC LIMIT 1) b"
+        + " SELECT chain.oid, chain.typmod, chain.nn, chain.dflt FROM chain ORDER BY chain.depth DESC LIMIT 1) b"
         + " JOIN pg_catalog.pg_type bt ON bt.oid = b.oid"
         + " WHERE a.attrelid = ? AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum";
 
     /** Node types of a default's tree that a constant may hold (others: Var, SQLValueFunction, SubLink...). */
     private static final Set<String> CONSTANT_NODES = Set.of("CONST", "FUNCEXPR", "OPEXPR", "RELABELTYPE",
-        "COERCEVIAIO", "ARRAYEXPR", "ARRAYCOERCEEXPR", "COLLATEEXPR", "CASETESTEXPR");
+        "COERCEVIAIO", "ARRAYEXPR", "ARRAYCOERCEEXPR", "COLLATEEXPR", "CASETESTEXPR", "COERCETODOMAIN");
     private static final Pattern NODE = Pattern.compile("\\{([A-Z_]+)");
     private static final Pattern FUNC_FORMAT = Pattern.compile(":funcformat (\\d+)");
     private static final Pattern FUNC_ID = Pattern.compile(":(?:funcid|opfuncid) (\\d+)");

@@ -4,12 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Random;
 import java.util.UUID;
 import java.util.function.Consumer;
 
@@ -48,6 +51,112 @@ class PgFieldsTest
         final Bytes<?> out = Bytes.allocateElasticOnHeap(64);
         assertEquals(ConversionError.NONE, PgColumnEncoder.forType(type, true).encode(value, out, scratch), json);
         return out.toByteArray();
+    }
+
+    /** The JSON encoder's bytes for the value, or its negative code as a one-element marker. */
+    private String jsonOutcome(final String type, final String json)
+    {
+        final byte[] b = ("{\"v\":" + json + "}").getBytes(StandardCharsets.UTF_8);
+        final UnsafeBuffer slot = new UnsafeBuffer(ByteBuffer.allocateDirect(b.length + 128));
+        slot.putBytes(64, b);
+        assertEquals(JsonError.NONE, scanner.scan(slot, 64, b.length));
+        scanner.value(0, value);
+        final Bytes<?> out = Bytes.allocateElasticOnHeap(64);
+        final int code = PgColumnEncoder.forType(type, true).encode(value, out, scratch);
+        return code == ConversionError.NONE ? java.util.HexFormat.of().formatHex(out.toByteArray()) : "code " + code;
+    }
+
+    private static String fieldsOutcome(final Consumer<Bytes<?>> write, final int[] code)
+    {
+        final Bytes<?> out = Bytes.allocateElasticOnHeap(64);
+        write.accept(out);
+        return code[0] == ConversionError.NONE
+            ? java.util.HexFormat.of().formatHex(out.toByteArray())
+            : "code " + code[0] + (out.writePosition() == 0 ? "" : " with bytes written");
+    }
+
+    /** Both numeric forms against the JSON encoder of the column type, for one value and one column. */
+    private void assertNumericAgrees(final String type, final int precision, final int scale, final BigDecimal v)
+    {
+        final String expected = jsonOutcome(type, v.toPlainString());
+        assertEquals(expected, jsonOutcome(type, v.toString()), "plain and exponent JSON agree: " + v);
+        final int[] code = new int[1];
+        assertEquals(expected,
+            fieldsOutcome(o -> code[0] = PgFields.writeNumeric(o, v, precision, scale), code), type + " " + v);
+        if (v.unscaledValue().bitLength() < 64)
+        {
+            final long u = v.unscaledValue().longValueExact();
+            assertEquals(expected, fieldsOutcome(o -> code[0] = PgFields.writeNumeric(o, u, v.scale(), precision,
+                scale), code), type + " " + u + " at scale " + v.scale());
+            if (precision == io.sluice.codecs.pgcopy.PgType.NONE)
+            {
+                assertEquals(expected, fieldsOutcome(o -> code[0] = PgFields.writeNumeric(o, u, v.scale()), code));
+            }
+        }
+        else if (precision == io.sluice.codecs.pgcopy.PgType.NONE)
+        {
+            assertEquals(expected, fieldsOutcome(o -> code[0] = PgFields.writeNumeric(o, v), code));
+        }
+    }
+
+    @Test
+    void shouldWriteNumericAsTheJsonEncoderDoes()
+    {
+        final String[] types = {"numeric", "numeric(10,2)", "numeric(18,0)", "numeric(5,-2)", "numeric(38,10)",
+            "numeric(4,4)", "numeric(1000,30)"};
+        final int[][] mods = {{-1, 0}, {10, 2}, {18, 0}, {5, -2}, {38, 10}, {4, 4}, {1000, 30}};
+        final List<BigDecimal> values = new java.util.ArrayList<>();
+        for (final String s : new String[]{"0", "0.00", "-0.000", "1", "-1", "1.50", "0.005", "-0.005", "0.0049",
+            "9999", "10000", "99999999.995", "99999999.994", "-99999999.995", "0.0001", "12345678.9", "1E+7",
+            "1.5E+3", "12.3456789", "0.99995", "100000000"})
+        {
+            values.add(new BigDecimal(s));
+        }
+        for (final long u : new long[]{Long.MAX_VALUE, Long.MIN_VALUE, Long.MIN_VALUE + 1, 10_000_000_000_000_000L,
+            -9_999_999_999_999_999L})
+        {
+            for (final int sc : new int[]{-3, 0, 1, 2, 4, 5, 18, 19, 20, 25})
+            {
+                values.add(BigDecimal.valueOf(u, sc));
+            }
+        }
+        final Random random = new Random(22);
+        for (int i = 0; i < 500; i++)
+        {
+            final long u = switch (i % 3)
+            {
+                case 0 -> random.nextLong();
+                case 1 -> random.nextInt(1_000_000) - 500_000;
+                default -> random.nextLong() / (1L << random.nextInt(63));
+            };
+            values.add(BigDecimal.valueOf(u, random.nextInt(31) - 5));
+            // beyond a long: the BigDecimal form's own path
+            final BigInteger big = new BigInteger(64 + random.nextInt(100), random);
+            values.add(new BigDecimal(random.nextBoolean() ? big : big.negate(), random.nextInt(60) - 10));
+        }
+        for (int t = 0; t < types.length; t++)
+        {
+            for (final BigDecimal v : values)
+            {
+                assertNumericAgrees(types[t], mods[t][0], mods[t][1], v);
+            }
+        }
+    }
+
+    @Test
+    void shouldRefuseNumericsPostgresCannotHoldAndWriteNothing()
+    {
+        final Bytes<?> out = Bytes.allocateElasticOnHeap(64);
+        assertEquals(PgCopyError.NUMERIC_OVERFLOW, PgFields.writeNumeric(out, 100_000_000_00L, 2, 10, 2));
+        assertEquals(PgCopyError.NUMERIC_OVERFLOW, PgFields.writeNumeric(out, 9_999_999_999_5L, 3, 10, 2),
+            "rounds up to 100000000.00, over 8 integer digits");
+        assertEquals(PgCopyError.NUMERIC_FORMAT_OVERFLOW, PgFields.writeNumeric(out, 1, 16_384));
+        assertEquals(PgCopyError.NUMERIC_FORMAT_OVERFLOW, PgFields.writeNumeric(out, 1, -131_072));
+        assertEquals(PgCopyError.NUMERIC_FORMAT_OVERFLOW, PgFields.writeNumeric(out, new BigDecimal("1E+131072")));
+        assertEquals(0, out.writePosition());
+        assertEquals(ConversionError.NONE, PgFields.writeNumeric(out, 1, -131_071));
+        assertEquals(ConversionError.NONE, PgFields.writeNumeric(out, 1, 16_383));
+        assertEquals(ConversionError.NONE, PgFields.writeNumeric(out, 9_999_999_999_4L, 3, 10, 2));
     }
 
     private static byte[] written(final Consumer<Bytes<?>> write)
@@ -148,13 +257,15 @@ class PgFieldsTest
                 before = threads.getThreadAllocatedBytes(id);
             }
             out.clear();
-            PgFields.beginRow(out, 6);
+            PgFields.beginRow(out, 8);
             PgFields.writeInt8(out, i);
             PgFields.writeText(out, text);
             PgFields.writeJsonb(out, text);
             PgFields.writeTimestamp(out, i * 1_000_000L);
             PgFields.writeDate(out, i);
             PgFields.writeNull(out);
+            PgFields.writeNumeric(out, i * 1_234_567L - 5_000, i % 7);
+            PgFields.writeNumeric(out, -i * 98_765L, 4, 12, 2);
         }
         final long allocated = threads.getThreadAllocatedBytes(id) - before;
         // a few hundred bytes at most over the whole loop (the JIT's, the bean's), never some per row

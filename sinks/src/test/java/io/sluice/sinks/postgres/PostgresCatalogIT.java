@@ -405,6 +405,60 @@ class PostgresCatalogIT
         assertTrue(bad.getMessage().contains("42704"), bad.getMessage());
     }
 
+    /**
+     * A column typed by a domain with a DEFAULT and no default of its own has the domain's: a constant one is
+     * evaluated and written by Sluice, an expression is left to the server; the nearest domain of a chain wins, and a
+     * column's own default (even DEFAULT NULL) overrides the domain's. The server agrees: a row that leaves the
+     * columns out gets exactly these.
+     */
+    @Test
+    void shouldTakeTheDefaultOfTheColumnsDomain() throws Exception
+    {
+        final String q = PostgresIdentifiers.quote(SCHEMA);
+        sql("CREATE DOMAIN " + q + ".status AS text DEFAULT 'new'",
+            "CREATE DOMAIN " + q + ".urgent AS " + q + ".status DEFAULT 'urgent'",
+            "CREATE DOMAIN " + q + ".plain AS " + q + ".status",
+            "CREATE DOMAIN " + q + ".seen AS timestamptz DEFAULT now() NOT NULL",
+            "CREATE DOMAIN " + q + ".qty AS numeric(6,2) DEFAULT 2.5 CHECK (VALUE >= 0)",
+            "CREATE TABLE " + q + ".dom (id bigint, s " + q + ".status, u " + q + ".urgent, p " + q + ".plain, at "
+                + q + ".seen, n " + q + ".qty, own " + q + ".status DEFAULT 'mine', none " + q
+                + ".status DEFAULT NULL)");
+        final PostgresCatalog catalog = creating();
+        final Map<String, PostgresColumn> byName = catalog.describeTable(SCHEMA, "dom").columns().stream()
+            .collect(Collectors.toMap(PostgresColumn::name, c -> c));
+        final Object[][] expected = {
+            {"s", DefaultClass.CONSTANT, "\"new\""}, {"u", DefaultClass.CONSTANT, "\"urgent\""},
+            {"p", DefaultClass.CONSTANT, "\"new\""}, {"at", DefaultClass.EXPRESSION, null},
+            {"n", DefaultClass.CONSTANT, "2.5"}, {"own", DefaultClass.CONSTANT, "\"mine\""},
+            {"id", DefaultClass.NONE, null}};
+        final Map<String, ColumnSpec> specs = catalog.describe(SCHEMA, "dom").columns().stream()
+            .collect(Collectors.toMap(ColumnSpec::name, c -> c));
+        for (final Object[] e : expected)
+        {
+            final PostgresColumn c = byName.get((String)e[0]);
+            assertEquals(e[1], c.defaultClass(), c.toString());
+            assertEquals(e[2], catalog.evaluateDefault(specs.get((String)e[0])), c.toString());
+        }
+        assertFalse(String.valueOf(byName.get("none").defaultExpression()).contains("new"),
+            "the column's DEFAULT NULL overrides the domain's: " + byName.get("none"));
+        assertEquals("EXPRESSION", specs.get("at").defaultKind());
+        assertTrue(byName.get("at").notNull());
+        assertTrue(byName.get("at").defaultExpression().contains("now()"), byName.get("at").toString());
+        // what the server itself gives a row without those columns
+        sql("INSERT INTO " + q + ".dom (id) VALUES (1)");
+        try (Connection c = open();
+            Statement st = c.createStatement();
+            ResultSet r = st.executeQuery(
+                "SELECT to_json(s)::text, to_json(u)::text, to_json(p)::text, to_json(n)::text, to_json(own)::text,"
+                    + " to_json(none)::text, at IS NOT NULL FROM " + q + ".dom"))
+        {
+            assertTrue(r.next());
+            assertEquals(List.of("\"new\"", "\"urgent\"", "\"new\"", "2.50", "\"mine\"", "null", "t"),
+                List.of(r.getString(1), r.getString(2), r.getString(3), r.getString(4), r.getString(5),
+                    String.valueOf(r.getString(6)), r.getBoolean(7) ? "t" : "f"));
+        }
+    }
+
     @Test
     void shouldDescribeEveryTypeFamilyAndDefaultKind() throws Exception
     {
