@@ -216,6 +216,12 @@ class PostgresExactlyOnceFaultIT
                 () -> feed.produced() >= point && committedQuietly() > since, running);
         }
 
+        /** Keeps the feed going ({@link #LEAD} records ahead of what it produced), never past {@code cap}. */
+        void flow(final int cap)
+        {
+            feed.allow(Math.min(cap, feed.produced() + LEAD));
+        }
+
         long committedQuietly()
         {
             try
@@ -308,22 +314,23 @@ class PostgresExactlyOnceFaultIT
                 // a second member joins, is frozen with a batch open in PostgreSQL, and resumed after its partitions
                 // moved and were written by their new owner
                 reach(50_000, atDown, a);
-                feed.allow(60_000); // records keep arriving while b joins and is frozen
                 b = start("b");
                 lag.port(lagPort);
                 final EngineRun a1 = a;
                 final EngineRun b1 = b;
-                await("both members hold partitions", 90, () ->
+                await("both members hold partitions", 120, () ->
                 {
+                    flow(80_000); // records keep arriving while b starts, however long that takes
                     final Map<String, List<Integer>> m = members();
                     return m.size() == 2 && !m.getOrDefault(prefix + "a", List.of()).isEmpty()
                         && !m.getOrDefault(prefix + "b", List.of()).isEmpty();
                 }, a1, b1);
                 frozen = freeze(a1, b1);
-                reach(65_000, sinceNow(), a1, b1);
+                final int from = feed.produced();
+                reach(from + (total - from) / 3, sinceNow(), a1, b1);
                 a = kill(a1, "a");
                 lag.port(lagPort);
-                reach(80_000, sinceNow(), a, b1);
+                reach(from + 2 * (total - from) / 3, sinceNow(), a, b1);
                 b = kill(b1, "b");
                 finish(List.of(a, b));
                 final String lagSummary = lag.summary();
@@ -366,6 +373,7 @@ class PostgresExactlyOnceFaultIT
                 final int[] waiting = new int[1];
                 await("a batch of member b waits for the lock on " + k0, 60, () ->
                 {
+                    flow(total - 15_000);
                     for (final int p : clientPorts("wait_event_type = 'Lock' AND query LIKE 'LOCK TABLE %'"))
                     {
                         if (pidOf(p) == b.pid())
