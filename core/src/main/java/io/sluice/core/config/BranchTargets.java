@@ -1,12 +1,14 @@
 package io.sluice.core.config;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import org.tomlj.TomlArray;
 import org.tomlj.TomlTable;
 
 import io.sluice.core.config.SluiceConfig.Branch;
@@ -115,5 +117,68 @@ final class BranchTargets
                 sinks.set(i, sinks.get(i).withBranches(b));
             }
         }
+    }
+
+    /**
+     * Refuses two branches of one split that write one table of a sink with {@code delivery = "exactly_once"}: a
+     * table's positions are one chain of batches per (consumer group, table, partition), and two branches seal their
+     * batches apart, so their conditional position updates would refuse each other. Tables are compared as written
+     * (database and target_table, a literal or the same template); two different templates that meet on one table
+     * are refused when the second branch resolves it. Reported at the second branch's {@code target_table} (or the
+     * branch's first line when it takes the sink's), naming both branches and the first one's line.
+     *
+     * @param sinkTables the [[sinks]] tables, in file order
+     * @param sinks      the sinks read, with their branches resolved ({@link #resolve})
+     * @param problems   where a refusal goes
+     */
+    static void exactlyOnceTables(final List<TomlTable> sinkTables, final List<SluiceConfig.Sink> sinks,
+        final List<ConfigProblem> problems)
+    {
+        final Map<String, SluiceConfig.Sink> byName = new LinkedHashMap<>();
+        sinks.forEach(s -> byName.putIfAbsent(s.name(), s));
+        final Set<String> seenOwners = new HashSet<>();
+        for (int i = 0; i < sinkTables.size(); i++)
+        {
+            final TomlTable st = sinkTables.get(i);
+            final SluiceConfig.Sink owner = st.get(List.of("name")) instanceof String n ? byName.get(n) : null;
+            if (owner == null || !seenOwners.add(owner.name())
+                || !(st.get(List.of("branches")) instanceof TomlArray tables)
+                || tables.size() != owner.branches().size())
+            {
+                continue;
+            }
+            final Map<String, Integer> first = new HashMap<>();
+            for (int b = 0; b < owner.branches().size(); b++)
+            {
+                final Branch br = owner.branches().get(b);
+                final SluiceConfig.Sink target = byName.get(br.sink() == null ? owner.name() : br.sink());
+                if (target == null || !target.plugin().exactlyOnce() || br.targetTable() == null)
+                {
+                    continue;
+                }
+                final String key = target.name() + '\0' + br.database() + '\0' + br.targetTable();
+                final Integer earlier = first.putIfAbsent(key, b);
+                if (earlier == null)
+                {
+                    continue;
+                }
+                final Branch other = owner.branches().get(earlier);
+                problems.add(new ConfigProblem("sinks[" + i + "].branches[" + b + "].target_table",
+                    line(tables.getTable(b)), "branches \"" + other.name() + "\" (line "
+                        + line(tables.getTable(earlier)) + ") and \"" + br.name() + "\" both write table \""
+                        + br.targetTable() + "\"" + (br.database() == null ? "" : " of \"" + br.database() + "\"")
+                        + " of sink \"" + target.name() + "\", which is delivery = \"exactly_once\": a table's "
+                        + "positions are one chain of batches per partition, and two branches seal their batches "
+                        + "apart, so only one branch may write a table (send both kinds of record through one branch, "
+                        + "or write them to two tables)"));
+            }
+        }
+    }
+
+    /** @return the line of a branch's target_table, or of its first key when it takes the sink's */
+    private static int line(final TomlTable branch)
+    {
+        final int own = TableReader.line(branch, "target_table");
+        return own > 0 ? own : TableReader.firstLine(branch);
     }
 }

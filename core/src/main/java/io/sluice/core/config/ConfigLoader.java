@@ -323,6 +323,7 @@ public final class ConfigLoader
             }
         }
         BranchTargets.resolve(sinkTables, sinks, targets, problems);
+        BranchTargets.exactlyOnceTables(sinkTables, sinks, problems);
         final List<SluiceConfig.Source> sources = new ArrayList<>();
         final int sourceTables = SourceConfigs.read(top, problems, sources, kafkaConfig);
         if (sinkTables.isEmpty() && sourceTables == 0)

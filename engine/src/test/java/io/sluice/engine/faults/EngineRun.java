@@ -80,6 +80,21 @@ final class EngineRun implements AutoCloseable
         }
     }
 
+    /**
+     * Sends a signal by name ({@code STOP}, {@code CONT}) to the engine process with {@code kill}; fails the test
+     * when kill fails.
+     */
+    void signal(final String signal) throws IOException, InterruptedException
+    {
+        final Process p = new ProcessBuilder("kill", "-" + signal, Long.toString(pid())).redirectErrorStream(true)
+            .start();
+        final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (p.waitFor() != 0)
+        {
+            throw new AssertionError("kill -" + signal + " " + pid() + " (" + name + "): " + out);
+        }
+    }
+
     /** SIGTERM: the engine drains, commits and exits. */
     void terminate()
     {

@@ -47,6 +47,12 @@ final class FaultPostgres implements Faults.Store
         this.password = password;
     }
 
+    /** @return the user the store logs in as (the engine's {@code username}) */
+    String user()
+    {
+        return user;
+    }
+
     /** The shared PostgreSQL ({@code -Dsluice.postgres.url}, the test user of the services' secrets). */
     static FaultPostgres shared()
     {

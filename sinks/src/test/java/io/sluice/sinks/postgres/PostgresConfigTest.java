@@ -259,6 +259,85 @@ class PostgresConfigTest
     }
 
     @Test
+    void shouldRefuseTwoBranchesWritingOneTableUnderExactlyOnceNamingBothAndTheLine()
+    {
+        final String plugin = """
+            url = "postgresql://db:5432/analytics"
+            username = "u"
+            target_table = "orders"
+            delivery = "%s"
+
+            [[sinks.branches]]
+            name = "eu"
+            when = { path = "region", equals = "eu" }
+            target_table = "orders"
+
+            [[sinks.branches]]
+            name = "us"
+            when = { path = "region", equals = "us" }
+            target_table = "orders_us"
+
+            [[sinks.branches]]
+            name = "rest"
+            """;
+        // line 19: eu's target_table; "rest" takes plugin_config's "orders" (its first key is line 27)
+        final List<ConfigProblem> p = problems(plugin.formatted("exactly_once"));
+        assertEquals(1, p.size(), p.toString());
+        assertEquals("sinks[0].branches[2].target_table", p.get(0).key());
+        assertEquals(27, p.get(0).line());
+        assertTrue(p.get(0).message().contains("branches \"eu\" (line 19) and \"rest\" both write table \"orders\"")
+            && p.get(0).message().contains("sink \"pg\", which is delivery = \"exactly_once\""), p.get(0).message());
+        // at least once, two branches may share a table
+        assertEquals(3, ConfigLoader.parse(HEAD + plugin.formatted("at_least_once")).sink("pg").branches().size());
+        // one template is one table per topic for both branches: refused too; distinct tables are fine
+        final List<ConfigProblem> templated = problems(plugin.formatted("exactly_once").replace("\"orders\"",
+            "\"{topic}\""));
+        assertEquals(1, templated.size(), templated.toString());
+        assertTrue(templated.get(0).message().contains("both write table \"{topic}\""), templated.toString());
+        assertEquals(3,
+            ConfigLoader.parse(HEAD + plugin.formatted("exactly_once").replace("target_table = \"orders\"\n\n",
+                "target_table = \"orders_eu\"\n\n")).sink("pg").branches().size());
+
+        // branches of another sink's split that write to the exactly-once sink (sink key) are one split too
+        final List<ConfigProblem> elsewhere = assertThrows(ConfigException.class, () -> ConfigLoader.parse("""
+            [kafka]
+            bootstrap_servers = "k:9092"
+
+            [[sinks]]
+            name = "src"
+            kind = "postgres"
+            topics = ["orders"]
+            group_id = "g"
+            [sinks.plugin_config]
+            url = "postgresql://db:5432/a"
+            username = "u"
+            target_table = "raw"
+            [[sinks.branches]]
+            name = "a"
+            when = { path = "k", equals = "a" }
+            sink = "pg"
+            target_table = "t"
+            [[sinks.branches]]
+            name = "b"
+            sink = "pg"
+            target_table = "t"
+
+            [[sinks]]
+            name = "pg"
+            kind = "postgres"
+            [sinks.plugin_config]
+            url = "postgresql://db:5432/b"
+            username = "u"
+            target_table = "t"
+            delivery = "exactly_once"
+            """)).problems();
+        assertEquals(1, elsewhere.size(), elsewhere.toString());
+        assertEquals("sinks[0].branches[1].target_table", elsewhere.get(0).key());
+        assertEquals(21, elsewhere.get(0).line());
+        assertTrue(elsewhere.get(0).message().contains("branches \"a\" (line 17) and \"b\""), elsewhere.toString());
+    }
+
+    @Test
     void shouldRefuseExactlyOnceOnClickHouseNamingWhy()
     {
         final List<ConfigProblem> p = assertThrows(ConfigException.class, () -> ConfigLoader.parse("""
