@@ -415,7 +415,7 @@ public final class ScaleRun
         extra.put("heap_bytes", () -> scrapeHeap(metricsPort, w));
         extra.put("engine_lag_records", () -> w.lagRecords);
         extra.put("rss_bytes", () -> ProcFs.statusBytes(w.pid.get(), "VmRSS"));
-        extra.put("server_rss_bytes", () -> ProcFs.statusBytes(serverPid, "VmRSS"));
+        extra.put("server_rss_bytes", () -> ProcFs.treeStatusBytes(serverPid, "VmRSS"));
         final Sampler.Probe rows = () ->
         {
             final long asked = System.nanoTime();
@@ -447,7 +447,7 @@ public final class ScaleRun
             w.sinkCommitted = committed(admin, st.sinkGroup());
             return w.sinkCommitted;
         };
-        final double serverRssBefore = ProcFs.statusBytes(serverPid, "VmRSS");
+        final double serverRssBefore = ProcFs.treeStatusBytes(serverPid, "VmRSS");
         final double brokerRssBefore = ProcFs.statusBytes(brokerPid, "VmRSS");
         // PostgreSQL is a postmaster and a process per connection: its CPU is the tree's
         final Sampler s = new Sampler(serverPid, sinkKind.equals("postgres"), brokerPid, rows, committed, extra,
@@ -490,7 +490,7 @@ public final class ScaleRun
         r.put("engine_cpu_s", cpuAtEnd);
         r.put("engine_rss_peak_bytes", hwm);
         r.put("server_rss_before_bytes", serverRssBefore);
-        r.put("server_rss_after_bytes", ProcFs.statusBytes(serverPid, "VmRSS"));
+        r.put("server_rss_after_bytes", ProcFs.treeStatusBytes(serverPid, "VmRSS"));
         r.put("broker_rss_before_bytes", brokerRssBefore);
         r.put("broker_rss_after_bytes", ProcFs.statusBytes(brokerPid, "VmRSS"));
         if (failure != null)
@@ -658,8 +658,10 @@ public final class ScaleRun
         double lagSum = 0;
         int lagN = 0;
         double engineLagMax = Double.NaN;
+        double serverRssMax = Double.NaN;
         for (final Sampler.Sample x : samples)
         {
+            serverRssMax = max(serverRssMax, x.extra().getOrDefault("server_rss_bytes", Double.NaN));
             heapMax = max(heapMax, x.extra().getOrDefault("heap_bytes", Double.NaN));
             rssMax = max(rssMax, x.extra().getOrDefault("rss_bytes", Double.NaN));
             engineLagMax = max(engineLagMax, x.extra().getOrDefault("engine_lag_records", Double.NaN));
@@ -673,6 +675,9 @@ public final class ScaleRun
         }
         r.put("heap_max_bytes", heapMax);
         r.put("rss_max_bytes", rssMax);
+        // the server's processes (PostgreSQL: the postmaster and every backend) at their most during the step: the
+        // engine's backends, which hold the tables' catalog caches, end with it, so the RSS after the step misses them
+        r.put("server_rss_max_bytes", serverRssMax);
         r.put("sink_lag_records_max", lagMax);
         r.put("sink_lag_records_mean", lagN == 0 ? Double.NaN : lagSum / lagN);
         r.put("engine_checkpoint_lag_records_max", engineLagMax);
