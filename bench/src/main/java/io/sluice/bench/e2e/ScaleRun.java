@@ -70,6 +70,9 @@ public final class ScaleRun
     /** The sink's topic_refresh_ms (the example keeps the default): the seed's window for a new topic. */
     private static final long TOPIC_REFRESH_MS = 2_000;
     private static final int TOPIC_DELETE_CHUNK = 500;
+    /** The engine's {@code engine.kafka_check_timeout_ms} in a step's configuration, ms. */
+    static final long KAFKA_CHECK_TIMEOUT_MS = 60_000;
+
     /** The sink's name in examples/users-three-lines.toml (its series carry it as the pipeline label). */
     private static final String SINK = "users";
     /** Tables the step's database creates first, timed ({@link ScaleSink#timeTableCreation}). */
@@ -370,8 +373,10 @@ public final class ScaleRun
         r.put("load_s", (System.nanoTime() - loadStart) / 1e9);
         final int metricsPort = freePort();
         final Path config = runDir.resolve("step-" + k + ".toml");
+        // a minute for the start-up check of the broker (10 s by default): on a starved machine the broker answered
+        // late and the step ended before it began ("Kafka ... did not answer within 10000 ms")
         Files.writeString(config, sink.config(st, bootstrap) + "\n[metrics]\nlisten = \"127.0.0.1:" + metricsPort
-            + "\"\n");
+            + "\"\n\n[engine]\nkafka_check_timeout_ms = " + KAFKA_CHECK_TIMEOUT_MS + "\n");
         final List<String> cmd = new ArrayList<>();
         cmd.add("java");
         cmd.addAll(Arrays.asList(jvm.trim().split("\\s+")));
