@@ -5,6 +5,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -237,6 +239,60 @@ final class ProcFs
             // ended meanwhile
         }
         return Double.NaN;
+    }
+
+    /**
+     * A field of /proc/PID/status summed over a process and every live descendant (its children, theirs, ...): the
+     * memory of a server made of processes, as PostgreSQL's postmaster and a backend per connection. Pages shared
+     * between them (PostgreSQL's shared buffers) count once per process that touched them, as each RSS counts them.
+     *
+     * @param pid   a process id
+     * @param field a field given in kB, e.g. {@code VmRSS}
+     * @return the sum in bytes; NaN if the process itself is unknown
+     */
+    static double treeStatusBytes(final long pid, final String field)
+    {
+        final double own = statusBytes(pid, field);
+        if (Double.isNaN(own))
+        {
+            return own;
+        }
+        final Map<Long, List<Long>> children = new HashMap<>();
+        try (java.util.stream.Stream<Path> all = Files.list(PROC))
+        {
+            for (final Path p : (Iterable<Path>)all::iterator)
+            {
+                if (!isNumber(p.getFileName().toString()))
+                {
+                    continue;
+                }
+                try
+                {
+                    final String stat = Files.readString(p.resolve("stat"));
+                    final String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    children.computeIfAbsent(Long.parseLong(f[1]), k -> new ArrayList<>())
+                        .add(Long.parseLong(p.getFileName().toString())); // field 4: ppid
+                }
+                catch (final IOException | RuntimeException e)
+                {
+                    // ended meanwhile
+                }
+            }
+        }
+        catch (final IOException e)
+        {
+            return own;
+        }
+        double sum = own;
+        final java.util.ArrayDeque<Long> todo = new java.util.ArrayDeque<>(children.getOrDefault(pid, List.of()));
+        while (!todo.isEmpty())
+        {
+            final long child = todo.pop();
+            final double b = statusBytes(child, field);
+            sum += Double.isNaN(b) ? 0 : b;
+            todo.addAll(children.getOrDefault(child, List.of()));
+        }
+        return sum;
     }
 
     /**

@@ -88,7 +88,7 @@ final class ScaleReport
                     / (k - baseTopics));
                 m.put("heap_bytes_per_extra_topic", (num(r, "heap_live_after_gc_bytes")
                     - num(base, "heap_live_after_gc_bytes")) / (k - baseTopics));
-                m.put("server_rss_bytes_per_extra_table", (num(r, "server_rss_after_bytes")
+                m.put("server_rss_bytes_per_extra_table", (serverRssMax(r)
                     - num(r, "server_rss_before_bytes")) / k);
             }
             final double measured = num(r, "pick_up_measured_topics");
@@ -141,7 +141,7 @@ final class ScaleReport
                 fmt(num(r, "engine_cpu_us_per_record_with_start"), "%.1f"),
                 fmt(num(r, "server_cpu_us_per_record"), "%.1f"), fmt(num(r, "heap_max_bytes") / MIB, "%,.0f"),
                 fmt(num(r, "heap_live_after_gc_bytes") / MIB, "%,.1f"), fmt(num(r, "rss_max_bytes") / MIB, "%,.0f"),
-                fmt((num(r, "server_rss_after_bytes") - num(r, "server_rss_before_bytes")) / MIB, "%,.0f"),
+                fmt((serverRssMax(r) - num(r, "server_rss_before_bytes")) / MIB, "%,.0f"),
                 fmt(pick(r, "p50"), "%,.0f") + "/" + fmt(pick(r, "max"), "%,.0f"),
                 fmt(stat(r, "rows_per_insert_mean"), "%,.1f"), fmt(stat(r, "parts_per_table_mean"), "%.2f"),
                 fmt(num(r, "sink_lag_records_max"), "%,.0f"), fmt(num(r, "create_table_s_median"), "%.3f"), verified,
@@ -150,7 +150,7 @@ final class ScaleReport
         b.append(String.format(Locale.ROOT, "%nCPU us/r: Sluice's process per record from the first topic listed to "
             + "the last row seen; +start: its whole CPU from launch (JVM start, JIT) per record; DB us/r: the "
             + "database server's; heap MiB: the most in use sampled (garbage included); live MiB: in use after a "
-            + "full GC at the end; DB RSS+: the server's RSS after the step minus before; lag max: records routed "
+            + "full GC at the end; DB RSS+: the server's RSS (its processes' summed) at its most during the step minus before; lag max: records routed "
             + "but not yet committed by the sink, the most sampled; CREATE s: the database's own time per CREATE "
             + "TABLE of the step's DDL, measured before the step (median of 5).%n"));
         final Map<String, Object> c = (Map<String, Object>)summary.get("comparison");
@@ -251,6 +251,17 @@ final class ScaleReport
             return "broker";
         }
         return null;
+    }
+
+    /**
+     * @param r a step's result
+     * @return the database server's RSS (its processes summed) at its most during the step, bytes; the RSS after the
+     *     step when no sample has it (results written before the most was kept)
+     */
+    static double serverRssMax(final Map<String, Object> r)
+    {
+        final double max = num(r, "server_rss_max_bytes");
+        return Double.isNaN(max) ? num(r, "server_rss_after_bytes") : max;
     }
 
     /** Prints the last {@code n} lines of a log. */

@@ -70,6 +70,9 @@ public final class ScaleRun
     /** The sink's topic_refresh_ms (the example keeps the default): the seed's window for a new topic. */
     private static final long TOPIC_REFRESH_MS = 2_000;
     private static final int TOPIC_DELETE_CHUNK = 500;
+    /** The engine's {@code engine.kafka_check_timeout_ms} in a step's configuration, ms. */
+    static final long KAFKA_CHECK_TIMEOUT_MS = 60_000;
+
     /** The sink's name in examples/users-three-lines.toml (its series carry it as the pipeline label). */
     private static final String SINK = "users";
     /** Tables the step's database creates first, timed ({@link ScaleSink#timeTableCreation}). */
@@ -370,8 +373,10 @@ public final class ScaleRun
         r.put("load_s", (System.nanoTime() - loadStart) / 1e9);
         final int metricsPort = freePort();
         final Path config = runDir.resolve("step-" + k + ".toml");
+        // a minute for the start-up check of the broker (10 s by default): on a starved machine the broker answered
+        // late and the step ended before it began ("Kafka ... did not answer within 10000 ms")
         Files.writeString(config, sink.config(st, bootstrap) + "\n[metrics]\nlisten = \"127.0.0.1:" + metricsPort
-            + "\"\n");
+            + "\"\n\n[engine]\nkafka_check_timeout_ms = " + KAFKA_CHECK_TIMEOUT_MS + "\n");
         final List<String> cmd = new ArrayList<>();
         cmd.add("java");
         cmd.addAll(Arrays.asList(jvm.trim().split("\\s+")));
@@ -415,7 +420,7 @@ public final class ScaleRun
         extra.put("heap_bytes", () -> scrapeHeap(metricsPort, w));
         extra.put("engine_lag_records", () -> w.lagRecords);
         extra.put("rss_bytes", () -> ProcFs.statusBytes(w.pid.get(), "VmRSS"));
-        extra.put("server_rss_bytes", () -> ProcFs.statusBytes(serverPid, "VmRSS"));
+        extra.put("server_rss_bytes", () -> ProcFs.treeStatusBytes(serverPid, "VmRSS"));
         final Sampler.Probe rows = () ->
         {
             final long asked = System.nanoTime();
@@ -447,7 +452,7 @@ public final class ScaleRun
             w.sinkCommitted = committed(admin, st.sinkGroup());
             return w.sinkCommitted;
         };
-        final double serverRssBefore = ProcFs.statusBytes(serverPid, "VmRSS");
+        final double serverRssBefore = ProcFs.treeStatusBytes(serverPid, "VmRSS");
         final double brokerRssBefore = ProcFs.statusBytes(brokerPid, "VmRSS");
         // PostgreSQL is a postmaster and a process per connection: its CPU is the tree's
         final Sampler s = new Sampler(serverPid, sinkKind.equals("postgres"), brokerPid, rows, committed, extra,
@@ -490,7 +495,7 @@ public final class ScaleRun
         r.put("engine_cpu_s", cpuAtEnd);
         r.put("engine_rss_peak_bytes", hwm);
         r.put("server_rss_before_bytes", serverRssBefore);
-        r.put("server_rss_after_bytes", ProcFs.statusBytes(serverPid, "VmRSS"));
+        r.put("server_rss_after_bytes", ProcFs.treeStatusBytes(serverPid, "VmRSS"));
         r.put("broker_rss_before_bytes", brokerRssBefore);
         r.put("broker_rss_after_bytes", ProcFs.statusBytes(brokerPid, "VmRSS"));
         if (failure != null)
@@ -658,8 +663,10 @@ public final class ScaleRun
         double lagSum = 0;
         int lagN = 0;
         double engineLagMax = Double.NaN;
+        double serverRssMax = Double.NaN;
         for (final Sampler.Sample x : samples)
         {
+            serverRssMax = max(serverRssMax, x.extra().getOrDefault("server_rss_bytes", Double.NaN));
             heapMax = max(heapMax, x.extra().getOrDefault("heap_bytes", Double.NaN));
             rssMax = max(rssMax, x.extra().getOrDefault("rss_bytes", Double.NaN));
             engineLagMax = max(engineLagMax, x.extra().getOrDefault("engine_lag_records", Double.NaN));
@@ -673,6 +680,9 @@ public final class ScaleRun
         }
         r.put("heap_max_bytes", heapMax);
         r.put("rss_max_bytes", rssMax);
+        // the server's processes (PostgreSQL: the postmaster and every backend) at their most during the step: the
+        // engine's backends, which hold the tables' catalog caches, end with it, so the RSS after the step misses them
+        r.put("server_rss_max_bytes", serverRssMax);
         r.put("sink_lag_records_max", lagMax);
         r.put("sink_lag_records_mean", lagN == 0 ? Double.NaN : lagSum / lagN);
         r.put("engine_checkpoint_lag_records_max", engineLagMax);

@@ -31,6 +31,25 @@ class SchemaWatchTest
     {
         volatile String version = "100:1";
         int reads;
+        int batches;
+        final java.util.List<Integer> batchSizes = new java.util.ArrayList<>();
+
+        @Override
+        public java.util.Map<String, String> tableVersions(final String database,
+            final java.util.Collection<String> tables) throws SinkException
+        {
+            batches++;
+            batchSizes.add(tables.size());
+            final java.util.Map<String, String> out = new java.util.HashMap<>();
+            for (final String t : tables)
+            {
+                if (!t.equals("gone"))
+                {
+                    out.put(t, t.equals("altered") ? "200:9" : version);
+                }
+            }
+            return out;
+        }
 
         @Override
         public TableSchema describe(final String database, final String table)
@@ -129,6 +148,42 @@ class SchemaWatchTest
         assertNull(d.refreshRequested(), "rebinding clears the request");
         assertEquals(1, watch.check(d, t0 + 6 * period));
         assertNull(d.refreshRequested(), "the new binding has the table's version");
+    }
+
+    @Test
+    void shouldReadTheVersionsOfADatabasesTablesInOneQueryPerPeriod()
+    {
+        final Catalog catalog = new Catalog();
+        final java.util.List<Destination> ds = new java.util.ArrayList<>();
+        final String[] names = {"a", "b", "c", "gone", "altered"};
+        for (int i = 0; i < names.length; i++)
+        {
+            final Binding binding = new Binding(ENCODER, new TableSchema("db", names[i], List.of(new ColumnSpec("id",
+                "UInt8", "", "")), "MergeTree", "100:1"), List.of("`id`"), 1);
+            ds.add(new Destination(i, 0, "b", "db", names[i], "`db`.`" + names[i] + "`", "s", catalog, 1000,
+                binding));
+        }
+        final Binding other = new Binding(ENCODER, new TableSchema("db2", "x", List.of(new ColumnSpec("id", "UInt8",
+            "", "")), "MergeTree", "100:1"), List.of("`id`"), 1);
+        ds.add(new Destination(9, 0, "b", "db2", "x", "`db2`.`x`", "s", catalog, 1000, other));
+        final SchemaWatch watch = new SchemaWatch("w", new DestinationResolver());
+        final long period = TimeUnit.MILLISECONDS.toNanos(1000);
+        long t0 = Long.MIN_VALUE;
+        for (final Destination d : ds)
+        {
+            t0 = Math.max(t0, d.lastVersionCheckNanos());
+        }
+
+        assertEquals(0, watch.checkAll(ds, t0 + period / 4), "nothing is due yet");
+        assertEquals(0, catalog.batches + catalog.reads);
+        assertEquals(6, watch.checkAll(ds, t0 + period), "every table read once");
+        assertEquals(2, catalog.batches, "one query for the 5 tables of db, one for db2: " + catalog.batchSizes);
+        assertEquals(java.util.Set.of(5, 1), new java.util.HashSet<>(catalog.batchSizes));
+        assertEquals(0, catalog.reads, "no query per table");
+        assertTrue(ds.get(4).refreshRequested().contains("from 100:1 to 200:9"), ds.get(4).refreshRequested());
+        assertNull(ds.get(0).refreshRequested(), "same version");
+        assertNull(ds.get(3).refreshRequested(), "a table gone asks for nothing (its inserts say so)");
+        assertEquals(0, watch.checkAll(ds, t0 + period + period / 4), "not again within the period");
     }
 
     @Test

@@ -8,6 +8,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -45,7 +47,8 @@ import io.sluice.core.gather.sink.TableSchema;
  *     creation that races another session is not an error (see {@link #create}).</li>
  * </ul>
  *
- * <p>Each call opens a connection from its {@link Connector}, works in autocommit and closes it: the catalog is
+ * <p>Each call takes a connection from its {@link Connector} (the driver's keeps them open between calls:
+ * {@code ReusedConnections}), works in autocommit and closes it: the catalog is
  * asked off the hot path. Failures are classified by {@link PostgresErrors}. Thread-safe.
  */
 public final class PostgresCatalog implements DestinationCatalog
@@ -135,6 +138,17 @@ public final class PostgresCatalog implements DestinationCatalog
         + " LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0"
         + " LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum"
         + " WHERE n.nspname = ? AND c.relname = ? GROUP BY c.oid, c.relkind";
+
+    /** {@link #VERSION_QUERY} of the tables of a schema whose names are in an array: name, kind, version. */
+    private static final String VERSIONS_QUERY = "SELECT c.relname, c.relkind::text, c.oid::text || ':' || "
+        + "pg_catalog.md5(coalesce("
+        + "pg_catalog.string_agg(a.attnum::text || ',' || a.attname::text || ',' || a.atttypid || ',' || a.atttypmod || ','"
+        + " || a.attisdropped || ',' || a.attnotnull || ',' || a.attidentity::text || ',' || a.attgenerated::text || ','"
+        + " || coalesce(d.adbin::text, ''), ';' ORDER BY a.attnum), ''))"
+        + " FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+        + " LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0"
+        + " LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum"
+        + " WHERE n.nspname = ? AND c.relname = ANY (?) GROUP BY c.oid, c.relname, c.relkind";
 
     /**
      * Columns in order, each with its declared type, its type under every domain (a recursive walk of
@@ -523,6 +537,53 @@ public final class PostgresCatalog implements DestinationCatalog
             throw PostgresErrors.classify("read the version of " + PostgresIdentifiers.qualified(schema, table)
                 + " at " + server, e);
         }
+    }
+
+    /**
+     * {@link #VERSION_QUERY} for many tables of one schema at once ({@code relname = ANY (?)}), one connection and one
+     * query per {@value #VERSIONS_PER_QUERY} tables, instead of a connection and a query per table. A relation of
+     * that name that is not a table is left out (its inserts say what it is).
+     */
+    @Override
+    public Map<String, String> tableVersions(final String schema, final Collection<String> tables)
+        throws SinkException
+    {
+        final Map<String, String> out = new HashMap<>();
+        final List<String> names = new ArrayList<>();
+        for (final String t : tables)
+        {
+            checkNames(schema, t);
+            names.add(t);
+        }
+        try (Connection c = connector.connect())
+        {
+            for (int from = 0; from < names.size(); from += VERSIONS_PER_QUERY)
+            {
+                final List<String> chunk = names.subList(from, Math.min(names.size(), from + VERSIONS_PER_QUERY));
+                try (PreparedStatement ps = c.prepareStatement(VERSIONS_QUERY))
+                {
+                    ps.setString(1, schema);
+                    ps.setArray(2, c.createArrayOf("text", chunk.toArray()));
+                    try (ResultSet r = ps.executeQuery())
+                    {
+                        while (r.next())
+                        {
+                            final String kind = r.getString(2);
+                            if ("r".equals(kind) || "p".equals(kind))
+                            {
+                                out.put(r.getString(1), r.getString(3));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        catch (final SQLException e)
+        {
+            throw PostgresErrors.classify("read the versions of " + names.size() + " tables of schema "
+                + PostgresIdentifiers.quote(schema) + " at " + server, e);
+        }
+        return out;
     }
 
     static String[] version(final Connection c, final String schema, final String table) throws SQLException

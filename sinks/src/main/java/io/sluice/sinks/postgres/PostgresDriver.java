@@ -3,7 +3,9 @@ package io.sluice.sinks.postgres;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import javax.net.ssl.SSLException;
@@ -24,6 +26,7 @@ import io.sluice.core.gather.sink.SinkSpec;
 public final class PostgresDriver implements SinkDriver
 {
     private final Map<String, PostgresCatalog> catalogs = new HashMap<>();
+    private final List<ReusedConnections> reused = new ArrayList<>();
 
     /** A driver; connects to nothing until asked. */
     public PostgresDriver()
@@ -43,8 +46,15 @@ public final class PostgresDriver implements SinkDriver
         final PostgresConfig c = config(sink);
         final String key = c.jdbcUrl() + "\u0000" + c.username() + "\u0000" + c.sslMode() + "\u0000"
             + c.sessionSettings() + "\u0000" + c.creation() + "\u0000" + c.upsert() + "\u0000" + c.keyColumns();
-        return catalogs.computeIfAbsent(key, k -> new PostgresCatalog(() -> PostgresConnections.connect(c),
-            PostgresProvider.serverOf(c.jdbcUrl()), c.creation(), c.upsert() ? c.keyColumns() : null));
+        return catalogs.computeIfAbsent(key, k ->
+        {
+            // the catalog's connections are kept open between its calls (a connection per call costs the server a
+            // process and an authentication: three per new table)
+            final ReusedConnections connections = new ReusedConnections(() -> PostgresConnections.connect(c));
+            reused.add(connections);
+            return new PostgresCatalog(connections, PostgresProvider.serverOf(c.jdbcUrl()), c.creation(),
+                c.upsert() ? c.keyColumns() : null);
+        });
     }
 
     @Override
@@ -136,5 +146,10 @@ public final class PostgresDriver implements SinkDriver
     public synchronized void close()
     {
         catalogs.clear();
+        for (final ReusedConnections r : reused)
+        {
+            r.close();
+        }
+        reused.clear();
     }
 }

@@ -1,5 +1,9 @@
 package io.sluice.core.gather.sink;
 
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+
 import io.sluice.codecs.rowbinary.EncoderOptions;
 
 /**
@@ -31,6 +35,36 @@ public interface DestinationCatalog
     {
         return "";
     }
+
+    /**
+     * The versions of many tables of one database at once ({@link #tableVersion} of each): what the schema watch reads
+     * every {@code schema_refresh_ms}, so that a pipeline of many tables asks one query per database and period, not
+     * one per table. ClickHouse: one {@code system.tables} query (names in chunks of {@value #VERSIONS_PER_QUERY});
+     * PostgreSQL: one {@code pg_catalog} query. The default asks {@link #tableVersion} once per table.
+     *
+     * @param database database (or schema) name, verbatim
+     * @param tables   table names, verbatim
+     * @return each existing table's version token (empty when the destination keeps none), by table name; a table
+     *     that does not exist (or is not a table) is absent
+     * @throws SinkException when the destination cannot be asked
+     */
+    default Map<String, String> tableVersions(final String database, final Collection<String> tables)
+        throws SinkException
+    {
+        final Map<String, String> out = new HashMap<>();
+        for (final String t : tables)
+        {
+            final String v = tableVersion(database, t);
+            if (v != null)
+            {
+                out.put(t, v);
+            }
+        }
+        return out;
+    }
+
+    /** The most table names a catalog puts in one version query ({@link #tableVersions}). */
+    int VERSIONS_PER_QUERY = 500;
 
     /**
      * Creates a table as the sink's configuration says ({@code create_table_ddl} or {@code create_table_like}).
