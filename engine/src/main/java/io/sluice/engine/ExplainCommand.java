@@ -463,7 +463,7 @@ public final class ExplainCommand implements Callable<Integer>
             for (final SinkSpec s : spec.sinks().values())
             {
                 final DestinationCatalog catalog = catalogs.catalog(s);
-                targets.put(s.name(), new DestinationResolver.SinkTarget(s, catalog));
+                targets.put(s.name(), new DestinationResolver.SinkTarget(s, catalog, true));
                 sinkSpecs.put(s.name(), s);
                 catalogsByName.put(s.name(), catalog);
                 providers.put(s.name(), SinkProviders.installed().provider(s.connection().kind()));

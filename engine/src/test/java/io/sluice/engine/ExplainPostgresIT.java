@@ -210,4 +210,40 @@ class ExplainPostgresIT
         assertTrue(err.toString().startsWith("error: --schema " + file + ": line 3: expected NULL but found \"NUL\""),
             err.toString());
     }
+
+    /**
+     * {@code explain --connect} writes nothing: with {@code create_table = true} (by DDL or LIKE a template) a missing
+     * table is not created; the record's line says that the table does not exist and that a run would create it.
+     */
+    @Test
+    void explainNeverCreatesAMissingTable(@TempDir final Path dir) throws Exception
+    {
+        final String schema = "explain_pg_nc_" + Long.toString(System.nanoTime(), 36);
+        PostgresSinkIT.sql("CREATE SCHEMA \"" + schema + "\"", "CREATE TABLE \"" + schema + "\".tpl (id bigint)");
+        try
+        {
+            for (final String create : List.of("create_table_ddl = \"CREATE TABLE {schema}.{table} (id bigint)\"",
+                "create_table_like = '\"" + schema + "\".tpl'"))
+            {
+                final Path config = dir.resolve("nc.toml");
+                Files.writeString(config, "[kafka]\nbootstrap_servers = \"127.0.0.1:1\"\n"
+                    + "[[sinks]]\nname = \"pg\"\nkind = \"postgres\"\ntopics = [\"orders.zz\"]\n"
+                    + "group_id = \"explain-pg\"\n[sinks.plugin_config]\n" + PostgresSinkIT.login() + "schema = \""
+                    + schema + "\"\ntarget_table = \"{topic}\"\ncreate_table = true\n" + create + "\n");
+                final StringWriter out = new StringWriter();
+                final StringWriter err = new StringWriter();
+                final int code = ExplainCommand.run(config, "pg", "orders.zz", false, (Path)null, true, "UTC",
+                    new ByteArrayInputStream("{\"id\":1}\n".getBytes(StandardCharsets.UTF_8)), new PrintWriter(out),
+                    new PrintWriter(err));
+                final String said = code + "\n" + out + err;
+                assertTrue(said.contains("does not exist") && said.contains("a run would create it"), said);
+                assertEquals(List.of("null"), PostgresSinkIT.rows("SELECT pg_catalog.to_regclass('\"" + schema
+                    + "\".\"orders.zz\"')"), create + ": explain created the table; " + said);
+            }
+        }
+        finally
+        {
+            PostgresSinkIT.sql("DROP SCHEMA \"" + schema + "\" CASCADE");
+        }
+    }
 }

@@ -50,6 +50,8 @@ public final class DestinationResolver
         final SinkSpec spec;
         final DestinationCatalog catalog;
         final DestinationNames names;
+        /** Whether nothing may be written to the destination, not even a missing table created (explain). */
+        final boolean readOnly;
 
         /**
          * @param spec    the sink
@@ -58,8 +60,21 @@ public final class DestinationResolver
          */
         public SinkTarget(final SinkSpec spec, final DestinationCatalog catalog)
         {
+            this(spec, catalog, false);
+        }
+
+        /**
+         * @param spec     the sink
+         * @param catalog  its catalog
+         * @param readOnly true for a dry run ({@code explain --connect}): a missing table is never created, whatever
+         *                 {@code create_table} says; resolving it fails saying that a run would create it
+         * @throws IllegalArgumentException when a template or the identifier policy is invalid
+         */
+        public SinkTarget(final SinkSpec spec, final DestinationCatalog catalog, final boolean readOnly)
+        {
             this.spec = spec;
             this.catalog = catalog;
+            this.readOnly = readOnly;
             this.names = new DestinationNames(spec.database(), spec.targetTable(), spec.connection().identifier(),
                 catalog::qualifiedName);
         }
@@ -115,7 +130,7 @@ public final class DestinationResolver
         try
         {
             schema = target.catalog.describe(destination.database(), destination.table());
-            if (schema == null && target.spec.connection().createTable())
+            if (schema == null && target.spec.connection().createTable() && !target.readOnly)
             {
                 LOG.warn("destination {}: the table does not exist any more (dropped or renamed while the engine "
                     + "ran); it is created again (create_table) and the failed records are read again",
@@ -291,6 +306,12 @@ public final class DestinationResolver
         try
         {
             TableSchema schema = target.catalog.describe(database, tableName);
+            if (schema == null && create && target.readOnly)
+            {
+                return new Prepared(null, target.catalog.missingTable(database, tableName) + " (branch " + branchName
+                    + "); a run would create it (create_table = true), a dry run creates nothing, so its columns "
+                    + "are not known here: create it, or explain with --schema and the table's CREATE TABLE", false);
+            }
             if (schema == null && create)
             {
                 // as the kind writes it in SQL: "public"."orders.eu" is one table, public.orders.eu would read as two dots

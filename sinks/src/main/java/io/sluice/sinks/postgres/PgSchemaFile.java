@@ -27,7 +27,8 @@ import io.sluice.core.gather.sink.TableSchema;
  *       schema; {@code IF NOT EXISTS}; {@code TEMP}, {@code UNLOGGED};</li>
  *   <li>column types with modifiers and several words ({@code numeric(12,2)}, {@code character varying(20)},
  *       {@code timestamp(3) with time zone}, {@code double precision}, {@code float}, {@code pg_catalog.int4}),
- *       arrays as {@code int[]}, {@code int[3]} or {@code integer ARRAY}, {@code serial}, {@code bigserial} and
+ *       arrays as {@code int[]}, {@code int[3]}, {@code int[][]} or {@code integer ARRAY} (all one-dimensional),
+ *       {@code serial}, {@code bigserial} and
  *       {@code smallserial} (an integer type, NOT NULL, DEFAULT {@code nextval}), and enums and domains declared
  *       earlier in the file ({@code CREATE TYPE name AS ENUM (...)}, {@code CREATE DOMAIN name AS type [NOT NULL]};
  *       a domain's own DEFAULT is not applied, as {@link PostgresCatalog} reads only the column's);</li>
@@ -350,7 +351,8 @@ public final class PgSchemaFile implements DestinationCatalog
             }
         }
         final Domain d = last == null ? null : types.get(base);
-        final String arrays = "[]".repeat(dims);
+        // PostgreSQL ignores declared dimensions and sizes: int[][], int[3][4] and int ARRAY[4] are all integer[]
+        final String arrays = dims == 0 ? "" : "[]";
         if (d != null)
         {
             col.type = d.name + arrays;

@@ -43,9 +43,11 @@ import io.sluice.core.gather.sink.SinkException;
  *       omission mask, naming only the columns the rows hold, so the server evaluates the others' DEFAULT;</li>
  *   <li>upsert ({@code insert_mode = "upsert"}): the same COPY into a temporary staging table of this session
  *       ({@code ON COMMIT DELETE ROWS}; two more columns, the row's index in the batch and its mask, prepended to
- *       each tuple), then per mask one {@code INSERT INTO t (columns) SELECT ... FROM (SELECT DISTINCT ON (key) ...
- *       ORDER BY key, row DESC) ... ON CONFLICT (key) DO UPDATE SET c = EXCLUDED.c}: the batch is reduced by key
- *       first, the latest row winning, so a key repeated in a batch never raises 21000;</li>
+ *       each tuple), the batch's deletes run, then {@code INSERT INTO t (columns) SELECT ... ON CONFLICT (key) DO
+ *       UPDATE SET c = EXCLUDED.c} with at most one row per key each, so a key repeated in a batch never raises
+ *       21000: when all rows set the same columns, one such statement of the latest row of each key; else the rows
+ *       that matter to the end state numbered in rounds ({@link #rounds}) and one statement per round and mask, so
+ *       that the end state is that of applying the records one by one in offset order, whatever the batching;</li>
  *   <li>COMMIT; on any failure ROLLBACK, and the failure classified by {@link PostgresErrors}: a value or constraint
  *       the server refuses (classes 22 and 23) is {@link SinkException#recordCaused()} (the insert worker then splits
  *       the batch to find the records), the message naming the SQLSTATE, the table, the column and constraint the
@@ -62,6 +64,8 @@ final class PostgresBatchWriter implements BatchWriter
     static final String ROW_COLUMN = "sluice$row";
     /** The staging table's column holding a row's omission mask. */
     static final String MASK_COLUMN = "sluice$mask";
+    /** The staging table's column holding a row's round of the merge ({@link #rounds}); NULL: not merged. */
+    static final String ROUND_COLUMN = "sluice$round";
     private static final byte[] HEADER = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', (byte)0xff, '\r', '\n', 0, 0, 0, 0, 0,
         0, 0, 0, 0};
     private static final byte[] TRAILER = {(byte)0xff, (byte)0xff};
@@ -451,16 +455,67 @@ final class PostgresBatchWriter implements BatchWriter
         {
             copy(batch, selected, count, stage, masks[m], true);
         }
+        final String table = batch.destination().sqlTable();
         if (copyDeletes(batch, selected, count, stage, key))
         {
-            execute(c, delete(batch.destination().sqlTable(), stage, key));
+            execute(c, delete(table, stage, key));
         }
-        for (int m = 0; m < distinct; m++)
+        if (distinct == 1)
         {
-            execute(c, merge(batch.destination().sqlTable(), stage, binding, key, masks[m]));
+            // every row sets the same columns: the latest row of a key sets all a key's earlier rows set
+            execute(c, merge(table, stage, binding, key, masks[0], 0));
+        }
+        else if (distinct > 1)
+        {
+            execute(c, rounds(stage, key));
+            final List<long[]> steps = new ArrayList<>();
+            try (Statement s = c.createStatement();
+                ResultSet r = s.executeQuery(roundsAndMasks(stage)))
+            {
+                while (r.next())
+                {
+                    steps.add(new long[]{r.getLong(1), r.getLong(2)});
+                }
+            }
+            for (final long[] step : steps)
+            {
+                execute(c, merge(table, stage, binding, key, step[1], step[0]));
+            }
         }
         // the staging table is known to exist once the transaction that made it commits (the caller commits next)
         staged.put(id, binding);
+    }
+
+    /**
+     * @return the UPDATE that gives each staged row that matters to the end state its round (1, 2, ... per key, in
+     *     offset order), leaving the others' NULL. A row matters when it comes after the key's last delete and sets
+     *     a column (clears a bit of its omission mask) that no later row of its key sets: the AND of the later rows'
+     *     masks is the set of columns none of them sets. Applying round 1 of every key, then round 2, and so on, each
+     *     row updating the columns it sets, leaves every column with the value of the latest row that set it, the
+     *     row inserted by the key's first round taking the DEFAULT for the columns no row set: the end state of
+     *     applying the rows one by one. A key has at most as many rounds as there are distinct masks (and 65)
+     */
+    private static String rounds(final String stage, final List<String> key)
+    {
+        final String keyList = String.join(", ", key);
+        final String row = PostgresIdentifiers.quote(ROW_COLUMN);
+        final String mask = PostgresIdentifiers.quote(MASK_COLUMN);
+        return "UPDATE " + stage + " AS s SET " + PostgresIdentifiers.quote(ROUND_COLUMN) + " = k.round FROM (SELECT "
+            + row + ", row_number() OVER (PARTITION BY " + keyList + " ORDER BY " + row + ") AS round FROM (SELECT "
+            + row + ", " + mask + ", " + keyList + ", bit_and(" + mask + ") OVER (PARTITION BY " + keyList
+            + " ORDER BY " + row + " DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS later, max(" + row
+            + ") FILTER (WHERE " + mask + " IS NULL) OVER (PARTITION BY " + keyList + ") AS cut FROM " + stage
+            + ") AS w WHERE " + mask + " IS NOT NULL AND (cut IS NULL OR " + row + " > cut) AND (later IS NULL OR (~"
+            + mask + " & later) <> 0)) AS k WHERE s." + row + " = k." + row;
+    }
+
+    /** @return the query of the distinct (round, mask) pairs {@link #rounds} gave, rounds in order */
+    private static String roundsAndMasks(final String stage)
+    {
+        final String round = PostgresIdentifiers.quote(ROUND_COLUMN);
+        final String mask = PostgresIdentifiers.quote(MASK_COLUMN);
+        return "SELECT " + round + ", " + mask + " FROM " + stage + " WHERE " + round + " IS NOT NULL GROUP BY "
+            + round + ", " + mask + " ORDER BY " + round + ", " + mask;
     }
 
     /** @return the statement that drops the staging table of a session, if there is one */
@@ -477,7 +532,8 @@ final class PostgresBatchWriter implements BatchWriter
     {
         final StringBuilder ddl = new StringBuilder("CREATE TEMP TABLE ").append(stage).append(" (")
             .append(PostgresIdentifiers.quote(ROW_COLUMN)).append(" bigint, ")
-            .append(PostgresIdentifiers.quote(MASK_COLUMN)).append(" bigint");
+            .append(PostgresIdentifiers.quote(MASK_COLUMN)).append(" bigint, ")
+            .append(PostgresIdentifiers.quote(ROUND_COLUMN)).append(" bigint");
         final List<String> types = binding.types();
         for (int i = 0; i < binding.sqlColumns().size(); i++)
         {
@@ -488,11 +544,13 @@ final class PostgresBatchWriter implements BatchWriter
     }
 
     /**
-     * @return the INSERT that merges the staged rows of one omission mask into the table: the latest row of each key
-     *     (by its index in the batch), inserted in key order, a conflict on the key updating the other columns
+     * @param round 0: the latest row of each key (by its index in the batch), when every row of the batch has the
+     *              same mask; else the staged rows of that round ({@link #rounds}), at most one per key
+     * @return the INSERT that merges the staged rows of one omission mask into the table, inserted in key order, a
+     *     conflict on the key updating the columns the rows set
      */
     private static String merge(final String table, final String stage, final Binding binding,
-        final List<String> key, final long mask)
+        final List<String> key, final long mask, final long round)
     {
         final String keyList = String.join(", ", key);
         final List<String> cols = presentColumns(binding, mask);
@@ -505,9 +563,12 @@ final class PostgresBatchWriter implements BatchWriter
                 set.append(set.length() == 0 ? "" : ", ").append(col).append(" = EXCLUDED.").append(col);
             }
         }
-        return "INSERT INTO " + table + " (" + list + ") SELECT " + list + " FROM (SELECT DISTINCT ON (" + keyList
-            + ") * FROM " + stage + " ORDER BY " + keyList + ", " + PostgresIdentifiers.quote(ROW_COLUMN)
-            + " DESC) AS latest WHERE " + PostgresIdentifiers.quote(MASK_COLUMN) + " = " + mask + " ORDER BY " + keyList
+        final String from = round == 0
+            ? "(SELECT DISTINCT ON (" + keyList + ") * FROM " + stage + " ORDER BY " + keyList + ", "
+                + PostgresIdentifiers.quote(ROW_COLUMN) + " DESC) AS latest WHERE "
+            : stage + " WHERE " + PostgresIdentifiers.quote(ROUND_COLUMN) + " = " + round + " AND ";
+        return "INSERT INTO " + table + " (" + list + ") SELECT " + list + " FROM " + from
+            + PostgresIdentifiers.quote(MASK_COLUMN) + " = " + mask + " ORDER BY " + keyList
             + " ON CONFLICT (" + keyList + ") "
             + (set.length() == 0 ? "DO NOTHING" : "DO UPDATE SET " + set);
     }

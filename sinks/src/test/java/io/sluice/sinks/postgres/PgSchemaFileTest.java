@@ -69,14 +69,14 @@ class PgSchemaFileTest
                 f timestamp with time zone, g timestamp(3) WITH TIME ZONE, h timestamptz, i timestamp,
                 j int[], k integer ARRAY, l text[3], m integer ARRAY[4], n double precision, o float, p float(10),
                 q pg_catalog.int4, r decimal, s bool, t jsonb, u json, v uuid, w date, x int8, y smallint,
-                z real, aa bytea, ab numeric(5,-2)
+                z real, aa bytea, ab numeric(5,-2), ac int[][], ad int[3][4], ae text ARRAY[2][]
             );
             """);
         assertEquals("a numeric(12,2); b character varying(20); c character varying; d character(1); "
             + "e character(3); f timestamp with time zone; g timestamp with time zone; h timestamp with time zone; "
             + "i timestamp without time zone; j integer[]; k integer[]; l text[]; m integer[]; n double precision; "
             + "o double precision; p real; q integer; r numeric; s boolean; t jsonb; u json; v uuid; w date; "
-            + "x bigint; y smallint; z real; aa bytea; ab numeric(5,-2)",
+            + "x bigint; y smallint; z real; aa bytea; ab numeric(5,-2); ac integer[]; ad integer[]; ae text[]",
             columns(f.describe("public", "t")));
     }
 
