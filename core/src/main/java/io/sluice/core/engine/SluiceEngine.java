@@ -7,12 +7,10 @@ import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
-import org.HdrHistogram.Histogram;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,12 +20,9 @@ import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SinkConnection;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.gather.CircuitBreaker;
-import io.sluice.core.deadletter.DeadLetterReason;
-import io.sluice.core.deadletter.DeadLetters;
 import io.sluice.core.gather.GatherPipeline;
 import io.sluice.core.gather.InsertWorker;
 import io.sluice.core.gather.SinkDriver;
-import io.sluice.core.gather.batch.Destination;
 import io.sluice.core.gather.json.TomlGather;
 import io.sluice.core.gather.sink.SinkException;
 import io.sluice.core.scatter.ScatterDriver;
@@ -558,62 +553,8 @@ public final class SluiceEngine
         final double seconds = Math.max(1e-9, (System.nanoTime() - startNanos) / 1e9);
         for (final GatherPipeline<?> p : pipelines)
         {
-            final PipelineStats s = p.stats();
-            final Map<String, Long> perTable = new TreeMap<>();
-            final Map<String, Long> deletedPerTable = new TreeMap<>();
-            for (final Destination d : p.destinations())
-            {
-                perTable.merge(d.sqlTable(), d.rowsWritten(), Long::sum);
-                deletedPerTable.merge(d.sqlTable(), d.rowsDeleted(), Long::sum);
-            }
-            final Histogram[] h = s.totals();
-            final StringBuilder sb = new StringBuilder();
-            sb.append(String.format("%s: summary: %d records in, %d rows written%s in %.1f s (%.0f records/s); "
-                + "dropped unrouted=%d invalid=%d tombstone=%d; dead letters=%d; inserts=%d (failed attempts %d)%n",
-                p.name(), s.recordsIn.get(), s.rowsWritten.get(),
-                s.rowsDeleted.get() == 0 ? "" : ", " + s.rowsDeleted.get() + " rows deleted", seconds,
-                s.recordsIn.get() / seconds,
-                s.droppedUnrouted.get(), s.droppedInvalid.get() + s.droppedRefused.get(), s.droppedTombstone.get(),
-                deadLetters(p),
-                s.inserts.get(), s.insertFailures.get()));
-            for (final Map.Entry<String, Long> e : perTable.entrySet())
-            {
-                final long deleted = deletedPerTable.get(e.getKey());
-                sb.append(String.format("  %-40s %d rows%s%n", e.getKey(), e.getValue(),
-                    deleted == 0 ? "" : ", " + deleted + " deleted"));
-            }
-            sb.append(String.format(
-                "  latency end-to-end (Kafka timestamp -> the database's ack; includes any wait in Kafka before this run): "
-                    + "p50=%s p99=%s p99.9=%s max=%s%n",
-                ms(h[0], 50), ms(h[0], 99), ms(h[0], 99.9), ms(h[0], 100)));
-            sb.append(String.format(
-                "  stage hops: source->route (ring) p50=%d ns p99=%d ns; sealed->insert (queue) p50=%s p99=%s; "
-                    + "insert p50=%s p99=%s",
-                h[1].getValueAtPercentile(50), h[1].getValueAtPercentile(99), ms(h[3], 50), ms(h[3], 99), ms(h[2], 50),
-                ms(h[2], 99)));
-            LOG.info("{}", sb);
+            LOG.info("{}", RunSummary.text(p, seconds));
         }
-    }
-
-    /** @return the dead letters the broker acknowledged for a gather pipeline, over every reason */
-    private static long deadLetters(final GatherPipeline<?> p)
-    {
-        final DeadLetters d = p.deadLetters();
-        long n = 0;
-        for (int i = 0; d != null && i < DeadLetterReason.values().length; i++)
-        {
-            n += d.written(DeadLetterReason.values()[i]);
-        }
-        return n;
-    }
-
-    private static String ms(final Histogram micros, final double percentile)
-    {
-        if (micros.getTotalCount() == 0)
-        {
-            return "n/a";
-        }
-        return String.format("%.1f ms", micros.getValueAtPercentile(percentile) / 1000.0);
     }
 
     /**
