@@ -215,6 +215,49 @@ public final class PgType
     }
 
     /**
+     * {@code timestamp(p)} or {@code timestamptz(p)}: the server rounds a value to {@code p} fractional digits of a
+     * second when it stores it ({@link #roundMicros}).
+     *
+     * @param kind      {@link Kind#TIMESTAMP} or {@link Kind#TIMESTAMPTZ}.
+     * @param precision 0..6 fractional digits, or {@link #NONE} (6, microseconds).
+     * @return the type.
+     * @throws IllegalArgumentException for another kind or precision.
+     */
+    public static PgType timestamp(final Kind kind, final int precision)
+    {
+        if ((kind != Kind.TIMESTAMP && kind != Kind.TIMESTAMPTZ) || precision < NONE || precision > 6)
+        {
+            throw new IllegalArgumentException("a precision (0..6) applies to timestamp and timestamptz only: " + kind
+                + "(" + precision + ")");
+        }
+        return new PgType(kind, precision, NONE, NONE, false, 0, null);
+    }
+
+    /** Microseconds per unit of the last kept digit, and half of it, by precision 0..6 (PostgreSQL's timestamp.c). */
+    private static final long[] SCALES = {1_000_000, 100_000, 10_000, 1_000, 100, 10, 1};
+    private static final long[] OFFSETS = {500_000, 50_000, 5_000, 500, 50, 5, 0};
+
+    /**
+     * What the server stores for a timestamp of this type: microseconds since 2000-01-01 rounded to the type's
+     * precision, half away from zero, as PostgreSQL's {@code AdjustTimestampForTypmod} (timestamp.c) does on input and
+     * on binary receive. Infinity ({@link Long#MIN_VALUE}, {@link Long#MAX_VALUE}) is kept.
+     *
+     * @param micros the value sent.
+     * @return the value stored; {@code micros} for a type without precision or of another kind.
+     */
+    public long roundMicros(final long micros)
+    {
+        if ((kind != Kind.TIMESTAMP && kind != Kind.TIMESTAMPTZ) || precision == NONE || precision >= 6
+            || micros == Long.MIN_VALUE || micros == Long.MAX_VALUE)
+        {
+            return micros;
+        }
+        return micros >= 0
+            ? (micros + OFFSETS[precision]) / SCALES[precision] * SCALES[precision]
+            : -((-micros + OFFSETS[precision]) / SCALES[precision] * SCALES[precision]);
+    }
+
+    /**
      * {@code character varying(n)} or {@code character(n)}.
      *
      * @param kind   {@link Kind#VARCHAR} or {@link Kind#BPCHAR}.
@@ -250,7 +293,7 @@ public final class PgType
      * @param baseName the base type's {@code pg_type.typname} ({@link Kind#forName}; {@code "char"}, the internal
      *                 one-byte type, is refused); for a domain, its base type's.
      * @param typmod   the modifier, -1 for none: numeric {@code ((p << 16) | (s & 0x7ff)) + 4}; varchar and
-     *                 bpchar {@code n + 4}; timestamp precision (kept by the server: it rounds).
+     *                 bpchar {@code n + 4}; timestamp and timestamptz the precision 0..6 (the server rounds to it).
      * @return the type.
      * @throws IllegalArgumentException if the type is not supported.
      */
@@ -278,6 +321,9 @@ public final class PgType
             case VARCHAR :
             case BPCHAR :
                 return withLength(kind, typmod - 4);
+            case TIMESTAMP :
+            case TIMESTAMPTZ :
+                return timestamp(kind, Math.min(typmod, 6));
             default :
                 return of(kind);
         }
@@ -345,7 +391,7 @@ public final class PgType
                 {
                     throw new IllegalArgumentException("timestamp precision is 0..6: " + text);
                 }
-                type = of(kind);
+                type = timestamp(kind, p);
             }
             else
             {
@@ -474,6 +520,10 @@ public final class PgType
         else if (kind == Kind.BPCHAR)
         {
             base = "bpchar";
+        }
+        else if ((kind == Kind.TIMESTAMP || kind == Kind.TIMESTAMPTZ) && precision != NONE)
+        {
+            base = "timestamp(" + precision + ")" + kind.sqlName().substring("timestamp".length());
         }
         else if (kind == Kind.ENUM)
         {

@@ -467,6 +467,28 @@ class PgCopyGoldenTest
         assertEquals("ff ff ff ff", Buffers.hex(PgValues.field("integer[]", "null")));
     }
 
+    /** timestamp.c's AdjustTimestampForTypmod: half away from zero, on both sides of 2000-01-01. */
+    @Test
+    void shouldRoundTimestampsToTheTypesPrecisionAsTheServerStoresThem()
+    {
+        final PgType p3 = PgType.parse("timestamp(3) with time zone");
+        assertEquals(123_000L, p3.roundMicros(123_456L));
+        assertEquals(124_000L, p3.roundMicros(123_500L));
+        assertEquals(123_000L, p3.roundMicros(123_499L));
+        assertEquals(-124_000L, p3.roundMicros(-123_500L));
+        assertEquals(-123_000L, p3.roundMicros(-123_499L));
+        final PgType p0 = PgType.parse("timestamp(0) without time zone");
+        assertEquals(1_000_000L, p0.roundMicros(500_000L));
+        assertEquals(0L, p0.roundMicros(499_999L));
+        assertEquals(-1_000_000L, p0.roundMicros(-500_000L));
+        assertEquals(Long.MAX_VALUE, p0.roundMicros(Long.MAX_VALUE), "infinity is kept");
+        assertEquals(Long.MIN_VALUE, p0.roundMicros(Long.MIN_VALUE), "-infinity is kept");
+        assertEquals(123_456L, PgType.parse("timestamp(6) with time zone").roundMicros(123_456L));
+        assertEquals(123_456L, PgType.parse("timestamptz").roundMicros(123_456L));
+        assertEquals(123_456L, PgType.parse("bigint").roundMicros(123_456L));
+        assertThrows(IllegalArgumentException.class, () -> PgType.timestamp(PgType.Kind.DATE, 3));
+    }
+
     @Test
     void shouldReadTypeNamesAndCatalogModifiers()
     {
@@ -476,6 +498,10 @@ class PgCopyGoldenTest
         assertEquals("character(1)", PgType.parse("character").toString());
         assertEquals("bpchar", PgType.parse("bpchar").toString());
         assertEquals(PgType.Kind.TIMESTAMPTZ, PgType.parse("timestamp(3) with time zone").kind());
+        assertEquals("timestamp(3) with time zone", PgType.parse("timestamp(3) with time zone").toString());
+        assertEquals("timestamp(0) without time zone[]", PgType.parse("timestamp(0) without time zone[]").toString());
+        assertEquals("timestamp(2) with time zone", PgType.fromCatalog("timestamptz", 2).toString());
+        assertEquals("timestamp without time zone", PgType.fromCatalog("timestamp", -1).toString());
         assertEquals(PgType.Kind.INT8, PgType.parse("_int8").kind());
         assertTrue(PgType.parse("_int8").isArray());
         assertEquals("numeric(10,2)", PgType.fromCatalog("numeric", ((10 << 16) | 2) + 4).toString());

@@ -337,8 +337,8 @@ public final class ConfigSchema
     static final ConfigKey SRC_KIND = ConfigKey.in("sources[]", "kind", STRING).required()
         .allowed("kafka", "file", "stdin", "embedded")
         .doc("Where records come from: kafka consumes input_topics or pattern in group_id and re-routes them; file "
-            + "reads JSON lines from path (gzip is detected); stdin reads JSON lines from standard input (one stdin "
-            + "source per file: the process has one); embedded records are offered by a host application through the Java API (ScatterRouter) and are not run by the "
+            + "reads JSON lines from path (gzip is detected); stdin reads JSON lines from standard input (a run "
+            + "refuses two stdin sources: the process has one); embedded records are offered by a host application through the Java API (ScatterRouter) and are not run by the "
             + "command line.");
     static final ConfigKey SRC_INPUT_TOPICS = ConfigKey.in("sources[]", "input_topics", STRING_LIST)
         .doc("kind = kafka: literal topic names to consume. Give pattern or input_topics. (Not topics: "

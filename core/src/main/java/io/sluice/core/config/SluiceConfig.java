@@ -25,6 +25,31 @@ public record SluiceConfig(
     List<Sink> sinks,
     List<Source> sources)
 {
+    /**
+     * A run reads standard input once: with two stdin sources each would get an arbitrary share of its lines. The dry
+     * run ({@code route}) applies any source's rule to its own input, so there several stdin sources are fine; the run
+     * asks this before it starts anything.
+     *
+     * @return why these sources cannot run together, naming the first two stdin sources; null when at most one reads
+     *     stdin
+     */
+    public String stdinConflict()
+    {
+        String first = null;
+        for (final Source s : sources())
+        {
+            if (Source.STDIN.equals(s.kind()))
+            {
+                if (first != null)
+                {
+                    return "source \"" + s.name() + "\" reads stdin, which source \"" + first + "\" reads already: "
+                        + "one process has one standard input; run them as two processes or give one kind = \"file\"";
+                }
+                first = s.name();
+            }
+        }
+        return null;
+    }
 
     /**
      * A configuration without sources (gather only).

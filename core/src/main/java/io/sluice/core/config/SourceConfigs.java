@@ -53,7 +53,6 @@ final class SourceConfigs
     {
         final List<TomlTable> tables = top.tables(SOURCES);
         final Set<String> names = new HashSet<>();
-        String stdinReader = null;
         for (int i = 0; i < tables.size(); i++)
         {
             final TomlTable t = tables.get(i);
@@ -67,18 +66,6 @@ final class SourceConfigs
                 problems.add(new ConfigProblem("sources[" + i + "].name", TableReader.line(t, "name"),
                     "duplicate source name \"" + source.name() + "\""));
                 continue;
-            }
-            if (Source.STDIN.equals(source.kind()))
-            {
-                // the process has one standard input: two readers would each get an arbitrary share of its lines
-                if (stdinReader != null)
-                {
-                    problems.add(new ConfigProblem("sources[" + i + "].kind", TableReader.line(t, "kind"),
-                        "source \"" + source.name() + "\" reads stdin, which source \"" + stdinReader
-                            + "\" reads already: one process has one standard input; give one of them kind = \"file\""));
-                    continue;
-                }
-                stdinReader = source.name();
             }
             out.add(source);
         }

@@ -149,6 +149,14 @@ public final class SluiceEngine
     private int runPipelines()
     {
         startNanos = System.nanoTime();
+        final String stdin = config.stdinConflict();
+        if (stdin != null)
+        {
+            failure = stdin;
+            LOG.error("{}", failure);
+            finished = true;
+            return EXIT_CONFIG;
+        }
         // the listener opens first: a probe during the Kafka check and the group join gets 503, never a refused
         // connection
         MetricsEndpoint metrics = null;

@@ -263,18 +263,23 @@ class SourceConfigTest
         assertTrue(dup.contains("sources[1].name (line 10): duplicate source name \"s\""), dup);
     }
 
-    /** One process has one standard input: a second stdin source would take an arbitrary share of its lines. */
+    /**
+     * One process has one standard input: a run refuses a second stdin source (it would take an arbitrary share of the
+     * lines), while the file itself loads, as the dry run applies any source's rule to its own input.
+     */
     @Test
-    void shouldRefuseASecondStdinSourceNamingBoth()
+    void shouldNameBothStdinSourcesThatCannotRunTogether()
     {
         final String stdin = "kind = \"stdin\"\n[[sources.topics]]\ntopic = \"a\"\n";
-        final String two = only(KAFKA + "[[sources]]\nname = \"first\"\n" + stdin + "[[sources]]\nname = \"second\"\n"
-            + stdin);
-        assertTrue(two.contains("sources[1].kind (line 11): source \"second\" reads stdin, which source \"first\" "
-            + "reads already"), two);
-        assertEquals(2, ConfigLoader.parse(KAFKA + "[[sources]]\nname = \"first\"\n" + stdin
+        final SluiceConfig two = ConfigLoader.parse(KAFKA + "[[sources]]\nname = \"first\"\n" + stdin
+            + "[[sources]]\nname = \"second\"\n" + stdin);
+        assertEquals(2, two.sources().size());
+        final String why = two.stdinConflict();
+        assertTrue(why != null && why.contains("source \"second\" reads stdin, which source \"first\" reads already"),
+            String.valueOf(why));
+        assertNull(ConfigLoader.parse(KAFKA + "[[sources]]\nname = \"first\"\n" + stdin
             + "[[sources]]\nname = \"second\"\nkind = \"file\"\npath = \"in.jsonl\"\n[[sources.topics]]\ntopic = \"b\"\n")
-            .sources().size(), "a stdin source beside a file source");
+            .stdinConflict(), "a stdin source beside a file source");
     }
 
     @Test

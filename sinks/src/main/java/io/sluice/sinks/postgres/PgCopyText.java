@@ -235,8 +235,8 @@ final class PgCopyText implements RowText
             case JSONB -> jsonb(v);
             case UUID -> uuid(v.getLong(), v.getLong());
             case DATE -> date(v.getInt());
-            case TIMESTAMP -> timestamp(v.getLong(), "");
-            case TIMESTAMPTZ -> timestamp(v.getLong(), "+00");
+            case TIMESTAMP -> timestamp(t.roundMicros(v.getLong()), "");
+            case TIMESTAMPTZ -> timestamp(t.roundMicros(v.getLong()), "+00");
         };
     }
 

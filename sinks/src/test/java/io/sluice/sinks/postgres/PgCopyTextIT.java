@@ -97,7 +97,17 @@ class PgCopyTextIT
                 "-62135596801", "1e10", "\"2024-03-10 12:00:00.5\"", "253402300800", "0", "-0.000001",
                 "\"1999-12-31T23:59:59.999999Z\"", "-62198755200.5"));
         }
-        CASES.put("timestamp(3) with time zone", List.of("\"2024-03-10T12:00:00.123Z\""));
+        // the server rounds to the column's precision, half away from zero, also before 2000 (negative micros)
+        final List<String> fractions = List.of("\"2024-03-10T12:00:00.123Z\"", "\"2024-01-01T00:00:00.123456Z\"",
+            "\"2024-01-01T00:00:00.1235Z\"", "\"2024-01-01T00:00:00.9999995Z\"", "\"1999-12-31T23:59:59.4995Z\"",
+            "\"1999-12-31T23:59:59.0005Z\"", "\"0001-01-01T00:00:00.5Z\"", "1659386157.403862", "-0.0005");
+        for (final String ts : List.of("timestamp(3) with time zone", "timestamp(0) without time zone",
+            "timestamp(5) with time zone", "timestamp(1) without time zone[]"))
+        {
+            CASES.put(ts, ts.endsWith("[]")
+                ? List.of("[\"2024-01-01T00:00:00.25Z\", \"2024-01-01T00:00:00.35Z\"]")
+                : fractions);
+        }
         CASES.put("integer[]", List.of("[1,null,3]", "[]", "[null]", "[-2147483648]"));
         CASES.put("text[]", List.of("[\"a b\",\"\",null,\"NULL\",\"null\",\"q\\\"x\",\"b\\\\s\",\"{x}\",\"c,d\","
             + "\"plain\"]", "[\"é\", \"tab\\tx\", \"nl\\nx\"]", "[\"Null\", \" lead\"]", "[1, true]"));

@@ -73,7 +73,7 @@ class PgSchemaFileTest
             );
             """);
         assertEquals("a numeric(12,2); b character varying(20); c character varying; d character(1); "
-            + "e character(3); f timestamp with time zone; g timestamp with time zone; h timestamp with time zone; "
+            + "e character(3); f timestamp with time zone; g timestamp(3) with time zone; h timestamp with time zone; "
             + "i timestamp without time zone; j integer[]; k integer[]; l text[]; m integer[]; n double precision; "
             + "o double precision; p real; q integer; r numeric; s boolean; t jsonb; u json; v uuid; w date; "
             + "x bigint; y smallint; z real; aa bytea; ab numeric(5,-2); ac integer[]; ad integer[]; ae text[]",
