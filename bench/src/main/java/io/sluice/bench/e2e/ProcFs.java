@@ -181,6 +181,28 @@ final class ProcFs
             return Double.NaN;
         }
         final String parent = Long.toString(pid);
+        final Map<Long, String[]> all = allStats();
+        if (all == null)
+        {
+            return Double.NaN;
+        }
+        for (final String[] f : all.values())
+        {
+            if (f[1].equals(parent)) // field 4: ppid
+            {
+                sum += (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS_PER_SECOND;
+            }
+        }
+        return sum;
+    }
+
+    /**
+     * @return for every process readable now, its pid and the fields of its {@code /proc/PID/stat} after the
+     *     command (index 0 is field 3, the state; index 1 field 4, the ppid); null if {@code /proc} cannot be listed
+     */
+    private static Map<Long, String[]> allStats()
+    {
+        final Map<Long, String[]> out = new HashMap<>();
         try (java.util.stream.Stream<Path> all = Files.list(PROC))
         {
             for (final Path p : (Iterable<Path>)all::iterator)
@@ -192,11 +214,8 @@ final class ProcFs
                 try
                 {
                     final String stat = Files.readString(p.resolve("stat"));
-                    final String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                    if (f[1].equals(parent)) // field 4: ppid
-                    {
-                        sum += (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS_PER_SECOND;
-                    }
+                    out.put(Long.parseLong(p.getFileName().toString()),
+                        stat.substring(stat.lastIndexOf(')') + 2).split(" "));
                 }
                 catch (final IOException | RuntimeException e)
                 {
@@ -206,9 +225,9 @@ final class ProcFs
         }
         catch (final IOException e)
         {
-            return Double.NaN;
+            return null;
         }
-        return sum;
+        return out;
     }
 
     /**
@@ -257,31 +276,15 @@ final class ProcFs
         {
             return own;
         }
-        final Map<Long, List<Long>> children = new HashMap<>();
-        try (java.util.stream.Stream<Path> all = Files.list(PROC))
-        {
-            for (final Path p : (Iterable<Path>)all::iterator)
-            {
-                if (!isNumber(p.getFileName().toString()))
-                {
-                    continue;
-                }
-                try
-                {
-                    final String stat = Files.readString(p.resolve("stat"));
-                    final String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                    children.computeIfAbsent(Long.parseLong(f[1]), k -> new ArrayList<>())
-                        .add(Long.parseLong(p.getFileName().toString())); // field 4: ppid
-                }
-                catch (final IOException | RuntimeException e)
-                {
-                    // ended meanwhile
-                }
-            }
-        }
-        catch (final IOException e)
+        final Map<Long, String[]> all = allStats();
+        if (all == null)
         {
             return own;
+        }
+        final Map<Long, List<Long>> children = new HashMap<>();
+        for (final Map.Entry<Long, String[]> e : all.entrySet())
+        {
+            children.computeIfAbsent(Long.parseLong(e.getValue()[1]), k -> new ArrayList<>()).add(e.getKey()); // ppid
         }
         double sum = own;
         final java.util.ArrayDeque<Long> todo = new java.util.ArrayDeque<>(children.getOrDefault(pid, List.of()));

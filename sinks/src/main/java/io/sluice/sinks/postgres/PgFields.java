@@ -342,15 +342,12 @@ public final class PgFields
             e++;
         }
         final long lead = e + decimalDigits(m) - 1;
-        if (constrained && lead + 1 > (long)precision - typeScale)
+        final int magnitude = magnitude(lead, constrained, precision, typeScale);
+        if (magnitude != ConversionError.NONE)
         {
-            return PgCopyError.NUMERIC_OVERFLOW;
+            return magnitude;
         }
         final long weight = Math.floorDiv(lead, 4);
-        if (weight > NUMERIC_MAX_WEIGHT)
-        {
-            return PgCopyError.NUMERIC_FORMAT_OVERFLOW;
-        }
         final long last = Math.floorDiv(e, 4);
         final int ndigits = (int)(weight - last + 1);
         PgCopy.writeInt32(out, 8 + 2 * ndigits);
@@ -435,15 +432,12 @@ public final class PgFields
         BigInteger m = v.unscaledValue().abs();
         long e = -(long)v.scale();
         final long lead = e + m.toString().length() - 1;
-        if (constrained && lead + 1 > (long)precision - typeScale)
+        final int magnitude = magnitude(lead, constrained, precision, typeScale);
+        if (magnitude != ConversionError.NONE)
         {
-            return PgCopyError.NUMERIC_OVERFLOW;
+            return magnitude;
         }
         final long weight = Math.floorDiv(lead, 4);
-        if (weight > NUMERIC_MAX_WEIGHT)
-        {
-            return PgCopyError.NUMERIC_FORMAT_OVERFLOW;
-        }
         final long last = Math.floorDiv(e, 4);
         m = m.multiply(BigInteger.TEN.pow((int)(e - 4 * last)));
         final int ndigits = (int)(weight - last + 1);
@@ -464,6 +458,21 @@ public final class PgFields
             PgCopy.writeInt16(out, d);
         }
         return ConversionError.NONE;
+    }
+
+    /**
+     * @param lead the decimal exponent of the value's leading digit
+     * @return NUMERIC_OVERFLOW when a numeric(p,s) column cannot hold that many integer digits, NUMERIC_FORMAT_OVERFLOW
+     *     beyond numeric's largest weight, else NONE
+     */
+    private static int magnitude(final long lead, final boolean constrained, final int precision,
+        final int typeScale)
+    {
+        if (constrained && lead + 1 > (long)precision - typeScale)
+        {
+            return PgCopyError.NUMERIC_OVERFLOW;
+        }
+        return Math.floorDiv(lead, 4) > NUMERIC_MAX_WEIGHT ? PgCopyError.NUMERIC_FORMAT_OVERFLOW : ConversionError.NONE;
     }
 
     /** A numeric without digits (zero): its length and the four int16 of the header. */
