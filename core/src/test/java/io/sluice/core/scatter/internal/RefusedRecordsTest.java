@@ -185,7 +185,10 @@ class RefusedRecordsTest
         final List<String> lines = records("a", "secret", "b", "secret", "a", "secret", "b");
         final Run r = run(d, lines, "create_topics = true", "users.{value}", "fb");
         assertEquals(SluiceEngine.EXIT_OK, r.exit(), r.failure());
-        assertEquals(List.of(lines.get(1), lines.get(3), lines.get(5)), d.produced.get("fb"));
+        // each once; the first one is re-sent when its refusal comes back, which may be after the later ones went to
+        // the fallback directly (docs/routing.md, order in the fallback)
+        assertEquals(Set.of(lines.get(1), lines.get(3), lines.get(5)), Set.copyOf(d.produced.get("fb")));
+        assertEquals(3, d.produced.get("fb").size(), String.valueOf(d.produced.get("fb")));
         assertProducedOnce(d, lines);
         for (final int i : new int[]{0, 2, 4, 6})
         {
