@@ -35,6 +35,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 import io.sluice.engine.TestServices;
 
@@ -66,6 +67,7 @@ class PostgresExactlyOnceFaultIT
      * schema and PostgreSQL), for measuring it beside a load without rebuilding between runs.
      */
     @TestFactory
+    @EnabledIfSystemProperty(named = "sluice.faults.exactlyOnce", matches = "true", disabledReason = "not yet run five times beside two CPU hogs (issue 23): -Dsluice.faults.exactlyOnce=true")
     Stream<DynamicTest> shouldWriteEveryRecordOnceThroughKillsAnOutageAndAFrozenMember()
     {
         return IntStream.rangeClosed(1, Integer.getInteger("faults.repeat", 1)).mapToObj(i -> DynamicTest.dynamicTest(
@@ -237,8 +239,18 @@ class PostgresExactlyOnceFaultIT
         /** SIGKILL while records are in flight (produced, not committed); returns the restarted member. */
         EngineRun kill(final EngineRun victim, final String member) throws Exception
         {
-            final long c = committed();
-            final int produced = feed.produced();
+            // on a quiet machine the engine catches up with a feed held at its allowance: let the feed go on and kill
+            // at a moment when some of what it produced is not committed yet
+            flow(total);
+            final long[] at = new long[2];
+            await("records in flight (produced, not committed) before killing " + victim.name, 60, () ->
+            {
+                at[0] = committedQuietly();
+                at[1] = feed.produced();
+                return at[0] >= 0 && at[0] < at[1];
+            }, victim);
+            final long c = at[0];
+            final long produced = at[1];
             victim.kill9();
             assertTrue(c < produced, "the kill came with records in flight (committed " + c + " < produced " + produced
                 + ")");
