@@ -128,8 +128,10 @@ final class BenchReport
         final List<Map<String, Object>> rows = new ArrayList<>();
         final StringBuilder t = new StringBuilder();
         t.append(String.format(Locale.ROOT,
-            "%n== results: median of %d round(s); %,d records of %.0f bytes on average (JSON values)%n%n",
-            rounds, records, bytesPerRecord));
+            "%n== results: median of %d round(s); %,d records of %s bytes on average (JSON values)%n%n",
+            rounds, records, Double.isNaN(bytesPerRecord)
+                ? "unknown (kafka-limit did not run)"
+                : String.format(Locale.ROOT, "%.0f", bytesPerRecord)));
         final String head = String.format(Locale.ROOT,
             "| %-16s | %10s | %6s | %9s | %8s | %8s | %4s | %8s | %9s | %7s | %7s | %7s |%n",
             "contender", "records/s", "MB/s", "CPU s/M", "RSS MiB", "heap MiB", "GCs", "GC ms", "alloc B/r", "p50 ms",
@@ -297,27 +299,29 @@ final class BenchReport
             return;
         }
         t.append(String.format(Locale.ROOT, "%nratios (per round, then the median):%n"));
-        t.append(String.format(Locale.ROOT, "  Sluice / baseline records/s        %6.2fx   (goal >= 3x)%n",
-            ratios.get("sluice_over_baseline_records_per_s")));
-        t.append(String.format(Locale.ROOT, "  Sluice / min(limits) records/s     %6.2f    (goal >= 0.80)%n",
-            ratios.get("sluice_over_min_limits_records_per_s")));
-        t.append(String.format(Locale.ROOT, "  Sluice / baseline CPU per record   %6.2f    (goal: a fraction)%n",
-            ratios.get("sluice_over_baseline_cpu_per_record")));
-        t.append(String.format(Locale.ROOT, "  ... with ClickHouse + Kafka CPU     %6.2f%n",
-            ratios.get("sluice_over_baseline_cpu_per_record_with_services")));
-        t.append(String.format(Locale.ROOT, "  Sluice / baseline alloc per record %6.3f%n",
-            ratios.get("sluice_over_baseline_alloc_per_record")));
+        t.append(String.format(Locale.ROOT, "  Sluice / baseline records/s        %7s   (goal >= 3x)%n",
+            rx(ratios.get("sluice_over_baseline_records_per_s"))));
+        t.append(String.format(Locale.ROOT, "  Sluice / min(limits) records/s     %6s    (goal >= 0.80)%n",
+            r2(ratios.get("sluice_over_min_limits_records_per_s"))));
+        t.append(String.format(Locale.ROOT, "  Sluice / baseline CPU per record   %6s    (goal: a fraction)%n",
+            r2(ratios.get("sluice_over_baseline_cpu_per_record"))));
+        t.append(String.format(Locale.ROOT, "  ... with ClickHouse + Kafka CPU     %6s%n",
+            r2(ratios.get("sluice_over_baseline_cpu_per_record_with_services"))));
+        t.append(String.format(Locale.ROOT, "  Sluice / baseline alloc per record %6s%n",
+            ratios.get("sluice_over_baseline_alloc_per_record") instanceof Double d && !d.isNaN()
+                ? String.format(Locale.ROOT, "%.3f", d)
+                : "n/a"));
         t.append(String.format(Locale.ROOT,
-            "  Sluice / baseline p99 latency      %6.2f    (goal < 1; live phase at %,.0f records/s, %.0f s after %.0f s warm-up)%n",
-            ratios.get("sluice_over_baseline_p99"), liveRate, liveSeconds, liveWarmupSeconds));
-        t.append(String.format(Locale.ROOT, "  Sluice / kafka-engine records/s    %6.2fx   (goal >= 2.5x)%n",
-            ratios.get("sluice_over_kafka_engine_records_per_s")));
-        t.append(String.format(Locale.ROOT, "  Sluice / kafka-engine ClickHouse CPU per record %6.2f (goal <= 0.5)%n",
-            ratios.get("sluice_over_kafka_engine_clickhouse_cpu_per_record")));
-        t.append(String.format(Locale.ROOT, "  Sluice / kafka-engine CPU per record, all processes %6.2f%n",
-            ratios.get("sluice_over_kafka_engine_total_cpu_per_record")));
-        t.append(String.format(Locale.ROOT, "  Sluice / kafka-engine parts created %5.2f%n",
-            ratios.get("sluice_over_kafka_engine_parts_created")));
+            "  Sluice / baseline p99 latency      %6s    (goal < 1; live phase at %,.0f records/s, %.0f s after %.0f s warm-up)%n",
+            r2(ratios.get("sluice_over_baseline_p99")), liveRate, liveSeconds, liveWarmupSeconds));
+        t.append(String.format(Locale.ROOT, "  Sluice / kafka-engine records/s    %7s   (goal >= 2.5x)%n",
+            rx(ratios.get("sluice_over_kafka_engine_records_per_s"))));
+        t.append(String.format(Locale.ROOT, "  Sluice / kafka-engine ClickHouse CPU per record %6s (goal <= 0.5)%n",
+            r2(ratios.get("sluice_over_kafka_engine_clickhouse_cpu_per_record"))));
+        t.append(String.format(Locale.ROOT, "  Sluice / kafka-engine CPU per record, all processes %6s%n",
+            r2(ratios.get("sluice_over_kafka_engine_total_cpu_per_record"))));
+        t.append(String.format(Locale.ROOT, "  Sluice / kafka-engine parts created %5s%n",
+            r2(ratios.get("sluice_over_kafka_engine_parts_created"))));
         t.append(String.format(Locale.ROOT, "%nmachine: %s%ndate: %s%ncommand: %s%n", machineSummary,
             ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME), command));
         this.text = t.toString();
@@ -342,25 +346,25 @@ final class BenchReport
         ratios.put("sluice_exactly_once_over_sluice_records_per_s",
             ratio("sluice-exactly-once", "sluice", "drain", BenchReport::recordsPerSecond));
         t.append(String.format(Locale.ROOT, "%nratios (per round, then the median):%n"));
-        t.append(String.format(Locale.ROOT, "  Sluice / baseline records/s          %6.2fx   (goal >= 2x)%n",
-            ratios.get("sluice_over_baseline_records_per_s")));
-        t.append(String.format(Locale.ROOT, "  Sluice / kafka-connect records/s     %6.2fx   (goal >= 3x)%n",
-            ratios.get("sluice_over_kafka_connect_records_per_s")));
-        t.append(String.format(Locale.ROOT, "  Sluice / copy-limit records/s        %6.2f    (goal >= 0.6)%n",
-            ratios.get("sluice_over_copy_limit_records_per_s")));
-        t.append(String.format(Locale.ROOT, "  exactly-once / at-least-once rec/s   %6.2f    (goal >= 0.9)%n",
-            ratios.get("sluice_exactly_once_over_sluice_records_per_s")));
-        t.append(String.format(Locale.ROOT, "  Sluice / baseline PostgreSQL CPU/rec %6.2f    (goal <= 0.5)%n",
-            ratios.get("sluice_over_baseline_postgres_cpu_per_record")));
-        t.append(String.format(Locale.ROOT, "  Sluice / kafka-connect PostgreSQL CPU/rec %6.2f%n",
-            ratios.get("sluice_over_kafka_connect_postgres_cpu_per_record")));
-        t.append(String.format(Locale.ROOT, "  Sluice / baseline CPU per record     %6.2f%n",
-            ratios.get("sluice_over_baseline_cpu_per_record")));
-        t.append(String.format(Locale.ROOT, "  Sluice / kafka-connect CPU per record, all processes %6.2f%n",
-            ratios.get("sluice_over_kafka_connect_total_cpu_per_record")));
+        t.append(String.format(Locale.ROOT, "  Sluice / baseline records/s          %7s   (goal >= 2x)%n",
+            rx(ratios.get("sluice_over_baseline_records_per_s"))));
+        t.append(String.format(Locale.ROOT, "  Sluice / kafka-connect records/s     %7s   (goal >= 3x)%n",
+            rx(ratios.get("sluice_over_kafka_connect_records_per_s"))));
+        t.append(String.format(Locale.ROOT, "  Sluice / copy-limit records/s        %6s    (goal >= 0.6)%n",
+            r2(ratios.get("sluice_over_copy_limit_records_per_s"))));
+        t.append(String.format(Locale.ROOT, "  exactly-once / at-least-once rec/s   %6s    (goal >= 0.9)%n",
+            r2(ratios.get("sluice_exactly_once_over_sluice_records_per_s"))));
+        t.append(String.format(Locale.ROOT, "  Sluice / baseline PostgreSQL CPU/rec %6s    (goal <= 0.5)%n",
+            r2(ratios.get("sluice_over_baseline_postgres_cpu_per_record"))));
+        t.append(String.format(Locale.ROOT, "  Sluice / kafka-connect PostgreSQL CPU/rec %6s%n",
+            r2(ratios.get("sluice_over_kafka_connect_postgres_cpu_per_record"))));
+        t.append(String.format(Locale.ROOT, "  Sluice / baseline CPU per record     %6s%n",
+            r2(ratios.get("sluice_over_baseline_cpu_per_record"))));
+        t.append(String.format(Locale.ROOT, "  Sluice / kafka-connect CPU per record, all processes %6s%n",
+            r2(ratios.get("sluice_over_kafka_connect_total_cpu_per_record"))));
         t.append(String.format(Locale.ROOT,
-            "  Sluice / baseline p99 latency        %6.2f    (live phase at %,.0f records/s)%n",
-            ratios.get("sluice_over_baseline_p99"), liveRate));
+            "  Sluice / baseline p99 latency        %6s    (live phase at %,.0f records/s)%n",
+            r2(ratios.get("sluice_over_baseline_p99")), liveRate));
         t.append(
             String.format(Locale.ROOT, "%nWAL per row (pg_current_wal_lsn() before and after each run, medians):%n"));
         for (final String c : ALL_CONTENDERS)
@@ -373,6 +377,18 @@ final class BenchReport
                     Double.isNaN(ins) ? "" : String.format(Locale.ROOT, "%,.0f rows per COPY/INSERT batch", ins)));
             }
         }
+    }
+
+    /** A ratio for the report: two decimals and "x", or "n/a" when a contender it needs did not run. */
+    private static String rx(final Object v)
+    {
+        return v instanceof Double d && !d.isNaN() ? String.format(Locale.ROOT, "%.2fx", d) : "n/a";
+    }
+
+    /** A ratio for the report: two decimals, or "n/a" when a contender it needs did not run. */
+    private static String r2(final Object v)
+    {
+        return v instanceof Double d && !d.isNaN() ? String.format(Locale.ROOT, "%.2f", d) : "n/a";
     }
 
     static double median(final List<Double> xs)
