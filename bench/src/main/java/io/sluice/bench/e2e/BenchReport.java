@@ -299,29 +299,27 @@ final class BenchReport
             return;
         }
         t.append(String.format(Locale.ROOT, "%nratios (per round, then the median):%n"));
-        t.append(String.format(Locale.ROOT, "  Sluice / baseline records/s        %7s   (goal >= 3x)%n",
-            rx(ratios.get("sluice_over_baseline_records_per_s"))));
-        t.append(String.format(Locale.ROOT, "  Sluice / min(limits) records/s     %6s    (goal >= 0.80)%n",
-            r2(ratios.get("sluice_over_min_limits_records_per_s"))));
-        t.append(String.format(Locale.ROOT, "  Sluice / baseline CPU per record   %6s    (goal: a fraction)%n",
-            r2(ratios.get("sluice_over_baseline_cpu_per_record"))));
-        t.append(String.format(Locale.ROOT, "  ... with ClickHouse + Kafka CPU     %6s%n",
-            r2(ratios.get("sluice_over_baseline_cpu_per_record_with_services"))));
-        t.append(String.format(Locale.ROOT, "  Sluice / baseline alloc per record %6s%n",
-            ratios.get("sluice_over_baseline_alloc_per_record") instanceof Double d && !d.isNaN()
-                ? String.format(Locale.ROOT, "%.3f", d)
-                : "n/a"));
-        t.append(String.format(Locale.ROOT,
-            "  Sluice / baseline p99 latency      %6s    (goal < 1; live phase at %,.0f records/s, %.0f s after %.0f s warm-up)%n",
-            r2(ratios.get("sluice_over_baseline_p99")), liveRate, liveSeconds, liveWarmupSeconds));
-        t.append(String.format(Locale.ROOT, "  Sluice / kafka-engine records/s    %7s   (goal >= 2.5x)%n",
-            rx(ratios.get("sluice_over_kafka_engine_records_per_s"))));
-        t.append(String.format(Locale.ROOT, "  Sluice / kafka-engine ClickHouse CPU per record %6s (goal <= 0.5)%n",
-            r2(ratios.get("sluice_over_kafka_engine_clickhouse_cpu_per_record"))));
-        t.append(String.format(Locale.ROOT, "  Sluice / kafka-engine CPU per record, all processes %6s%n",
-            r2(ratios.get("sluice_over_kafka_engine_total_cpu_per_record"))));
-        t.append(String.format(Locale.ROOT, "  Sluice / kafka-engine parts created %5s%n",
-            r2(ratios.get("sluice_over_kafka_engine_parts_created"))));
+        ratioLine(t, "Sluice / baseline records/s", ratios.get("sluice_over_baseline_records_per_s"), true,
+            "goal >= 3x");
+        ratioLine(t, "Sluice / min(limits) records/s", ratios.get("sluice_over_min_limits_records_per_s"), false,
+            "goal >= 0.80");
+        ratioLine(t, "Sluice / baseline CPU per record", ratios.get("sluice_over_baseline_cpu_per_record"), false,
+            "goal: a fraction");
+        ratioLine(t, "... with ClickHouse + Kafka CPU", ratios.get("sluice_over_baseline_cpu_per_record_with_services"),
+            false, "");
+        ratioLine(t, "Sluice / baseline alloc per record", ratios.get("sluice_over_baseline_alloc_per_record"), false,
+            "");
+        ratioLine(t, "Sluice / baseline p99 latency", ratios.get("sluice_over_baseline_p99"), false,
+            String.format(Locale.ROOT, "goal < 1; live phase at %,.0f records/s, %.0f s after %.0f s warm-up", liveRate,
+                liveSeconds, liveWarmupSeconds));
+        ratioLine(t, "Sluice / kafka-engine records/s", ratios.get("sluice_over_kafka_engine_records_per_s"), true,
+            "goal >= 2.5x");
+        ratioLine(t, "Sluice / kafka-engine ClickHouse CPU per record",
+            ratios.get("sluice_over_kafka_engine_clickhouse_cpu_per_record"), false, "goal <= 0.5");
+        ratioLine(t, "Sluice / kafka-engine CPU per record, all processes",
+            ratios.get("sluice_over_kafka_engine_total_cpu_per_record"), false, "");
+        ratioLine(t, "Sluice / kafka-engine parts created", ratios.get("sluice_over_kafka_engine_parts_created"), false,
+            "");
         t.append(String.format(Locale.ROOT, "%nmachine: %s%ndate: %s%ncommand: %s%n", machineSummary,
             ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME), command));
         this.text = t.toString();
@@ -346,25 +344,23 @@ final class BenchReport
         ratios.put("sluice_exactly_once_over_sluice_records_per_s",
             ratio("sluice-exactly-once", "sluice", "drain", BenchReport::recordsPerSecond));
         t.append(String.format(Locale.ROOT, "%nratios (per round, then the median):%n"));
-        t.append(String.format(Locale.ROOT, "  Sluice / baseline records/s          %7s   (goal >= 2x)%n",
-            rx(ratios.get("sluice_over_baseline_records_per_s"))));
-        t.append(String.format(Locale.ROOT, "  Sluice / kafka-connect records/s     %7s   (goal >= 3x)%n",
-            rx(ratios.get("sluice_over_kafka_connect_records_per_s"))));
-        t.append(String.format(Locale.ROOT, "  Sluice / copy-limit records/s        %6s    (goal >= 0.6)%n",
-            r2(ratios.get("sluice_over_copy_limit_records_per_s"))));
-        t.append(String.format(Locale.ROOT, "  exactly-once / at-least-once rec/s   %6s    (goal >= 0.9)%n",
-            r2(ratios.get("sluice_exactly_once_over_sluice_records_per_s"))));
-        t.append(String.format(Locale.ROOT, "  Sluice / baseline PostgreSQL CPU/rec %6s    (goal <= 0.5)%n",
-            r2(ratios.get("sluice_over_baseline_postgres_cpu_per_record"))));
-        t.append(String.format(Locale.ROOT, "  Sluice / kafka-connect PostgreSQL CPU/rec %6s%n",
-            r2(ratios.get("sluice_over_kafka_connect_postgres_cpu_per_record"))));
-        t.append(String.format(Locale.ROOT, "  Sluice / baseline CPU per record     %6s%n",
-            r2(ratios.get("sluice_over_baseline_cpu_per_record"))));
-        t.append(String.format(Locale.ROOT, "  Sluice / kafka-connect CPU per record, all processes %6s%n",
-            r2(ratios.get("sluice_over_kafka_connect_total_cpu_per_record"))));
-        t.append(String.format(Locale.ROOT,
-            "  Sluice / baseline p99 latency        %6s    (live phase at %,.0f records/s)%n",
-            r2(ratios.get("sluice_over_baseline_p99")), liveRate));
+        ratioLine(t, "Sluice / baseline records/s", ratios.get("sluice_over_baseline_records_per_s"), true,
+            "goal >= 2x");
+        ratioLine(t, "Sluice / kafka-connect records/s", ratios.get("sluice_over_kafka_connect_records_per_s"), true,
+            "goal >= 3x");
+        ratioLine(t, "Sluice / copy-limit records/s", ratios.get("sluice_over_copy_limit_records_per_s"), false,
+            "goal >= 0.6");
+        ratioLine(t, "exactly-once / at-least-once rec/s", ratios.get("sluice_exactly_once_over_sluice_records_per_s"),
+            false, "goal >= 0.9");
+        ratioLine(t, "Sluice / baseline PostgreSQL CPU/rec", ratios.get("sluice_over_baseline_postgres_cpu_per_record"),
+            false, "goal <= 0.5");
+        ratioLine(t, "Sluice / kafka-connect PostgreSQL CPU/rec",
+            ratios.get("sluice_over_kafka_connect_postgres_cpu_per_record"), false, "");
+        ratioLine(t, "Sluice / baseline CPU per record", ratios.get("sluice_over_baseline_cpu_per_record"), false, "");
+        ratioLine(t, "Sluice / kafka-connect CPU per record, all processes",
+            ratios.get("sluice_over_kafka_connect_total_cpu_per_record"), false, "");
+        ratioLine(t, "Sluice / baseline p99 latency", ratios.get("sluice_over_baseline_p99"), false,
+            String.format(Locale.ROOT, "live phase at %,.0f records/s", liveRate));
         t.append(
             String.format(Locale.ROOT, "%nWAL per row (pg_current_wal_lsn() before and after each run, medians):%n"));
         for (final String c : ALL_CONTENDERS)
@@ -377,6 +373,17 @@ final class BenchReport
                     Double.isNaN(ins) ? "" : String.format(Locale.ROOT, "%,.0f rows per COPY/INSERT batch", ins)));
             }
         }
+    }
+
+    /**
+     * One line of the ratios section: the label, the ratio (two decimals, with "x" when {@code times}; "n/a" when a
+     * contender it needs did not run) and the goal in parentheses when there is one.
+     */
+    private static void ratioLine(final StringBuilder t, final String label, final Object value, final boolean times,
+        final String goal)
+    {
+        t.append(String.format(Locale.ROOT, "  %-52s %7s%s%n", label, times ? rx(value) : r2(value),
+            goal.isEmpty() ? "" : "   (" + goal + ")"));
     }
 
     /** A ratio for the report: two decimals and "x", or "n/a" when a contender it needs did not run. */
