@@ -440,6 +440,8 @@ public final class ExplainCommand implements Callable<Integer>
         private final Map<String, SinkProvider> providers = new HashMap<>();
         private final DestinationResolver resolver = new DestinationResolver();
         private final Map<String, ZoneId> zones = new HashMap<>();
+        /** The tables described so far, by sink, database and table: each is described once per input. */
+        private final Map<String, TableSchema> schemas = new HashMap<>();
         private final DryRunInput input;
         private BranchHandle<?> handle;
         private Object row;
@@ -626,15 +628,22 @@ public final class ExplainCommand implements Callable<Integer>
                     omitted.add(omittable[bit]);
                 }
             }
-            final TableSchema schema;
-            try
+            // one DESCRIBE (or catalog query) per table for the whole input, not one per record: with --connect
+            // that was a round trip to the server for every line
+            final String key = branch.sink() + '\0' + d.database() + '\0' + d.table();
+            TableSchema schema = schemas.get(key);
+            if (schema == null)
             {
-                schema = catalog.describe(d.database(), d.table());
-            }
-            catch (final SinkException e)
-            {
-                return o.error("cannot read the schema of " + d + ": " + e.getMessage(), null, null, spec.onError())
-                    .end();
+                try
+                {
+                    schema = catalog.describe(d.database(), d.table());
+                }
+                catch (final SinkException e)
+                {
+                    return o.error("cannot read the schema of " + d + ": " + e.getMessage(), null, null,
+                        spec.onError()).end();
+                }
+                schemas.put(key, schema);
             }
             final Map<String, ColumnSpec> byName = new HashMap<>();
             for (final ColumnSpec c : schema.columns())

@@ -96,9 +96,12 @@ class InsertSettingsIT
 
         // the inserts are Native blocks, which the server stores as they come (max_insert_block_size only cuts the
         // blocks of text formats), so the proof that a setting reaches every INSERT is one the server enforces on the
-        // insert itself: readonly = 1 passes the start check (a SELECT) and refuses each insert (code 164)
+        // insert itself: readonly = 1 passes the start check (a SELECT) and refuses each insert (code 164). The stop
+        // that follows the stall cannot drain the refused batch: drain_timeout_ms 1000 instead of the default 30000
+        // ends it once the stall has fired (nothing is written or committed either way)
         final SluiceEngine refused = engine(toml(topic, "g-readonly-" + s, db, "with_settings",
-            "[sinks.plugin_config.settings]\nreadonly = \"1\"\n") + "[checkpoint]\nstalled_fail_after_ms = 3000\n");
+            "[sinks.plugin_config.settings]\nreadonly = \"1\"\n")
+            + "[checkpoint]\nstalled_fail_after_ms = 3000\ndrain_timeout_ms = 1000\n");
         assertEquals(SluiceEngine.EXIT_FAILURE, refused.run(), "every insert refused in readonly mode");
         assertTrue(refused.failure().contains("164") || refused.failure().contains("readonly"), refused.failure());
         assertEquals(0, TestServices.sqlLong("SELECT count() FROM " + db + ".with_settings"), "nothing written");

@@ -148,9 +148,10 @@ class SchemaChangeIT
 
     /**
      * Issue 11 item 1: records flow at a steady rate (about 200/s over two partitions) while the table changes five
-     * times: v Int64 → Int32, f Int64 → Float64, s String → UInt32, DROP COLUMN x, ADD COLUMN y. Every record is in
-     * the table exactly once with the values it carried, and a record produced once schema_refresh_ms has passed
-     * after the ADD has its y.
+     * times: v Int64 → Int32, f Int64 → Float64, s String → UInt32, DROP COLUMN x, ADD COLUMN y, one change every 600
+     * records (3 s, more than schema_refresh_ms), then 1,000 records more (5 s). Every record is in the table exactly
+     * once with the values it carried, and a record produced once schema_refresh_ms has passed after the ADD has its
+     * y.
      */
     @Test
     void shouldWriteEveryRecordOnceWithItsValuesWhileColumnsAreRetypedDroppedAndAdded() throws Exception
@@ -165,7 +166,8 @@ class SchemaChangeIT
             + "ENGINE = MergeTree() ORDER BY id");
         TestServices.createTopic(topic, 2);
         final Running running = new Running(config(topic, "g-" + s, database, "t", refreshMs));
-        final int total = 7000;
+        final int alterEvery = 600;
+        final int total = 5 * alterEvery + 1000;
         final String[] alters = {
             "ALTER TABLE " + table + " MODIFY COLUMN v Int32",
             "ALTER TABLE " + table + " MODIFY COLUMN f Float64",
@@ -188,7 +190,7 @@ class SchemaChangeIT
                 }
                 producer.flush();
                 produced.set(next);
-                if (alter < alters.length && next >= 1000 * (alter + 1))
+                if (alter < alters.length && next >= alterEvery * (alter + 1))
                 {
                     TestServices.sql(alters[alter]);
                     if (alter == alters.length - 1)

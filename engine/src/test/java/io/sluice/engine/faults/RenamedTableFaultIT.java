@@ -32,7 +32,7 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Issue 12, item 2 under load: a replay writes each row once. A gather sink splits one topic of 4 partitions into 4
@@ -51,8 +51,11 @@ import org.junit.jupiter.params.provider.CsvSource;
  * exactly once (0 duplicates, 0 missing, none in a wrong table); the committed offsets equal the end offsets; the
  * engine's consumer lag ({@code sluice_consumer_lag_records}) is 0 for every partition; SIGTERM ends the run with
  * exit 0; the stall limit (120 s) never fired. In both thread layouts, with the default {@code linger_ms} (1000) and
- * with 50 (a failed batch is refused again sooner, while a re-read may still walk what was written). Figures:
- * docs/faults.md.
+ * with 50 (a failed batch is refused again sooner, while a re-read may still walk what was written). The two
+ * {@code linger_ms} cases of a layout run side by side in one engine, as two sinks with a topic, a consumer group, a
+ * database and a producer each, their tables renamed away and back at the same moments: one 32 s timeline per
+ * layout instead of one per case, and each sink is checked on its own (its rows, offsets, lag, re-reads and errors,
+ * told apart in the log by its topic and database). Figures: docs/faults.md.
  */
 class RenamedTableFaultIT
 {
@@ -65,70 +68,153 @@ class RenamedTableFaultIT
     private static final long STALL_MS = 120_000;
     private static final int AWAY_INDEX = 2;
     private static final String AWAY = "t" + AWAY_INDEX;
+    /** The {@code linger_ms} of the two sinks every run has: the default, and a short one. */
+    private static final long[] LINGERS_MS = {1000, 50};
 
-    @ParameterizedTest(name = "{0} layout, linger_ms {1}")
-    @CsvSource({"fused, 1000", "split, 1000", "fused, 50", "split, 50"})
+    /** One sink of the run, its own topic, group, database and producer, and what was measured of it. */
+    private static final class Lane
+    {
+        final long lingerMs;
+        final String name;
+        final String topic;
+        final String group;
+        final String db;
+        final long[] healthyAtRename = new long[TABLES];
+        final long[] healthyAtReturn = new long[TABLES];
+        long[] committedAtReturn;
+        long[] end;
+        long[] committed;
+        long movedMs = -1;
+        long catchUpMs = -1;
+        SteadyProducer producer;
+
+        Lane(final String layout, final long lingerMs, final String sfx)
+        {
+            this.lingerMs = lingerMs;
+            this.name = "renamed-l" + lingerMs;
+            this.topic = "renamed-" + layout + "-l" + lingerMs + "-" + sfx;
+            this.group = "renamed-l" + lingerMs + "-" + sfx;
+            this.db = "renamed_" + layout + "_l" + lingerMs + "_" + sfx;
+        }
+    }
+
+    @ParameterizedTest(name = "{0} layout, linger_ms 1000 and 50 side by side")
+    @ValueSource(strings = {"fused", "split"})
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
-    void oneTableAwayFor20sLeavesEveryIdOnceInItsTable(final String layout, final long lingerMs) throws Exception
+    void oneTableAwayFor20sLeavesEveryIdOnceInItsTable(final String layout) throws Exception
     {
         final String sfx = Faults.suffix();
-        final String topic = "renamed-" + layout + "-" + sfx;
-        final String group = "renamed-" + sfx;
-        final String db = "renamed_" + layout + "_" + sfx;
-        final Faults.ClickHouse ch = new Faults.ClickHouse(Faults.sharedClickHouse());
-        ch.sql("CREATE DATABASE " + db);
-        for (int t = 0; t < TABLES; t++)
+        final List<Lane> lanes = new ArrayList<>();
+        for (final long lingerMs : LINGERS_MS)
         {
-            ch.sql("CREATE TABLE " + db + ".t" + t + " (id UInt64, kind String) ENGINE = MergeTree() ORDER BY id");
+            lanes.add(new Lane(layout, lingerMs, sfx));
+        }
+        final Faults.ClickHouse ch = new Faults.ClickHouse(Faults.sharedClickHouse());
+        for (final Lane l : lanes)
+        {
+            ch.sql("CREATE DATABASE " + l.db);
+            for (int t = 0; t < TABLES; t++)
+            {
+                ch.sql(
+                    "CREATE TABLE " + l.db + ".t" + t + " (id UInt64, kind String) ENGINE = MergeTree() ORDER BY id");
+            }
         }
         final Path dir = Faults.workDir("renamed-table-" + layout + "-" + sfx);
         final int metricsPort = Faults.freePort();
-        final Path cfg = Faults.writeConfig(dir, "run.toml",
-            toml(topic, group, db, ch.url, layout, lingerMs, metricsPort));
-        final long[] healthyAtRename = new long[TABLES];
-        final long[] healthyAtReturn = new long[TABLES];
-        final long[] committedAtReturn;
-        final long[] end;
-        final long[] committed;
-        final long movedMs;
-        final long catchUpMs;
+        final Path cfg = Faults.writeConfig(dir, "run.toml", toml(lanes, ch.url, layout, metricsPort));
         final long lagZeroMs;
         final int rc;
         final String log;
         try (Admin admin = Faults.admin())
         {
-            admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short)1))).all().get();
-            try (EngineRun e = EngineRun.start(dir, "engine", "--config", cfg.toString());
-                SteadyProducer producer = new SteadyProducer(topic))
+            for (final Lane l : lanes)
             {
-                awaitLog(e, "assigned " + topic, 60);
-                producer.start();
-                Thread.sleep(RENAME_AFTER_MS);
-                assertTrue(e.alive(), "the engine exited before the RENAME:\n" + e.tail(40));
-                ch.sql("RENAME TABLE " + db + "." + AWAY + " TO " + db + "." + AWAY + "_away");
-                rows(ch, db, healthyAtRename);
-                Thread.sleep(AWAY_MS);
-                rows(ch, db, healthyAtReturn);
-                ch.sql("RENAME TABLE " + db + "." + AWAY + "_away TO " + db + "." + AWAY);
-                final long returnedAt = System.nanoTime();
-                committedAtReturn = Faults.committed(admin, group, topic, PARTITIONS);
-                awaitCommittedPast(admin, group, topic, committedAtReturn, e);
-                movedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - returnedAt);
-                producer.await(120);
-                final long producedAt = System.nanoTime();
-                end = Faults.endOffsets(admin, topic, PARTITIONS);
-                assertEquals(RECORDS, Faults.sum(end), "records in " + topic);
-                awaitCommitted(admin, group, topic, end, e);
-                catchUpMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - producedAt);
-                awaitLagZero(metricsPort, e);
-                lagZeroMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - producedAt);
+                admin.createTopics(List.of(new NewTopic(l.topic, PARTITIONS, (short)1))).all().get();
+            }
+            try (EngineRun e = EngineRun.start(dir, "engine", "--config", cfg.toString()))
+            {
+                try
+                {
+                    for (final Lane l : lanes)
+                    {
+                        awaitLog(e, "assigned " + l.topic, 60);
+                        l.producer = new SteadyProducer(l.topic);
+                    }
+                    for (final Lane l : lanes)
+                    {
+                        l.producer.start();
+                    }
+                    Thread.sleep(RENAME_AFTER_MS);
+                    assertTrue(e.alive(), "the engine exited before the RENAME:\n" + e.tail(40));
+                    for (final Lane l : lanes)
+                    {
+                        ch.sql("RENAME TABLE " + l.db + "." + AWAY + " TO " + l.db + "." + AWAY + "_away");
+                    }
+                    for (final Lane l : lanes)
+                    {
+                        rows(ch, l.db, l.healthyAtRename);
+                    }
+                    Thread.sleep(AWAY_MS);
+                    for (final Lane l : lanes)
+                    {
+                        rows(ch, l.db, l.healthyAtReturn);
+                    }
+                    for (final Lane l : lanes)
+                    {
+                        ch.sql("RENAME TABLE " + l.db + "." + AWAY + "_away TO " + l.db + "." + AWAY);
+                    }
+                    final long returnedAt = System.nanoTime();
+                    for (final Lane l : lanes)
+                    {
+                        l.committedAtReturn = Faults.committed(admin, l.group, l.topic, PARTITIONS);
+                    }
+                    awaitCommittedPast(admin, lanes, returnedAt, e);
+                    for (final Lane l : lanes)
+                    {
+                        l.producer.await(120);
+                    }
+                    final long producedAt = System.nanoTime();
+                    for (final Lane l : lanes)
+                    {
+                        l.end = Faults.endOffsets(admin, l.topic, PARTITIONS);
+                        assertEquals(RECORDS, Faults.sum(l.end), "records in " + l.topic);
+                    }
+                    awaitCommitted(admin, lanes, producedAt, e);
+                    awaitLagZero(metricsPort, lanes, e);
+                    lagZeroMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - producedAt);
+                }
+                finally
+                {
+                    for (final Lane l : lanes)
+                    {
+                        if (l.producer != null)
+                        {
+                            l.producer.close();
+                        }
+                    }
+                }
                 e.terminate();
                 rc = e.waitFor(60);
                 log = e.output();
             }
-            committed = Faults.committed(admin, group, topic, PARTITIONS);
+            for (final Lane l : lanes)
+            {
+                l.committed = Faults.committed(admin, l.group, l.topic, PARTITIONS);
+            }
         }
 
+        assertEquals(0, rc, "exit code after SIGTERM; log " + dir.resolve("engine.log"));
+        assertFalse(log.contains("made no progress for"), "the stall limit fired");
+        for (final Lane l : lanes)
+        {
+            check(ch, layout, l, log, lagZeroMs, rc, dir);
+        }
+    }
+
+    /** What one sink of the run must show: every id once in its table, offsets, re-reads, the failed inserts. */
+    private static void check(final Faults.ClickHouse ch, final String layout, final Lane l, final String log,
+        final long lagZeroMs, final int rc, final Path dir)
+    {
         // what ClickHouse holds, table by table, id by id
         final long[] rows = new long[TABLES];
         long duplicates = 0;
@@ -137,7 +223,7 @@ class RenamedTableFaultIT
         final StringBuilder detail = new StringBuilder();
         for (int t = 0; t < TABLES; t++)
         {
-            final long[] got = ids(ch, db, "t" + t);
+            final long[] got = ids(ch, l.db, "t" + t);
             rows[t] = got.length;
             final long[] want = expectedIds(t);
             final long[] counts = compare(want, got);
@@ -150,15 +236,21 @@ class RenamedTableFaultIT
                     got.length, counts[0], counts[1], counts[2], firstDuplicates(got)));
             }
         }
-        final long rereads = log.lines().filter(l -> l.contains("are written already and are not sent again")).count();
-        final long notSentAgain = sumMatches(log, "re-reading from offset \\d+: (\\d+) of the");
-        final long away = healthyAtReturn[AWAY_INDEX] - healthyAtRename[AWAY_INDEX];
+        // this sink's lines: its partitions are named "<topic>-<p>", its tables "`<db>`.`<table>`"
+        final String partition = l.topic + "-";
+        final long rereads = log.lines()
+            .filter(x -> x.contains(partition) && x.contains("are written already and are not sent again")).count();
+        final long notSentAgain = sumMatches(log,
+            Pattern.quote(partition) + "\\d+ re-reading from offset \\d+: (\\d+) of the");
+        final boolean refused = log.lines().anyMatch(x -> x.contains(l.db)
+            && (x.contains("UNKNOWN_TABLE") || x.contains("doesn't exist")));
+        final long away = l.healthyAtReturn[AWAY_INDEX] - l.healthyAtRename[AWAY_INDEX];
         long healthyGrowth = 0;
         for (int t = 0; t < TABLES; t++)
         {
             if (t != AWAY_INDEX)
             {
-                healthyGrowth += healthyAtReturn[t] - healthyAtRename[t];
+                healthyGrowth += l.healthyAtReturn[t] - l.healthyAtRename[t];
             }
         }
         Faults.report(String.format(
@@ -166,23 +258,24 @@ class RenamedTableFaultIT
                 + "%d/s over %d partitions into %d tables; duplicates=%d missing=%d misplaced=%d; rows per table %s; the "
                 + "other three tables received %d rows while it was away (%s -> %s); %d re-reads left out %d offsets "
                 + "written already; committed %s at the rename back (every partition committed past it %d ms later), %s at "
-                + "the end = end offsets %s %d ms after the last record was produced (consumer lag 0 after %d ms); exit %d",
-            layout, lingerMs, db, AWAY, AWAY_MS, RECORDS, RATE_PER_SECOND, PARTITIONS, TABLES, duplicates, missing,
+                + "the end = end offsets %s %d ms after the last record was produced (consumer lag 0 after %d ms); exit %d"
+                + " (sink %s beside the other linger_ms in one engine)",
+            layout, l.lingerMs, l.db, AWAY, AWAY_MS, RECORDS, RATE_PER_SECOND, PARTITIONS, TABLES, duplicates, missing,
             misplaced,
-            Arrays.toString(rows), healthyGrowth, Arrays.toString(healthyAtRename), Arrays.toString(healthyAtReturn),
-            rereads, notSentAgain, Arrays.toString(committedAtReturn),
-            movedMs, Arrays.toString(committed), Arrays.toString(end), catchUpMs, lagZeroMs, rc));
+            Arrays.toString(rows), healthyGrowth, Arrays.toString(l.healthyAtRename),
+            Arrays.toString(l.healthyAtReturn),
+            rereads, notSentAgain, Arrays.toString(l.committedAtReturn),
+            l.movedMs, Arrays.toString(l.committed), Arrays.toString(l.end), l.catchUpMs, lagZeroMs, rc, l.name));
 
-        assertEquals(0, duplicates + missing + misplaced, "each id once, in its table: " + detail);
-        assertArrayEquals(end, committed, "committed offsets = end offsets");
-        assertEquals(0, rc, "exit code after SIGTERM; log " + dir.resolve("engine.log"));
-        assertFalse(log.contains("made no progress for"), "the stall limit fired");
-        assertTrue(log.contains("UNKNOWN_TABLE") || log.contains("doesn't exist"),
-            "the inserts into " + AWAY + " failed while it was away; log " + dir.resolve("engine.log"));
-        assertTrue(rereads >= 1 && notSentAgain > 0, "the partitions were re-read with written rows left out");
-        assertEquals(0, away, "nothing was inserted into " + AWAY + " while it was away");
-        assertTrue(healthyGrowth > 0, "the other tables kept receiving while " + AWAY + " was away");
-        ch.sql("DROP DATABASE " + db);
+        final String which = " (sink " + l.name + ", linger_ms " + l.lingerMs + ")";
+        assertEquals(0, duplicates + missing + misplaced, "each id once, in its table" + which + ": " + detail);
+        assertArrayEquals(l.end, l.committed, "committed offsets = end offsets" + which);
+        assertTrue(refused,
+            "the inserts into " + l.db + "." + AWAY + " failed while it was away; log " + dir.resolve("engine.log"));
+        assertTrue(rereads >= 1 && notSentAgain > 0, "the partitions were re-read with written rows left out" + which);
+        assertEquals(0, away, "nothing was inserted into " + AWAY + " while it was away" + which);
+        assertTrue(healthyGrowth > 0, "the other tables kept receiving while " + AWAY + " was away" + which);
+        ch.sql("DROP DATABASE " + l.db);
     }
 
     /** Record {@code id} goes to partition {@code id % 4} and table {@code t((id / 4) % 4)}: every partition feeds every table. */
@@ -278,23 +371,27 @@ class RenamedTableFaultIT
         return s;
     }
 
-    private static String toml(final String topic, final String group, final String db, final String clickhouse,
-        final String layout, final long lingerMs, final int metricsPort)
+    private static String toml(final List<Lane> lanes, final String clickhouse, final String layout,
+        final int metricsPort)
     {
         final StringBuilder sb = new StringBuilder();
         sb.append("[kafka]\nbootstrap_servers = \"").append(Faults.bootstrap()).append("\"\n")
             .append("[checkpoint]\nstalled_fail_after_ms = ").append(STALL_MS).append('\n')
             .append("[engine]\nkafka_check_timeout_ms = 60000\nstatus_interval_ms = 1000\n")
             .append("[metrics]\nlisten = \"127.0.0.1:").append(metricsPort).append("\"\n")
-            .append("[tuning]\nlayout = \"").append(layout).append("\"\n")
-            .append("[[sinks]]\nname = \"renamed\"\nkind = \"clickhouse\"\ntopics = [\"").append(topic)
-            .append("\"]\ngroup_id = \"").append(group).append("\"\n")
-            .append("[sinks.plugin_config]\nendpoint = \"").append(clickhouse).append("\"\ndatabase = \"").append(db)
-            .append("\"\nlinger_ms = ").append(lingerMs).append('\n');
-        for (int t = 0; t < TABLES; t++)
+            .append("[tuning]\nlayout = \"").append(layout).append("\"\n");
+        for (final Lane l : lanes)
         {
-            sb.append("[[sinks.branches]]\nname = \"t").append(t).append("\"\nwhen = { path = \"kind\", equals = \"t")
-                .append(t).append("\" }\ntarget_table = \"t").append(t).append("\"\n");
+            sb.append("[[sinks]]\nname = \"").append(l.name).append("\"\nkind = \"clickhouse\"\ntopics = [\"")
+                .append(l.topic).append("\"]\ngroup_id = \"").append(l.group).append("\"\n")
+                .append("[sinks.plugin_config]\nendpoint = \"").append(clickhouse).append("\"\ndatabase = \"")
+                .append(l.db).append("\"\nlinger_ms = ").append(l.lingerMs).append('\n');
+            for (int t = 0; t < TABLES; t++)
+            {
+                sb.append("[[sinks.branches]]\nname = \"t").append(t)
+                    .append("\"\nwhen = { path = \"kind\", equals = \"t")
+                    .append(t).append("\" }\ntarget_table = \"t").append(t).append("\"\n");
+            }
         }
         return sb.toString();
     }
@@ -312,52 +409,100 @@ class RenamedTableFaultIT
         }
     }
 
-    private static void awaitCommittedPast(final Admin admin, final String group, final String topic,
-        final long[] stuck, final EngineRun e) throws Exception
+    /**
+     * Waits until every partition of every sink has committed past where it was stuck at the rename back, and notes
+     * for each sink how long after {@code returnedAt} it got there.
+     */
+    private static void awaitCommittedPast(final Admin admin, final List<Lane> lanes, final long returnedAt,
+        final EngineRun e) throws Exception
     {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        final long deadline = returnedAt + TimeUnit.SECONDS.toNanos(60);
         while (true)
         {
-            final long[] c = Faults.committed(admin, group, topic, PARTITIONS);
-            boolean all = true;
-            for (int p = 0; p < PARTITIONS; p++)
+            boolean every = true;
+            final StringBuilder where = new StringBuilder();
+            for (final Lane l : lanes)
             {
-                all &= c[p] > stuck[p];
+                if (l.movedMs >= 0)
+                {
+                    continue;
+                }
+                final long[] c = Faults.committed(admin, l.group, l.topic, PARTITIONS);
+                boolean all = true;
+                for (int p = 0; p < PARTITIONS; p++)
+                {
+                    all &= c[p] > l.committedAtReturn[p];
+                }
+                if (all)
+                {
+                    l.movedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - returnedAt);
+                }
+                else
+                {
+                    every = false;
+                    where.append(l.topic).append(" stuck at ").append(Arrays.toString(l.committedAtReturn))
+                        .append(", committed ").append(Arrays.toString(c)).append("; ");
+                }
             }
-            if (all)
+            if (every)
             {
                 return;
             }
             if (!e.alive() || System.nanoTime() > deadline)
             {
-                fail("no partition moved past " + Arrays.toString(stuck) + " within 60 s of the rename back (committed "
-                    + Arrays.toString(c) + "); log " + e.logFile() + ":\n" + e.tail(40));
+                fail("not every partition moved past where it was stuck within 60 s of the rename back: " + where
+                    + "log " + e.logFile() + ":\n" + e.tail(40));
             }
             Thread.sleep(100);
         }
     }
 
-    private static void awaitCommitted(final Admin admin, final String group, final String topic, final long[] end,
+    /** Waits until every sink has committed its end offsets; notes for each how long after {@code producedAt}. */
+    private static void awaitCommitted(final Admin admin, final List<Lane> lanes, final long producedAt,
         final EngineRun e) throws Exception
     {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        long[] c = Faults.committed(admin, group, topic, PARTITIONS);
-        while (!Arrays.equals(c, end))
+        final long deadline = producedAt + TimeUnit.SECONDS.toNanos(120);
+        while (true)
         {
+            boolean every = true;
+            final StringBuilder where = new StringBuilder();
+            for (final Lane l : lanes)
+            {
+                if (l.catchUpMs >= 0)
+                {
+                    continue;
+                }
+                final long[] c = Faults.committed(admin, l.group, l.topic, PARTITIONS);
+                if (Arrays.equals(c, l.end))
+                {
+                    l.catchUpMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - producedAt);
+                }
+                else
+                {
+                    every = false;
+                    where.append(l.topic).append(" committed ").append(Arrays.toString(c)).append(", end offsets ")
+                        .append(Arrays.toString(l.end)).append("; ");
+                }
+            }
+            if (every)
+            {
+                return;
+            }
             if (!e.alive() || System.nanoTime() > deadline)
             {
-                fail("committed " + Arrays.toString(c) + ", end offsets " + Arrays.toString(end) + "; log "
-                    + e.logFile() + ":\n" + e.tail(40));
+                fail(where + "log " + e.logFile() + ":\n" + e.tail(40));
             }
             Thread.sleep(200);
-            c = Faults.committed(admin, group, topic, PARTITIONS);
         }
     }
 
-    /** Waits until the engine's endpoint reports {@code sluice_consumer_lag_records} 0 for every partition. */
-    private static void awaitLagZero(final int port, final EngineRun e) throws Exception
+    /**
+     * Waits until the engine's endpoint reports {@code sluice_consumer_lag_records} 0 for every partition of every
+     * sink's topic.
+     */
+    private static void awaitLagZero(final int port, final List<Lane> lanes, final EngineRun e) throws Exception
     {
-        final Pattern line = Pattern.compile("^sluice_consumer_lag_records\\{[^}]*\\} ([0-9.eE+-]+)$",
+        final Pattern line = Pattern.compile("^sluice_consumer_lag_records\\{([^}]*)\\} ([0-9.eE+-]+)$",
             Pattern.MULTILINE);
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         String last = "";
@@ -368,15 +513,23 @@ class RenamedTableFaultIT
                     .timeout(Duration.ofSeconds(5)).build(),
                 HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
             last = r.body();
-            final Matcher m = line.matcher(last);
-            int zero = 0;
-            int all = 0;
-            while (m.find())
+            boolean every = true;
+            for (final Lane l : lanes)
             {
-                all++;
-                zero += Double.parseDouble(m.group(1)) == 0 ? 1 : 0;
+                final Matcher m = line.matcher(last);
+                int zero = 0;
+                int all = 0;
+                while (m.find())
+                {
+                    if (m.group(1).contains("topic=\"" + l.topic + "\""))
+                    {
+                        all++;
+                        zero += Double.parseDouble(m.group(2)) == 0 ? 1 : 0;
+                    }
+                }
+                every &= all == PARTITIONS && zero == PARTITIONS;
             }
-            if (all == PARTITIONS && zero == PARTITIONS)
+            if (every)
             {
                 return;
             }
@@ -384,11 +537,12 @@ class RenamedTableFaultIT
         }
         final StringBuilder lag = new StringBuilder();
         last.lines().filter(l -> l.startsWith("sluice_consumer_lag_records")).forEach(l -> lag.append(l).append('\n'));
-        fail("the consumer lag did not reach 0 for the " + PARTITIONS + " partitions within 30 s:\n" + lag);
+        fail("the consumer lag did not reach 0 for the " + PARTITIONS + " partitions of each of the " + lanes.size()
+            + " topics within 30 s:\n" + lag);
     }
 
     /**
-     * Produces ids 0 .. 49,999 on its own thread, {@code RATE_PER_SECOND} per second in steps of 50 ms, id to
+     * Produces ids 0 .. 31,999 ({@code RECORDS}) on its own thread, {@code RATE_PER_SECOND} per second in steps of 50 ms, id to
      * partition {@code id % 4}; every send is checked (idempotent producer, acks=all: no record twice, none lost).
      */
     private static final class SteadyProducer implements AutoCloseable
