@@ -32,6 +32,7 @@ import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
 import io.sluice.core.ack.PositionStore;
 import io.sluice.core.stage.Downstream;
+import io.sluice.core.stage.PaddedAtomicLong;
 import io.sluice.core.stage.PipelineControl;
 import io.sluice.core.stage.PipelineStats;
 import io.sluice.core.stage.StageAgents;
@@ -504,6 +505,8 @@ public final class KafkaSource implements Agent
                     ps.settleSequence = -1;
                     ps.pendingSkip = -1;
                     ps.reread.rereading(wm);
+                    final PaddedAtomicLong count = stats.rereads[ps.reread.cause()];
+                    count.lazySet(count.get() + 1);
                     if (written > 0)
                     {
                         LOG.atInfo().addKeyValue("topic", ps.tp.topic()).addKeyValue("partition", ps.tp.partition())
