@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
@@ -206,9 +207,15 @@ public final class KafkaSource implements Agent
     @Override
     public void onStart()
     {
-        consumer = new KafkaConsumer<>(KafkaConsumerProperties.of(settings));
+        final Properties props = KafkaConsumerProperties.of(settings);
+        consumer = new KafkaConsumer<>(props);
         subscription = new TopicSubscription(settings.name(), settings.pattern(), settings.topics(),
             settings.topicRefreshMs(), !"false".equals(settings.consumerProperties().get("exclude.internal.topics")));
+        if (settings.pattern() != null)
+        {
+            // a slow or failing listing must not keep this thread from polling: list on a thread of its own
+            subscription.listInBackground(TopicListing.admin(props, subscription.listTimeout()));
+        }
         subscription.subscribe(consumer, new Listener(), System.nanoTime());
         nextCommitNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.commitIntervalMs());
     }
@@ -647,6 +654,10 @@ public final class KafkaSource implements Agent
             // the close gives the partitions up: what they acknowledged was committed just now, so the revocation
             // callback neither drains nor commits again (a second drain would double the stop's bound)
             closing = true;
+            if (subscription != null)
+            {
+                subscription.close();
+            }
             try
             {
                 consumer.close(CloseOptions.timeout(Duration.ofSeconds(10)));
