@@ -23,7 +23,9 @@ import io.sluice.core.stage.PipelineControl;
  * <li>{@link #HOLDING} until the backoff has passed and every record published from the partition has settled
  * downstream ({@link Downstream#settledThrough}). A failure that is a wait carrying what it waits for
  * ({@link AckTracker#failureAwaited()}: a record whose new table is being set up) is not re-read on a timer: it is
- * held until that work has ended ({@link Awaited#ended()}, done or failed), then read again once. A safety re-read
+ * held until that work has ended ({@link Awaited#ended()}, done or failed), then read again once, as soon as the
+ * route stage has taken what was published of the partition when nothing of it can be in a batch (the watermark is
+ * at the failed offset), without waiting for other tables' inserts. A safety re-read
  * after {@code backoffMaxMs} (doubling while the same work is still under way at the next hold, up to a quarter of
  * {@code checkpoint.stalled_fail_after_ms}) keeps a lost signal from holding a partition for good;</li>
  * <li>{@link #REREAD}: the source seeks the partition back to its watermark and resets its tracker (a new
@@ -189,13 +191,36 @@ public final class RereadSchedule
             return HOLD;
         }
         final Awaited waitingFor = awaited;
-        final boolean ended = waitingFor != null && waitingFor.ended();
-        if ((ended || nowNanos - rereadAtNanos >= 0) && downstream.settledThrough(lastSequence))
+        if (waitingFor == null)
         {
-            cause = waitingFor == null ? CAUSE_BACKOFF : ended ? CAUSE_ENDED : CAUSE_SAFETY;
+            if (nowNanos - rereadAtNanos >= 0 && downstream.settledThrough(lastSequence))
+            {
+                cause = CAUSE_BACKOFF;
+                return REREAD;
+            }
+            return HOLDING;
+        }
+        final boolean ended = waitingFor.ended();
+        if ((ended || nowNanos - rereadAtNanos >= 0) && quiet(tracker, downstream, lastSequence))
+        {
+            cause = ended ? CAUSE_ENDED : CAUSE_SAFETY;
             return REREAD;
         }
         return HOLDING;
+    }
+
+    /**
+     * Whether nothing of a partition held for a wait is in flight any more. The waiting record failed on the route
+     * stage, in offset order, so every record of the partition after it that the route stage took was dropped, not
+     * batched; once the route stage has taken everything published before the hold and the watermark has reached
+     * the failed offset (every record before it written), no batch holds a record of the partition and the re-read
+     * need not wait for the inserts of other tables' batches. Otherwise it waits for them ({@link
+     * Downstream#settledThrough}).
+     */
+    private boolean quiet(final AckTracker tracker, final Downstream downstream, final long lastSequence)
+    {
+        return downstream.routedThrough(lastSequence) && tracker.watermark() >= failOffset
+            || downstream.settledThrough(lastSequence);
     }
 
     private void hold(final long nowNanos, final AckTracker tracker)

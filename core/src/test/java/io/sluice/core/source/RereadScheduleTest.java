@@ -39,7 +39,14 @@ class RereadScheduleTest
     private static final class Stages implements Downstream
     {
         boolean settled = true;
+        boolean routed;
         long askedThrough = Long.MIN_VALUE;
+
+        @Override
+        public boolean routedThrough(final long sequence)
+        {
+            return routed;
+        }
 
         @Override
         public boolean settledThrough(final long sequence)
@@ -346,5 +353,41 @@ class RereadScheduleTest
         clock.update(s.rereadAtNanos());
         assertEquals(RereadSchedule.REREAD, s.poll(clock.nanoTime(), tracker, stages, 41));
         assertEquals(RereadSchedule.CAUSE_BACKOFF, s.cause());
+    }
+
+    @Test
+    void shouldReadAWaitAgainWithoutWaitingForOtherTablesInsertsWhenNothingOfThePartitionIsInABatch()
+    {
+        final RereadSchedule s = schedule(RereadSchedule.Words.OFFSETS);
+        final AtomicBoolean done = new AtomicBoolean();
+        readAndWait(0, 5, 2, done::get);
+        assertEquals(RereadSchedule.HOLD, s.poll(clock.nanoTime(), tracker, stages, 41));
+        done.set(true);
+        stages.settled = false;
+        assertEquals(RereadSchedule.HOLDING, s.poll(clock.nanoTime(), tracker, stages, 41),
+            "the route stage has not taken every record published before the hold");
+        stages.routed = true;
+        assertEquals(RereadSchedule.REREAD, s.poll(clock.nanoTime(), tracker, stages, 41),
+            "offsets 0 and 1 written, the later ones dropped: other tables' inserts need not end first");
+        assertEquals(RereadSchedule.CAUSE_ENDED, s.cause());
+    }
+
+    @Test
+    void shouldWaitForTheInsertsWhenARecordBeforeTheWaitingOneMayStillBeInABatch()
+    {
+        final RereadSchedule s = schedule(RereadSchedule.Words.OFFSETS);
+        for (long o = 0; o < 5; o++)
+        {
+            assertEquals(AckTracker.REGISTERED, tracker.tryRegister(o));
+        }
+        tracker.ack(0, tracker.generation());
+        tracker.fail(2, tracker.generation(), AckTracker.CODE_AWAITING, "waiting", () -> true);
+        assertEquals(RereadSchedule.HOLD, s.poll(clock.nanoTime(), tracker, stages, 41));
+        stages.settled = false;
+        stages.routed = true;
+        assertEquals(RereadSchedule.HOLDING, s.poll(clock.nanoTime(), tracker, stages, 41),
+            "offset 1 is in a batch not written yet: re-reading now would write it twice");
+        tracker.ack(1, tracker.generation());
+        assertEquals(RereadSchedule.REREAD, s.poll(clock.nanoTime(), tracker, stages, 41), "written now");
     }
 }
