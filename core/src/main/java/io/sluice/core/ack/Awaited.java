@@ -16,4 +16,15 @@ public interface Awaited
 {
     /** @return true once the awaited work is over (done or failed); never false again after that */
     boolean ended();
+
+    /**
+     * Whether the work has begun (left its queue). The source's safety re-read counts its time from here: work that
+     * waits in a queue behind other work cannot have lost its signal yet. The default: it has.
+     *
+     * @return true once the work has begun; never false again after that
+     */
+    default boolean begun()
+    {
+        return true;
+    }
 }

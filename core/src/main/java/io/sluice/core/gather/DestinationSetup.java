@@ -38,6 +38,7 @@ public final class DestinationSetup implements AutoCloseable
     public static final class Pending implements Awaited
     {
         private volatile DestinationResolver.Prepared result;
+        private volatile boolean begun;
         private final CountDownLatch done = new CountDownLatch(1);
 
         /** @return what the catalog said of the table, or {@code null} while it is being asked */
@@ -63,6 +64,13 @@ public final class DestinationSetup implements AutoCloseable
                 Thread.currentThread().interrupt();
             }
             return result;
+        }
+
+        /** @return true once a setup thread has taken the setup from the queue (any thread; a volatile read) */
+        @Override
+        public boolean begun()
+        {
+            return begun || result != null;
         }
 
         /** @return true once the setup has ended, done or failed (any thread; a volatile read) */
@@ -119,6 +127,7 @@ public final class DestinationSetup implements AutoCloseable
             pool.execute(() ->
             {
                 DestinationResolver.Prepared r;
+                p.begun = true;
                 try
                 {
                     r = DestinationResolver.prepare(branchName, target, topic);

@@ -26,8 +26,9 @@ import io.sluice.core.stage.PipelineControl;
  * held until that work has ended ({@link Awaited#ended()}, done or failed), then read again once, as soon as the
  * route stage has taken what was published of the partition when nothing of it can be in a batch (the watermark is
  * at the failed offset), without waiting for other tables' inserts. A safety re-read
- * after {@code backoffMaxMs} (doubling while the same work is still under way at the next hold, up to a quarter of
- * {@code checkpoint.stalled_fail_after_ms}) keeps a lost signal from holding a partition for good;</li>
+ * {@code backoffMaxMs} after the work has begun ({@link Awaited#begun()}: a setup queued behind others is not
+ * counted), doubling while the same work is still under way at the next hold, up to a quarter of
+ * {@code checkpoint.stalled_fail_after_ms}, keeps a lost signal from holding a partition for good;</li>
  * <li>{@link #REREAD}: the source seeks the partition back to its watermark and resets its tracker (a new
  * generation), then calls {@link #rereading(long)};</li>
  * <li>{@link #RUNNING} again; once the watermark passes the failed offset the failure is settled (logged) and the
@@ -201,6 +202,12 @@ public final class RereadSchedule
             return HOLDING;
         }
         final boolean ended = waitingFor.ended();
+        if (!ended && !waitingFor.begun())
+        {
+            // still queued behind other work: its signal cannot be lost yet, the safety clock starts when it begins
+            rereadAtNanos = nowNanos + safetyNanos;
+            return HOLDING;
+        }
         if ((ended || nowNanos - rereadAtNanos >= 0) && quiet(tracker, downstream, lastSequence))
         {
             cause = ended ? CAUSE_ENDED : CAUSE_SAFETY;

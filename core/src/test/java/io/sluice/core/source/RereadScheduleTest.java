@@ -390,4 +390,42 @@ class RereadScheduleTest
         tracker.ack(1, tracker.generation());
         assertEquals(RereadSchedule.REREAD, s.poll(clock.nanoTime(), tracker, stages, 41), "written now");
     }
+
+    @Test
+    void shouldStartTheSafetyClockWhenTheAwaitedWorkBeginsNotWhileItIsQueued()
+    {
+        final RereadSchedule s = schedule(RereadSchedule.Words.OFFSETS);
+        final AtomicBoolean begun = new AtomicBoolean();
+        final Awaited queued = new Awaited()
+        {
+            @Override
+            public boolean ended()
+            {
+                return false;
+            }
+
+            @Override
+            public boolean begun()
+            {
+                return begun.get();
+            }
+        };
+        readAndWait(0, 5, 2, queued);
+        assertEquals(RereadSchedule.HOLD, s.poll(clock.nanoTime(), tracker, stages, 41));
+        for (int i = 0; i < 10; i++)
+        {
+            clock.advance(1000 * MS);
+            assertEquals(RereadSchedule.HOLDING, s.poll(clock.nanoTime(), tracker, stages, 41),
+                "queued behind other setups for " + (i + 1) + " s: no safety re-read");
+        }
+        begun.set(true);
+        final long begunAt = clock.nanoTime();
+        assertEquals(RereadSchedule.HOLDING, s.poll(clock.nanoTime(), tracker, stages, 41));
+        clock.update(begunAt + 999 * MS);
+        assertEquals(RereadSchedule.HOLDING, s.poll(clock.nanoTime(), tracker, stages, 41));
+        clock.update(begunAt + 1000 * MS);
+        assertEquals(RereadSchedule.REREAD, s.poll(clock.nanoTime(), tracker, stages, 41),
+            "retry_backoff_max_ms after the setup began");
+        assertEquals(RereadSchedule.CAUSE_SAFETY, s.cause());
+    }
 }
