@@ -41,12 +41,12 @@ final class ScaleReport
         final String failure = r.get("failure") != null ? "; DID NOT FINISH: " + r.get("failure") : "";
         return String.format(Locale.ROOT,
             "%,d topics: %s records/s, Sluice %s us CPU per record, heap max %s MiB, RSS max %s MiB, pick-up "
-                + "p50/max %s/%s ms, %s rows per insert, %s parts per table; %s%s",
+                + "p50/max %s/%s ms, %s rows per insert, %s parts per table, %s reads per record; %s%s",
             ((Number)r.get("topics")).intValue(), fmt(num(r, "records_per_s"), "%,.0f"),
             fmt(num(r, "engine_cpu_us_per_record"), "%.1f"), fmt(num(r, "heap_max_bytes") / MIB, "%,.0f"),
             fmt(num(r, "rss_max_bytes") / MIB, "%,.0f"), fmt(pick(r, "p50"), "%,.0f"), fmt(pick(r, "max"), "%,.0f"),
-            fmt(stat(r, "rows_per_insert_mean"), "%,.1f"), fmt(stat(r, "parts_per_table_mean"), "%.1f"), verified,
-            failure);
+            fmt(stat(r, "rows_per_insert_mean"), "%,.1f"), fmt(stat(r, "parts_per_table_mean"), "%.1f"),
+            fmt(num(r, "sink_reads_per_record"), "%.2f"), verified, failure);
     }
 
     /**
@@ -123,11 +123,11 @@ final class ScaleReport
             machine.get("summary"), summary.get("load_average_at_start"), summary.get("load_average_at_end"),
             summary.get("command")));
         b.append(String.format(Locale.ROOT, "| %7s | %9s | %8s | %8s | %8s | %8s | %8s | %8s | %8s | %15s | %8s | %8s |"
-            + " %9s | %8s | %s |%n", "topics", "records/s", "CPU us/r", "+start", "DB us/r", "heap MiB", "live MiB",
-            "RSS MiB",
-            "DB RSS+", "pick-up p50/max", "rows/ins", "parts/t", "lag max", "CREATE s", "verified"));
+            + " %9s | %7s | %8s | %s |%n", "topics", "records/s", "CPU us/r", "+start", "DB us/r", "heap MiB",
+            "live MiB", "RSS MiB", "DB RSS+", "pick-up p50/max", "rows/ins", "parts/t", "lag max", "reads/r",
+            "CREATE s", "verified"));
         b.append("|---------|-----------|----------|----------|----------|----------|----------|----------|----------|"
-            + "-----------------|----------|----------|-----------|----------|----------|\n");
+            + "-----------------|----------|----------|-----------|---------|----------|----------|\n");
         final List<Map<String, Object>> steps = (List<Map<String, Object>>)summary.get("steps");
         for (final Map<String, Object> r : steps)
         {
@@ -135,7 +135,7 @@ final class ScaleReport
                 ? Boolean.TRUE.equals(v.get("ok")) ? "exact" : "FAILED"
                 : "-";
             b.append(String.format(Locale.ROOT,
-                "| %,7d | %9s | %8s | %8s | %8s | %8s | %8s | %8s | %8s | %15s | %8s | %8s | %9s | %8s | %s%s |%n",
+                "| %,7d | %9s | %8s | %8s | %8s | %8s | %8s | %8s | %8s | %15s | %8s | %8s | %9s | %7s | %8s | %s%s |%n",
                 ((Number)r.get("topics")).intValue(), fmt(num(r, "records_per_s"), "%,.0f"),
                 fmt(num(r, "engine_cpu_us_per_record"), "%.1f"),
                 fmt(num(r, "engine_cpu_us_per_record_with_start"), "%.1f"),
@@ -144,14 +144,16 @@ final class ScaleReport
                 fmt((serverRssMax(r) - num(r, "server_rss_before_bytes")) / MIB, "%,.0f"),
                 fmt(pick(r, "p50"), "%,.0f") + "/" + fmt(pick(r, "max"), "%,.0f"),
                 fmt(stat(r, "rows_per_insert_mean"), "%,.1f"), fmt(stat(r, "parts_per_table_mean"), "%.2f"),
-                fmt(num(r, "sink_lag_records_max"), "%,.0f"), fmt(num(r, "create_table_s_median"), "%.3f"), verified,
+                fmt(num(r, "sink_lag_records_max"), "%,.0f"), fmt(num(r, "sink_reads_per_record"), "%.2f"),
+                fmt(num(r, "create_table_s_median"), "%.3f"), verified,
                 r.get("failure") != null ? ", unfinished" : ""));
         }
         b.append(String.format(Locale.ROOT, "%nCPU us/r: Sluice's process per record from the first topic listed to "
             + "the last row seen; +start: its whole CPU from launch (JVM start, JIT) per record; DB us/r: the "
             + "database server's; heap MiB: the most in use sampled (garbage included); live MiB: in use after a "
             + "full GC at the end; DB RSS+: the server's RSS (its processes' summed) at its most during the step minus before; lag max: records routed "
-            + "but not yet committed by the sink, the most sampled; CREATE s: the database's own time per CREATE "
+            + "but not yet committed by the sink, the most sampled; reads/r: records the sink read (its "
+            + "sluice_records_in_total, re-reads included) per record; CREATE s: the database's own time per CREATE "
             + "TABLE of the step's DDL, measured before the step (median of 5).%n"));
         final Map<String, Object> c = (Map<String, Object>)summary.get("comparison");
         if (c.get("steps") instanceof List<?> per)

@@ -308,6 +308,10 @@ public final class ScaleRun
         volatile double sinkCommitted;
         volatile double sourceCommitted;
         volatile double lagRecords = Double.NaN;
+        /** The sink's {@code sluice_records_in_total}: records it read, re-reads included. */
+        volatile double sinkRecordsIn = Double.NaN;
+        /** The sink's {@code sluice_source_rereads_total} by cause, as last scraped. */
+        volatile Map<String, Double> sinkRereads = Map.of();
         volatile String brokerError;
         volatile String databaseError;
         volatile String metricsError;
@@ -375,8 +379,8 @@ public final class ScaleRun
         final Path config = runDir.resolve("step-" + k + ".toml");
         // a minute for the start-up check of the broker (10 s by default): on a starved machine the broker answered
         // late and the step ended before it began ("Kafka ... did not answer within 10000 ms")
-        Files.writeString(config, sink.config(st, bootstrap) + "\n[metrics]\nlisten = \"127.0.0.1:" + metricsPort
-            + "\"\n\n[engine]\nkafka_check_timeout_ms = " + KAFKA_CHECK_TIMEOUT_MS + "\n");
+        Files.writeString(config, withEngineKey(sink.config(st, bootstrap), "kafka_check_timeout_ms = "
+            + KAFKA_CHECK_TIMEOUT_MS) + "\n[metrics]\nlisten = \"127.0.0.1:" + metricsPort + "\"\n");
         final List<String> cmd = new ArrayList<>();
         cmd.add("java");
         cmd.addAll(Arrays.asList(jvm.trim().split("\\s+")));
@@ -686,6 +690,11 @@ public final class ScaleRun
         r.put("sink_lag_records_max", lagMax);
         r.put("sink_lag_records_mean", lagN == 0 ? Double.NaN : lagSum / lagN);
         r.put("engine_checkpoint_lag_records_max", engineLagMax);
+        // records the sink read per record: a partition read again (a record waiting for its new table, a failed
+        // insert) reads its records again (sluice_records_in_total counts them each time)
+        r.put("sink_records_read", w.sinkRecordsIn);
+        r.put("sink_reads_per_record", w.sinkRecordsIn / records);
+        r.put("sink_rereads_by_cause", new TreeMap<>(w.sinkRereads));
         final Map<String, Long> pickUp = new TreeMap<>();
         for (final Map.Entry<String, Long> e : w.topicListed.entrySet())
         {
@@ -877,8 +886,21 @@ public final class ScaleRun
         }
         double heap = Double.NaN;
         double lag = Double.NaN;
+        double in = Double.NaN;
+        final Map<String, Double> rereads = new TreeMap<>();
+        final String ofSink = "pipeline=\"" + SINK + "\"";
         for (final String line : resp.body().split("\n"))
         {
+            if (line.startsWith("sluice_records_in_total{") && line.contains(ofSink))
+            {
+                in = (Double.isNaN(in) ? 0 : in) + value(line);
+            }
+            else if (line.startsWith("sluice_source_rereads_total{") && line.contains(ofSink)
+                && line.contains("cause=\""))
+            {
+                final int from = line.indexOf("cause=\"") + 7;
+                rereads.merge(line.substring(from, line.indexOf('"', from)), value(line), Double::sum);
+            }
             if (line.startsWith("jvm_memory_used_bytes{") && line.contains("area=\"heap\""))
             {
                 heap = (Double.isNaN(heap) ? 0 : heap) + value(line);
@@ -889,6 +911,11 @@ public final class ScaleRun
             }
         }
         w.lagRecords = lag;
+        if (!Double.isNaN(in))
+        {
+            w.sinkRecordsIn = in;
+            w.sinkRereads = rereads;
+        }
         return heap;
     }
 
@@ -923,6 +950,21 @@ public final class ScaleRun
     private static double value(final String line)
     {
         return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+    }
+
+    /**
+     * Adds a key to the {@code [engine]} table of a configuration: into the table the example has (a TOML table may
+     * appear once), or as a new table at the end.
+     *
+     * @param toml the configuration
+     * @param line the key and its value, {@code key = value}
+     * @return the configuration with the key
+     */
+    static String withEngineKey(final String toml, final String line)
+    {
+        return toml.contains("\n[engine]\n")
+            ? toml.replace("\n[engine]\n", "\n[engine]\n" + line + "\n")
+            : toml + "\n[engine]\n" + line + "\n";
     }
 
     private static int freePort() throws IOException

@@ -41,6 +41,13 @@ class ScaleRunTest
         assertTrue(toml.contains("bootstrap_servers = \"127.0.0.1:2\""), toml);
         assertTrue(toml.contains("endpoint = \"http://127.0.0.1:1\""), toml);
         assertEquals("user_42", STEP.tableOf(42));
+        // a topic per user: the example's small ack window, and the step's own engine key in the same [engine] table
+        final SluiceConfig withCheck = ConfigLoader
+            .parse(ScaleRun.withEngineKey(toml, "kafka_check_timeout_ms = 60000"));
+        assertEquals(8192, withCheck.engine().ackWindow());
+        assertEquals(60_000, withCheck.engine().kafkaCheckTimeoutMs());
+        assertEquals(4096, withCheck.sinks().get(0).plugin().maxRows());
+        assertTrue(ScaleRun.withEngineKey("[kafka]\n", "ack_window = 64").endsWith("\n[engine]\nack_window = 64\n"));
     }
 
     @Test

@@ -11,7 +11,9 @@ package io.sluice.core.ack;
  * @param offset     the failed Kafka offset.
  * @param code       the caller's error code (for example a ClickHouse exception code).
  * @param reason     the caller's reason, never null.
+ * @param awaited    what the failed offset waits for when the failure is a wait ({@link AckTracker#CODE_AWAITING}),
+ *                   or null.
  */
-record AckFailure(int generation, long offset, int code, String reason)
+record AckFailure(int generation, long offset, int code, String reason, Awaited awaited)
 {
 }

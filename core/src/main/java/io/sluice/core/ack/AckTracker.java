@@ -561,6 +561,27 @@ public final class AckTracker extends AckTrackerCounters
      */
     public int fail(final long offset, final int generation, final int errorCode, final String reason)
     {
+        return fail(offset, generation, errorCode, reason, null);
+    }
+
+    /**
+     * Reports that {@code offset} cannot be delivered yet because it waits for something under way on another thread
+     * (its new table being set up): as {@link #fail(long, int, int, String)}, and the failure carries {@code awaited},
+     * so the source reads the partition again once it has ended ({@link #failureAwaited()}) instead of on a timer.
+     * Kept only when this is the lowest failed offset, like the code and reason.
+     *
+     * <p>Any thread. Lock-free; allocates one small immutable record (failure path only).
+     *
+     * @param offset     the offset whose record could not be delivered.
+     * @param generation the {@link #generation()} that was current when the offset was registered.
+     * @param errorCode  the caller's error code, normally {@link #CODE_AWAITING}.
+     * @param reason     a human-readable reason; null is stored as {@code "unspecified"}.
+     * @param awaited    what the offset waits for, or null (then the source re-reads on its backoff).
+     * @return as {@link #fail(long, int, int, String)}.
+     */
+    public int fail(final long offset, final int generation, final int errorCode, final String reason,
+        final Awaited awaited)
+    {
         if ((int)GENERATION.getAcquire(this) != generation)
         {
             STALE_ACKS.getAndAdd(this, 1L);
@@ -587,7 +608,8 @@ public final class AckTracker extends AckTrackerCounters
 
             if (null == candidate)
             {
-                candidate = new AckFailure(generation, offset, errorCode, null == reason ? "unspecified" : reason);
+                candidate = new AckFailure(generation, offset, errorCode, null == reason ? "unspecified" : reason,
+                    awaited);
             }
             final AckFailure witness = (AckFailure)FAILURE.compareAndExchangeRelease(this, current, candidate);
             if (witness == current)
@@ -857,8 +879,8 @@ public final class AckTracker extends AckTrackerCounters
 
     /**
      * The error code of a failure that is a wait, not an error: the record waits for something that is being made
-     * ready (its new table, set up off the route stage), and the partition is read again from it once the backoff
-     * has passed. Logged at INFO, not WARN; the stall limit applies as to any failure.
+     * ready (its new table, set up off the route stage), and the partition is read again from it once that has
+     * ended ({@link #failureAwaited()}), or else once the backoff has passed. Logged at INFO, not WARN; the stall limit applies as to any failure.
      */
     public static final int CODE_AWAITING = Integer.MIN_VALUE;
 
@@ -886,6 +908,20 @@ public final class AckTracker extends AckTrackerCounters
     {
         final AckFailure failure = currentFailure();
         return null == failure ? null : failure.reason();
+    }
+
+    /**
+     * What the lowest failed offset waits for, when its failure is a wait reported with
+     * {@link #fail(long, int, int, String, Awaited)}.
+     *
+     * <p>Any thread.
+     *
+     * @return the awaited work, or null if nothing failed or the failure carries none.
+     */
+    public Awaited failureAwaited()
+    {
+        final AckFailure failure = currentFailure();
+        return null == failure ? null : failure.awaited();
     }
 
     /**

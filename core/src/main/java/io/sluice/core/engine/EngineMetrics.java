@@ -147,6 +147,8 @@ final class EngineMetrics implements MultiCollector
         g.emit(out);
     }
 
+    /** The {@code cause} label of {@code sluice_source_rereads_total}, by {@code PipelineStats#rereads} index. */
+    private static final String[] REREAD_CAUSES = {"backoff", "setup_ended", "safety"};
     private static final DeadLetterReason[] GATHER_REASONS = {DeadLetterReason.INVALID, DeadLetterReason.UNROUTED,
         DeadLetterReason.TOMBSTONE, DeadLetterReason.INSERT};
     private static final DeadLetterReason[] SCATTER_REASONS = {DeadLetterReason.ROUTING, DeadLetterReason.PRODUCE};
@@ -164,6 +166,7 @@ final class EngineMetrics implements MultiCollector
         final Family rebalances = new Family();
         final Family assigned = new Family();
         final Family routeWaits = new Family();
+        final Family rereads = new Family();
         final Family ackTrackers = new Family();
         final Family ackTrackerBytes = new Family();
         final Family rows = new Family();
@@ -205,6 +208,7 @@ final class EngineMetrics implements MultiCollector
             dropped.add(s.droppedTombstone.get(), Labels.of(KIND, kind, "pipeline", name, "reason", "tombstone"));
             deadLetters(name, kind, p.deadLetters(), GATHER_REASONS);
             pauses.add(s.backpressurePauses.get(), pl);
+            rereads(name, kind, s);
             sealed.add(s.sealedByRows.get(), Labels.of(KIND, kind, "pipeline", name, "reason", "max_rows"));
             sealed.add(s.sealedByBytes.get(), Labels.of(KIND, kind, "pipeline", name, "reason", "max_bytes"));
             sealed.add(s.sealedByLinger.get(), Labels.of(KIND, kind, "pipeline", name, "reason", "linger"));
@@ -266,6 +270,7 @@ final class EngineMetrics implements MultiCollector
         void add(final ScatterPipeline p)
         {
             deadLetters(p.name(), SCATTER_KIND, p.deadLetters(), SCATTER_REASONS);
+            rereads(p.name(), SCATTER_KIND, p.sourceStats());
             if (!SluiceConfig.Source.KAFKA.equals(p.source().kind()))
             {
                 return; // a file or stdin source has lines, not partitions
@@ -273,6 +278,15 @@ final class EngineMetrics implements MultiCollector
             // a scatter source that reads Kafka has partitions too: the same series, labelled by its pipeline
             partitions(p.name(), SCATTER_KIND, p.trackers(), p.sourceStats(), now, consumerLag, checkpointLag,
                 checkpointLagSeconds);
+        }
+
+        /** The source's re-reads of failed partitions (or replays of a file), by cause. */
+        private void rereads(final String name, final String kind, final PipelineStats s)
+        {
+            for (int c = 0; c < REREAD_CAUSES.length; c++)
+            {
+                rereads.add(s.rereads[c].get(), Labels.of("cause", REREAD_CAUSES[c], KIND, kind, "pipeline", name));
+            }
         }
 
         /** The dead letters of a pipeline, by reason (zero when it has no dead-letter topic). */
@@ -301,6 +315,9 @@ final class EngineMetrics implements MultiCollector
             sealed.counter(out, "sluice_batches_sealed", "Batches sealed, by the rule that sealed them");
             rebalances.counter(out, "sluice_rebalances", "Completed rebalances that gave the consumer its assignment");
             assigned.gauge(out, "sluice_assigned_partitions", "Partitions assigned to this consumer");
+            rereads.counter(out, "sluice_source_rereads", "Times the source read a failed partition again from its "
+                + "watermark, by cause: backoff (the retry backoff passed), setup_ended (the new table a record waited "
+                + "for was set up, or its setup failed), safety (the safety re-read while that setup still ran)");
             routeWaits.counter(out, "sluice_route_waits",
                 "Times the route stage waited for a batch buffer or an insert worker's queue (back-pressure)");
             ackTrackers.gauge(out, "sluice_ack_trackers", "Partitions whose ack state is held (freed on revocation)");

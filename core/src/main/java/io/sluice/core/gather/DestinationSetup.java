@@ -7,6 +7,8 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.sluice.core.ack.Awaited;
+
 /**
  * Sets up new destinations off the route stage thread: the catalog's round trips of a topic's new table (does it
  * exist, create it, read its columns: {@link DestinationResolver#prepare}) run on a small pool of
@@ -18,8 +20,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link #ALONE_WAIT_NANOS}, so one new topic's records go straight to its table. Otherwise a record whose table is
  * being set up waits in order in its partition: the route stage fails its offset with
  * {@link io.sluice.core.ack.AckTracker#CODE_AWAITING} (nothing past it is committed, the records after it in that
- * partition are not written) and the source reads the partition again from there once the backoff has passed
- * (docs/destinations.md, "Setting up new tables"). Its records are written then, in offset order.
+ * partition are not written), handing the tracker its {@link Pending} as what the offset waits for, and the source
+ * reads the partition again from there once that setup has ended (docs/destinations.md, "Setting up new tables"):
+ * one re-read per wait, not one per backoff. Its records are written then, in offset order.
  *
  * <p>Cost: one task and one {@link Pending} per new (branch, topic), none per record. The threads are daemons, end
  * after 30 s without work, and are stopped by {@link #close()}. Thread-safety: {@link #submit} from one thread (the
@@ -27,10 +30,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class DestinationSetup implements AutoCloseable
 {
-    /** The setup of one topic's table: done once {@link #result()} is not {@code null}. */
-    public static final class Pending
+    /**
+     * The setup of one topic's table: done once {@link #result()} is not {@code null}. It is what a record that waits
+     * for the table waits for ({@link io.sluice.core.ack.Awaited}): the source holds the record's partition until the
+     * setup has ended and then reads it again, once.
+     */
+    public static final class Pending implements Awaited
     {
         private volatile DestinationResolver.Prepared result;
+        private volatile boolean begun;
         private final CountDownLatch done = new CountDownLatch(1);
 
         /** @return what the catalog said of the table, or {@code null} while it is being asked */
@@ -56,6 +64,20 @@ public final class DestinationSetup implements AutoCloseable
                 Thread.currentThread().interrupt();
             }
             return result;
+        }
+
+        /** @return true once a setup thread has taken the setup from the queue (any thread; a volatile read) */
+        @Override
+        public boolean begun()
+        {
+            return begun || result != null;
+        }
+
+        /** @return true once the setup has ended, done or failed (any thread; a volatile read) */
+        @Override
+        public boolean ended()
+        {
+            return result != null;
         }
 
         private void complete(final DestinationResolver.Prepared r)
@@ -105,6 +127,7 @@ public final class DestinationSetup implements AutoCloseable
             pool.execute(() ->
             {
                 DestinationResolver.Prepared r;
+                p.begun = true;
                 try
                 {
                     r = DestinationResolver.prepare(branchName, target, topic);

@@ -661,6 +661,13 @@ public final class GatherPipeline<T>
             return true;
         }
 
+        /** The route stage has completed every event up to {@code sequence} (the flush at a hold, usually). */
+        @Override
+        public boolean routedThrough(final long sequence)
+        {
+            return routeSequence.get() >= sequence;
+        }
+
         @Override
         public void pump()
         {

@@ -263,7 +263,8 @@ final class TopicDestinations
      * has prepared it, binding it here. Off the hot path: only for records of a topic without a destination.
      *
      * @return the result, or {@code null} when the table is still being set up: the record's offset has failed with
-     *     {@link AckTracker#CODE_AWAITING}, so it and the records after it in its partition are read again
+     *     {@link AckTracker#CODE_AWAITING} and the setup as what it waits for, so it and the records after it in its
+     *     partition are read again once the setup has ended
      */
     private DestinationResolver.Result resolveOrSetUp(final int topicId, final RecordEvent event)
     {
@@ -272,7 +273,7 @@ final class TopicDestinations
         {
             return resolver.resolve(branchIndex, branchName, encoder, sink, topic);
         }
-        final DestinationSetup.Pending pending = setUpByTopic[topicId];
+        DestinationSetup.Pending pending = setUpByTopic[topicId];
         if (pending == null)
         {
             final DestinationResolver.Result known = resolver.known(branchIndex, branchName, encoder, sink, topic);
@@ -291,6 +292,7 @@ final class TopicDestinations
                 return resolver.install(branchIndex, branchName, encoder, sink, topic, quick);
             }
             setUpByTopic[topicId] = started;
+            pending = started;
         }
         else if (pending.result() != null)
         {
@@ -302,7 +304,8 @@ final class TopicDestinations
         trackers.get(event.trackerId()).fail(event.offset(), event.trackerGeneration(), AckTracker.CODE_AWAITING,
             fates.where(event) + ": " + (before != null
                 ? before + " (setting the table of topic " + topic + " up again)"
-                : "waiting for the table of topic " + topic + " (branch " + branchName + ") to be set up"));
+                : "waiting for the table of topic " + topic + " (branch " + branchName + ") to be set up"),
+            pending);
         return null;
     }
 }

@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
@@ -32,6 +33,7 @@ import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
 import io.sluice.core.ack.PositionStore;
 import io.sluice.core.stage.Downstream;
+import io.sluice.core.stage.PaddedAtomicLong;
 import io.sluice.core.stage.PipelineControl;
 import io.sluice.core.stage.PipelineStats;
 import io.sluice.core.stage.StageAgents;
@@ -205,9 +207,15 @@ public final class KafkaSource implements Agent
     @Override
     public void onStart()
     {
-        consumer = new KafkaConsumer<>(KafkaConsumerProperties.of(settings));
+        final Properties props = KafkaConsumerProperties.of(settings);
+        consumer = new KafkaConsumer<>(props);
         subscription = new TopicSubscription(settings.name(), settings.pattern(), settings.topics(),
             settings.topicRefreshMs(), !"false".equals(settings.consumerProperties().get("exclude.internal.topics")));
+        if (settings.pattern() != null)
+        {
+            // a slow or failing listing must not keep this thread from polling: list on a thread of its own
+            subscription.listInBackground(TopicListing.admin(props, subscription.listTimeout()));
+        }
         subscription.subscribe(consumer, new Listener(), System.nanoTime());
         nextCommitNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.commitIntervalMs());
     }
@@ -504,6 +512,8 @@ public final class KafkaSource implements Agent
                     ps.settleSequence = -1;
                     ps.pendingSkip = -1;
                     ps.reread.rereading(wm);
+                    final PaddedAtomicLong count = stats.rereads[ps.reread.cause()];
+                    count.lazySet(count.get() + 1);
                     if (written > 0)
                     {
                         LOG.atInfo().addKeyValue("topic", ps.tp.topic()).addKeyValue("partition", ps.tp.partition())
@@ -644,6 +654,10 @@ public final class KafkaSource implements Agent
             // the close gives the partitions up: what they acknowledged was committed just now, so the revocation
             // callback neither drains nor commits again (a second drain would double the stop's bound)
             closing = true;
+            if (subscription != null)
+            {
+                subscription.close();
+            }
             try
             {
                 consumer.close(CloseOptions.timeout(Duration.ofSeconds(10)));

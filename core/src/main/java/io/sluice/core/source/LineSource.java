@@ -541,6 +541,7 @@ public final class LineSource implements Agent
                 tracker.reset(wm);
                 cursor = replay.first();
                 reread.rereading(wm);
+                stats.rereads[reread.cause()].lazySet(stats.rereads[reread.cause()].get() + 1);
                 return false;
             default :
                 return true;

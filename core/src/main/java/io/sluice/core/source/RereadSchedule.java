@@ -8,6 +8,7 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.spi.LoggingEventBuilder;
 
 import io.sluice.core.ack.AckTracker;
+import io.sluice.core.ack.Awaited;
 import io.sluice.core.stage.Downstream;
 import io.sluice.core.stage.PipelineControl;
 
@@ -20,7 +21,14 @@ import io.sluice.core.stage.PipelineControl;
  * kept of it). The backoff is {@code backoffMs} for the first failure and doubles, up to {@code backoffMaxMs}, for
  * every failure before the partition has moved past the failed offset;</li>
  * <li>{@link #HOLDING} until the backoff has passed and every record published from the partition has settled
- * downstream ({@link Downstream#settledThrough});</li>
+ * downstream ({@link Downstream#settledThrough}). A failure that is a wait carrying what it waits for
+ * ({@link AckTracker#failureAwaited()}: a record whose new table is being set up) is not re-read on a timer: it is
+ * held until that work has ended ({@link Awaited#ended()}, done or failed), then read again once, as soon as the
+ * route stage has taken what was published of the partition when nothing of it can be in a batch (the watermark is
+ * at the failed offset), without waiting for other tables' inserts. A safety re-read
+ * {@code backoffMaxMs} after the work has begun ({@link Awaited#begun()}: a setup queued behind others is not
+ * counted), doubling while the same work is still under way at the next hold, up to a quarter of
+ * {@code checkpoint.stalled_fail_after_ms}, keeps a lost signal from holding a partition for good;</li>
  * <li>{@link #REREAD}: the source seeks the partition back to its watermark and resets its tracker (a new
  * generation), then calls {@link #rereading(long)};</li>
  * <li>{@link #RUNNING} again; once the watermark passes the failed offset the failure is settled (logged) and the
@@ -32,8 +40,9 @@ import io.sluice.core.stage.PipelineControl;
  * <p>It logs: the first failure (warn), each failure again at the same offset (info), the settling (info), each
  * re-read (debug); a failure seen while the pipeline stops is logged at debug only, the stop names it.
  *
- * <p>Times are nanoseconds of the caller's clock. Thread-safety: the source thread only. Allocates only when a
- * partition fails or settles (its log lines).
+ * <p>Times are nanoseconds of the caller's clock. Thread-safety: the source thread only; the {@link Awaited} it polls
+ * is ended by another thread (a volatile read per duty cycle of a held partition, nothing per record). Allocates
+ * only when a partition fails or settles (its log lines).
  */
 public final class RereadSchedule
 {
@@ -45,6 +54,13 @@ public final class RereadSchedule
     public static final int HOLDING = 2;
     /** {@link #poll}: read it again from its watermark now, then call {@link #rereading(long)}. */
     public static final int REREAD = 3;
+
+    /** {@link #cause()}: the backoff of a failure passed (a failure that waits for nothing, or a wait without a handle). */
+    public static final int CAUSE_BACKOFF = 0;
+    /** {@link #cause()}: the work the record waited for ended (its new table is set up, or its setup failed). */
+    public static final int CAUSE_ENDED = 1;
+    /** {@link #cause()}: the safety re-read of a record whose awaited work had not ended. */
+    public static final int CAUSE_SAFETY = 2;
 
     /** {@link #failSinceNanos()} when there is no failure. */
     public static final long NO_FAILURE = Long.MIN_VALUE;
@@ -74,11 +90,14 @@ public final class RereadSchedule
     private final long backoffNanos;
     private final long backoffMaxNanos;
     private final long stalledFailAfterMs;
+    private final long safetyMaxNanos;
     private final PipelineControl control;
     private final String firstFailure;
     private final String stillFailing;
     private final String movedPast;
     private final String rereadFrom;
+    private final String firstWait;
+    private final String stillWaiting;
 
     private boolean holding;
     private long failSinceNanos = NO_FAILURE;
@@ -87,6 +106,14 @@ public final class RereadSchedule
     private long currentBackoffNanos;
     private long rereadAtNanos;
     private int rereads;
+    /**
+     * What the held (or last held) failure waits for, or null: the hold ends when it has ended (or at the safety
+     * re-read); kept after the re-read so that the next hold knows whether the same work is still under way.
+     */
+    private Awaited awaited;
+    /** The safety re-read's interval of the current wait, ns (0: no wait held yet). */
+    private long safetyNanos;
+    private int cause = CAUSE_BACKOFF;
 
     /** The first wait before re-reading a record that waits for its new table ({@link AckTracker#CODE_AWAITING}). */
     static final long AWAITING_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
@@ -109,6 +136,7 @@ public final class RereadSchedule
         this.backoffNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(1, backoffMs));
         this.backoffMaxNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(backoffMs, backoffMaxMs));
         this.stalledFailAfterMs = stalledFailAfterMs;
+        this.safetyMaxNanos = Math.max(backoffMaxNanos, TimeUnit.MILLISECONDS.toNanos(stalledFailAfterMs) / 4);
         this.control = control;
         final boolean lines = words.base() != 0;
         this.firstFailure = "{}: {} nacked at " + words.unit() + " {}: {}; "
@@ -121,6 +149,16 @@ public final class RereadSchedule
             + words.gerund() + " in {} ms (failing for {} ms of checkpoint.stalled_fail_after_ms = {})";
         this.movedPast = "{}: {} moved past " + words.unit() + " {} after {} " + words.noun() + "(s)";
         this.rereadFrom = "{}: {} " + words.gerund() + " from " + words.unit() + " {} (" + words.noun() + " {})";
+        this.firstWait = "{}: {} nacked at " + words.unit() + " {}: {}; "
+            + (lines
+                ? "the source does not advance: replaying from line {}"
+                : "nothing past offset {} is committed; "
+                    + "re-reading")
+            + " once that has ended (at most {} ms) and its records in flight have settled (the run ends if it still "
+            + "waits after checkpoint.stalled_fail_after_ms = {})";
+        this.stillWaiting = "{}: {} still waiting at " + words.unit() + " {} after {} " + words.noun() + "(s); "
+            + words.gerund() + " once that has ended (at most {} ms; waiting for {} ms of "
+            + "checkpoint.stalled_fail_after_ms = {})";
     }
 
     /**
@@ -144,6 +182,8 @@ public final class RereadSchedule
                     failSinceNanos = NO_FAILURE;
                     failReason = null;
                     currentBackoffNanos = 0;
+                    safetyNanos = 0;
+                    awaited = null;
                     rereads = 0;
                 }
                 return RUNNING;
@@ -151,11 +191,43 @@ public final class RereadSchedule
             hold(nowNanos, tracker);
             return HOLD;
         }
-        if (nowNanos - rereadAtNanos >= 0 && downstream.settledThrough(lastSequence))
+        final Awaited waitingFor = awaited;
+        if (waitingFor == null)
         {
+            if (nowNanos - rereadAtNanos >= 0 && downstream.settledThrough(lastSequence))
+            {
+                cause = CAUSE_BACKOFF;
+                return REREAD;
+            }
+            return HOLDING;
+        }
+        final boolean ended = waitingFor.ended();
+        if (!ended && !waitingFor.begun())
+        {
+            // still queued behind other work: its signal cannot be lost yet, the safety clock starts when it begins
+            rereadAtNanos = nowNanos + safetyNanos;
+            return HOLDING;
+        }
+        if ((ended || nowNanos - rereadAtNanos >= 0) && quiet(tracker, downstream, lastSequence))
+        {
+            cause = ended ? CAUSE_ENDED : CAUSE_SAFETY;
             return REREAD;
         }
         return HOLDING;
+    }
+
+    /**
+     * Whether nothing of a partition held for a wait is in flight any more. The waiting record failed on the route
+     * stage, in offset order, so every record of the partition after it that the route stage took was dropped, not
+     * batched; once the route stage has taken everything published before the hold and the watermark has reached
+     * the failed offset (every record before it written), no batch holds a record of the partition and the re-read
+     * need not wait for the inserts of other tables' batches. Otherwise it waits for them ({@link
+     * Downstream#settledThrough}).
+     */
+    private boolean quiet(final AckTracker tracker, final Downstream downstream, final long lastSequence)
+    {
+        return downstream.routedThrough(lastSequence) && tracker.watermark() >= failOffset
+            || downstream.settledThrough(lastSequence);
     }
 
     private void hold(final long nowNanos, final AckTracker tracker)
@@ -169,7 +241,15 @@ public final class RereadSchedule
         }
         failOffset = failed;
         failReason = tracker.failureReason();
-        // a record waiting for its new table is read again soon: the wait ends when the table is set up
+        final Awaited waitFor = tracker.failureCode() == AckTracker.CODE_AWAITING ? tracker.failureAwaited() : null;
+        if (waitFor != null)
+        {
+            holdForWork(nowNanos, failed, tracker.watermark(), again, waitFor);
+            return;
+        }
+        awaited = null;
+        safetyNanos = 0;
+        // a record waiting for its new table without a handle is read again soon: the wait ends when it is set up
         currentBackoffNanos = currentBackoffNanos == 0
             ? tracker.failureCode() == AckTracker.CODE_AWAITING
                 ? Math.min(backoffNanos, AWAITING_BACKOFF_NANOS)
@@ -193,6 +273,37 @@ public final class RereadSchedule
         fields(tracker.failureCode() == AckTracker.CODE_AWAITING ? LOG.atInfo() : LOG.atWarn(), failed).log(
             firstFailure, source, subject, failed + words.base(), failReason,
             tracker.watermark() + words.base(), TimeUnit.NANOSECONDS.toMillis(currentBackoffNanos), stalledFailAfterMs);
+    }
+
+    /**
+     * Holds a partition whose record waits for work under way on another thread: read again once it has ended; a
+     * safety re-read after {@code backoffMaxMs}, doubling while the same work is still under way, up to a quarter of
+     * the stall limit (the work is queued or running: a re-read would find it so again, at the cost of reading the
+     * partition's records once more).
+     */
+    private void holdForWork(final long nowNanos, final long failed, final long watermark, final boolean again,
+        final Awaited waitFor)
+    {
+        safetyNanos = again && waitFor == awaited && safetyNanos > 0
+            ? Math.min(safetyNanos * 2, safetyMaxNanos)
+            : backoffMaxNanos;
+        awaited = waitFor;
+        rereadAtNanos = nowNanos + safetyNanos;
+        if (control.failed())
+        {
+            LOG.debug("{}: {} nacked at {} {} while the pipeline stops: {}", source, subject, words.unit(),
+                failed + words.base(), failReason);
+            return;
+        }
+        if (again)
+        {
+            fields(LOG.atInfo(), failed).log(stillWaiting, source, subject, failed + words.base(), rereads,
+                TimeUnit.NANOSECONDS.toMillis(safetyNanos), TimeUnit.NANOSECONDS.toMillis(nowNanos - failSinceNanos),
+                stalledFailAfterMs);
+            return;
+        }
+        fields(LOG.atInfo(), failed).log(firstWait, source, subject, failed + words.base(), failReason,
+            watermark + words.base(), TimeUnit.NANOSECONDS.toMillis(safetyNanos), stalledFailAfterMs);
     }
 
     /** The structured fields of a log event about a Kafka partition (topic, partition, offset; --log-format json). */
@@ -246,6 +357,27 @@ public final class RereadSchedule
     public long backoffNanos()
     {
         return currentBackoffNanos;
+    }
+
+    /** @return whether the partition is held for work under way ({@link Awaited}), not on a backoff */
+    public boolean awaiting()
+    {
+        return holding && awaited != null;
+    }
+
+    /** @return when a held partition is read again at the latest (the backoff or the safety re-read), clock ns */
+    public long rereadAtNanos()
+    {
+        return rereadAtNanos;
+    }
+
+    /**
+     * @return why the last {@link #REREAD} came: {@link #CAUSE_BACKOFF}, {@link #CAUSE_ENDED} or
+     *     {@link #CAUSE_SAFETY}
+     */
+    public int cause()
+    {
+        return cause;
     }
 
     /** @return re-reads since the unsettled failure was first seen */

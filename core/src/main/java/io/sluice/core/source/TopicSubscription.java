@@ -32,18 +32,23 @@ import com.google.re2j.Pattern;
  * {@code consumer} group protocol (KIP-848): with the classic protocol that Sluice's groups use, kafka-clients 4.1
  * throws {@code UnsupportedOperationException}.
  *
- * <p>Following new topics: every {@code topic_refresh_ms / 4} the source lists the cluster's topics
- * ({@code KafkaConsumer.listTopics}, one metadata round trip, bounded by {@code min(topic_refresh_ms, 5 s)}), matches
- * them, and when the set changed subscribes again: the group rebalances (cooperatively, with Sluice's default
+ * <p>Following new topics: every {@code topic_refresh_ms / 4} the cluster's topics are listed (one metadata round trip,
+ * bounded by {@code min(topic_refresh_ms, 5 s)}) and matched, and when the set changed the source subscribes again.
+ * With {@link #listInBackground} (what {@link KafkaSource} does) the listing and the matching run on a thread of
+ * their own ({@link TopicListing}, Kafka's Admin client) and the source thread only reads the last matched set between
+ * polls: a slow or failing listing never stops it from polling. Without it the source thread lists through its
+ * consumer ({@code KafkaConsumer.listTopics}). Subscribing again: the group rebalances (cooperatively, with Sluice's default
  * assignor, so only the new partitions move), as it does when Kafka's own pattern subscription finds a new topic.
  * A quarter, not Kafka's half ({@code metadata.max.age.ms}): subscribing by name costs one more metadata round trip
  * (for the new topics) before the group re-joins, which Kafka's pattern path has already made, so discovery is given
  * less of {@code topic_refresh_ms}; one listing every 500 ms with the default is one small request. A
  * deleted topic leaves the set the same way. Internal topics ({@code __consumer_offsets}, ...) are never matched
  * unless {@code exclude.internal.topics = false} is set in the consumer's properties, as with Kafka's pattern
- * subscription. A listing that fails (the broker is away) is logged and tried again at the next refresh.
+ * subscription. A listing that fails (the broker is away) is tried again at the next refresh, logged once per streak
+ * of failures in the background.
  *
- * <p>Not thread-safe: the source thread, which owns the consumer, calls it.
+ * <p>Not thread-safe: the source thread, which owns the consumer, calls it (the background listing publishes to it
+ * through a volatile snapshot).
  */
 public final class TopicSubscription
 {
@@ -60,6 +65,8 @@ public final class TopicSubscription
     private Set<String> subscribed = Set.of();
     private long nextRefreshNanos;
     private ConsumerRebalanceListener listener;
+    private TopicListing listing;
+    private TopicListing.Snapshot seen;
 
     /**
      * @param name            the source's name, for logs
@@ -81,7 +88,45 @@ public final class TopicSubscription
     }
 
     /**
-     * Subscribes the consumer: to the topics, or to the topics that match the pattern now (possibly none yet).
+     * Lists the cluster's topics on a thread of its own from now on (a pattern only; call before {@link #subscribe}).
+     * The listing thread starts at {@link #subscribe} and stops at {@link #close()}.
+     *
+     * @param lister lists the cluster's topic names ({@link TopicListing#admin}); closed with this subscription
+     * @return this subscription
+     */
+    public TopicSubscription listInBackground(final TopicListing.Lister lister)
+    {
+        if (pattern != null)
+        {
+            final Pattern p = pattern;
+            listing = new TopicListing(name, pattern.pattern(), lister, names -> match(p.matcher(""), names),
+                TimeUnit.NANOSECONDS.toMillis(refreshNanos), listTimeout);
+        }
+        else
+        {
+            lister.close();
+        }
+        return this;
+    }
+
+    /** @return the listing timeout: {@code min(topic_refresh_ms, 5 s)}, at least 100 ms */
+    public Duration listTimeout()
+    {
+        return listTimeout;
+    }
+
+    /** Stops the background listing, if any (source thread, when the source closes). */
+    public void close()
+    {
+        if (listing != null)
+        {
+            listing.close();
+        }
+    }
+
+    /**
+     * Subscribes the consumer: to the topics, or to the topics that match the pattern now (possibly none yet). With a
+     * background listing, starts it and waits for its first listing, at most the listing timeout.
      *
      * @param consumer the source's consumer
      * @param rebalance the source's rebalance listener
@@ -99,6 +144,11 @@ public final class TopicSubscription
         LOG.info("{}: following the topics that match {} (RE2/J, matched by Sluice every {} ms)", name,
             pattern.pattern(), TimeUnit.NANOSECONDS.toMillis(refreshNanos));
         nextRefreshNanos = nowNanos;
+        if (listing != null)
+        {
+            listing.start();
+            listing.awaitFirst(listTimeout.toNanos());
+        }
         refresh(consumer, nowNanos);
     }
 
@@ -112,7 +162,22 @@ public final class TopicSubscription
      */
     public boolean refresh(final Consumer<?, ?> consumer, final long nowNanos)
     {
-        if (pattern == null || nowNanos - nextRefreshNanos < 0)
+        if (pattern == null)
+        {
+            return false;
+        }
+        if (listing != null)
+        {
+            // the listing thread's last matched set: a volatile read, no round trip on this thread
+            final TopicListing.Snapshot latest = listing.latest();
+            if (latest == null || latest == seen)
+            {
+                return false;
+            }
+            seen = latest;
+            return resubscribe(consumer, latest.matched());
+        }
+        if (nowNanos - nextRefreshNanos < 0)
         {
             return false;
         }
@@ -129,7 +194,11 @@ public final class TopicSubscription
                 pattern.pattern(), TimeUnit.NANOSECONDS.toMillis(refreshNanos), KafkaChecks.describe(e));
             return false;
         }
-        final Set<String> matched = match(all.keySet());
+        return resubscribe(consumer, match(all.keySet()));
+    }
+
+    private boolean resubscribe(final Consumer<?, ?> consumer, final Set<String> matched)
+    {
         if (matched.equals(subscribed))
         {
             return false;
@@ -153,10 +222,15 @@ public final class TopicSubscription
      */
     Set<String> match(final Collection<String> names)
     {
+        return match(matcher, names);
+    }
+
+    private Set<String> match(final Matcher m, final Collection<String> names)
+    {
         final Set<String> out = new TreeSet<>();
         for (final String topic : names)
         {
-            if (!(excludeInternal && Topic.isInternal(topic)) && matcher.reset(topic).matches())
+            if (!(excludeInternal && Topic.isInternal(topic)) && m.reset(topic).matches())
             {
                 out.add(topic);
             }

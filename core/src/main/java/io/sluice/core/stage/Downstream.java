@@ -18,6 +18,21 @@ public interface Downstream
         return idle();
     }
 
+    /**
+     * Whether the first stage after the ring (the route stage) has taken every record published at or before a ring
+     * sequence: routed into a batch, dropped, or failed. Weaker than {@link #settledThrough}: batches with those
+     * records may still be waiting for their insert. A source re-reads a partition on it alone only when nothing of
+     * that partition can be in a batch (its watermark has reached its failed offset and the failure was recorded on
+     * the route stage, in offset order). The default is {@link #settledThrough}.
+     *
+     * @param sequence a ring sequence this source published
+     * @return true when the first stage has taken everything published at or before it
+     */
+    default boolean routedThrough(final long sequence)
+    {
+        return settledThrough(sequence);
+    }
+
     /** @return true when every published record has been consumed by every stage and nothing is in flight */
     boolean idle();
 

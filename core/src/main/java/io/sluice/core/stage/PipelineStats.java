@@ -66,6 +66,13 @@ public final class PipelineStats
      */
     public final PaddedAtomicLong rereadSkipped = new PaddedAtomicLong();
     /**
+     * Re-reads of a failed partition (the source sought back to its watermark), by cause, indexed by
+     * {@code RereadSchedule.CAUSE_BACKOFF} (0: a backoff passed), {@code CAUSE_ENDED} (1: the setup of the new table a
+     * record waited for ended) and {@code CAUSE_SAFETY} (2: the safety re-read of a record whose setup still ran).
+     * Source thread; one count per re-read, none per record.
+     */
+    public final PaddedAtomicLong[] rereads = {new PaddedAtomicLong(), new PaddedAtomicLong(), new PaddedAtomicLong()};
+    /**
      * Records an exactly-once table held already (below its stored position): acknowledged without a row (route
      * stage).
      */
@@ -220,6 +227,7 @@ public final class PipelineStats
             + ", droppedUnrouted=" + droppedUnrouted.get() + ", droppedInvalid=" + droppedInvalid.get()
             + ", droppedRefused=" + droppedRefused.get() + ", droppedTombstone=" + droppedTombstone.get()
             + ", heldByTable=" + heldByTable.get() + ", rereadSkipped=" + rereadSkipped.get()
+            + ", rereads=" + rereads[0].get() + "/" + rereads[1].get() + "/" + rereads[2].get()
             + ", backpressurePauses=" + backpressurePauses.get() + ", routeWaits=" + routeWaits.get()
             + ", assignments=" + assignments.get() + ", assignedPartitions=" + assignedPartitions + "]";
     }
