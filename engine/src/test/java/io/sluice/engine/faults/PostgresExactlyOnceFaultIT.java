@@ -36,7 +36,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 import io.sluice.engine.TestServices;
 
@@ -72,7 +71,6 @@ class PostgresExactlyOnceFaultIT
      * schema and PostgreSQL), for measuring it beside a load without rebuilding between runs.
      */
     @TestFactory
-    @EnabledIfSystemProperty(named = "sluice.faults.exactlyOnce", matches = "true", disabledReason = "not yet run five times beside two CPU hogs (issue 23): -Dsluice.faults.exactlyOnce=true")
     Stream<DynamicTest> shouldWriteEveryRecordOnceThroughKillsAnOutageAndAFrozenMember()
     {
         return IntStream.rangeClosed(1, Integer.getInteger("faults.repeat", 1)).mapToObj(i -> DynamicTest.dynamicTest(
