@@ -192,23 +192,26 @@ final class FaultPostgres implements Faults.Store
 
     /**
      * Waits until no session of the engine ({@code application_name} {@code sluice}) is inside a statement or a
-     * transaction on the schema's tables and the row count has stayed the same for two reads 250 ms apart. A COPY
-     * whose client was killed is rolled back by the server, but a COMMIT already sent completes without it.
+     * transaction on the schema's tables and the row count has stayed the same for two reads 250 ms apart, at most
+     * 60 s (a loaded machine). A COPY whose client was killed is rolled back by the server, but a COMMIT already sent
+     * completes without it. Fails naming the sessions still busy and the last row counts.
      */
     @Override
     public void settle(final String schema)
     {
         final List<String> tables = tablesOf(schema);
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         long last = rows(schema, tables);
+        long busy = -1;
+        long now = last;
         int stable = 0;
         while (System.nanoTime() < deadline)
         {
             Faults.sleep(250);
-            final long busy = sqlLong("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+            busy = sqlLong("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
                 + "AND application_name = 'sluice' AND state <> 'idle' AND position('" + schema.replace("'", "''")
                 + "' in query) > 0");
-            final long now = rows(schema, tables);
+            now = rows(schema, tables);
             stable = busy == 0 && now == last ? stable + 1 : 0;
             if (stable >= 2)
             {
@@ -216,7 +219,8 @@ final class FaultPostgres implements Faults.Store
             }
             last = now;
         }
-        throw new AssertionError("writes into schema " + schema + " did not settle within 30 s");
+        throw new AssertionError("writes into schema " + schema + " did not settle within 60 s: " + busy
+            + " engine sessions still busy on it, rows " + last + " then " + now);
     }
 
     private List<String> tablesOf(final String schema)
@@ -338,8 +342,8 @@ final class FaultPostgres implements Faults.Store
     /**
      * A PostgreSQL of a test's own: {@code scripts/services.sh start|stop|wipe postgres} with {@code SLUICE_HOME} under
      * {@code engine/target/faults/} and a free port, plain TCP only ({@code SLUICE_SECURE=0}); services.sh runs it as
-     * the package's system user. Its processes are found by the listening port (the postmaster) and as the
-     * postmaster's children (the backends and auxiliary processes), never by name.
+     * the package's system user. Its processes are found by the server's own lock file (the postmaster, {@link
+     * #postmaster()}) and as the postmaster's children (the backends and auxiliary processes), never by name.
      */
     static final class Server
     {
@@ -378,40 +382,53 @@ final class FaultPostgres implements Faults.Store
         }
 
         /**
-         * PostgreSQL's immediate shutdown: SIGQUIT to the postmaster, which ends every backend at once without a
-         * checkpoint (the next start runs crash recovery). Returns once it is gone and its port is closed.
+         * PostgreSQL's immediate shutdown: SIGQUIT to the postmaster ({@link #postmaster()}), which ends every backend
+         * at once without a checkpoint (the next start runs crash recovery). Returns once the postmaster and every
+         * process it had are gone ({@code /proc/PID} absent or a zombie), waiting at most 60 s, and nothing listens on
+         * its port any more; fails naming the pid, the port and what it saw.
          */
         void immediateShutdown() throws IOException, InterruptedException
         {
             final long pid = postmaster();
             if (pid < 0)
             {
-                throw new AssertionError("nothing listens on 127.0.0.1:" + port);
+                throw new AssertionError("no running postmaster in " + pidFile() + " (port " + port + ")");
             }
+            final List<Long> children = new ArrayList<>();
+            ProcessHandle.of(pid).ifPresent(h -> h.descendants().forEach(d -> children.add(d.pid())));
             signal("QUIT", List.of(pid));
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false))
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (running(pid) || children.stream().anyMatch(Server::running))
             {
                 if (System.nanoTime() > deadline)
                 {
-                    throw new AssertionError("the postmaster " + pid + " did not exit within 30 s of SIGQUIT");
+                    final StringBuilder seen = new StringBuilder();
+                    for (final long p : children)
+                    {
+                        if (running(p))
+                        {
+                            seen.append(seen.length() == 0 ? "" : ", ").append(p).append(' ').append(state(p));
+                        }
+                    }
+                    throw new AssertionError("the postmaster " + pid + " of 127.0.0.1:" + port + " (" + pidFile()
+                        + ") was still there 60 s after SIGQUIT: /proc/" + pid + " state " + state(pid)
+                        + (seen.length() == 0 ? "" : "; its processes still running: " + seen));
                 }
                 Faults.sleep(50);
             }
-            while (postmaster() >= 0)
+            final long listener = FrozenClickHouseFaultIT.pidListeningOn(port);
+            if (listener >= 0)
             {
-                if (System.nanoTime() > deadline)
-                {
-                    throw new AssertionError("127.0.0.1:" + port + " still listened on 30 s after the shutdown");
-                }
-                Faults.sleep(50);
+                throw new AssertionError("the postmaster " + pid + " and its processes are gone, yet pid " + listener
+                    + " (" + ProcessHandle.of(listener).flatMap(h -> h.info().commandLine()).orElse("?")
+                    + ") listens on 127.0.0.1:" + port);
             }
         }
 
         /**
-         * Sends SIGSTOP or SIGCONT to the postmaster (found by its listening port) and every process under it.
+         * Sends SIGSTOP or SIGCONT to the postmaster ({@link #postmaster()}) and every process under it.
          *
-         * @return the pids signalled (empty when nothing listens)
+         * @return the pids signalled (empty when no postmaster runs)
          */
         List<Long> signalAll(final String name) throws IOException, InterruptedException
         {
@@ -436,10 +453,58 @@ final class FaultPostgres implements Faults.Store
             assertEquals(0, p.waitFor(), String.join(" ", cmd) + ": " + out);
         }
 
-        /** @return the pid listening on the port (ss -ltnp), or -1 */
-        long postmaster() throws IOException, InterruptedException
+        /** @return the server's lock file, {@code postmaster.pid} in its data directory */
+        Path pidFile()
         {
-            return FrozenClickHouseFaultIT.pidListeningOn(port);
+            return home.resolve("postgres").resolve("data").resolve("postmaster.pid");
+        }
+
+        /**
+         * The postmaster as the server records it: the first line of {@code postmaster.pid} (PostgreSQL's lock file:
+         * pid, data directory, start time, port, ...), when that file names this server's port and the process runs.
+         * Not by the listening port: a backend just forked holds the listening socket until it closes it, and
+         * {@code ss} may name that backend first (a SIGQUIT to a backend is a crash restart, not a shutdown).
+         *
+         * @return the postmaster's pid, or -1 when none runs
+         */
+        long postmaster() throws IOException
+        {
+            final List<String> lines;
+            try
+            {
+                lines = Files.readAllLines(pidFile());
+            }
+            catch (final java.nio.file.NoSuchFileException e)
+            {
+                return -1;
+            }
+            if (lines.size() < 4 || !lines.get(3).trim().equals(Integer.toString(port)))
+            {
+                throw new AssertionError(pidFile() + " does not name port " + port + ": " + lines);
+            }
+            final long pid = Long.parseLong(lines.get(0).trim());
+            return running(pid) ? pid : -1;
+        }
+
+        /** @return whether the process exists and has not exited ({@code /proc/PID} present, not a zombie) */
+        static boolean running(final long pid)
+        {
+            final String s = state(pid);
+            return !s.equals("gone") && !s.startsWith("Z");
+        }
+
+        /** @return the state letter of {@code /proc/PID/stat} (R, S, D, T, Z, ...) or "gone" */
+        static String state(final long pid)
+        {
+            try
+            {
+                final String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+                return stat.substring(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+            }
+            catch (final IOException | IndexOutOfBoundsException e)
+            {
+                return "gone";
+            }
         }
     }
 }

@@ -23,8 +23,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Issue 22: {@link FrozenClickHouseFaultIT}'s scenario with a PostgreSQL sink. A PostgreSQL of the test's own
- * ({@link FaultPostgres.Server}, never the shared one) is frozen with SIGSTOP on its postmaster (found by its listening
- * port) and every process under it (the backends, among them the engine's), or taken down with an immediate
+ * ({@link FaultPostgres.Server}, never the shared one) is frozen with SIGSTOP on its postmaster (found by its lock file
+ * {@code postmaster.pid}) and every process under it (the backends, among them the engine's), or taken down with an immediate
  * shutdown, while 1,000 records are in flight. A frozen server's kernel still takes the COPY's bytes, but no answer
  * comes before the socket timeout ({@code insert_timeout_ms} + 10 s = 70 s), so the insert worker hangs in it. In
  * both thread layouts:

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -35,7 +36,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 import io.sluice.engine.TestServices;
 
@@ -45,14 +45,16 @@ import io.sluice.engine.TestServices;
  * are split by {@code kind} into 4 tables. A feed produces them at a steady pace, and each fault comes at a point of
  * the feed while records still arrive, so batches are in flight: the engine is killed with SIGKILL five times,
  * PostgreSQL is taken down with an immediate shutdown and started again once, and a second member joins, is frozen
- * with SIGSTOP while its batch is open in PostgreSQL (made so: the test holds a lock on one table until that member's
- * batch waits for it, seen in {@code pg_stat_activity}, then freezes it and lets the batch through to an open
- * transaction), stays frozen past its session timeout until its partitions moved and the new owner wrote them, and is
- * resumed: its stale batch is rolled back by the positions' conditional update. At the end every table holds each of
+ * with SIGSTOP right after its batch's conditional position update, holding that position's row lock in an open
+ * transaction (made so: the test holds the position rows until that member's update waits for them, seen in
+ * {@code pg_stat_activity}, then freezes it and lets the update through), stays frozen past its session timeout until
+ * its partitions moved and the new owner wrote them (the server ends the frozen member's idle transaction after
+ * {@code insert_timeout_ms}, so the new owner's update does not wait for the resume), and is resumed: its transaction
+ * is gone and its retry is fenced by the positions' conditional update. At the end every table holds each of
  * its records once ({@code count(*) = count(DISTINCT id) = 25,000}, plain queries), every row sits at its record's
  * coordinates, the positions table equals {@code max(offset) + 1} of each table's rows per partition (the last record
  * of that kind in the partition), and the group is committed to the end. The same feed with {@code at_least_once}
- * (20,000 records, three kills) shows the duplicates exactly-once prevents; both counts are reported.
+ * (12,000 records, two kills) shows the duplicates exactly-once prevents; both counts are reported.
  */
 class PostgresExactlyOnceFaultIT
 {
@@ -61,13 +63,14 @@ class PostgresExactlyOnceFaultIT
     private static final int RATE = 1250;
     private static final int LEAD = 4000;
     private static final String FENCED = "another member wrote the partition since";
+    /** {@code insert_timeout_ms}: also the sessions' {@code idle_in_transaction_session_timeout}. */
+    private static final long IDLE_MS = 15_000;
 
     /**
      * The scenario, once; {@code -Dfaults.repeat=N} runs it N times in one JVM (each with its own topic, group,
      * schema and PostgreSQL), for measuring it beside a load without rebuilding between runs.
      */
     @TestFactory
-    @EnabledIfSystemProperty(named = "sluice.faults.exactlyOnce", matches = "true", disabledReason = "not yet run five times beside two CPU hogs (issue 23): -Dsluice.faults.exactlyOnce=true")
     Stream<DynamicTest> shouldWriteEveryRecordOnceThroughKillsAnOutageAndAFrozenMember()
     {
         return IntStream.rangeClosed(1, Integer.getInteger("faults.repeat", 1)).mapToObj(i -> DynamicTest.dynamicTest(
@@ -78,6 +81,7 @@ class PostgresExactlyOnceFaultIT
     static void scenario() throws Exception
     {
         final long start = System.nanoTime();
+        final String loadAtStart = load();
         final String sfx = Faults.suffix();
         final Path dir = Faults.workDir("pg-eos-" + sfx);
         final FaultPostgres.Server server = new FaultPostgres.Server(dir, Faults.freePort());
@@ -100,11 +104,12 @@ class PostgresExactlyOnceFaultIT
             final Scenario eos = new Scenario(admin, pg, server, dir, schema, "e_", "exactly_once", 100_000, sfx);
             topics.add(eos.topic);
             final String eosReport = eos.runExactlyOnce();
-            final Scenario alo = new Scenario(admin, pg, server, dir, schema, "a_", "at_least_once", 20_000, sfx);
+            final Scenario alo = new Scenario(admin, pg, server, dir, schema, "a_", "at_least_once", 12_000, sfx);
             topics.add(alo.topic);
-            final String aloReport = alo.runKillsOnly(3);
-            Faults.report(String.format("FAULT(pg-eos) %s; %s; duration=%d s", eosReport, aloReport,
-                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start)));
+            final String aloReport = alo.runKillsOnly(2);
+            Faults.report(String.format("FAULT(pg-eos) %s; %s; duration=%d s, load average (1 min) %s at the start, "
+                + "%s at the end", eosReport, aloReport, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start),
+                loadAtStart, load()));
             pg.drop(schema);
             admin.deleteTopics(topics).all().get();
             passed = true;
@@ -116,6 +121,19 @@ class PostgresExactlyOnceFaultIT
             {
                 server.run("wipe");
             }
+        }
+    }
+
+    /** @return the 1-minute load average ({@code /proc/loadavg}), for the report */
+    static String load()
+    {
+        try
+        {
+            return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+        }
+        catch (final IOException e)
+        {
+            return "?";
         }
     }
 
@@ -169,7 +187,8 @@ class PostgresExactlyOnceFaultIT
                 .append("[sinks.plugin_config]\nurl = \"").append(pg.url).append("\"\nusername = \"").append(pg.user())
                 .append("\"\n")
                 .append("password = \"${PGPASSWORD}\"\nschema = \"").append(schema).append("\"\ndelivery = \"")
-                .append(delivery).append("\"\ninsert_workers = 2\nmax_rows = 500\nlinger_ms = 100\n");
+                .append(delivery).append("\"\ninsert_workers = 2\nmax_rows = 500\nlinger_ms = 100\n")
+                .append("insert_timeout_ms = ").append(IDLE_MS).append('\n');
             for (int k = 0; k < KINDS; k++)
             {
                 sb.append("[[sinks.branches]]\nname = \"k").append(k)
@@ -366,10 +385,14 @@ class PostgresExactlyOnceFaultIT
         }
 
         /**
-         * Freezes member {@code b} with a batch of table k0 open in PostgreSQL: a lock held by the test (SHARE,
-         * which the batch's ROW EXCLUSIVE waits for) until one of b's connections waits for it, then SIGSTOP, then
-         * the lock is released so the batch's transaction holds its table lock and waits for the frozen client. It is
-         * resumed once the group gave b's partitions to {@code a} and a moved k0's positions of every one of them.
+         * Freezes member {@code b} right after its batch's conditional update of a position of table k0, the last
+         * statement before COMMIT: the test holds those position rows ({@code SELECT ... FOR UPDATE}) until one of b's
+         * connections waits for them, then SIGSTOP, then lets the update through, so b's transaction holds the
+         * position's row lock and waits for its frozen client. The group gives b's partitions to {@code a}; a's
+         * update of that position waits for the lock until the server ends b's session
+         * ({@code idle_in_transaction_session_timeout} = {@code insert_timeout_ms}, {@link #IDLE_MS}), and a must
+         * move k0's positions of every one of b's partitions while b is still frozen. b is resumed after that: its
+         * transaction is gone, and its retry of the batch is fenced.
          */
         String freeze(final EngineRun a, final EngineRun b) throws Exception
         {
@@ -381,12 +404,25 @@ class PostgresExactlyOnceFaultIT
             try (Connection lock = pg.open(); Statement s = lock.createStatement())
             {
                 lock.setAutoCommit(false);
-                s.execute("LOCK TABLE " + k0 + " IN SHARE MODE");
+                final StringBuilder in = new StringBuilder();
+                moved.forEach(p -> in.append(in.length() == 0 ? "" : ", ").append(p));
+                int held = 0;
+                try (
+                    ResultSet r = s.executeQuery("SELECT partition FROM " + FaultPostgres.q(schema) + ".sluice_offsets "
+                        + "WHERE group_id = '" + group + "' AND topic = '" + topic + "' AND table_name = '"
+                        + k0.replace("'", "''") + "' AND partition IN (" + in + ") FOR UPDATE"))
+                {
+                    while (r.next())
+                    {
+                        held++;
+                    }
+                }
+                assertEquals(moved.size(), held, "positions of " + k0 + " stored for b's partitions " + moved);
                 final int[] waiting = new int[1];
-                await("a batch of member b waits for the lock on " + k0, 60, () ->
+                await("a batch of member b waits to update a position of " + k0, 60, () ->
                 {
                     flow(total - 15_000);
-                    for (final int p : clientPorts("wait_event_type = 'Lock' AND query LIKE 'LOCK TABLE %'"))
+                    for (final int p : clientPorts("wait_event_type = 'Lock' AND query LIKE 'UPDATE %sluice_offsets%'"))
                     {
                         if (pidOf(p) == b.pid())
                         {
@@ -401,8 +437,8 @@ class PostgresExactlyOnceFaultIT
                 frozeAt = System.nanoTime();
                 lock.rollback();
             }
-            await("b's batch holds an open transaction on " + k0 + " (idle in transaction, its client frozen)", 30,
-                () -> clientPorts("state = 'idle in transaction'").contains(port), a);
+            await("b's batch holds a position of " + k0 + " in an open transaction (idle in transaction, its client "
+                + "frozen)", 30, () -> clientPorts("state = 'idle in transaction'").contains(port), a);
             final Map<Integer, Long> atFreeze = positions(0, moved);
             await("the group gives b's partitions " + moved + " to a (b frozen past session.timeout.ms)", 90, () ->
             {
@@ -410,18 +446,38 @@ class PostgresExactlyOnceFaultIT
                 return m.size() == 1 && m.getOrDefault(prefix + "a", List.of()).size() == PARTITIONS;
             }, a);
             final long movedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - frozeAt);
-            await("a moves the positions of " + k0 + " for " + moved + " past " + atFreeze, 90, () ->
-            {
-                final Map<Integer, Long> now = positions(0, moved);
-                return moved.stream().allMatch(p -> now.getOrDefault(p, -1L) > atFreeze.getOrDefault(p, -1L));
-            }, a);
-            assertTrue(clientPorts("state = 'idle in transaction'").contains(port),
-                "b's batch was still open when a wrote its partitions");
+            await("a moves the positions of " + k0 + " for " + moved + " past " + atFreeze + " while b is frozen", 90,
+                () ->
+                {
+                    final Map<Integer, Long> now = positions(0, moved);
+                    return moved.stream().allMatch(p -> now.getOrDefault(p, -1L) > atFreeze.getOrDefault(p, -1L));
+                }, a);
+            final long wroteMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - frozeAt);
+            assertEquals("T", FaultPostgres.Server.state(b.pid()), "b was still stopped when a wrote its partitions");
+            assertTrue(wroteMs < IDLE_MS + 60_000, "a wrote " + moved + " within insert_timeout_ms (" + IDLE_MS
+                + " ms) + 60 s of the freeze: " + wroteMs + " ms");
+            await("the server ends b's idle transaction (client port " + port + ", "
+                + "idle_in_transaction_session_timeout)", IDLE_MS / 1000 + 30,
+                () -> !clientPorts("true").contains(port),
+                a);
+            final long endedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - frozeAt);
+            assertEquals("T", FaultPostgres.Server.state(b.pid()), "b was still stopped when its session ended");
             b.signal("CONT");
             final long frozenMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - frozeAt);
-            await("b's stale batch is fenced (" + FENCED + ")", 90, () -> b.output().contains(FENCED), a, b);
-            return String.format("b held %s, frozen with a batch open on %s for %d ms, partitions moved after %d ms, "
-                + "its batch rolled back on resume", moved, k0, frozenMs, movedMs);
+            final String[] seen = new String[1];
+            await("b's stale batch fails on resume (" + FENCED + ", or its ended session)", 90, () ->
+            {
+                final String out = b.output();
+                seen[0] = out.contains(FENCED)
+                    ? "fenced"
+                    : out.contains("25P03") || out.contains("08006")
+                        ? "its session ended (the retry not yet fenced)"
+                        : null;
+                return seen[0] != null;
+            }, a, b);
+            return String.format("b held %s, frozen after its position update of %s for %d ms, partitions moved after "
+                + "%d ms, a wrote them after %d ms with b still frozen, b's session ended by the server after %d ms, "
+                + "b on resume: %s", moved, k0, frozenMs, movedMs, wroteMs, endedMs, seen[0]);
         }
 
         /** Lets the feed produce everything and waits until the group is committed to the end; stops the engines. */

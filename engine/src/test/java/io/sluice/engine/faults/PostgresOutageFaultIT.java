@@ -11,8 +11,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * Issue 22: {@link ClickHouseOutageFaultIT}'s scenario with a PostgreSQL sink on a PostgreSQL of the test's own
  * ({@link FaultPostgres.Server}: {@code scripts/services.sh start postgres} with its own {@code SLUICE_HOME} and a
  * free port; the shared server is never stopped). A quarter of the way through the input the server is taken down
- * with PostgreSQL's immediate shutdown (SIGQUIT to the postmaster, found by its listening port: every backend ends at
- * once, no checkpoint) and started again by services.sh 20 s later (crash recovery). The engine keeps running, its
+ * with PostgreSQL's immediate shutdown (SIGQUIT to the postmaster, found by its lock file postmaster.pid: every backend
+ * ends at once, no checkpoint) and started again by services.sh 20 s later (crash recovery). The engine keeps running, its
  * committed offsets stop moving, it resumes by itself and exits 0 caught up, and nothing is lost.
  */
 @ExtendWith(FaultTopic.Resolver.class)

@@ -48,6 +48,11 @@ import io.sluice.core.gather.sink.SinkException;
  *       21000: when all rows set the same columns, one such statement of the latest row of each key; else the rows
  *       that matter to the end state numbered in rounds ({@link #rounds}) and one statement per round and mask, so
  *       that the end state is that of applying the records one by one in offset order, whatever the batching;</li>
+ *   <li>{@code delivery = "exactly_once"}: the positions of the batch's partitions moved
+ *       ({@link PostgresPositions#move}), each conditional on the position the batch was built on, as the last
+ *       statements before COMMIT, so that the positions' row locks are held only between a statement and the next
+ *       and never while the server waits for a COPY's data: a writer whose client froze there is a session idle in
+ *       its transaction, which {@code idle_in_transaction_session_timeout} ends ({@link PostgresConnections});</li>
  *   <li>COMMIT; on any failure ROLLBACK, and the failure classified by {@link PostgresErrors}: a value or constraint
  *       the server refuses (classes 22 and 23) is {@link SinkException#recordCaused()} (the insert worker then splits
  *       the batch to find the records), the message naming the SQLSTATE, the table, the column and constraint the
@@ -101,14 +106,14 @@ final class PostgresBatchWriter implements BatchWriter
         return positions != null;
     }
 
-    /** As {@link #write(BatchBuffer)}, the positions moved first in the same transaction ({@link PostgresPositions}). */
+    /** As {@link #write(BatchBuffer)}, the positions moved last in the same transaction ({@link PostgresPositions}). */
     @Override
     public void write(final BatchBuffer batch, final SourcePositions p) throws SinkException
     {
         write(batch, null, batch.rowCount(), p);
     }
 
-    /** As {@link #write(BatchBuffer, int[], int)}, the positions moved first in the same transaction. */
+    /** As {@link #write(BatchBuffer, int[], int)}, the positions moved last in the same transaction. */
     @Override
     public void write(final BatchBuffer batch, final int[] selected, final int count, final SourcePositions p)
         throws SinkException
@@ -150,10 +155,6 @@ final class PostgresBatchWriter implements BatchWriter
         {
             execute(c, "LOCK TABLE " + table + " IN ROW EXCLUSIVE MODE");
             checkVersion(c, batch, what);
-            if (moving != null)
-            {
-                positions.move(c, table, moving, what);
-            }
             final int distinct = collectMasks(batch, selected, count);
             if (config.upsert())
             {
@@ -173,17 +174,54 @@ final class PostgresBatchWriter implements BatchWriter
                     }
                 }
             }
+            if (moving != null)
+            {
+                // last, right before COMMIT: the positions' row locks are never held while the server waits for a
+                // COPY's data from this client (a frozen client is then idle in transaction, which the server ends)
+                positions.move(c, table, moving, what);
+            }
             c.commit();
         }
         catch (final SQLException e)
         {
             rollback();
-            throw tableGone(withServerFields(PostgresErrors.classify(what, e), e), e);
+            final SinkException classified = tableGone(withServerFields(PostgresErrors.classify(what, e), e), e);
+            if (moving != null && classified.recordCaused())
+            {
+                staleInstead(table, what, classified);
+            }
+            throw classified;
         }
         catch (final SinkException | RuntimeException e)
         {
             rollback();
             throw e;
+        }
+    }
+
+    /**
+     * A write refused for its data that is stale instead ({@link PostgresPositions#verify}) throws the position
+     * mismatch; when the positions cannot be read, or still match, it returns and the refusal stands.
+     */
+    private void staleInstead(final String table, final String what, final SinkException refused)
+        throws SinkException
+    {
+        try
+        {
+            final Connection c = connection();
+            try
+            {
+                positions.verify(c, table, moving, what, refused.getMessage());
+            }
+            finally
+            {
+                rollback();
+            }
+        }
+        catch (final SQLException e)
+        {
+            LOG.warn("{}: the positions could not be read after the refusal ({}); the refusal stands", what,
+                e.getMessage());
         }
     }
 

@@ -15,12 +15,21 @@ import org.postgresql.util.PSQLState;
  * {@code extra_float_digits} 3 always (whatever the role, the database or the URL's {@code options} set: constant
  * DEFAULTs are read back as text through {@code to_json}, and with fewer digits a {@code real} or
  * {@code double precision} DEFAULT would be written rounded, e.g. 0.1234567890123 as 0.12346), the
- * sink's {@code statement_timeout} ({@code insert_timeout_ms}, unless its settings give one), then every entry of
- * {@code [sinks.plugin_config.settings]} in file order. Stateless; thread-safe.
+ * sink's {@code statement_timeout} and {@code idle_in_transaction_session_timeout} (both {@code insert_timeout_ms},
+ * each unless its settings give it), then every entry of {@code [sinks.plugin_config.settings]} in file order.
+ *
+ * <p>{@code idle_in_transaction_session_timeout} bounds how long a transaction whose client stopped sending (a member
+ * frozen by SIGSTOP, a stopped VM, a GC pause) keeps its locks: the server ends such a session (SQLSTATE 25P03), its
+ * transaction rolls back, and a writer waiting for its row locks (the new owner of an exactly-once partition, an
+ * upsert of the same key) goes on. The client's kernel still acknowledges TCP while the process is stopped, so neither
+ * TCP keepalives nor {@code tcp_user_timeout} notice it; {@code statement_timeout} does not run between statements.
+ * Stateless; thread-safe.
  */
 public final class PostgresConnections
 {
     private static final org.postgresql.Driver DRIVER = new org.postgresql.Driver();
+    /** The session parameter that ends a session idle inside a transaction longer than it (ms; PostgreSQL 9.6+). */
+    static final String IDLE_IN_TRANSACTION = "idle_in_transaction_session_timeout";
 
     private PostgresConnections()
     {
@@ -45,13 +54,19 @@ public final class PostgresConnections
             set(c, "TimeZone", "UTC");
             set(c, "extra_float_digits", "3");
             boolean timeout = false;
+            boolean idle = false;
             for (final String name : config.sessionSettings().keySet())
             {
                 timeout |= "statement_timeout".equals(name.toLowerCase(Locale.ROOT));
+                idle |= IDLE_IN_TRANSACTION.equals(name.toLowerCase(Locale.ROOT));
             }
             if (!timeout)
             {
                 set(c, "statement_timeout", Long.toString(config.insertTimeoutMs()));
+            }
+            if (!idle)
+            {
+                set(c, IDLE_IN_TRANSACTION, Long.toString(config.insertTimeoutMs()));
             }
             for (final Map.Entry<String, String> s : config.sessionSettings().entrySet())
             {

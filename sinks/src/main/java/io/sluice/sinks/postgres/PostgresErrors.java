@@ -19,7 +19,9 @@ import io.sluice.core.gather.sink.SinkException;
  * <tr><th>SQLSTATE</th><th>kind</th></tr>
  * <tr><td>class 08 (connection exception), class 53 (insufficient resources), 57P01 admin_shutdown,
  *     57P02 crash_shutdown, 57P03 cannot_connect_now, 57014 query_canceled (statement_timeout),
- *     55P03 lock_not_available (lock_timeout), 40001 serialization_failure, 40P01 deadlock_detected</td>
+ *     55P03 lock_not_available (lock_timeout), 40001 serialization_failure, 40P01 deadlock_detected,
+ *     25P03 idle_in_transaction_session_timeout and 57P05 idle_session_timeout (the server ended the session; a new
+ *     one can write)</td>
  *     <td>{@link Kind#RETRIABLE}</td></tr>
  * <tr><td>class 28 (invalid authorization), 3D000 invalid_catalog_name (the database does not exist)</td>
  *     <td>{@link Kind#FATAL}</td></tr>
@@ -67,7 +69,9 @@ public final class PostgresErrors
         Map.entry("57014", "query_canceled"),
         Map.entry("55P03", "lock_not_available"),
         Map.entry("40001", "serialization_failure"),
-        Map.entry("40P01", "deadlock_detected"));
+        Map.entry("40P01", "deadlock_detected"),
+        Map.entry("25P03", "idle_in_transaction_session_timeout"),
+        Map.entry("57P05", "idle_session_timeout"));
 
     /** SQLSTATEs and classes that end the run whatever the table or record. */
     public static final Map<String, String> FATAL = Map.of(

@@ -135,8 +135,8 @@ final class PostgresPositions implements PositionStore
     }
 
     /**
-     * Moves the positions a write carries, in the caller's transaction, before its rows: each row locked and updated
-     * only when it holds a position in the write's expected range (none stored counts as 0).
+     * Moves the positions a write carries, in the caller's transaction, after its rows and right before COMMIT: each
+     * row locked and updated only when it holds a position in the write's expected range (none stored counts as 0).
      *
      * @param c         the writer's connection, in a transaction
      * @param sqlTable  the destination, as SQL names it
@@ -183,13 +183,52 @@ final class PostgresPositions implements PositionStore
             }
             if (n != 1)
             {
-                throw SinkException.positionMismatch(what + ": " + sqlTable + " holds " + positions.topic(k) + "-"
-                    + positions.partition(k) + " up to " + stored(c, sqlTable, positions, k) + " (next offset) in "
-                    + table + ", where this batch expects " + (low == high ? Long.toString(low) : low + ".." + high)
-                    + " (group " + positions.group() + "): another member wrote the partition since (it was "
-                    + "reassigned), or a batch of it before this one was not written");
+                throw mismatch(what, sqlTable, positions, k, stored(c, sqlTable, positions, k), "");
             }
         }
+    }
+
+    /**
+     * After a write the server refused for its data (a class 22 or 23 failure, rolled back): whether the write was
+     * stale instead. A member that lost a partition and writes a batch of it into a table with a unique key meets the
+     * rows the new owner wrote (23505) before the conditional update that would have fenced it; such a batch must be
+     * dropped as stale, never handed to {@code on_error} as refused records. Reads each stored position without a lock
+     * (what is committed now: the rows that collided were committed with their positions).
+     *
+     * @param c         the writer's connection, in a new transaction (the caller ends it)
+     * @param sqlTable  the destination, as SQL names it
+     * @param positions what the write would have moved
+     * @param what      the write, for messages
+     * @param refusal   the server's refusal, for the message
+     * @throws SQLException  as the server refuses the query
+     * @throws SinkException {@link SinkException#positionMismatch} when a stored position is outside the write's
+     *                       expected range; nothing when all still are
+     */
+    void verify(final Connection c, final String sqlTable, final SourcePositions positions, final String what,
+        final String refusal) throws SQLException, SinkException
+    {
+        for (int k = 0; k < positions.count(); k++)
+        {
+            final String stored = stored(c, sqlTable, positions, k);
+            final long at = "nothing stored".equals(stored) ? 0 : Long.parseLong(stored);
+            if (at < positions.expectedLow(k) || at > positions.expectedHigh(k))
+            {
+                throw mismatch(what, sqlTable, positions, k, stored, " (the server had refused the batch first: "
+                    + refusal + ")");
+            }
+        }
+    }
+
+    private SinkException mismatch(final String what, final String sqlTable, final SourcePositions positions,
+        final int k, final String stored, final String more)
+    {
+        final long low = positions.expectedLow(k);
+        final long high = positions.expectedHigh(k);
+        return SinkException.positionMismatch(what + ": " + sqlTable + " holds " + positions.topic(k) + "-"
+            + positions.partition(k) + " up to " + stored + " (next offset) in " + table + ", where this batch expects "
+            + (low == high ? Long.toString(low) : low + ".." + high) + " (group " + positions.group() + "): another "
+            + "member wrote the partition since (it was reassigned), or a batch of it before this one was not written"
+            + more);
     }
 
     private String stored(final Connection c, final String sqlTable, final SourcePositions positions, final int k)

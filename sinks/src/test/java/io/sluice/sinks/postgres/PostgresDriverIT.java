@@ -117,11 +117,24 @@ class PostgresDriverIT
         java.util.TimeZone.setDefault(java.util.TimeZone.getTimeZone("Asia/Shanghai"));
         try (Connection conn = PostgresConnections.connect(c);
             Statement s = conn.createStatement();
-            ResultSet r = s.executeQuery("SELECT current_setting('TimeZone'), current_setting('statement_timeout')"))
+            ResultSet r = s.executeQuery("SELECT current_setting('TimeZone'), current_setting('statement_timeout'), "
+                + "current_setting('idle_in_transaction_session_timeout')"))
         {
             assertTrue(r.next());
             assertTrue("UTC".equals(r.getString(1)), r.getString(1));
             assertTrue("30s".equals(r.getString(2)), r.getString(2));
+            assertTrue("30s".equals(r.getString(3)), "a frozen client's transaction ends after insert_timeout_ms: "
+                + r.getString(3));
+        }
+        // settings give their own value (0: off)
+        try (Connection conn = PostgresConnections.connect(config(url, secrets.get("SLUICE_TEST_POSTGRES_USER"),
+            secrets.get("SLUICE_TEST_POSTGRES_PASSWORD"), "disable", null, null,
+            Map.of("idle_in_transaction_session_timeout", "0")));
+            Statement s = conn.createStatement();
+            ResultSet r = s.executeQuery("SELECT current_setting('idle_in_transaction_session_timeout')"))
+        {
+            assertTrue(r.next());
+            assertTrue("0".equals(r.getString(1)), r.getString(1));
         }
         finally
         {

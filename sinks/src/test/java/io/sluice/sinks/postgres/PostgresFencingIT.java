@@ -66,16 +66,30 @@ class PostgresFencingIT
                 secrets.put(line.substring(0, line.indexOf('=')), line.substring(line.indexOf('=') + 1));
             }
         }
+        user = secrets.get("SLUICE_TEST_POSTGRES_USER");
+        password = secrets.get("SLUICE_TEST_POSTGRES_PASSWORD");
+        config = config(30_000);
+        sql("CREATE SCHEMA " + PostgresIdentifiers.quote(SCHEMA), "CREATE TABLE " + table() + " (id integer CHECK (id "
+            + "<> 666), o bigint)",
+            "CREATE TABLE " + PostgresIdentifiers.qualified(SCHEMA, "frozen") + " (id integer, "
+                + "o bigint)",
+            "CREATE TABLE " + PostgresIdentifiers.qualified(SCHEMA, "keyed") + " (id integer PRIMARY "
+                + "KEY, o bigint)");
+        TRACKERS.trackerFor(TP, 0);
+        trackerId = TRACKERS.idOf(TP);
+    }
+
+    private static String user;
+    private static String password;
+
+    /** The sink's settings on the shared server, exactly-once into the positions table {@code positions}. */
+    private static PostgresConfig config(final long insertTimeoutMs)
+    {
         final String url = System.getProperty("sluice.postgres.url", "jdbc:postgresql://127.0.0.1:15432/sluice");
         final SinkSettings s = new SinkSettings("postgres", "sinks[0].plugin_config", List.of(List.of(url)), 1, SCHEMA,
             "t", 1000, 1 << 20, 100, "quote", false, false, false, 100, 1000, 5, 1000, 10_000);
-        config = new PostgresConfig(s, url, secrets.get("SLUICE_TEST_POSTGRES_USER"),
-            secrets.get("SLUICE_TEST_POSTGRES_PASSWORD"), "disable", null, null, null, null, null, "append", List.of(),
-            Map.of(), 30_000, SinkKeys.EXACTLY_ONCE, "positions");
-        sql("CREATE SCHEMA " + PostgresIdentifiers.quote(SCHEMA), "CREATE TABLE " + table() + " (id integer CHECK (id "
-            + "<> 666), o bigint)");
-        TRACKERS.trackerFor(TP, 0);
-        trackerId = TRACKERS.idOf(TP);
+        return new PostgresConfig(s, url, user, password, "disable", null, null, null, null, null, "append", List.of(),
+            Map.of(), insertTimeoutMs, SinkKeys.EXACTLY_ONCE, "positions");
     }
 
     @AfterAll
@@ -129,10 +143,18 @@ class PostgresFencingIT
     private static BatchBuffer batch(final long from, final long to, final long expected, final int refused)
         throws SinkException
     {
+        return batch("orders", trackerId, from, to, expected, refused);
+    }
+
+    /** As {@link #batch(long, long, long, int)}, into table {@code name} of the schema, for partition {@code id}. */
+    private static BatchBuffer batch(final String name, final int tracker, final long from, final long to,
+        final long expected, final int refused) throws SinkException
+    {
         final PostgresCatalog catalog = new PostgresCatalog(() -> PostgresConnections.connect(config), "test", null);
-        final TableSchema schema = catalog.describe(SCHEMA, "orders");
+        final TableSchema schema = catalog.describe(SCHEMA, name);
         final Binding binding = new Binding(new Columns(List.of("id", "o")), schema, List.of("\"id\"", "\"o\""), 1);
-        final Destination d = new Destination(1, 0, "b", SCHEMA, "orders", table(), "pg", catalog, 10_000, binding);
+        final Destination d = new Destination(1, 0, "b", SCHEMA, name, PostgresIdentifiers.qualified(SCHEMA, name),
+            "pg", catalog, 10_000, binding);
         final BatchBuffer b = POOL.tryAcquire();
         b.open(d, 0, System.nanoTime());
         for (long o = from; o < to; o++)
@@ -143,9 +165,9 @@ class PostgresFencingIT
             PgCopy.writeInt32(out, o == refused ? 666 : (int)o);
             PgCopy.writeInt32(out, 8);
             PgCopy.writeInt64(out, o);
-            b.addRow(trackerId, TRACKERS.get(trackerId).generation(), o, 0);
+            b.addRow(tracker, TRACKERS.get(tracker).generation(), o, 0);
         }
-        b.expectPosition(trackerId, expected);
+        b.expectPosition(tracker, expected);
         return b;
     }
 
@@ -159,7 +181,8 @@ class PostgresFencingIT
     private static List<String> stored() throws SQLException
     {
         return rows("SELECT group_id || '|' || table_name || '|' || topic || '|' || partition || '|' || next_offset "
-            + "FROM " + PostgresIdentifiers.qualified(SCHEMA, "positions") + " ORDER BY 1");
+            + "FROM " + PostgresIdentifiers.qualified(SCHEMA, "positions") + " WHERE topic = '" + TP.topic()
+            + "' ORDER BY 1");
     }
 
     @Test
@@ -243,6 +266,94 @@ class PostgresFencingIT
             assertEquals(List.of("13|13"), rows("SELECT count(*) || '|' || count(DISTINCT id) FROM " + table()));
             assertEquals(Map.of(TP, Map.of(table(), 14L)), store.read(List.of(TP, new TopicPartition("other", 0))));
             for (final BatchBuffer b : List.of(stale, first, second, gap, racing, refused))
+            {
+                b.release();
+            }
+        }
+    }
+
+    /**
+     * A member frozen (SIGSTOP) right after its batch's conditional update holds that position's row lock in a
+     * transaction that waits for its client; here that session is one of the sink's, with the statements of a batch
+     * run and nothing more sent. The new owner's write of the partition waits for the lock only until the server ends
+     * the frozen session ({@code idle_in_transaction_session_timeout} = {@code insert_timeout_ms}, 3 s here), then
+     * writes; the frozen member's transaction is rolled back, and when it resumes its connection fails retriably (its
+     * retry is then fenced).
+     */
+    @Test
+    void shouldLetTheNewOwnerWriteOnceTheServerEndsAFrozenWritersTransaction() throws Exception
+    {
+        final TopicPartition tp = new TopicPartition("orders.frozen", 0);
+        new PostgresPositions(config, GROUP).read(List.of(tp)); // creates the positions table
+        TRACKERS.trackerFor(tp, 0);
+        final int tracker = TRACKERS.idOf(tp);
+        final String frozen = PostgresIdentifiers.qualified(SCHEMA, "frozen");
+        final PostgresConfig quick = config(3_000);
+        try (PostgresBatchWriter owner = new PostgresBatchWriter(config);
+            Connection zombie = PostgresConnections.connect(quick))
+        {
+            final BatchBuffer first = batch("frozen", tracker, 0, 4, 0, -1);
+            owner.write(first, positions(first));
+            // the zombie's batch [4, 8), built on 4: rows and position update sent, then its client stops
+            final BatchBuffer stale = batch("frozen", tracker, 4, 8, 4, -1);
+            zombie.setAutoCommit(false);
+            try (Statement s = zombie.createStatement())
+            {
+                s.execute("INSERT INTO " + frozen + " VALUES (4, 4), (5, 5), (6, 6), (7, 7)");
+            }
+            new PostgresPositions(quick, null).move(zombie, frozen, positions(stale), "the frozen member's batch");
+            final long frozenAt = System.nanoTime();
+            final BatchBuffer next = batch("frozen", tracker, 4, 9, 4, -1);
+            owner.write(next, positions(next));
+            final long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - frozenAt);
+            assertTrue(waitedMs >= 2_000 && waitedMs < 13_000, "the new owner waited for the frozen transaction's lock "
+                + "until the server ended it (3 s), not longer: " + waitedMs + " ms");
+            assertEquals(List.of(GROUP + "|" + frozen + "|orders.frozen|0|9"), rows("SELECT group_id || '|' || "
+                + "table_name || '|' || topic || '|' || partition || '|' || next_offset FROM " + PostgresIdentifiers
+                    .qualified(SCHEMA, "positions")
+                + " WHERE topic = 'orders.frozen'"));
+            assertEquals(List.of("9|9|0|8"), rows("SELECT count(*) || '|' || count(DISTINCT id) || '|' || min(id) || "
+                + "'|' || max(id) FROM " + frozen));
+            // the frozen member resumes: its COMMIT finds the session ended, a retriable failure
+            final SQLException ended = assertThrows(SQLException.class, zombie::commit);
+            final SinkException classified = PostgresErrors.classify("the frozen member's COMMIT", ended);
+            assertTrue(classified.retriable(), classified.getMessage());
+            for (final BatchBuffer b : List.of(first, stale, next))
+            {
+                b.release();
+            }
+        }
+    }
+
+    /**
+     * A stale batch into a table with a unique key meets the new owner's rows (23505) before its conditional update:
+     * it is a position mismatch (dropped as stale), not records refused for their data; a real duplicate of a batch
+     * on the stored position stays refused.
+     */
+    @Test
+    void shouldTellAStaleBatchFromRefusedRecordsInAKeyedTable() throws Exception
+    {
+        final TopicPartition tp = new TopicPartition("orders.keyed", 0);
+        new PostgresPositions(config, GROUP).read(List.of(tp)); // creates the positions table
+        TRACKERS.trackerFor(tp, 0);
+        final int tracker = TRACKERS.idOf(tp);
+        final String keyed = PostgresIdentifiers.qualified(SCHEMA, "keyed");
+        try (PostgresBatchWriter zombie = new PostgresBatchWriter(config);
+            PostgresBatchWriter owner = new PostgresBatchWriter(config))
+        {
+            final BatchBuffer stale = batch("keyed", tracker, 0, 5, 0, -1);
+            final BatchBuffer first = batch("keyed", tracker, 0, 5, 0, -1);
+            owner.write(first, positions(first));
+            final SinkException e = assertThrows(SinkException.class, () -> zombie.write(stale, positions(stale)));
+            assertTrue(e.positionMismatch() && !e.recordCaused() && !e.retriable(), e.getMessage());
+            assertTrue(e.getMessage().contains("up to 5 (next offset)") && e.getMessage().contains("23505"),
+                e.getMessage());
+            sql("INSERT INTO " + keyed + " VALUES (6, -1)");
+            final BatchBuffer dup = batch("keyed", tracker, 5, 8, 5, -1);
+            final SinkException r = assertThrows(SinkException.class, () -> owner.write(dup, positions(dup)));
+            assertTrue(r.recordCaused() && !r.positionMismatch(), r.getMessage());
+            assertEquals(List.of("6|6"), rows("SELECT count(*) || '|' || count(DISTINCT id) FROM " + keyed));
+            for (final BatchBuffer b : List.of(stale, first, dup))
             {
                 b.release();
             }
