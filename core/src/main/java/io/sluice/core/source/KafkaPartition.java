@@ -182,4 +182,10 @@ final class KafkaPartition
     {
         return reread == null ? RereadSchedule.NO_FAILURE : reread.failSinceNanos();
     }
+
+    /** @return {@link RereadSchedule#stallClockFloorNanos()}, or {@link RereadSchedule#NO_FAILURE} */
+    long stallClockFloorNanos()
+    {
+        return reread == null ? RereadSchedule.NO_FAILURE : reread.stallClockFloorNanos();
+    }
 }

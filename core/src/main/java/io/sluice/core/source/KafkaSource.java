@@ -419,7 +419,7 @@ public final class KafkaSource implements Agent
     {
         for (final KafkaPartition ps : assigned.values())
         {
-            if (stallWatch.stalled(now, ps.tracker, ps.failSinceNanos()))
+            if (stallWatch.stalled(now, ps.tracker, ps.failSinceNanos(), ps.stallClockFloorNanos()))
             {
                 control.fail(stallWatch.message(ps.tp, ps.tracker, ps.reread == null ? null : ps.reread.failReason(),
                     downstream));

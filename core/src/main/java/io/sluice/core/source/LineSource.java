@@ -550,7 +550,7 @@ public final class LineSource implements Agent
 
     private void checkStall(final long now)
     {
-        if (stallWatch.stalled(now, tracker, reread.failSinceNanos()))
+        if (stallWatch.stalled(now, tracker, reread.failSinceNanos(), reread.stallClockFloorNanos()))
         {
             control.fail(stallWatch.message(settings.displayName(), tracker, reread.failReason(), downstream));
         }

@@ -101,6 +101,8 @@ public final class RereadSchedule
 
     private boolean holding;
     private long failSinceNanos = NO_FAILURE;
+    /** The last time the partition was seen waiting for work still queued behind other work, or NO_FAILURE. */
+    private long queuedSeenNanos = NO_FAILURE;
     private long failOffset = -1;
     private String failReason;
     private long currentBackoffNanos;
@@ -180,6 +182,7 @@ public final class RereadSchedule
                 {
                     LOG.info(movedPast, source, subject, failOffset + words.base(), rereads);
                     failSinceNanos = NO_FAILURE;
+                    queuedSeenNanos = NO_FAILURE;
                     failReason = null;
                     currentBackoffNanos = 0;
                     safetyNanos = 0;
@@ -204,8 +207,10 @@ public final class RereadSchedule
         final boolean ended = waitingFor.ended();
         if (!ended && !waitingFor.begun())
         {
-            // still queued behind other work: its signal cannot be lost yet, the safety clock starts when it begins
+            // still queued behind other work: its signal cannot be lost yet, the safety clock starts when it begins,
+            // and so does the stall clock (stallClockFloorNanos)
             rereadAtNanos = nowNanos + safetyNanos;
+            queuedSeenNanos = nowNanos;
             return HOLDING;
         }
         if ((ended || nowNanos - rereadAtNanos >= 0) && quiet(tracker, downstream, lastSequence))
@@ -339,6 +344,20 @@ public final class RereadSchedule
     public long failSinceNanos()
     {
         return failSinceNanos;
+    }
+
+    /**
+     * The stall clock's floor: the last time the partition was seen held for work that was still queued behind other
+     * work ({@link Awaited#begun()} false: a new table's setup waiting for a setup thread). Time before it does not
+     * count toward {@code checkpoint.stalled_fail_after_ms} ({@link StallWatch}): a burst of new tables queues their
+     * setups, and a setup's wait for its turn is the pool's progress on the others, not a stall. From the moment the
+     * work begins the clock runs, so work that does not end still ends the run.
+     *
+     * @return clock nanoseconds, or {@link #NO_FAILURE} when the partition never waited in a queue since its failure
+     */
+    public long stallClockFloorNanos()
+    {
+        return queuedSeenNanos;
     }
 
     /** @return the offset that failed, while a failure is unsettled */

@@ -43,10 +43,33 @@ public final class StallWatch
      */
     public boolean stalled(final long nowNanos, final AckTracker tracker, final long failSinceNanos)
     {
+        return stalled(nowNanos, tracker, failSinceNanos, RereadSchedule.NO_FAILURE);
+    }
+
+    /**
+     * Whether a partition has stalled, not counting the time before {@code floorNanos}
+     * ({@link RereadSchedule#stallClockFloorNanos()}: while the partition waited for work queued behind other work).
+     *
+     * @param nowNanos       the time now, on the tracker's clock
+     * @param tracker        the partition's tracker
+     * @param failSinceNanos when its unsettled failure was first seen, or {@link RereadSchedule#NO_FAILURE}
+     * @param floorNanos     time before it does not count, or {@link RereadSchedule#NO_FAILURE} for none
+     * @return true when it made no progress for longer than the limit
+     */
+    public boolean stalled(final long nowNanos, final AckTracker tracker, final long failSinceNanos,
+        final long floorNanos)
+    {
+        final boolean floored = floorNanos != RereadSchedule.NO_FAILURE;
         final boolean failedTooLong = failSinceNanos != RereadSchedule.NO_FAILURE
-            && nowNanos - failSinceNanos > limitNanos;
-        return failedTooLong
-            || tracker.registeredEnd() > tracker.watermark() && nowNanos - tracker.lastProgressNanos() > limitNanos;
+            && nowNanos - (floored ? later(failSinceNanos, floorNanos) : failSinceNanos) > limitNanos;
+        final long progress = floored ? later(tracker.lastProgressNanos(), floorNanos) : tracker.lastProgressNanos();
+        return failedTooLong || tracker.registeredEnd() > tracker.watermark() && nowNanos - progress > limitNanos;
+    }
+
+    /** The later of two clock readings (nanoTime values compare by their difference). */
+    private static long later(final long a, final long b)
+    {
+        return a - b >= 0 ? a : b;
     }
 
     /**

@@ -428,4 +428,45 @@ class RereadScheduleTest
             "retry_backoff_max_ms after the setup began");
         assertEquals(RereadSchedule.CAUSE_SAFETY, s.cause());
     }
+
+    @Test
+    void shouldNotCountTheTimeQueuedBehindOtherWorkTowardTheStallLimit()
+    {
+        final RereadSchedule s = schedule(RereadSchedule.Words.OFFSETS);
+        final StallWatch watch = new StallWatch(3_000, RereadSchedule.Words.OFFSETS);
+        final AtomicBoolean begun = new AtomicBoolean();
+        final Awaited queued = new Awaited()
+        {
+            @Override
+            public boolean ended()
+            {
+                return false;
+            }
+
+            @Override
+            public boolean begun()
+            {
+                return begun.get();
+            }
+        };
+        readAndWait(0, 5, 2, queued);
+        assertEquals(RereadSchedule.HOLD, s.poll(clock.nanoTime(), tracker, stages, 41));
+        assertEquals(RereadSchedule.NO_FAILURE, s.stallClockFloorNanos(), "not seen queued yet");
+        for (int i = 0; i < 10; i++)
+        {
+            clock.advance(1000 * MS);
+            assertEquals(RereadSchedule.HOLDING, s.poll(clock.nanoTime(), tracker, stages, 41));
+            assertFalse(watch.stalled(clock.nanoTime(), tracker, s.failSinceNanos(), s.stallClockFloorNanos()),
+                "queued behind other setups for " + (i + 1) + " s: no stall");
+        }
+        assertTrue(watch.stalled(clock.nanoTime(), tracker, s.failSinceNanos()),
+            "without the floor the same 10 s are a stall");
+        final long lastQueued = clock.nanoTime();
+        begun.set(true);
+        clock.update(lastQueued + 2_999 * MS);
+        assertFalse(watch.stalled(clock.nanoTime(), tracker, s.failSinceNanos(), s.stallClockFloorNanos()));
+        clock.update(lastQueued + 3_001 * MS);
+        assertTrue(watch.stalled(clock.nanoTime(), tracker, s.failSinceNanos(), s.stallClockFloorNanos()),
+            "a setup that began and does not end still ends the run after the limit");
+    }
 }
