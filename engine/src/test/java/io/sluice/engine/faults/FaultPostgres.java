@@ -36,6 +36,9 @@ import io.sluice.engine.TestServices;
  */
 final class FaultPostgres implements Faults.Store
 {
+    /** The engines' {@code connect_timeout_ms}: generous, as their {@code engine.kafka_check_timeout_ms}. */
+    static final long CONNECT_TIMEOUT_MS = 60_000;
+
     final String url;
     private final String user;
     private final String password;
@@ -166,6 +169,9 @@ final class FaultPostgres implements Faults.Store
             "url = \"" + url + "\"");
         t = Faults.replaceOnce(t, "username = \"sluice\"", "username = \"" + user + "\"");
         t = Faults.replaceOnce(t, "schema = \"public\"", "schema = \"" + schema + "\"");
+        // as engine.kafka_check_timeout_ms: a login on a starved machine can take longer than the default 10 s
+        t = Faults.replaceOnce(t, "password = \"${PGPASSWORD}\"", "password = \"${PGPASSWORD}\"\n"
+            + "connect_timeout_ms = " + CONNECT_TIMEOUT_MS);
         t = Faults.replaceOnce(t, "insert_mode = \"upsert\"", "insert_mode = \"append\"");
         t = Faults.replaceOnce(t, "pattern = 'github\\.events'", "pattern = '" + Pattern.quote(topic) + "'");
         t = Faults.replaceOnce(t, "group_id = \"sluice-github-pg\"", "group_id = \"" + group + "\"");

@@ -202,6 +202,7 @@ class FrozenPostgresFaultIT
             + "[[sinks]]\nname = \"t\"\nkind = \"postgres\"\ntopics = [\"" + topic + "\"]\ngroup_id = \"" + group
             + "\"\n[sinks.plugin_config]\nurl = \"" + pg.url
             + "\"\nusername = \"sluice\"\npassword = \"${PGPASSWORD}\"\n"
+            + "connect_timeout_ms = " + FaultPostgres.CONNECT_TIMEOUT_MS + "\n"
             + "schema = \"" + schema
             + "\"\ntarget_table = \"t\"\ncreate_table = false\nmax_rows = 100\nlinger_ms = 50\n";
     }

@@ -20,8 +20,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(FaultTopic.Resolver.class)
 class PostgresRebalanceFaultIT
 {
+    /**
+     * The method's bound covers the scenario's own bounded waits (180 s for both members to hold partitions, 60 s for
+     * the victim's commits, 30 s to settle, 90 s for the takeover, 120 s to catch up, 60 s to drain) and the staging,
+     * so that a slow step fails with its own message.
+     */
     @Test
-    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    @Timeout(value = 600, unit = TimeUnit.SECONDS)
     void shouldHandTheKilledMembersPartitionsToTheSurvivorAndLoseNothingInPostgres(final FaultTopic input)
         throws Exception
     {

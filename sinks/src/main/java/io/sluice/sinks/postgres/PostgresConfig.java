@@ -31,11 +31,12 @@ import io.sluice.core.config.SinkSettings;
  * @param insertTimeoutMs    {@code insert_timeout_ms}, ms
  * @param delivery           {@code delivery}: at_least_once or exactly_once
  * @param offsetsTable       {@code offsets_table}: the positions table's name in the schema (exactly_once)
+ * @param connectTimeoutMs   {@code connect_timeout_ms}, ms: the longest TCP connect and, apart, the longest login
  */
 public record PostgresConfig(SinkSettings settings, String jdbcUrl, String username, String password,
     String sslMode, String sslCaFile, String sslCertificateFile, String sslKeyFile, String createTableDdl,
     String createTableLike, String insertMode, List<String> keyColumns, Map<String, String> sessionSettings,
-    long insertTimeoutMs, String delivery, String offsetsTable) implements SinkConnection
+    long insertTimeoutMs, String delivery, String offsetsTable, long connectTimeoutMs) implements SinkConnection
 {
     /**
      * Copies the lists and maps.
@@ -56,15 +57,55 @@ public record PostgresConfig(SinkSettings settings, String jdbcUrl, String usern
      * @param insertTimeoutMs    insert_timeout_ms
      * @param delivery           delivery
      * @param offsetsTable       offsets_table
+     * @param connectTimeoutMs   connect_timeout_ms, at least 1
+     * @throws IllegalArgumentException when connectTimeoutMs is not positive (pgJDBC would read 0 as no limit)
      */
     public PostgresConfig
     {
+        if (connectTimeoutMs <= 0)
+        {
+            throw new IllegalArgumentException("connect_timeout_ms must be positive, not " + connectTimeoutMs);
+        }
         keyColumns = List.copyOf(keyColumns);
         sessionSettings = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(sessionSettings));
     }
 
+    /** The default of {@code connect_timeout_ms}, ms. */
+    public static final long DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+
     /**
-     * An at-least-once sink, positions table {@code sluice_offsets}.
+     * A sink with the default {@code connect_timeout_ms} ({@value #DEFAULT_CONNECT_TIMEOUT_MS} ms).
+     *
+     * @param settings           neutral settings
+     * @param jdbcUrl            pgJDBC URL without credentials
+     * @param username           user
+     * @param password           password
+     * @param sslMode            ssl_mode
+     * @param sslCaFile          ssl_ca_file
+     * @param sslCertificateFile ssl_certificate_file
+     * @param sslKeyFile         ssl_key_file
+     * @param createTableDdl     create_table_ddl
+     * @param createTableLike    create_table_like
+     * @param insertMode         insert_mode
+     * @param keyColumns         key_columns
+     * @param sessionSettings    settings
+     * @param insertTimeoutMs    insert_timeout_ms
+     * @param delivery           delivery
+     * @param offsetsTable       offsets_table
+     */
+    public PostgresConfig(final SinkSettings settings, final String jdbcUrl, final String username,
+        final String password, final String sslMode, final String sslCaFile, final String sslCertificateFile,
+        final String sslKeyFile, final String createTableDdl, final String createTableLike, final String insertMode,
+        final List<String> keyColumns, final Map<String, String> sessionSettings, final long insertTimeoutMs,
+        final String delivery, final String offsetsTable)
+    {
+        this(settings, jdbcUrl, username, password, sslMode, sslCaFile, sslCertificateFile, sslKeyFile, createTableDdl,
+            createTableLike, insertMode, keyColumns, sessionSettings, insertTimeoutMs, delivery, offsetsTable,
+            DEFAULT_CONNECT_TIMEOUT_MS);
+    }
+
+    /**
+     * An at-least-once sink, positions table {@code sluice_offsets}, the default {@code connect_timeout_ms}.
      *
      * @param settings           neutral settings
      * @param jdbcUrl            pgJDBC URL without credentials
@@ -111,8 +152,9 @@ public record PostgresConfig(SinkSettings settings, String jdbcUrl, String usern
     }
 
     /**
-     * The pgJDBC connection properties: credentials, TLS, bounded waits (connect and login 10 s each; the socket
-     * timeout {@code insert_timeout_ms} + 10 s), the application name.
+     * The pgJDBC connection properties: credentials, TLS, bounded waits (the TCP connect and the login each
+     * {@code connect_timeout_ms} rounded up to whole seconds, as pgJDBC's {@code connectTimeout} and
+     * {@code loginTimeout} count them; the socket timeout {@code insert_timeout_ms} + 10 s), the application name.
      *
      * @return new properties (they hold the password: never print them)
      */
@@ -137,12 +179,19 @@ public record PostgresConfig(SinkSettings settings, String jdbcUrl, String usern
         {
             p.setProperty("sslkey", sslKeyFile);
         }
-        p.setProperty("connectTimeout", "10");
-        p.setProperty("loginTimeout", "10");
+        final String connectSeconds = Long.toString(connectTimeoutSeconds());
+        p.setProperty("connectTimeout", connectSeconds);
+        p.setProperty("loginTimeout", connectSeconds);
         p.setProperty("socketTimeout", Long.toString((insertTimeoutMs + 999) / 1000 + 10));
         p.setProperty("tcpKeepAlive", "true");
         p.setProperty("ApplicationName", "sluice");
         return p;
+    }
+
+    /** @return {@code connect_timeout_ms} in pgJDBC's unit: whole seconds, rounded up, at least 1 */
+    public long connectTimeoutSeconds()
+    {
+        return (connectTimeoutMs + 999) / 1000;
     }
 
     @Override

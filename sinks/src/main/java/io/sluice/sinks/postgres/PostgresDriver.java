@@ -79,8 +79,8 @@ public final class PostgresDriver implements SinkDriver
     }
 
     /**
-     * Logs in once with the sink's settings and runs {@code SELECT 1}. Each wait is bounded (connect 10 s, login
-     * 10 s).
+     * Logs in once with the sink's settings and runs {@code SELECT 1}. The TCP connect and the login are each bounded
+     * by {@code connect_timeout_ms} (10 s by default); a refused login or a missing database is answered at once.
      *
      * @throws SinkException not retriable when the server refuses the sink (authentication, a missing database, a
      *                       certificate its CA did not sign, a session setting it does not know), naming the server's

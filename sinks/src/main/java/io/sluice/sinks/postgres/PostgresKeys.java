@@ -114,8 +114,22 @@ public final class PostgresKeys
     /** {@code insert_timeout_ms}. */
     public static final ConfigKey INSERT_TIMEOUT_MS = ConfigKey.in(SinkKeys.SECTION, "insert_timeout_ms", LONG)
         .defaultValue("60000").unit("ms").range(100, 3_600_000)
-        .doc("Longest a batch's transaction may run: the session's statement_timeout (unless settings gives one) and, "
-            + "with 10 s more, the socket timeout that notices a server that stopped answering.");
+        .doc("Longest a batch's statement may run and a session may sit idle inside a transaction: the session's "
+            + "statement_timeout and idle_in_transaction_session_timeout (each unless settings gives it: the server "
+            + "ends the transaction of a client that froze in it, and its locks go) and, with 10 s more, the socket "
+            + "timeout that notices a server that stopped answering.");
+
+    /**
+     * {@code connect_timeout_ms}: pgJDBC's {@code connectTimeout} and {@code loginTimeout}, which count whole seconds
+     * (pgJDBC's "Connection Parameters"), so the value is rounded up to the next second.
+     */
+    public static final ConfigKey CONNECT_TIMEOUT_MS = ConfigKey.in(SinkKeys.SECTION, "connect_timeout_ms", LONG)
+        .defaultValue("10000").unit("ms").range(1_000, 600_000)
+        .doc("Longest wait for a new connection (writers, the catalog, the start-up check, the positions table): the "
+            + "TCP connect, then the whole login (TLS, authentication, the session's start), each bounded by it "
+            + "(pgJDBC's connectTimeout and loginTimeout, whole seconds: rounded up). A server that refuses the login "
+            + "(class 28) or names a missing database (3D000) answers at once, whatever this is. Raise it on a "
+            + "starved machine where a login can take longer than 10 s.");
 
     /** {@code offsets_table}. */
     public static final ConfigKey OFFSETS_TABLE = ConfigKey.in(SinkKeys.SECTION, "offsets_table", STRING)
@@ -131,6 +145,7 @@ public final class PostgresKeys
         SinkKeys.MAX_BYTES, SinkKeys.LINGER_MS, IDENTIFIER, SinkKeys.CREATE_TABLE, CREATE_TABLE_DDL, CREATE_TABLE_LIKE,
         INSERT_MODE, KEY_COLUMNS, SinkKeys.DELIVERY, OFFSETS_TABLE, SinkKeys.NULL_AS_DEFAULT, SinkKeys.UNKNOWN_FIELDS,
         SETTINGS,
-        SinkKeys.SCHEMA_REFRESH_MS, INSERT_TIMEOUT_MS, SinkKeys.RETRY_BACKOFF_MS, SinkKeys.RETRY_BACKOFF_MAX_MS,
+        SinkKeys.SCHEMA_REFRESH_MS, CONNECT_TIMEOUT_MS, INSERT_TIMEOUT_MS, SinkKeys.RETRY_BACKOFF_MS,
+        SinkKeys.RETRY_BACKOFF_MAX_MS,
         SinkKeys.BREAKER_FAILURES, SinkKeys.BREAKER_OPEN_MS);
 }

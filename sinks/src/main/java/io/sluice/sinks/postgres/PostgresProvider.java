@@ -1,5 +1,6 @@
 package io.sluice.sinks.postgres;
 
+import static io.sluice.sinks.postgres.PostgresKeys.CONNECT_TIMEOUT_MS;
 import static io.sluice.sinks.postgres.PostgresKeys.CREATE_TABLE_DDL;
 import static io.sluice.sinks.postgres.PostgresKeys.CREATE_TABLE_LIKE;
 import static io.sluice.sinks.postgres.PostgresKeys.IDENTIFIER;
@@ -57,7 +58,8 @@ public final class PostgresProvider implements SinkProvider
     /** URL parameters that keys of this kind set: giving them in the URL too would be two values for one thing. */
     private static final Map<String, String> PARAMETER_KEYS = Map.of("user", "username", "password", "password",
         "sslmode", "ssl_mode", "sslrootcert", "ssl_ca_file", "sslcert", "ssl_certificate_file", "sslkey",
-        "ssl_key_file", "currentschema", "schema");
+        "ssl_key_file", "currentschema", "schema", "connecttimeout", "connect_timeout_ms", "logintimeout",
+        "connect_timeout_ms");
 
     /** A provider; the service loader calls this constructor. */
     public PostgresProvider()
@@ -243,7 +245,8 @@ public final class PostgresProvider implements SinkProvider
             pc.intValue(SinkKeys.BREAKER_FAILURES), pc.longValue(SinkKeys.BREAKER_OPEN_MS),
             pc.longValue(SinkKeys.SCHEMA_REFRESH_MS));
         return new PostgresConfig(neutral, jdbcUrl, pc.string(USERNAME), pc.string(PASSWORD), sslMode, ca, cert, key,
-            ddl, like, mode, keyColumns, session, pc.longValue(INSERT_TIMEOUT_MS), delivery, offsetsTable);
+            ddl, like, mode, keyColumns, session, pc.longValue(INSERT_TIMEOUT_MS), delivery, offsetsTable,
+            pc.longValue(CONNECT_TIMEOUT_MS));
     }
 
     /**

@@ -11,7 +11,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * docs/configuration.md's reference section is generated from {@link ConfigSchema}; this test fails when they
- * differ. Regenerate with {@code mvn -pl core test -Dtest=ConfigurationDocTest -Dsluice.updateDocs=true}.
+ * differ. Regenerate with {@code mvn -o -B -pl sinks -am test -Dtest=ConfigurationDocTest
+ * -Dsluice.updateDocs=true -Dsurefire.failIfNoSpecifiedTests=false} (the test lives in sinks, which installs every
+ * kind's keys).
  */
 class ConfigurationDocTest
 {

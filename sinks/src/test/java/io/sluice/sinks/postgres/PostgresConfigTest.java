@@ -65,21 +65,66 @@ class PostgresConfigTest
         assertEquals("disable", p.sslMode());
         assertEquals(Map.of("synchronous_commit", "off"), p.sessionSettings());
         assertEquals(60_000, p.insertTimeoutMs());
+        assertEquals(10_000, p.connectTimeoutMs());
+        assertEquals("10", p.connectionProperties().getProperty("connectTimeout"));
+        assertEquals("10", p.connectionProperties().getProperty("loginTimeout"));
         assertFalse(p.toString().contains("s3cret"), p.toString());
+    }
+
+    /**
+     * connect_timeout_ms bounds the TCP connect and the login apart, in pgJDBC's whole seconds (rounded up, never
+     * down to pgJDBC's 0 = no limit); below 1 s, zero, negative, over 10 min or not a number is refused naming the key
+     * and its line; a URL that sets connectTimeout or loginTimeout itself is refused naming the key to use.
+     */
+    @Test
+    void shouldBoundConnectAndLoginByConnectTimeoutMs()
+    {
+        final String base = "url = \"postgresql://127.0.0.1:15432/analytics\"\nusername = \"u\"\n"
+            + "target_table = \"t\"\n";
+        for (final long[] c : new long[][]{{60_000, 60}, {1_000, 1}, {1_001, 2}, {1_500, 2}, {2_999, 3},
+            {600_000, 600}})
+        {
+            final PostgresConfig p = (PostgresConfig)ConfigLoader.parse(HEAD + base + "connect_timeout_ms = " + c[0]
+                + "\n").sink("pg").plugin();
+            assertEquals(c[0], p.connectTimeoutMs());
+            assertEquals(c[1], p.connectTimeoutSeconds());
+            assertEquals(Long.toString(c[1]), p.connectionProperties().getProperty("connectTimeout"), "" + c[0]);
+            assertEquals(Long.toString(c[1]), p.connectionProperties().getProperty("loginTimeout"), "" + c[0]);
+            assertEquals("70", p.connectionProperties().getProperty("socketTimeout"), "insert_timeout_ms + 10 s");
+        }
+        for (final String bad : List.of("0", "-1", "-60000", "999", "600001"))
+        {
+            final String all = problems(base + "connect_timeout_ms = " + bad + "\n").toString();
+            assertTrue(all.contains("sinks[0].plugin_config.connect_timeout_ms (line 14): " + bad
+                + " is out of range"), all);
+        }
+        final String text = problems(base + "connect_timeout_ms = \"60s\"\n").toString();
+        assertTrue(text.contains("sinks[0].plugin_config.connect_timeout_ms (line 14)"), text);
+        for (final String param : List.of("connectTimeout=5", "loginTimeout=30", "CONNECTTIMEOUT=5"))
+        {
+            final String all = problems("url = \"postgresql://h:5432/db?tcpKeepAlive=true&" + param + "\"\n"
+                + "username = \"u\"\ntarget_table = \"t\"\n").toString();
+            assertTrue(all.contains("sets " + param.substring(0, param.indexOf('=')) + " in the URL: use the key "
+                + "connect_timeout_ms instead"), all);
+        }
+        assertThrows(IllegalArgumentException.class, () -> new PostgresConfig(null, "jdbc:postgresql://h/db", "u", "",
+            "disable", null, null, null, null, null, "append", List.of(), Map.of(), 60_000, "at_least_once",
+            "sluice_offsets", 0));
     }
 
     @Test
     void shouldTakePgJdbcsUrlAndUpsertWithKeyColumns()
     {
         final PostgresConfig p = (PostgresConfig)ConfigLoader.parse(HEAD + """
-            url = "jdbc:postgresql://db1:5432,db2:5433/an.alytics?connectTimeout=5"
+            url = "jdbc:postgresql://db1:5432,db2:5433/an.alytics?targetServerType=primary&tcpKeepAlive=true"
             username = "u"
             target_table = "kv"
             insert_mode = "upsert"
             key_columns = ["k"]
             identifier = "rewrite"
             """).sink("pg").plugin();
-        assertEquals("jdbc:postgresql://db1:5432,db2:5433/an.alytics?connectTimeout=5", p.jdbcUrl());
+        assertEquals("jdbc:postgresql://db1:5432,db2:5433/an.alytics?targetServerType=primary&tcpKeepAlive=true",
+            p.jdbcUrl());
         assertEquals(List.of(List.of("jdbc:postgresql://db1:5432,db2:5433/an.alytics")), p.shards());
         assertTrue(p.upsert());
         assertEquals(List.of("k"), p.keyColumns());
