@@ -10,6 +10,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.sluice.core.ack.AckTracker;
+import io.sluice.core.stage.PaddedAtomicLong;
 
 /**
  * What a {@link KafkaSource} keeps of one assigned partition: its topic id, tracker, re-read schedule, committed
@@ -181,6 +182,39 @@ final class KafkaPartition
     long failSinceNanos()
     {
         return reread == null ? RereadSchedule.NO_FAILURE : reread.failSinceNanos();
+    }
+
+    /**
+     * Reads the partition again from its watermark ({@link RereadSchedule#REREAD}): the offsets above it written
+     * already are kept out of the re-read ({@link RereadFilter}), the consumer seeks back, the tracker starts a new
+     * generation, and the exactly-once tables' positions are read again. Source thread; allocates only its log line,
+     * when some offsets are written already.
+     *
+     * @param consumer the source's consumer
+     * @param loader   the source's reader of stored positions
+     * @param rereads  the pipeline's re-read counters, by {@link RereadSchedule#cause()}
+     */
+    void rereadFromWatermark(final Consumer<?, ?> consumer, final PositionLoader loader,
+        final PaddedAtomicLong[] rereads)
+    {
+        final long wm = tracker.watermark();
+        final long written = filter().capture(tracker, wm);
+        consumer.seek(tp, wm);
+        fetched = wm;
+        tracker.reset(wm);
+        loader.load(List.of(this));
+        settleSequence = -1;
+        pendingSkip = -1;
+        reread.rereading(wm);
+        final PaddedAtomicLong count = rereads[reread.cause()];
+        count.lazySet(count.get() + 1);
+        if (written > 0)
+        {
+            LOG.atInfo().addKeyValue("topic", tp.topic()).addKeyValue("partition", tp.partition())
+                .addKeyValue("offset", wm).log("{}: {} re-reading from offset {}: {} of the {} offsets up to {} are "
+                    + "written already and are not sent again", pipeline, tp, wm, written, filter.capturedEnd() - wm,
+                    filter.capturedEnd());
+        }
     }
 
     /** @return {@link RereadSchedule#stallClockFloorNanos()}, or {@link RereadSchedule#NO_FAILURE} */

@@ -33,7 +33,6 @@ import io.sluice.core.ack.AckTracker;
 import io.sluice.core.ack.PartitionTrackers;
 import io.sluice.core.ack.PositionStore;
 import io.sluice.core.stage.Downstream;
-import io.sluice.core.stage.PaddedAtomicLong;
 import io.sluice.core.stage.PipelineControl;
 import io.sluice.core.stage.PipelineStats;
 import io.sluice.core.stage.StageAgents;
@@ -503,24 +502,7 @@ public final class KafkaSource implements Agent
                     ps.settleSequence = publisher.tryPublishControl(RecordEvent.KIND_FLUSH, ++flushToken);
                 }
                 case RereadSchedule.REREAD -> {
-                    final long wm = t.watermark();
-                    final long written = ps.filter().capture(t, wm);
-                    consumer.seek(ps.tp, wm);
-                    ps.fetched = wm;
-                    t.reset(wm);
-                    positions.load(List.of(ps));
-                    ps.settleSequence = -1;
-                    ps.pendingSkip = -1;
-                    ps.reread.rereading(wm);
-                    final PaddedAtomicLong count = stats.rereads[ps.reread.cause()];
-                    count.lazySet(count.get() + 1);
-                    if (written > 0)
-                    {
-                        LOG.atInfo().addKeyValue("topic", ps.tp.topic()).addKeyValue("partition", ps.tp.partition())
-                            .addKeyValue("offset", wm).log("{}: {} re-reading from offset {}: {} of the {} offsets "
-                                + "up to {} are written already and are not sent again", settings.name(), ps.tp, wm,
-                                written, ps.filter.capturedEnd() - wm, ps.filter.capturedEnd());
-                    }
+                    ps.rereadFromWatermark(consumer, positions, stats.rereads);
                     holdingCount--;
                     if (!paused)
                     {
