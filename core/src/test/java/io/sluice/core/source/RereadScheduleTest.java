@@ -396,20 +396,7 @@ class RereadScheduleTest
     {
         final RereadSchedule s = schedule(RereadSchedule.Words.OFFSETS);
         final AtomicBoolean begun = new AtomicBoolean();
-        final Awaited queued = new Awaited()
-        {
-            @Override
-            public boolean ended()
-            {
-                return false;
-            }
-
-            @Override
-            public boolean begun()
-            {
-                return begun.get();
-            }
-        };
+        final Awaited queued = queuedUntil(begun);
         readAndWait(0, 5, 2, queued);
         assertEquals(RereadSchedule.HOLD, s.poll(clock.nanoTime(), tracker, stages, 41));
         for (int i = 0; i < 10; i++)
@@ -435,20 +422,7 @@ class RereadScheduleTest
         final RereadSchedule s = schedule(RereadSchedule.Words.OFFSETS);
         final StallWatch watch = new StallWatch(3_000, RereadSchedule.Words.OFFSETS);
         final AtomicBoolean begun = new AtomicBoolean();
-        final Awaited queued = new Awaited()
-        {
-            @Override
-            public boolean ended()
-            {
-                return false;
-            }
-
-            @Override
-            public boolean begun()
-            {
-                return begun.get();
-            }
-        };
+        final Awaited queued = queuedUntil(begun);
         readAndWait(0, 5, 2, queued);
         assertEquals(RereadSchedule.HOLD, s.poll(clock.nanoTime(), tracker, stages, 41));
         assertEquals(RereadSchedule.NO_FAILURE, s.stallClockFloorNanos(), "not seen queued yet");
@@ -468,5 +442,24 @@ class RereadScheduleTest
         clock.update(lastQueued + 3_001 * MS);
         assertTrue(watch.stalled(clock.nanoTime(), tracker, s.failSinceNanos(), s.stallClockFloorNanos()),
             "a setup that began and does not end still ends the run after the limit");
+    }
+
+    /** Work that never ends and has begun once {@code begun} is set (a setup queued behind others until then). */
+    private static Awaited queuedUntil(final AtomicBoolean begun)
+    {
+        return new Awaited()
+        {
+            @Override
+            public boolean ended()
+            {
+                return false;
+            }
+
+            @Override
+            public boolean begun()
+            {
+                return begun.get();
+            }
+        };
     }
 }
