@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -100,6 +102,46 @@ class PostgresDeleteIT
         assertEquals(2, third.pipelines().get(0).stats().rowsWritten.get(), "one-row batches: two rows");
         assertEquals(3, third.pipelines().get(0).stats().rowsDeleted.get(), "one-row batches: three deletes");
         assertEquals(Map.of(new TopicPartition(kv, 0), 19L), TestServices.committed(group));
+    }
+
+    /**
+     * Under {@code delivery = "exactly_once"} a tombstone is checked against the table's stored position as a row is
+     * (hostile review of issue 23): after the group is reset to 0 the replay must neither delete a row the table
+     * holds again since (the re-insert after the tombstone) nor move the position, nor stall; one record per batch,
+     * so the tombstone can be a batch of its own.
+     */
+    @Test
+    void shouldNotApplyATombstoneTheTableHoldsAgainOnAReplayUnderExactlyOnce() throws Exception
+    {
+        final String s = unique("");
+        final String group = "g-pgdel-eo-" + s;
+        final String kv = DB.topic("pg-del-eo-" + s);
+        sql("CREATE TABLE " + DB.table(kv) + " (id bigint PRIMARY KEY, v text)");
+        produce(kv,
+            "1", "{\"id\":1,\"v\":\"a\"}",
+            "1", null,
+            "1", "{\"id\":1,\"v\":\"b\"}",
+            "2", "{\"id\":2,\"v\":\"x\"}");
+        final String plugin = "target_table = \"{topic}\"\ndelivery = \"exactly_once\"\nmax_rows = 1\nlinger_ms = 50";
+        final SluiceEngine first = engine(group, kv, "fail", plugin, "");
+        assertEquals(SluiceEngine.EXIT_OK, first.run(), first.failure());
+        final String select = "SELECT id, v FROM " + DB.table(kv) + " ORDER BY id";
+        assertEquals(List.of("1|b", "2|x"), rows(select));
+        final String position = "SELECT next_offset FROM " + DB.table("sluice_offsets") + " WHERE group_id = '" + group
+            + "'";
+        assertEquals(List.of("4"), rows(position));
+
+        try (Admin a = TestServices.admin())
+        {
+            a.alterConsumerGroupOffsets(group, Map.of(new TopicPartition(kv, 0), new OffsetAndMetadata(0))).all()
+                .get();
+        }
+        final SluiceEngine replay = engine(group, kv, "fail", plugin, "");
+        assertEquals(SluiceEngine.EXIT_OK, replay.run(), replay.failure());
+        assertEquals(List.of("1|b", "2|x"), rows(select), "the replayed tombstone deleted nothing");
+        assertEquals(List.of("4"), rows(position), "the position did not move back");
+        assertEquals(0, replay.pipelines().get(0).stats().rowsDeleted.get(), "no delete was sent");
+        assertEquals(Map.of(new TopicPartition(kv, 0), 4L), TestServices.committed(group));
     }
 
     /**

@@ -542,6 +542,12 @@ public final class RouteStage<T> implements EventHandler<RecordEvent>
         {
             begin(ev);
             settled = true;
+            // a delete is checked against an exactly-once table's position as a row is: a table that holds the
+            // tombstone already (its row deleted, maybe inserted again by a later record) takes no delete of it
+            if (dest.positions() != null && !fates.positioned(ev, dest, stats.heldByTable))
+            {
+                return;
+            }
             append(ev, branches[branch], dest, 0, null, true);
         }
 
