@@ -203,6 +203,69 @@ class PostgresExactlyOnceIT
         assertEquals(TestServices.endOffsets(topic, PARTITIONS), TestServices.committed(group), "lag 0");
     }
 
+    /**
+     * Two branches that write one table through two exactly-once sinks keeping their positions in one place would
+     * share its positions row and each take the other's position as its own (hostile review of issue 23): the
+     * second one's first record stops the pipeline naming both branches, and no row of it is written.
+     */
+    @Test
+    void shouldRefuseTwoSinksWritingOneTableWithPositionsInOnePlace() throws Exception
+    {
+        final String s = unique("");
+        final String topic = "eos.twin." + s;
+        TestServices.createTopic(topic, 1);
+        TOPICS.add(topic);
+        final String twin = "twin_" + s;
+        PostgresSinkIT.sql("CREATE TABLE " + PostgresIdentifiers.qualified(SCHEMA, twin) + " (id bigint, kind text)");
+        KafkaRecords.produce(List.of(
+            new ProducerRecord<>(topic, 0, null, "{\"id\":1,\"kind\":\"k0\"}".getBytes(StandardCharsets.UTF_8)),
+            new ProducerRecord<>(topic, 0, null, "{\"id\":2,\"kind\":\"k1\"}".getBytes(StandardCharsets.UTF_8))));
+        final Map<String, String> secrets = TestServices.secrets();
+        final String plugin = """
+            url = "%s"
+            username = "%s"
+            password = "%s"
+            schema = "%s"
+            delivery = "exactly_once"
+            linger_ms = 50
+            """.formatted(PostgresSinkIT.url(), secrets.get("SLUICE_TEST_POSTGRES_USER"),
+            secrets.get("SLUICE_TEST_POSTGRES_PASSWORD"), SCHEMA);
+        final String toml = """
+            [kafka]
+            bootstrap_servers = "%s"
+            [engine]
+            status_interval_ms = 0
+            [[sinks]]
+            name = "pg"
+            kind = "postgres"
+            topics = ["%s"]
+            group_id = "g-twin-%s"
+            [sinks.plugin_config]
+            %s
+            [[sinks.branches]]
+            name = "x"
+            when = { path = "kind", equals = "k0" }
+            target_table = "%s"
+            [[sinks.branches]]
+            name = "y"
+            when = { path = "kind", equals = "k1" }
+            sink = "pg2"
+            target_table = "%s"
+            [[sinks]]
+            name = "pg2"
+            kind = "postgres"
+            [sinks.plugin_config]
+            %s
+            """.formatted(TestServices.bootstrap(), topic, s, plugin, twin, twin, plugin);
+        final SluiceEngine engine = new SluiceEngine(ConfigLoader.parse(toml), c -> new PostgresDriver(),
+            c -> new KafkaScatterDriver(), new GatherPipeline.RunOptions(true));
+        assertEquals(SluiceEngine.EXIT_FAILURE, engine.run(), "the shared positions row must stop the pipeline");
+        final String f = engine.failure();
+        assertTrue(f.contains("branches x and y both write it") && f.contains("positions kept in one place"), f);
+        assertEquals(List.of("0"), PostgresSinkIT.rows("SELECT count(*) FROM "
+            + PostgresIdentifiers.qualified(SCHEMA, twin) + " WHERE kind = 'k1'"), "the second branch wrote nothing");
+    }
+
     @Test
     void shouldWriteEachRecordOnceAcrossReReadsWhereAtLeastOnceWritesItTwice() throws Exception
     {

@@ -420,17 +420,20 @@ public final class DestinationResolver
         {
             return null;
         }
+        // one chain per positions row: two branches whose tables share a row (the same table, its sink or another
+        // sink keeping positions in the same place) would each take the other's position as its own
+        final String key = positions.key(d.sink(), d.sqlTable());
         for (final Destination o : all)
         {
-            if (o.sink().equals(d.sink()) && o.sqlTable().equals(d.sqlTable()) && o.branch() != d.branch())
+            if (o.branch() != d.branch() && o.positions() != null && o.positions().key().equals(key))
             {
                 return "destination " + d.sqlTable() + ": branches " + o.branchName() + " and " + d.branchName()
-                    + " both write it, and sink " + d.sink() + " is delivery = \"exactly_once\": a table's "
-                    + "positions are one chain of batches per partition, so only one branch may write a table (send "
-                    + "both kinds of record through one branch, or write them to two tables)";
+                    + " both write it, with delivery = \"exactly_once\" and their positions kept in one place: a table's positions are one chain of batches per partition, so "
+                    + "only one branch may write a table (send both kinds of record through one branch, or write them "
+                    + "to two tables)";
             }
         }
-        d.positions(new PositionChain(positions.key(d.sink(), d.sqlTable())));
+        d.positions(new PositionChain(key));
         return null;
     }
 }
