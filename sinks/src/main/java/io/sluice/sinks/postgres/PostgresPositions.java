@@ -105,9 +105,25 @@ final class PostgresPositions implements PositionStore
         return out;
     }
 
-    /** Creates the table when it is missing; a concurrent creator's win is no failure. */
+    /**
+     * Creates the table when it is missing; a concurrent creator's win is no failure. Looks first
+     * ({@code to_regclass}): PostgreSQL checks the CREATE right on the schema before it honours {@code IF NOT EXISTS},
+     * so a role with only the rights to read and write a positions table made by someone else must not be asked to
+     * create it.
+     */
     private void create(final Connection c) throws SQLException
     {
+        try (PreparedStatement look = c.prepareStatement("SELECT to_regclass(?) IS NOT NULL"))
+        {
+            look.setString(1, table);
+            try (ResultSet r = look.executeQuery())
+            {
+                if (r.next() && r.getBoolean(1))
+                {
+                    return;
+                }
+            }
+        }
         final boolean auto = c.getAutoCommit();
         c.setAutoCommit(true);
         try (Statement s = c.createStatement())

@@ -1,5 +1,6 @@
 package io.sluice.sinks.postgres;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -16,6 +17,7 @@ import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import io.sluice.core.config.SinkKeys;
 import io.sluice.core.config.SinkSettings;
 import io.sluice.core.gather.sink.SinkException;
 import io.sluice.core.gather.sink.SinkSpec;
@@ -139,6 +141,50 @@ class PostgresDriverIT
         finally
         {
             java.util.TimeZone.setDefault(jvm);
+        }
+    }
+
+    /**
+     * A role that may read and write a positions table made by someone else, but not create tables in its schema,
+     * reads the positions: {@code CREATE TABLE IF NOT EXISTS} alone would be refused (42501: the server checks the
+     * CREATE right before it looks), so the positions store looks first (hostile review of issue 23).
+     */
+    @Test
+    void shouldReadPositionsAsARoleThatMayNotCreateInTheSchema() throws Exception
+    {
+        final String schema = "pgpos_" + Long.toString(System.nanoTime(), 36);
+        final String scram = secrets.get("SLUICE_TEST_POSTGRES_SCRAM_USER");
+        final PostgresConfig owner = config(url, secrets.get("SLUICE_TEST_POSTGRES_USER"),
+            secrets.get("SLUICE_TEST_POSTGRES_PASSWORD"), "disable", null, null, Map.of());
+        final SinkSettings s = new SinkSettings("postgres", "sinks[0].plugin_config", List.of(List.of(url)), 1,
+            schema, "t", 1000, 1 << 20, 100, "quote", false, false, false, 100, 1000, 5, 1000, 10_000);
+        final PostgresConfig limited = new PostgresConfig(s, url, scram,
+            secrets.get("SLUICE_TEST_POSTGRES_SCRAM_PASSWORD"), "verify-full", secure.resolve("ca.pem").toString(),
+            null, null, null, null, "append", List.of(), Map.of(), 30_000, SinkKeys.EXACTLY_ONCE, "positions");
+        final org.apache.kafka.common.TopicPartition tp = new org.apache.kafka.common.TopicPartition("orders.pos", 0);
+        try (Connection c = PostgresConnections.connect(owner); Statement st = c.createStatement())
+        {
+            c.setAutoCommit(true);
+            st.execute("CREATE SCHEMA " + PostgresIdentifiers.quote(schema));
+            st.execute(new PostgresPositions(limited, "g").createStatement());
+            st.execute("INSERT INTO " + PostgresIdentifiers.qualified(schema, "positions")
+                + " (group_id, table_name, topic, partition, next_offset) VALUES ('g', 't', 'orders.pos', 0, 42)");
+            st.execute("GRANT USAGE ON SCHEMA " + PostgresIdentifiers.quote(schema) + " TO "
+                + PostgresIdentifiers.quote(scram));
+            st.execute("GRANT SELECT, INSERT, UPDATE ON " + PostgresIdentifiers.qualified(schema, "positions") + " TO "
+                + PostgresIdentifiers.quote(scram));
+        }
+        try
+        {
+            assertEquals(Map.of(tp, Map.of("t", 42L)), new PostgresPositions(limited, "g").read(List.of(tp)));
+        }
+        finally
+        {
+            try (Connection c = PostgresConnections.connect(owner); Statement st = c.createStatement())
+            {
+                c.setAutoCommit(true);
+                st.execute("DROP SCHEMA " + PostgresIdentifiers.quote(schema) + " CASCADE");
+            }
         }
     }
 }
