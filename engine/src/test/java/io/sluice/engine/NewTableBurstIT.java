@@ -89,14 +89,17 @@ class NewTableBurstIT
             final long ended = (long)value(scrape, "sluice_source_rereads_total", "setup_ended");
             final long safety = (long)value(scrape, "sluice_source_rereads_total", "safety");
             final long backoff = (long)value(scrape, "sluice_source_rereads_total", "backoff");
+            final long flushSealed = (long)value(scrape, "sluice_batches_sealed_total", "reason=\"flush\"");
             System.out.printf("NewTableBurstIT: %d topics, %d records: %d read (%.2f per record), re-reads: %d after "
-                + "a setup ended, %d for safety, %d on a backoff%n", TOPICS, records, in, in / (double)records, ended,
-                safety, backoff);
+                + "a setup ended, %d for safety, %d on a backoff; %d batches sealed by a flush%n", TOPICS, records, in,
+                in / (double)records, ended, safety, backoff, flushSealed);
             e.terminate();
             assertEquals(0, e.waitFor(60), e.output());
             assertEquals(0, backoff, "no waiting record re-read on a backoff timer");
             assertTrue(ended >= 1, "the burst made records wait for their tables: " + ended);
             assertTrue(ended <= TOPICS, "at most one re-read per topic after its setup ended: " + ended);
+            // a partition held for its new table seals nobody's batch (the engine ran without a rebalance or a drain)
+            assertEquals(0, flushSealed, "batches sealed by a flush while " + ended + " partitions waited for tables");
             assertTrue(in >= records, "every record read: " + in);
             assertTrue(in <= records + (ended + safety) * PER_TOPIC, "each read beyond the first is a re-read of one "
                 + "partition's records at most: " + in + " read, " + ended + " + " + safety + " re-reads");
@@ -172,14 +175,16 @@ class NewTableBurstIT
     }
 
     /**
-     * @return the sum of a series' samples in a scrape, those of {@code cause} only when it is given
+     * @return the sum of a series' samples in a scrape, those of {@code cause} only when it is given (a re-read's
+     *         cause, or a whole label such as {@code reason="flush"})
      */
     private static double value(final String scrape, final String series, final String cause)
     {
         double sum = 0;
         for (final String line : scrape.split("\n"))
         {
-            if (line.startsWith(series + "{") && (cause == null || line.contains("cause=\"" + cause + "\"")))
+            if (line.startsWith(series + "{")
+                && (cause == null || line.contains(cause.contains("=") ? cause : "cause=\"" + cause + "\"")))
             {
                 sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
             }

@@ -491,7 +491,8 @@ public final class KafkaSource implements Agent
             {
                 ps.settleSequence = publisher.tryPublishControl(RecordEvent.KIND_FLUSH, ++flushToken);
             }
-            // settled through the flush published at the hold: every open batch with its records was sealed first
+            // settled through the flush published at the hold (every open batch with its records was sealed first),
+            // or, for a hold that waits for work, routed through the last record published before it
             final long settle = ps.holding() ? (ps.settleSequence < 0 ? Long.MAX_VALUE : ps.settleSequence) : -1;
             switch (ps.reread.poll(now, t, downstream, settle))
             {
@@ -499,7 +500,10 @@ public final class KafkaSource implements Agent
                     holdingCount++;
                     consumer.pause(List.of(ps.tp));
                     polled.forget(ps);
-                    ps.settleSequence = publisher.tryPublishControl(RecordEvent.KIND_FLUSH, ++flushToken);
+                    // a hold for a new table seals no batch: the ring's cursor marks the partition's last record
+                    ps.settleSequence = ps.reread.holdsForWork()
+                        ? publisher.cursor()
+                        : publisher.tryPublishControl(RecordEvent.KIND_FLUSH, ++flushToken);
                 }
                 case RereadSchedule.REREAD -> {
                     ps.rereadFromWatermark(consumer, positions, stats.rereads);

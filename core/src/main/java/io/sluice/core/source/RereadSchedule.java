@@ -222,6 +222,21 @@ public final class RereadSchedule
     }
 
     /**
+     * Whether the current hold waits for work under way on another thread ({@link Awaited}: a record whose new table
+     * is being set up). Such a hold needs no flush: {@link #poll}'s {@code lastSequence} may be the ring's cursor at
+     * the hold (the partition's last record published), so the hold seals no other table's open batch; the records
+     * of the partition before the waiting one, if any are still in a batch, are written when that batch seals on its
+     * own rule ({@code linger_ms} at the latest). Any other hold gets a flush, so that its re-read need not wait
+     * {@code linger_ms} for the batches that carry its records.
+     *
+     * @return true while holding for work
+     */
+    public boolean holdsForWork()
+    {
+        return holding && awaited != null;
+    }
+
+    /**
      * Whether nothing of a partition held for a wait is in flight any more. The waiting record failed on the route
      * stage, in offset order, so every record of the partition after it that the route stage took was dropped, not
      * batched; once the route stage has taken everything published before the hold and the watermark has reached

@@ -349,6 +349,7 @@ class RereadScheduleTest
         final long heldAt = clock.nanoTime();
         assertEquals(RereadSchedule.HOLD, s.poll(heldAt, tracker, stages, 41));
         assertFalse(s.awaiting());
+        assertFalse(s.holdsForWork(), "no work to wait for: the source flushes the batches that carry its records");
         assertEquals(RereadSchedule.AWAITING_BACKOFF_NANOS, s.rereadAtNanos() - heldAt);
         clock.update(s.rereadAtNanos());
         assertEquals(RereadSchedule.REREAD, s.poll(clock.nanoTime(), tracker, stages, 41));
@@ -383,12 +384,15 @@ class RereadScheduleTest
         tracker.ack(0, tracker.generation());
         tracker.fail(2, tracker.generation(), AckTracker.CODE_AWAITING, "waiting", () -> true);
         assertEquals(RereadSchedule.HOLD, s.poll(clock.nanoTime(), tracker, stages, 41));
+        assertTrue(s.holdsForWork(), "a hold for work publishes no flush: offset 1's batch seals on its own rule");
         stages.settled = false;
         stages.routed = true;
         assertEquals(RereadSchedule.HOLDING, s.poll(clock.nanoTime(), tracker, stages, 41),
             "offset 1 is in a batch not written yet: re-reading now would write it twice");
         tracker.ack(1, tracker.generation());
         assertEquals(RereadSchedule.REREAD, s.poll(clock.nanoTime(), tracker, stages, 41), "written now");
+        reread(s);
+        assertFalse(s.holdsForWork(), "no longer held");
     }
 
     @Test
