@@ -93,8 +93,10 @@ public final class RunCommand implements Callable<Integer>
             source -> new KafkaScatterDriver(),
             new GatherPipeline.RunOptions(untilCaughtUp));
         installSignalHandlers(engine, config.checkpoint().drainTimeoutMs());
-        // kill -USR2 <pid>: print counters and latency percentiles (end to end and per stage hop) without stopping
-        Signals.handle("USR2", engine::printLatencies);
+        // kill -USR1 <pid>: print counters and latency percentiles (end to end and per stage hop) without stopping.
+        // Never SIGUSR2: HotSpot on Linux suspends threads with it (Java Flight Recorder's sampler), and a handler
+        // installed on it takes those signals
+        Signals.handle("USR1", engine::printLatencies);
         // any other JVM exit (System.exit elsewhere, a signal the handlers do not cover) still drains
         final Thread hook = new Thread(() ->
         {

@@ -1,6 +1,7 @@
 package io.sluice.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
@@ -274,7 +275,7 @@ class EngineCommandLineIT
     }
 
     @Test
-    void shouldDrainCommitAndExitZeroOnSigterm() throws Exception
+    void shouldPrintOnSigusr1UnderFlightRecorderAndDrainCommitAndExitZeroOnSigterm() throws Exception
     {
         final String topic = unique("cli-term-");
         final String db = unique("cli_db_");
@@ -299,7 +300,11 @@ class EngineCommandLineIT
             + ".pull_request_events UNION ALL SELECT id FROM " + db + ".issue_comment_events UNION ALL SELECT id FROM "
             + db
             + ".fork_events UNION ALL SELECT id FROM " + db + ".other_events";
-        try (EngineProcess p = EngineProcess.start("--config", f.toString()))
+        // under Java Flight Recorder's thread sampler, which HotSpot drives with SIGUSR2 on Linux: the engine must
+        // leave that signal to the JVM (a handler on it took the sampler's signals, 40-125 a second)
+        final Path jfr = Files.createTempDirectory(Path.of("target"), "jfr-").toAbsolutePath();
+        try (EngineProcess p = EngineProcess.start(List.of("-XX:StartFlightRecording=settings=profile,filename="
+            + jfr.resolve("run.jfr")), "--config", f.toString()))
         {
             // feed the topic while the engine runs, and stop it in the middle
             TestServices.produce(topic, lines.subList(0, lines.size() / 2));
@@ -308,6 +313,15 @@ class EngineCommandLineIT
             {
                 Thread.sleep(100);
             }
+            // kill -USR1: the counters and latencies so far, the run goes on
+            p.signal("USR1");
+            final long printed = System.nanoTime() + 30_000_000_000L;
+            while (!p.output().contains("[SIGUSR1 handler]") && System.nanoTime() < printed)
+            {
+                Thread.sleep(100);
+            }
+            assertTrue(p.output().contains("[SIGUSR1 handler]"), "SIGUSR1 prints the summary so far: " + p.output());
+            assertFalse(p.output().contains("[SIGUSR2 handler]"), "no handler on the JVM's SIGUSR2");
             TestServices.produce(topic, lines.subList(lines.size() / 2, lines.size()));
             p.terminate();
             assertEquals(0, p.waitFor(120), p.output());

@@ -85,6 +85,22 @@ final class EngineProcess implements AutoCloseable
         return process.exitValue();
     }
 
+    /**
+     * Sends a signal with {@code kill}.
+     *
+     * @param name the signal's name without {@code SIG}, e.g. {@code USR1}
+     */
+    void signal(final String name) throws IOException, InterruptedException
+    {
+        final Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid()))
+            .redirectErrorStream(true).start();
+        if (!kill.waitFor(30, TimeUnit.SECONDS) || kill.exitValue() != 0)
+        {
+            throw new AssertionError("kill -" + name + " " + process.pid() + " failed: "
+                + new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+        }
+    }
+
     /** Sends SIGTERM (what Ctrl-C / a service manager does). */
     void terminate()
     {

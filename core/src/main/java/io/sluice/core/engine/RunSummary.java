@@ -12,7 +12,7 @@ import io.sluice.core.gather.batch.Destination;
 import io.sluice.core.stage.PipelineStats;
 
 /**
- * The summary a gather pipeline logs when a run ends (and on SIGUSR2): records in, rows written and deleted, drops,
+ * The summary a gather pipeline logs when a run ends (and on SIGUSR1): records in, rows written and deleted, drops,
  * dead letters and inserts, rows per table, and the latency percentiles. Stateless; reads the pipeline's counters, which
  * any thread may do.
  */

@@ -546,7 +546,7 @@ public final class SluiceEngine
         return List.copyOf(scatters);
     }
 
-    /** Logs the status line and the latency percentiles so far, on demand (SIGUSR2 in the command line). */
+    /** Logs the status line and the latency percentiles so far, on demand (SIGUSR1 in the command line). */
     public void printLatencies()
     {
         printSummary();
