@@ -181,6 +181,34 @@ final class ScaleReport
                     fmt(100 * num(m, "topics_picked_up_within_topic_refresh_ms"), "%.0f%%")));
             }
         }
+        if (summary.get("heap_growth_by_class") instanceof Map<?, ?> g && g.get("base_topics") != null)
+        {
+            for (final Map.Entry<?, ?> e : g.entrySet())
+            {
+                if (!(e.getValue() instanceof Map<?, ?> step))
+                {
+                    continue;
+                }
+                b.append(String.format(Locale.ROOT,
+                    "%nLive heap by class, %s topics against %s (jcmd GC.class_histogram"
+                        + " after the full GC; step-K-heap-histogram.txt): %s bytes per extra topic in all; the classes"
+                        + " that grew most:%n",
+                    e.getKey(), g.get("base_topics"),
+                    fmt(num((Map<String, Object>)step, "total_bytes_per_extra_topic"), "%,.0f")));
+                int n = 0;
+                for (final Object o : (List<?>)step.get("top_classes"))
+                {
+                    final Map<String, Object> row = (Map<String, Object>)o;
+                    if (n++ == 10)
+                    {
+                        break;
+                    }
+                    b.append(String.format(Locale.ROOT, "  %10s B/topic %10s instances/topic  %s%n",
+                        fmt(num(row, "bytes_per_extra_topic"), "%,.0f"),
+                        fmt(num(row, "instances_per_extra_topic"), "%,.1f"), row.get("class")));
+                }
+            }
+        }
         for (final Map<String, Object> r : steps)
         {
             if (r.get("failure") != null)

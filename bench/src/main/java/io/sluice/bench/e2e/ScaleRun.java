@@ -104,6 +104,8 @@ public final class ScaleRun
     private long serverPid = -1;
     private long brokerPid = -1;
     private double createTableSeconds = Double.NaN;
+    /** Each step's live objects by class after its full collection, by topics. */
+    private final Map<Integer, HeapHistogram> histograms = new TreeMap<>();
 
     private ScaleRun()
     {
@@ -282,6 +284,7 @@ public final class ScaleRun
         summary.put("topic_refresh_ms", TOPIC_REFRESH_MS);
         summary.put("took_s", (System.nanoTime() - t0) / 1e9);
         summary.put("comparison", ScaleReport.comparison(results));
+        summary.put("heap_growth_by_class", heapGrowth());
         summary.put("steps", results);
         final String text = ScaleReport.text(summary);
         Files.writeString(runDir.resolve("result.json"), mapper.writeValueAsString(summary));
@@ -484,6 +487,14 @@ public final class ScaleRun
             // what the engine keeps for this many topics: the heap in use right after a full collection
             r.put("heap_live_after_gc_bytes", liveHeap(p.pid(), metricsPort, w));
             r.put("rss_after_gc_bytes", ProcFs.statusBytes(p.pid(), "VmRSS"));
+            // where it goes: the live objects by class (another full collection, then HotSpot's heap inspection)
+            final HeapHistogram h = histogram(p.pid(), runDir.resolve("step-" + k + "-heap-histogram.txt"));
+            if (h != null)
+            {
+                histograms.put(k, h);
+                r.put("heap_histogram_total_bytes", h.totalBytes());
+                r.put("heap_histogram_top", h.top(10));
+            }
         }
         p.destroy(); // SIGTERM: the engine drains and commits
         final boolean exited = p.waitFor(90, TimeUnit.SECONDS);
@@ -945,6 +956,76 @@ public final class ScaleRun
             Thread.currentThread().interrupt();
             return Double.NaN;
         }
+    }
+
+    /**
+     * Runs {@code jcmd PID GC.class_histogram} and writes its output to {@code file}.
+     *
+     * @return the histogram, null if jcmd is missing, fails or does not answer within 120 s
+     */
+    private static HeapHistogram histogram(final long pid, final Path file)
+    {
+        try
+        {
+            final Process jcmd = new ProcessBuilder("jcmd", String.valueOf(pid), "GC.class_histogram")
+                .redirectErrorStream(true).redirectOutput(file.toFile()).start();
+            if (!jcmd.waitFor(120, TimeUnit.SECONDS))
+            {
+                jcmd.destroyForcibly();
+                return null;
+            }
+            final HeapHistogram h = HeapHistogram.parse(Files.readString(file));
+            return jcmd.exitValue() == 0 && !h.classes().isEmpty() ? h : null;
+        }
+        catch (final IOException e)
+        {
+            return null;
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    /**
+     * @return per step with a histogram after the smallest such step: the classes that grew the most, in bytes and
+     *     instances per extra topic against that step (empty when fewer than two steps have a histogram)
+     */
+    private Map<String, Object> heapGrowth()
+    {
+        final Map<String, Object> m = new LinkedHashMap<>();
+        if (histograms.size() < 2)
+        {
+            return m;
+        }
+        final int base = histograms.keySet().iterator().next();
+        m.put("base_topics", base);
+        for (final Map.Entry<Integer, HeapHistogram> e : histograms.entrySet())
+        {
+            if (e.getKey() == base)
+            {
+                continue;
+            }
+            final List<Map<String, Object>> rows = new ArrayList<>();
+            for (final HeapHistogram.Growth g : HeapHistogram.growth(histograms.get(base), base, e.getValue(),
+                e.getKey(), 20))
+            {
+                final Map<String, Object> row = new LinkedHashMap<>();
+                row.put("class", g.name());
+                row.put("bytes_per_extra_topic", g.bytesPerTopic());
+                row.put("instances_per_extra_topic", g.instancesPerTopic());
+                row.put("bytes_base", g.bytesSmall());
+                row.put("bytes", g.bytesLarge());
+                rows.add(row);
+            }
+            final Map<String, Object> step = new LinkedHashMap<>();
+            step.put("total_bytes_per_extra_topic", (double)(e.getValue().totalBytes() - histograms.get(base)
+                .totalBytes()) / (e.getKey() - base));
+            step.put("top_classes", rows);
+            m.put(String.valueOf(e.getKey()), step);
+        }
+        return m;
     }
 
     private static double value(final String line)
