@@ -52,10 +52,13 @@ import io.sluice.tuning.JvmProfile;
  * every record, or until a bound: the step's timeout, or no progress of rows, topics or commits for the stall limit;
  * the engine is stopped with SIGTERM (it drains and commits). A {@link Sampler} reads meanwhile, every
  * {@code --sample-ms}: the CPU of the engine's process, of the database server and of the broker (found by their
- * listening ports, {@link ProcFs}), the engine's RSS ({@code /proc/PID/status}) and heap (its Prometheus endpoint),
- * the rows per table (which also stamps each table's first row), the topics the broker lists (which stamps each
- * topic's first listing), and the offsets both groups have committed. Every row is then verified against the input
- * ({@link ScaleSink#verify}), and the step's topics, groups and database are deleted.
+ * listening ports, {@link ProcFs}), the engine's RSS ({@code /proc/PID/status}), the rows per table (which also stamps
+ * each table's first row), the topics the broker lists (which stamps each topic's first listing; until every topic
+ * is listed) and the source group's committed offsets; every {@code --probe-ms} (and at every sample once every row
+ * is written) the probes whose cost grows with the partitions: the engine's heap, lag and records read (its
+ * Prometheus endpoint) and the sink group's committed offsets. Each probe's calls and time are reported. After the
+ * step's full GC the live objects by class ({@link HeapHistogram}) are written next to its log. Every row is then
+ * verified against the input ({@link ScaleSink#verify}), and the step's topics, groups and database are deleted.
  *
  * <p>Writes {@code result.json}, {@code result.txt} and {@code cost-curve.svg} ({@link ScaleChart}) into
  * {@code bench/results/scale-<time>/}, with each step's configuration and engine log. Exit code 0 when every step
@@ -403,12 +406,8 @@ public final class ScaleRun
         final Map<String, Timed> costs = new LinkedHashMap<>();
         // the listing stamps each topic's first listing (pick-up's start): every sample until every topic is listed,
         // then no more (nothing left to stamp; the count stays the step's topics)
-        extra.put("topics", timed(costs, "topics", 0, w, () ->
+        final Sampler.Probe listing = timed(costs, "topics", 0, w, () ->
         {
-            if (w.topicListed.size() >= k)
-            {
-                return k;
-            }
             try
             {
                 final Set<String> names = admin.listTopics().names().get(10, TimeUnit.SECONDS);
@@ -430,7 +429,8 @@ public final class ScaleRun
                 w.brokerError = "listing topics: " + e;
                 throw e;
             }
-        }));
+        });
+        extra.put("topics", () -> w.topicListed.size() >= k ? k : listing.read());
         // the source group commits the input topic's few partitions: cheap, every sample
         extra.put("source_committed", timed(costs, "source_committed", 0, w, () ->
         {
