@@ -155,6 +155,13 @@ final class ScaleReport
             + "but not yet committed by the sink, the most sampled; reads/r: records the sink read (its "
             + "sluice_records_in_total, re-reads included) per record; CREATE s: the database's own time per CREATE "
             + "TABLE of the step's DDL, measured before the step (median of 5).%n"));
+        for (final Map<String, Object> r : steps)
+        {
+            if (r.get("probes") instanceof Map<?, ?> probes)
+            {
+                b.append(probes(((Number)r.get("topics")).intValue(), (Map<String, Object>)probes));
+            }
+        }
         final Map<String, Object> c = (Map<String, Object>)summary.get("comparison");
         if (c.get("steps") instanceof List<?> per)
         {
@@ -181,6 +188,34 @@ final class ScaleReport
                     fmt(100 * num(m, "topics_picked_up_within_topic_refresh_ms"), "%.0f%%")));
             }
         }
+        if (summary.get("heap_growth_by_class") instanceof Map<?, ?> g && g.get("base_topics") != null)
+        {
+            for (final Map.Entry<?, ?> e : g.entrySet())
+            {
+                if (!(e.getValue() instanceof Map<?, ?> step))
+                {
+                    continue;
+                }
+                b.append(String.format(Locale.ROOT,
+                    "%nLive heap by class, %s topics against %s (jcmd GC.class_histogram"
+                        + " after the full GC; step-K-heap-histogram.txt): %s bytes per extra topic in all; the classes"
+                        + " that grew most:%n",
+                    e.getKey(), g.get("base_topics"),
+                    fmt(num((Map<String, Object>)step, "total_bytes_per_extra_topic"), "%,.0f")));
+                int n = 0;
+                for (final Object o : (List<?>)step.get("top_classes"))
+                {
+                    final Map<String, Object> row = (Map<String, Object>)o;
+                    if (n++ == 10)
+                    {
+                        break;
+                    }
+                    b.append(String.format(Locale.ROOT, "  %10s B/topic %10s instances/topic  %s%n",
+                        fmt(num(row, "bytes_per_extra_topic"), "%,.0f"),
+                        fmt(num(row, "instances_per_extra_topic"), "%,.1f"), row.get("class")));
+                }
+            }
+        }
         for (final Map<String, Object> r : steps)
         {
             if (r.get("failure") != null)
@@ -190,6 +225,33 @@ final class ScaleReport
             }
         }
         return b.toString();
+    }
+
+    /**
+     * @param topics the step's topics
+     * @param probes the step's {@code probes} map ({@link ScaleRun}: per probe its period, calls and time per call;
+     *     the sampling thread's time in them per second; the bench's CPU; the engine's CPU per scrape)
+     * @return one line: what the bench's own probes cost in the step
+     */
+    @SuppressWarnings("unchecked")
+    static String probes(final int topics, final Map<String, Object> probes)
+    {
+        final StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%nThe bench's own cost, %,d topics: "
+            + "probes %s ms of every second (the sampling thread), the bench's process %s ms CPU per second, the "
+            + "engine %s ms CPU per /metrics scrape; per probe (period ms: calls x ms per call, most):",
+            topics, fmt(num(probes, "probes_ms_per_s"), "%,.1f"), fmt(num(probes, "bench_cpu_ms_per_s"), "%,.1f"),
+            fmt(num(probes, "engine_cpu_ms_per_metrics_scrape"), "%,.1f")));
+        for (final Map.Entry<String, Object> e : probes.entrySet())
+        {
+            if (e.getValue() instanceof Map<?, ?> m)
+            {
+                final Map<String, Object> p = (Map<String, Object>)m;
+                b.append(String.format(Locale.ROOT, " %s (%s: %s x %s, %s)", e.getKey(), fmt(num(p, "period_ms"),
+                    "%.0f"), fmt(num(p, "calls"), "%,.0f"), fmt(num(p, "ms_per_call"), "%,.1f"),
+                    fmt(num(p, "ms_max"), "%,.0f")));
+            }
+        }
+        return b.append(String.format(Locale.ROOT, "%n")).toString();
     }
 
     /** @return min, p50, p90, max and mean of the values, and how many (an empty map when there are none) */

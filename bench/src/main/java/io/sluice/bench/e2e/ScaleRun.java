@@ -52,10 +52,13 @@ import io.sluice.tuning.JvmProfile;
  * every record, or until a bound: the step's timeout, or no progress of rows, topics or commits for the stall limit;
  * the engine is stopped with SIGTERM (it drains and commits). A {@link Sampler} reads meanwhile, every
  * {@code --sample-ms}: the CPU of the engine's process, of the database server and of the broker (found by their
- * listening ports, {@link ProcFs}), the engine's RSS ({@code /proc/PID/status}) and heap (its Prometheus endpoint),
- * the rows per table (which also stamps each table's first row), the topics the broker lists (which stamps each
- * topic's first listing), and the offsets both groups have committed. Every row is then verified against the input
- * ({@link ScaleSink#verify}), and the step's topics, groups and database are deleted.
+ * listening ports, {@link ProcFs}), the engine's RSS ({@code /proc/PID/status}), the rows per table (which also stamps
+ * each table's first row), the topics the broker lists (which stamps each topic's first listing; until every topic
+ * is listed) and the source group's committed offsets; every {@code --probe-ms} (and at every sample once every row
+ * is written) the probes whose cost grows with the partitions: the engine's heap, lag and records read (its
+ * Prometheus endpoint) and the sink group's committed offsets. Each probe's calls and time are reported. After the
+ * step's full GC the live objects by class ({@link HeapHistogram}) are written next to its log. Every row is then
+ * verified against the input ({@link ScaleSink#verify}), and the step's topics, groups and database are deleted.
  *
  * <p>Writes {@code result.json}, {@code result.txt} and {@code cost-curve.svg} ({@link ScaleChart}) into
  * {@code bench/results/scale-<time>/}, with each step's configuration and engine log. Exit code 0 when every step
@@ -94,6 +97,7 @@ public final class ScaleRun
     private long stepTimeoutSeconds = -1;
     private long stallSeconds = 120;
     private long sampleMillis = 250;
+    private long probeMillis = 2_000;
     private long maxNewTopicsPerMinute = 100_000;
     private String jvm = BenchRun.CONTENDER_JVM;
     private boolean keep;
@@ -104,6 +108,8 @@ public final class ScaleRun
     private long serverPid = -1;
     private long brokerPid = -1;
     private double createTableSeconds = Double.NaN;
+    /** Each step's live objects by class after its full collection, by topics. */
+    private final Map<Integer, HeapHistogram> histograms = new TreeMap<>();
 
     private ScaleRun()
     {
@@ -141,7 +147,10 @@ public final class ScaleRun
             "  --postgres URL          the PostgreSQL database (default jdbc:postgresql://127.0.0.1:15432/sluice)",
             "  --step-timeout-s S      the longest a step may take once the engine runs (default 240 quick, 1800)",
             "  --stall-s S             a step ends when rows, topics and commits do not move for S s (default 120)",
-            "  --sample-ms MS          how often CPU, memory, rows, topics and commits are sampled (default 250)",
+            "  --sample-ms MS          how often CPU, RSS, rows, topics and the source's commits are sampled",
+            "                          (default 250)",
+            "  --probe-ms MS           how often the expensive probes run: the engine's /metrics (heap, lag, reads)",
+            "                          and the sink group's commits (default 2000; every sample once all rows are in)",
             "  --input-partitions P    partitions of the input topic (default 4)",
             "  --max-new-topics-per-minute N   the source's topic creation guard (default 100,000, its largest)",
             "  --jvm-opts \"...\"        the engine's JVM options (default " + BenchRun.CONTENDER_JVM + ")",
@@ -180,6 +189,7 @@ public final class ScaleRun
                         case "--step-timeout-s" -> stepTimeoutSeconds = Long.parseLong(v);
                         case "--stall-s" -> stallSeconds = Long.parseLong(v);
                         case "--sample-ms" -> sampleMillis = Long.parseLong(v);
+                        case "--probe-ms" -> probeMillis = Long.parseLong(v);
                         case "--input-partitions" -> inputPartitions = Integer.parseInt(v);
                         case "--max-new-topics-per-minute" -> maxNewTopicsPerMinute = Long.parseLong(v);
                         case "--jvm-opts" -> jvm = v;
@@ -282,6 +292,7 @@ public final class ScaleRun
         summary.put("topic_refresh_ms", TOPIC_REFRESH_MS);
         summary.put("took_s", (System.nanoTime() - t0) / 1e9);
         summary.put("comparison", ScaleReport.comparison(results));
+        summary.put("heap_growth_by_class", heapGrowth());
         summary.put("steps", results);
         final String text = ScaleReport.text(summary);
         Files.writeString(runDir.resolve("result.json"), mapper.writeValueAsString(summary));
@@ -392,7 +403,10 @@ public final class ScaleRun
         final Watch w = new Watch();
         final String topicStart = st.topicPrefix() + ".";
         final Map<String, Sampler.Probe> extra = new LinkedHashMap<>();
-        extra.put("topics", () ->
+        final Map<String, Timed> costs = new LinkedHashMap<>();
+        // the listing stamps each topic's first listing (pick-up's start): every sample until every topic is listed,
+        // then no more (nothing left to stamp; the count stays the step's topics)
+        final Sampler.Probe listing = timed(costs, "topics", 0, w, () ->
         {
             try
             {
@@ -416,16 +430,23 @@ public final class ScaleRun
                 throw e;
             }
         });
-        extra.put("source_committed", () ->
+        extra.put("topics", () -> w.topicListed.size() >= k ? k : listing.read());
+        // the source group commits the input topic's few partitions: cheap, every sample
+        extra.put("source_committed", timed(costs, "source_committed", 0, w, () ->
         {
-            w.sourceCommitted = committed(admin, st.sourceGroup());
+            w.sourceCommitted = committed(admin, st.sourceGroup(), w);
             return w.sourceCommitted;
-        });
-        extra.put("heap_bytes", () -> scrapeHeap(metricsPort, w));
+        }));
+        // the engine's /metrics grows with the partitions (28 ms a scrape at 1,000): every --probe-ms, and every
+        // sample once every row is written; the last scrape comes after the full GC at the end
+        extra.put("heap_bytes", timed(costs, "engine_metrics", probeMillis, w, () -> scrapeHeap(metricsPort, w)));
         extra.put("engine_lag_records", () -> w.lagRecords);
+        extra.put("bench_cpu_s", () -> ProcFs.cpuSeconds(ProcessHandle.current().pid()));
         extra.put("rss_bytes", () -> ProcFs.statusBytes(w.pid.get(), "VmRSS"));
         extra.put("server_rss_bytes", () -> ProcFs.treeStatusBytes(serverPid, "VmRSS"));
-        final Sampler.Probe rows = () ->
+        // the rows per table stamp each table's first row (pick-up's end) and the last row (the window's end):
+        // every sample
+        final Sampler.Probe rows = timed(costs, "rows", 0, w, () ->
         {
             final long asked = System.nanoTime();
             try
@@ -450,12 +471,14 @@ public final class ScaleRun
                 w.databaseError = "counting rows: " + e.getMessage();
                 throw e;
             }
-        };
-        final Sampler.Probe committed = () ->
+        });
+        // the sink group commits every topic's partition: an offset fetch of K partitions, every --probe-ms and every
+        // sample once every row is written (the step ends when it has committed every record)
+        final Sampler.Probe committed = timed(costs, "sink_committed", probeMillis, w, () ->
         {
-            w.sinkCommitted = committed(admin, st.sinkGroup());
+            w.sinkCommitted = committed(admin, st.sinkGroup(), w);
             return w.sinkCommitted;
-        };
+        });
         final double serverRssBefore = ProcFs.treeStatusBytes(serverPid, "VmRSS");
         final double brokerRssBefore = ProcFs.statusBytes(brokerPid, "VmRSS");
         // PostgreSQL is a postmaster and a process per connection: its CPU is the tree's
@@ -484,6 +507,14 @@ public final class ScaleRun
             // what the engine keeps for this many topics: the heap in use right after a full collection
             r.put("heap_live_after_gc_bytes", liveHeap(p.pid(), metricsPort, w));
             r.put("rss_after_gc_bytes", ProcFs.statusBytes(p.pid(), "VmRSS"));
+            // where it goes: the live objects by class (another full collection, then HotSpot's heap inspection)
+            final HeapHistogram h = histogram(p.pid(), runDir.resolve("step-" + k + "-heap-histogram.txt"));
+            if (h != null)
+            {
+                histograms.put(k, h);
+                r.put("heap_histogram_total_bytes", h.totalBytes());
+                r.put("heap_histogram_top", h.top(10));
+            }
         }
         p.destroy(); // SIGTERM: the engine drains and commits
         final boolean exited = p.waitFor(90, TimeUnit.SECONDS);
@@ -510,6 +541,7 @@ public final class ScaleRun
             ScaleReport.tail(log, 15);
         }
         measure(r, s, w, st, launched);
+        r.put("probes", probeCosts(costs, r, s, launched));
         r.put("lag_at_end", failure != null ? endLag : groupLag(admin, st));
         r.put("insert_stats", sink.insertStats(st));
         final Map<String, Object> v = sink.verify(st);
@@ -774,6 +806,25 @@ public final class ScaleRun
         }
     }
 
+    /**
+     * @param w where a failure is noted as the broker's
+     * @return the records {@code group} has committed, over every partition (offsets from 0)
+     */
+    private static double committed(final Admin admin, final String group, final Watch w) throws Exception
+    {
+        try
+        {
+            final double n = committed(admin, group);
+            w.brokerError = null;
+            return n;
+        }
+        catch (final Exception e)
+        {
+            w.brokerError = "committed offsets of " + group + ": " + e;
+            throw e;
+        }
+    }
+
     /** @return the records {@code group} has committed, over every partition (offsets from 0) */
     private static double committed(final Admin admin, final String group) throws Exception
     {
@@ -945,6 +996,171 @@ public final class ScaleRun
             Thread.currentThread().interrupt();
             return Double.NaN;
         }
+    }
+
+    /**
+     * Runs {@code jcmd PID GC.class_histogram} and writes its output to {@code file}.
+     *
+     * @return the histogram, null if jcmd is missing, fails or does not answer within 120 s
+     */
+    private static HeapHistogram histogram(final long pid, final Path file)
+    {
+        try
+        {
+            final Process jcmd = new ProcessBuilder("jcmd", String.valueOf(pid), "GC.class_histogram")
+                .redirectErrorStream(true).redirectOutput(file.toFile()).start();
+            if (!jcmd.waitFor(120, TimeUnit.SECONDS))
+            {
+                jcmd.destroyForcibly();
+                return null;
+            }
+            final HeapHistogram h = HeapHistogram.parse(Files.readString(file));
+            return jcmd.exitValue() == 0 && !h.classes().isEmpty() ? h : null;
+        }
+        catch (final IOException e)
+        {
+            return null;
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    /**
+     * @return per step with a histogram after the smallest such step: the classes that grew the most, in bytes and
+     *     instances per extra topic against that step (empty when fewer than two steps have a histogram)
+     */
+    private Map<String, Object> heapGrowth()
+    {
+        final Map<String, Object> m = new LinkedHashMap<>();
+        if (histograms.size() < 2)
+        {
+            return m;
+        }
+        final int base = histograms.keySet().iterator().next();
+        m.put("base_topics", base);
+        for (final Map.Entry<Integer, HeapHistogram> e : histograms.entrySet())
+        {
+            if (e.getKey() == base)
+            {
+                continue;
+            }
+            final List<Map<String, Object>> rows = new ArrayList<>();
+            for (final HeapHistogram.Growth g : HeapHistogram.growth(histograms.get(base), base, e.getValue(),
+                e.getKey(), 20))
+            {
+                final Map<String, Object> row = new LinkedHashMap<>();
+                row.put("class", g.name());
+                row.put("bytes_per_extra_topic", g.bytesPerTopic());
+                row.put("instances_per_extra_topic", g.instancesPerTopic());
+                row.put("bytes_base", g.bytesSmall());
+                row.put("bytes", g.bytesLarge());
+                rows.add(row);
+            }
+            final Map<String, Object> step = new LinkedHashMap<>();
+            step.put("total_bytes_per_extra_topic", (double)(e.getValue().totalBytes() - histograms.get(base)
+                .totalBytes()) / (e.getKey() - base));
+            step.put("top_classes", rows);
+            m.put(String.valueOf(e.getKey()), step);
+        }
+        return m;
+    }
+
+    /**
+     * A probe's cost: the calls made and the time they took (the sampling thread's wall time); a probe with a period
+     * runs at most once per period until the step's last row is written, then at every sample. Used by the sampling
+     * thread only, read after it has stopped.
+     */
+    private static final class Timed implements Sampler.Probe
+    {
+        private final long periodNanos;
+        private final Watch watch;
+        private final long records;
+        private final Sampler.Probe probe;
+        private long last = Long.MIN_VALUE;
+        long calls;
+        long nanos;
+        long maxNanos;
+
+        Timed(final long periodMillis, final Watch watch, final long records, final Sampler.Probe probe)
+        {
+            this.periodNanos = TimeUnit.MILLISECONDS.toNanos(periodMillis);
+            this.watch = watch;
+            this.records = records;
+            this.probe = probe;
+        }
+
+        @Override
+        public double read() throws Exception
+        {
+            final long start = System.nanoTime();
+            if (last != Long.MIN_VALUE && start - last < periodNanos && watch.rows < records)
+            {
+                return Double.NaN; // not due: the sample has no value of it
+            }
+            last = start;
+            try
+            {
+                return probe.read();
+            }
+            finally
+            {
+                final long took = System.nanoTime() - start;
+                calls++;
+                nanos += took;
+                maxNanos = Math.max(maxNanos, took);
+            }
+        }
+    }
+
+    private Timed timed(final Map<String, Timed> costs, final String name, final long periodMillis, final Watch w,
+        final Sampler.Probe p)
+    {
+        final Timed t = new Timed(periodMillis, w, records, p);
+        costs.put(name, t);
+        return t;
+    }
+
+    /**
+     * @return per probe: its period, calls, time per call (mean and most) and its share of the step's time; the
+     *     sampling thread's time in all the probes per second; the bench's own process CPU per second and per
+     *     record over the window; the engine's CPU per {@code /metrics} scrape (its {@code prometheus-http}
+     *     threads over the step ÷ the scrapes)
+     */
+    private Map<String, Object> probeCosts(final Map<String, Timed> costs, final Map<String, Object> r,
+        final Sampler s, final long launched)
+    {
+        final Map<String, Object> m = new LinkedHashMap<>();
+        final List<Sampler.Sample> samples = s.samples();
+        final double ranSeconds = (samples.get(samples.size() - 1).nanos() - launched) / 1e9;
+        long all = 0;
+        for (final Map.Entry<String, Timed> e : costs.entrySet())
+        {
+            final Timed t = e.getValue();
+            final Map<String, Object> c = new LinkedHashMap<>();
+            c.put("period_ms", t.periodNanos == 0 ? sampleMillis : TimeUnit.NANOSECONDS.toMillis(t.periodNanos));
+            c.put("calls", t.calls);
+            c.put("ms_per_call", t.calls == 0 ? Double.NaN : t.nanos / 1e6 / t.calls);
+            c.put("ms_max", t.maxNanos / 1e6);
+            c.put("ms_per_s", t.nanos / 1e6 / ranSeconds);
+            m.put(e.getKey(), c);
+            all += t.nanos;
+        }
+        m.put("probes_ms_per_s", all / 1e6 / ranSeconds);
+        m.put("samples", samples.size());
+        final double benchCpu = samples.get(samples.size() - 1).extra().getOrDefault("bench_cpu_s", Double.NaN)
+            - samples.get(0).extra().getOrDefault("bench_cpu_s", Double.NaN);
+        m.put("bench_cpu_ms_per_s", benchCpu * 1e3 / ranSeconds);
+        final Map<String, Double> threads = s.threadsBetween(Sampler.Sample::contenderThreads, launched,
+            samples.get(samples.size() - 1).nanos());
+        final double http = threads.getOrDefault("prometheus-http", Double.NaN);
+        final Timed scrapes = costs.get("engine_metrics");
+        m.put("engine_cpu_ms_per_metrics_scrape", scrapes == null || scrapes.calls == 0
+            ? Double.NaN
+            : http * 1e3 / (scrapes.calls + 1)); // + the scrape after the full GC
+        return m;
     }
 
     private static double value(final String line)

@@ -77,8 +77,30 @@ class ScaleRunTest
         summary.put("command", "scripts/bench.sh --scale");
         summary.put("comparison", c);
         summary.put("steps", steps);
+        final Map<String, Object> rows = new LinkedHashMap<>(Map.of("period_ms", 250L, "calls", 400L,
+            "ms_per_call", 12.5, "ms_max", 80.0));
+        final Map<String, Object> scrape = new LinkedHashMap<>(Map.of("period_ms", 2000L, "calls", 50L,
+            "ms_per_call", 30.25, "ms_max", 90.0));
+        final Map<String, Object> probes = new LinkedHashMap<>();
+        probes.put("rows", rows);
+        probes.put("engine_metrics", scrape);
+        probes.put("probes_ms_per_s", 61.0);
+        probes.put("bench_cpu_ms_per_s", 44.0);
+        probes.put("engine_cpu_ms_per_metrics_scrape", 27.5);
+        steps.get(1).put("probes", probes);
+        final Map<String, Object> growth = new LinkedHashMap<>();
+        growth.put("base_topics", 10);
+        growth.put("1000", Map.of("total_bytes_per_extra_topic", 115_000.0, "top_classes", List.of(
+            Map.of("class", "[J", "bytes_per_extra_topic", 65_536.0, "instances_per_extra_topic", 1.0))));
+        summary.put("heap_growth_by_class", growth);
         final String text = ScaleReport.text(summary);
         assertTrue(text.contains("x0.60 (goal >= 0.7: NOT met)"), text);
+        assertTrue(text.contains("The bench's own cost, 1,000 topics: probes 61.0 ms of every second"), text);
+        assertTrue(text.contains("the engine 27.5 ms CPU per /metrics scrape"), text);
+        assertTrue(text.contains(" rows (250: 400 x 12.5, 80) engine_metrics (2000: 50 x 30.3, 90)"), text);
+        assertTrue(text.contains("Live heap by class, 1000 topics against 10"), text);
+        assertTrue(text.contains("115,000 bytes per extra topic in all"), text);
+        assertTrue(text.matches("(?s).*65,536 B/topic +1\\.0 instances/topic  \\[J\n.*"), text);
         assertTrue(text.contains("10,000 topics did not finish: broker: test"), text);
         final String svg = ScaleChart.svg(summary);
         assertTrue(svg.startsWith("<svg") && svg.strip().endsWith("</svg>"), svg);
