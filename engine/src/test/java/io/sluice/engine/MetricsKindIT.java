@@ -1,6 +1,7 @@
 package io.sluice.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.ServerSocket;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import io.sluice.core.config.ConfigLoader;
+import io.sluice.core.engine.MetricsEndpoint;
 import io.sluice.core.engine.SluiceEngine;
 import io.sluice.core.gather.GatherPipeline;
 import io.sluice.core.gather.SinkProviders;
@@ -112,6 +114,19 @@ class MetricsKindIT
             assertTrue(value(body, "sluice_insert_duration_seconds_sum", pg) > 0, body);
             assertTrue(value(body, "sluice_written_bytes_total", pg) > 0, body);
             assertEquals(0, value(body, "sluice_insert_failures_total", "class=\"permanent\"," + pg), body);
+            // metrics.table_histograms = false: the same histograms summed per pipeline and kind, no table label;
+            // the per-table counters stay
+            final String summed = MetricsEndpoint.scrape(engine::pipelines, List::of, false);
+            MetricsContract.assertParses(summed);
+            assertFalse(summed.contains("sluice_batch_rows_count{kind=\"postgres\",pipeline=\"ch\",table="), summed);
+            assertEquals(toPostgres, value(summed, "sluice_batch_rows_sum", "kind=\"postgres\",pipeline=\"ch\""),
+                summed);
+            assertEquals(250 - toPostgres,
+                value(summed, "sluice_batch_rows_sum", "kind=\"clickhouse\",pipeline=\"ch\""), summed);
+            assertEquals(value(body, "sluice_inserts_total", ch),
+                value(summed, "sluice_insert_duration_seconds_count", "kind=\"clickhouse\",pipeline=\"ch\""),
+                summed);
+            assertEquals(toPostgres, value(summed, "sluice_rows_written_total", pg), summed);
             // one insert worker per kind: each labelled with the kind it writes to
             final Set<String> workerKinds = new TreeSet<>();
             final Matcher w = Pattern.compile("^sluice_breaker_state\\{kind=\"([a-z]+)\",pipeline=\"ch\"",

@@ -390,8 +390,8 @@ public final class ScaleRun
         final Path config = runDir.resolve("step-" + k + ".toml");
         // a minute for the start-up check of the broker (10 s by default): on a starved machine the broker answered
         // late and the step ended before it began ("Kafka ... did not answer within 10000 ms")
-        Files.writeString(config, withEngineKey(sink.config(st, bootstrap), "kafka_check_timeout_ms = "
-            + KAFKA_CHECK_TIMEOUT_MS) + "\n[metrics]\nlisten = \"127.0.0.1:" + metricsPort + "\"\n");
+        Files.writeString(config, withMetricsListen(withEngineKey(sink.config(st, bootstrap),
+            "kafka_check_timeout_ms = " + KAFKA_CHECK_TIMEOUT_MS), "127.0.0.1:" + metricsPort));
         final List<String> cmd = new ArrayList<>();
         cmd.add("java");
         cmd.addAll(Arrays.asList(jvm.trim().split("\\s+")));
@@ -1166,6 +1166,23 @@ public final class ScaleRun
     private static double value(final String line)
     {
         return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+    }
+
+    /**
+     * The configuration with {@code metrics.listen} set: in the example's {@code [metrics]} table when it has one
+     * (TOML allows a table once), else in a new one at the end.
+     *
+     * @param toml   a configuration
+     * @param listen {@code host:port}
+     * @return the configuration serving /metrics there
+     */
+    static String withMetricsListen(final String toml, final String listen)
+    {
+        final String line = "listen = \"" + listen + "\"\n";
+        final int at = toml.indexOf("\n[metrics]\n");
+        return at >= 0
+            ? toml.substring(0, at + "\n[metrics]\n".length()) + line + toml.substring(at + "\n[metrics]\n".length())
+            : toml + "\n[metrics]\n" + line;
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.sluice.bench.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
@@ -48,6 +49,12 @@ class ScaleRunTest
         assertEquals(60_000, withCheck.engine().kafkaCheckTimeoutMs());
         assertEquals(4096, withCheck.sinks().get(0).plugin().maxRows());
         assertTrue(ScaleRun.withEngineKey("[kafka]\n", "ack_window = 64").endsWith("\n[engine]\nack_window = 64\n"));
+        // the example's [metrics] table (histograms summed over the users' tables) gets the step's listener
+        final SluiceConfig served = ConfigLoader.parse(ScaleRun.withMetricsListen(toml, "127.0.0.1:9999"));
+        assertEquals("127.0.0.1:9999", served.metrics().listen());
+        assertFalse(served.metrics().tableHistograms());
+        assertTrue(
+            ScaleRun.withMetricsListen("[kafka]\n", "127.0.0.1:1").endsWith("\n[metrics]\nlisten = \"127.0.0.1:1\"\n"));
     }
 
     @Test

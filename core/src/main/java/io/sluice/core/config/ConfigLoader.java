@@ -296,7 +296,7 @@ public final class ConfigLoader
 
         final TableReader me = sub(top, METRICS, problems);
         final SluiceConfig.Metrics metrics = new SluiceConfig.Metrics(me.string(METRICS_LISTEN),
-            me.intValue(METRICS_READY_STALLED_PERCENT));
+            me.intValue(METRICS_READY_STALLED_PERCENT), me.bool(METRICS_TABLE_HISTOGRAMS));
         if (!metrics.valid())
         {
             me.problem(METRICS_LISTEN.name(), "expected host:port with a port 0..65535, e.g. \"127.0.0.1:9464\" or "

@@ -202,6 +202,13 @@ public final class ConfigSchema
         .doc("/ready answers 503 while a partition's watermark has not moved for this share of "
             + "checkpoint.stalled_fail_after_ms with records in flight: a warning before the stall ends the run.");
 
+    static final ConfigKey METRICS_TABLE_HISTOGRAMS = ConfigKey.in("metrics", "table_histograms", BOOLEAN)
+        .defaultValue("true")
+        .doc("The insert duration, batch rows and batch bytes histograms per table (true), or summed per pipeline and "
+            + "sink kind without the table label (false). Per table they are about 11 KiB of /metrics text per table "
+            + "on every scrape; with thousands of tables (a table per topic) turn them off: the per-table counters "
+            + "(rows, bytes, inserts, failures) stay.");
+
     // ------------------------------------------------------------------------------------------------ [[sinks]]
     static final ConfigKey SINK_NAME = ConfigKey.in("sinks[]", "name", STRING).required()
         .doc("Unique name of the sink; used in logs, metrics and the CLI.");

@@ -292,17 +292,19 @@ public record SluiceConfig(
      * @param listen              {@code metrics.listen}
      * @param readyStalledPercent {@code metrics.ready_stalled_percent}: {@code /ready} is 503 while a partition has
      *                            been stalled for this share of {@code checkpoint.stalled_fail_after_ms}
+     * @param tableHistograms     {@code metrics.table_histograms}: the per-batch histograms per table, or summed per
+     *                            pipeline and sink kind
      */
-    public record Metrics(String listen, int readyStalledPercent)
+    public record Metrics(String listen, int readyStalledPercent, boolean tableHistograms)
     {
         /**
-         * The endpoint with the default readiness threshold.
+         * The endpoint with the default readiness threshold and histograms per table.
          *
          * @param listen {@code host:port}, {@code [ipv6]:port} or empty
          */
         public Metrics(final String listen)
         {
-            this(listen, 50);
+            this(listen, 50, true);
         }
 
         private static final java.util.regex.Pattern LISTEN = java.util.regex.Pattern

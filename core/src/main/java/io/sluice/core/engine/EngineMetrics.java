@@ -78,18 +78,22 @@ final class EngineMetrics implements MultiCollector
     private final Supplier<List<GatherPipeline<?>>> pipelines;
     private final Supplier<List<ScatterPipeline>> scatters;
     private final Supplier<Health> readiness;
+    private final boolean tableHistograms;
 
     /**
-     * @param pipelines the gather pipelines (read on every scrape)
-     * @param scatters  the scatter pipelines (read on every scrape)
-     * @param readiness what {@code /ready} would answer, for {@code sluice_ready}; null: not reported
+     * @param pipelines       the gather pipelines (read on every scrape)
+     * @param scatters        the scatter pipelines (read on every scrape)
+     * @param readiness       what {@code /ready} would answer, for {@code sluice_ready}; null: not reported
+     * @param tableHistograms {@code metrics.table_histograms}: the insert duration, batch rows and batch bytes
+     *                        histograms per table (true) or summed per pipeline and kind (false)
      */
     EngineMetrics(final Supplier<List<GatherPipeline<?>>> pipelines, final Supplier<List<ScatterPipeline>> scatters,
-        final Supplier<Health> readiness)
+        final Supplier<Health> readiness, final boolean tableHistograms)
     {
         this.pipelines = pipelines;
         this.scatters = scatters;
         this.readiness = readiness;
+        this.tableHistograms = tableHistograms;
     }
 
     @Override
@@ -103,7 +107,7 @@ final class EngineMetrics implements MultiCollector
                 new GaugeDataPointSnapshot(readiness.get().ok() ? 1 : 0, Labels.EMPTY, null)));
         }
         final List<ScatterPipeline> sc = scatters.get();
-        gather(out, pipelines.get(), sc);
+        gather(out, pipelines.get(), sc, tableHistograms);
         scatter(out, sc);
         return new MetricSnapshots(out);
     }
@@ -133,9 +137,9 @@ final class EngineMetrics implements MultiCollector
     }
 
     private static void gather(final List<MetricSnapshot> out, final List<GatherPipeline<?>> ps,
-        final List<ScatterPipeline> scatters)
+        final List<ScatterPipeline> scatters, final boolean tableHistograms)
     {
-        final GatherSeries g = new GatherSeries(System.nanoTime());
+        final GatherSeries g = new GatherSeries(System.nanoTime(), tableHistograms);
         for (final GatherPipeline<?> p : ps)
         {
             g.add(p);
@@ -188,10 +192,12 @@ final class EngineMetrics implements MultiCollector
         final List<HistogramDataPointSnapshot> batchRows = new ArrayList<>();
         final List<HistogramDataPointSnapshot> batchBytes = new ArrayList<>();
         private final long now;
+        private final boolean tableHistograms;
 
-        GatherSeries(final long now)
+        GatherSeries(final long now, final boolean tableHistograms)
         {
             this.now = now;
+            this.tableHistograms = tableHistograms;
         }
 
         void add(final GatherPipeline<?> p)
@@ -226,17 +232,39 @@ final class EngineMetrics implements MultiCollector
                 bytes.add(d.bytesWritten(), tl);
                 inserts.add(d.inserts(), tl);
             }
+            final Map<String, BucketHistogram[]> byKind = tableHistograms ? null : new HashMap<>();
             for (final TableStats t : s.tables())
             {
                 final String tableKind = t.destination() instanceof Destination d ? p.kindOf(d.sink()) : kind;
                 final Labels tl = Labels.of(KIND, tableKind, "pipeline", name, "table", t.label());
-                insertSeconds.add(buckets(t.insertNanos(), 1e-9, tl));
-                batchRows.add(buckets(t.batchRows(), 1, tl));
-                batchBytes.add(buckets(t.batchBytes(), 1, tl));
+                if (byKind == null)
+                {
+                    insertSeconds.add(buckets(t.insertNanos(), 1e-9, tl));
+                    batchRows.add(buckets(t.batchRows(), 1, tl));
+                    batchBytes.add(buckets(t.batchBytes(), 1, tl));
+                }
+                else
+                {
+                    final BucketHistogram[] sum = byKind.computeIfAbsent(tableKind, k -> new BucketHistogram[]{
+                        t.insertNanos().emptyCopy(), t.batchRows().emptyCopy(), t.batchBytes().emptyCopy()});
+                    sum[0].add(t.insertNanos());
+                    sum[1].add(t.batchRows());
+                    sum[2].add(t.batchBytes());
+                }
                 for (int c = 0; c < TableStats.classes(); c++)
                 {
                     failures.add(t.failures(c), Labels.of("class", TableStats.className(c), KIND, tableKind,
                         "pipeline", name, "table", t.label()));
+                }
+            }
+            if (byKind != null)
+            {
+                for (final Map.Entry<String, BucketHistogram[]> e : byKind.entrySet())
+                {
+                    final Labels kl = Labels.of(KIND, e.getKey(), "pipeline", name);
+                    insertSeconds.add(buckets(e.getValue()[0], 1e-9, kl));
+                    batchRows.add(buckets(e.getValue()[1], 1, kl));
+                    batchBytes.add(buckets(e.getValue()[2], 1, kl));
                 }
             }
             partitions(p.name(), kind, p.trackers(), s, now, consumerLag, checkpointLag, checkpointLagSeconds);

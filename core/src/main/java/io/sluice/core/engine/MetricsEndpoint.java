@@ -53,12 +53,28 @@ public final class MetricsEndpoint implements AutoCloseable
     public static MetricsEndpoint start(final String listen, final Supplier<List<GatherPipeline<?>>> pipelines,
         final Supplier<List<ScatterPipeline>> scatters, final Health.Probes probes) throws IOException
     {
-        final SluiceConfig.Metrics address = new SluiceConfig.Metrics(listen);
+        return start(new SluiceConfig.Metrics(listen), pipelines, scatters, probes);
+    }
+
+    /**
+     * Starts the endpoint as {@code [metrics]} configures it.
+     *
+     * @param address   the {@code [metrics]} table: {@code listen} (as above) and what the scrape reports
+     * @param pipelines the gather pipelines to report (read on every scrape)
+     * @param scatters  the scatter pipelines to report (read on every scrape)
+     * @param probes    what answers {@code /live} and {@code /ready}
+     * @return the running endpoint
+     * @throws IOException when the port cannot be bound
+     */
+    public static MetricsEndpoint start(final SluiceConfig.Metrics address,
+        final Supplier<List<GatherPipeline<?>>> pipelines, final Supplier<List<ScatterPipeline>> scatters,
+        final Health.Probes probes) throws IOException
+    {
         final String host = address.host();
         final HTTPServer server = HTTPServer.builder()
             .inetAddress(InetAddress.getByName(host.isEmpty() ? "0.0.0.0" : host))
             .port(address.port())
-            .registry(registry(pipelines, scatters, probes::ready))
+            .registry(registry(pipelines, scatters, probes::ready, address.tableHistograms()))
             .defaultHandler(exchange -> probe(exchange, probes))
             .buildAndStart();
         return new MetricsEndpoint(server);
@@ -122,14 +138,30 @@ public final class MetricsEndpoint implements AutoCloseable
     public static String scrape(final Supplier<List<GatherPipeline<?>>> pipelines,
         final Supplier<List<ScatterPipeline>> scatters)
     {
-        return PrometheusTextFormatWriter.create().toDebugString(registry(pipelines, scatters, null).scrape());
+        return scrape(pipelines, scatters, true);
+    }
+
+    /**
+     * As {@link #scrape(Supplier, Supplier)}, with the per-batch histograms per table or summed per pipeline.
+     *
+     * @param pipelines       the gather pipelines
+     * @param scatters        the scatter pipelines
+     * @param tableHistograms {@code metrics.table_histograms}
+     * @return the exposition text
+     */
+    public static String scrape(final Supplier<List<GatherPipeline<?>>> pipelines,
+        final Supplier<List<ScatterPipeline>> scatters, final boolean tableHistograms)
+    {
+        return PrometheusTextFormatWriter.create()
+            .toDebugString(registry(pipelines, scatters, null, tableHistograms).scrape());
     }
 
     private static PrometheusRegistry registry(final Supplier<List<GatherPipeline<?>>> pipelines,
-        final Supplier<List<ScatterPipeline>> scatters, final Supplier<Health> readiness)
+        final Supplier<List<ScatterPipeline>> scatters, final Supplier<Health> readiness,
+        final boolean tableHistograms)
     {
         final PrometheusRegistry registry = new PrometheusRegistry();
-        registry.register(new EngineMetrics(pipelines, scatters, readiness));
+        registry.register(new EngineMetrics(pipelines, scatters, readiness, tableHistograms));
         JvmMetrics.builder().register(registry);
         return registry;
     }

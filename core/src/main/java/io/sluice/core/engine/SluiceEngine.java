@@ -164,7 +164,7 @@ public final class SluiceEngine
         {
             try
             {
-                metrics = MetricsEndpoint.start(config.metrics().listen(), this::pipelines, this::scatters, probes);
+                metrics = MetricsEndpoint.start(config.metrics(), this::pipelines, this::scatters, probes);
                 final String host = config.metrics().host();
                 LOG.info("metrics: http://{}:{}/metrics (probes: /live, /ready)", host.isEmpty()
                     ? "0.0.0.0"

@@ -78,6 +78,30 @@ public final class BucketHistogram
         return cells.get(i);
     }
 
+    /** @return a histogram with the same bounds and nothing counted (for sums over several) */
+    public BucketHistogram emptyCopy()
+    {
+        return new BucketHistogram(upperBounds);
+    }
+
+    /**
+     * Adds another histogram's counts and sum to this one (a scrape's sum over tables; not for the hot path).
+     *
+     * @param other a histogram with the same bounds
+     * @throws IllegalArgumentException when the bounds differ
+     */
+    public void add(final BucketHistogram other)
+    {
+        if (!java.util.Arrays.equals(upperBounds, other.upperBounds))
+        {
+            throw new IllegalArgumentException("cannot add histograms with other bounds");
+        }
+        for (int i = 0; i < upperBounds.length + 2; i++)
+        {
+            cells.addAndGet(i, other.cells.get(i));
+        }
+    }
+
     /** @return the sum of the values counted, in the histogram's unit */
     public long sum()
     {
