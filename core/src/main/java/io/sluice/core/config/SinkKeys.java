@@ -115,7 +115,7 @@ public final class SinkKeys
         .in(SECTION, "schema_refresh_ms", LONG)
         .defaultValue("10000").unit("ms").range(100, 86_400_000)
         .doc("How often the version of each destination table is read (the kind's catalog says how; ClickHouse "
-            + "reads system.tables: metadata_modification_time and create_table_query): a table changed by ALTER TABLE (a column added, dropped or retyped) is "
+            + "hashes each table's create_table_query, one system.tables query per database and period): a table changed by ALTER TABLE (a column added, dropped or retyped) is "
             + "described again and its branch rebound within this time, without a restart. An insert the server "
             + "refuses because the table changed (a retyped column) is not written: its records are re-read from "
             + "Kafka (after retry_backoff_ms) and encoded for the new columns, whatever this period. See "

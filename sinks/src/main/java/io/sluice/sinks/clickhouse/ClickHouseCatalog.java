@@ -3,8 +3,10 @@ package io.sluice.sinks.clickhouse;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 import com.clickhouse.client.api.Client;
@@ -18,7 +20,8 @@ import io.sluice.core.gather.sink.TableSchema;
 /**
  * A ClickHouse sink's catalog: table existence and columns through {@code DESCRIBE TABLE … FORMAT TabSeparated}
  * (name, type, default kind, default expression — the first four columns on every server version), the table's
- * engine and version from {@code system.tables} ({@link #versionQuery}), table creation
+ * engine and version from its statement ({@code SHOW CREATE TABLE}, {@link #versionQuery}; many tables' versions
+ * from {@code system.tables}, {@link #tableVersions}), table creation
  * from {@code create_table_ddl} (its {@code {database}} and {@code {table}} placeholders replaced by quoted identifiers
  * in one pass) or {@code create_table_like}, constant DEFAULT evaluation and the server's time zone. Creation that
  * races another process is not an error: TABLE_ALREADY_EXISTS, or any failure after which the table exists, counts
@@ -69,38 +72,67 @@ final class ClickHouseCatalog implements DestinationCatalog
     }
 
     /**
-     * The query of a table's engine and version: {@code engine}, then {@code metadata_modification_time} (as epoch
-     * seconds) and {@code cityHash64(create_table_query)} joined by a colon. The modification time has one-second
-     * resolution; the statement's hash changes with every ALTER, so two changes in one second are still told apart
-     * (docs/schema-changes.md, section 3). Both columns exist on 18.16 and on current releases.
+     * The query of one table's CREATE statement: {@code SHOW CREATE TABLE db.t}. It reads that table's metadata only,
+     * whatever the number of tables in the database (on 18.16 one metadata file: {@code FileOpen} 1 in
+     * {@code system.query_log}, against one per table of the database for any {@code system.tables} query that
+     * reads {@code create_table_query}; docs/schema-changes.md, section 3).
      *
      * @param database database name, verbatim
      * @param table    table name, verbatim
-     * @return the query, answering one row (the table exists) or none
+     * @return the statement to send
      */
     static String versionQuery(final String database, final String table)
     {
-        return "SELECT engine, concat(toString(toUnixTimestamp(metadata_modification_time)), ':', "
-            + "toString(cityHash64(create_table_query))) FROM system.tables WHERE database = "
-            + ClickHouseIdentifiers.quoteString(database) + " AND name = " + ClickHouseIdentifiers.quoteString(table);
+        return "SHOW CREATE TABLE " + ClickHouseIdentifiers.qualified(database, table);
     }
 
     /**
-     * Runs {@link #versionQuery}.
+     * Whether a failed {@link #versionQuery} says the table is not there: UNKNOWN_TABLE, UNKNOWN_DATABASE, or
+     * CANNOT_GET_CREATE_TABLE_QUERY, which 18.16 answers for a table without a metadata file (a missing table, or one
+     * a concurrent CREATE has not finished) and current releases for a table that does not exist. A denied right
+     * (DATABASE_ACCESS_DENIED, ACCESS_DENIED) is not absence: it is thrown, naming the server's reason.
      *
-     * @return {engine, version}, or null when the table does not exist
+     * @param code the server's error code
+     * @return whether the table is absent
+     */
+    static boolean absent(final int code)
+    {
+        return code == ClickHouseErrors.UNKNOWN_TABLE || code == ClickHouseErrors.UNKNOWN_DATABASE
+            || code == ClickHouseErrors.CANNOT_GET_CREATE_TABLE_QUERY;
+    }
+
+    /**
+     * Runs {@link #versionQuery}: one round trip, one table's metadata.
+     *
+     * @return {engine ({@link TableStatement#engine}), version ({@link TableStatement#version})}, or null when the
+     *         table does not exist
+     * @throws SinkException when the server cannot be asked or refuses for another reason than absence
      */
     static String[] engineAndVersion(final Client client, final String endpoint, final String database,
         final String table) throws SinkException
     {
-        final List<List<String>> rows = TabSeparated.parse(ClickHouseConnections.query(client,
-            versionQuery(database, table), "read the version of " + database + "." + table + " at " + endpoint,
-            30_000));
-        if (rows.isEmpty() || rows.get(0).size() < 2)
+        final String body;
+        try
         {
-            return null;
+            body = ClickHouseConnections.query(client, versionQuery(database, table), "read the version of "
+                + database + "." + table + " at " + endpoint, 30_000);
         }
-        return new String[]{rows.get(0).get(0), rows.get(0).get(1)};
+        catch (final SinkException e)
+        {
+            if (absent(e.code()))
+            {
+                return null;
+            }
+            throw e;
+        }
+        final List<List<String>> rows = TabSeparated.parse(body);
+        if (rows.isEmpty() || rows.get(0).isEmpty() || rows.get(0).get(0).isEmpty())
+        {
+            throw new SinkException("read the version of " + database + "." + table + " at " + endpoint
+                + ": SHOW CREATE TABLE returned no statement", false, 0, null);
+        }
+        final String statement = rows.get(0).get(0);
+        return new String[]{TableStatement.engine(statement), TableStatement.version(statement)};
     }
 
     @Override
@@ -111,50 +143,63 @@ final class ClickHouseCatalog implements DestinationCatalog
     }
 
     /**
-     * One {@code system.tables} query per {@value #VERSIONS_PER_QUERY} tables ({@code name IN (...)}), instead of
-     * one per table: on 18.16 a query of {@code system.tables} reads the metadata of every table of the database it
-     * names, so one query per table and period costs the server the square of the tables.
+     * One {@code system.tables} query per call, the same version as {@link #tableVersion} (the hash of
+     * {@code create_table_query}, which is the statement {@code SHOW CREATE TABLE} prints up to whitespace). Up to
+     * {@value #VERSIONS_PER_QUERY} names go in {@code name IN (...)}; more read the whole database once and keep the
+     * names asked for: on 18.16 every {@code system.tables} query builds {@code create_table_query} for every table of
+     * the database before it filters, so one query per 500 names would read the database that many times.
      */
     @Override
     public Map<String, String> tableVersions(final String database, final Collection<String> tables)
         throws SinkException
     {
         final Map<String, String> out = new HashMap<>();
-        final List<String> names = new ArrayList<>(tables);
-        for (int from = 0; from < names.size(); from += VERSIONS_PER_QUERY)
+        if (tables.isEmpty())
         {
-            final List<String> chunk = names.subList(from, Math.min(names.size(), from + VERSIONS_PER_QUERY));
-            final StringBuilder sql = new StringBuilder(64 * chunk.size() + 256).append(
-                "SELECT name, concat(toString(toUnixTimestamp(metadata_modification_time)), ':', "
-                    + "toString(cityHash64(create_table_query))) FROM system.tables WHERE database = ")
-                .append(ClickHouseIdentifiers.quoteString(database)).append(" AND name IN (");
-            for (int i = 0; i < chunk.size(); i++)
+            return out;
+        }
+        final boolean filtered = tables.size() <= VERSIONS_PER_QUERY;
+        final StringBuilder sql = new StringBuilder(filtered ? 64 * tables.size() + 128 : 128).append(
+            "SELECT name, create_table_query FROM system.tables WHERE database = ")
+            .append(ClickHouseIdentifiers.quoteString(database));
+        if (filtered)
+        {
+            sql.append(" AND name IN (");
+            boolean first = true;
+            for (final String t : tables)
             {
-                sql.append(i == 0 ? "" : ", ").append(ClickHouseIdentifiers.quoteString(chunk.get(i)));
+                sql.append(first ? "" : ", ").append(ClickHouseIdentifiers.quoteString(t));
+                first = false;
             }
             sql.append(')');
-            for (final List<String> row : TabSeparated.parse(ClickHouseConnections.query(client, sql.toString(),
-                "read the versions of " + chunk.size() + " tables of " + database + " at " + endpoint, 30_000)))
+        }
+        final Set<String> wanted = filtered ? null : new HashSet<>(tables);
+        for (final List<String> row : TabSeparated.parse(ClickHouseConnections.query(client, sql.toString(),
+            "read the versions of " + tables.size() + " tables of " + database + " at " + endpoint, 30_000)))
+        {
+            if (row.size() >= 2 && !row.get(1).isEmpty() && (wanted == null || wanted.contains(row.get(0))))
             {
-                if (row.size() >= 2)
-                {
-                    out.put(row.get(0), row.get(1));
-                }
+                out.put(row.get(0), TableStatement.version(row.get(1)));
             }
         }
         return out;
     }
 
     /**
-     * Reads the table's engine and version (first: a change between the two reads shows as a version that moved
-     * later), then its columns with DESCRIBE. DESCRIBE is sent even when {@code system.tables} does not list the
-     * table: a user without rights on a database sees none of its tables there, and only DESCRIBE gets the server's
-     * reason (ACCESS_DENIED) instead of "does not exist" (SecuredClickHouseIT).
+     * Reads the table's engine and version with {@code SHOW CREATE TABLE} (first: a change between the two reads
+     * shows as a version that moved later), then, when the table is there, its columns with DESCRIBE: two round
+     * trips for a table, one for a missing one. A user without rights on the database gets the server's reason
+     * (DATABASE_ACCESS_DENIED) from SHOW CREATE TABLE as from DESCRIBE, never "does not exist"
+     * (SecuredClickHouseIT).
      */
     @Override
     public TableSchema describe(final String database, final String table) throws SinkException
     {
         final String[] engineVersion = engineAndVersion(client, endpoint, database, table);
+        if (engineVersion == null)
+        {
+            return null;
+        }
         final String sql = "DESCRIBE TABLE " + qualifiedName(database, table);
         final String body;
         try
@@ -185,8 +230,7 @@ final class ClickHouseCatalog implements DestinationCatalog
             throw new SinkException("describe " + database + "." + table + " at " + endpoint + " returned no columns",
                 false, 0, null);
         }
-        return new TableSchema(database, table, columns, engineVersion == null ? "" : engineVersion[0],
-            engineVersion == null ? "" : engineVersion[1]);
+        return new TableSchema(database, table, columns, engineVersion[0], engineVersion[1]);
     }
 
     @Override

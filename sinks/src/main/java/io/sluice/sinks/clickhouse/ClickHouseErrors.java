@@ -111,6 +111,8 @@ public final class ClickHouseErrors
     public static final int UNKNOWN_TABLE = 60;
     /** ClickHouse's UNKNOWN_DATABASE. */
     public static final int UNKNOWN_DATABASE = 81;
+    /** ClickHouse's CANNOT_GET_CREATE_TABLE_QUERY: SHOW CREATE TABLE of a table without metadata (a missing one). */
+    public static final int CANNOT_GET_CREATE_TABLE_QUERY = 390;
 
     private ClickHouseErrors()
     {

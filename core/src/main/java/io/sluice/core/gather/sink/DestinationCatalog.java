@@ -23,8 +23,8 @@ public interface DestinationCatalog
     /**
      * The version of a table: a token that changes whenever the table's definition changes (a column added,
      * dropped or retyped, a default changed), read cheaply and often (every {@code schema_refresh_ms}) to notice an
-     * {@code ALTER TABLE} without describing the table each time. ClickHouse: {@code system.tables}'
-     * {@code metadata_modification_time} and a hash of {@code create_table_query}.
+     * {@code ALTER TABLE} without describing the table each time. ClickHouse: a hash of the table's statement
+     * ({@code SHOW CREATE TABLE}, whitespace normalised), whose cost does not grow with the tables of the database.
      *
      * @param database database name, verbatim
      * @param table    table name, verbatim
@@ -39,7 +39,8 @@ public interface DestinationCatalog
     /**
      * The versions of many tables of one database at once ({@link #tableVersion} of each): what the schema watch reads
      * every {@code schema_refresh_ms}, so that a pipeline of many tables asks one query per database and period, not
-     * one per table. ClickHouse: one {@code system.tables} query (names in chunks of {@value #VERSIONS_PER_QUERY});
+     * one per table. ClickHouse: one {@code system.tables} query (up to {@value #VERSIONS_PER_QUERY} names in it, more read
+     * the whole database);
      * PostgreSQL: one {@code pg_catalog} query. The default asks {@link #tableVersion} once per table.
      *
      * @param database database (or schema) name, verbatim
@@ -63,7 +64,7 @@ public interface DestinationCatalog
         return out;
     }
 
-    /** The most table names a catalog puts in one version query ({@link #tableVersions}). */
+    /** The most table names a catalog puts in one version query's list of names ({@link #tableVersions}). */
     int VERSIONS_PER_QUERY = 500;
 
     /**
