@@ -382,6 +382,60 @@ class PostgresConfigTest
         assertTrue(elsewhere.get(0).message().contains("branches \"a\" (line 17) and \"b\""), elsewhere.toString());
     }
 
+    /**
+     * Two exactly-once sinks that keep their positions in one place (same server, schema and offsets_table) share
+     * the positions row of a table; two branches of one split writing that table through them are refused by check,
+     * as the run would refuse the second. Positions in another table, or sinks with different groups, are not.
+     */
+    @Test
+    void shouldRefuseBranchesWritingOneTableThroughTwoSinksThatKeepPositionsInOnePlace()
+    {
+        final String toml = """
+            [kafka]
+            bootstrap_servers = "k:9092"
+
+            [[sinks]]
+            name = "pg"
+            kind = "postgres"
+            topics = ["orders"]
+            group_id = "g"
+            [sinks.plugin_config]
+            url = "postgresql://db:5432/a"
+            username = "u"
+            delivery = "exactly_once"
+            [[sinks.branches]]
+            name = "x"
+            when = { path = "k", equals = "x" }
+            target_table = "twin"
+            [[sinks.branches]]
+            name = "y"
+            sink = "pg2"
+            target_table = "twin"
+
+            [[sinks]]
+            name = "pg2"
+            kind = "postgres"
+            [sinks.plugin_config]
+            url = "postgresql://db:5432/a"
+            username = "u2"
+            delivery = "exactly_once"
+            %s
+            """;
+        final List<ConfigProblem> p = assertThrows(ConfigException.class,
+            () -> ConfigLoader.parse(toml.formatted(""))).problems();
+        assertEquals(1, p.size(), p.toString());
+        assertEquals("sinks[0].branches[1].target_table", p.get(0).key());
+        assertTrue(p.get(0).message().contains("branches \"x\" (line 16) and \"y\" both write table \"twin\"")
+            && p.get(0).message().contains("sinks \"pg\" and \"pg2\"")
+            && p.get(0).message().contains("\"public\".\"sluice_offsets\" at jdbc:postgresql://db:5432/a"),
+            p.get(0).message());
+        // the positions kept in another table (or on another server) are another row: accepted
+        assertEquals(2, ConfigLoader.parse(toml.formatted("offsets_table = \"pg2_offsets\"")).sink("pg").branches()
+            .size());
+        assertEquals(2, ConfigLoader.parse(toml.formatted("").replace("db:5432/a\"\nusername = \"u2\"",
+            "other:5432/a\"\nusername = \"u2\"")).sink("pg").branches().size());
+    }
+
     @Test
     void shouldRefuseExactlyOnceOnClickHouseNamingWhy()
     {
