@@ -274,6 +274,60 @@ class PostgresExactlyOnceIT
             + PostgresIdentifiers.qualified(SCHEMA, twin) + " WHERE kind = 'k0'"), "the refused branch wrote nothing");
     }
 
+    /**
+     * A topic deleted and created again: the stored position (30) lies above the new partition's end offset (0), so
+     * the partition stops. The partition is trivially committed to its end, but --until-caught-up must not report
+     * success for a run that stopped it: exit 1 naming the partition, the table, the positions table and the group.
+     */
+    @Test
+    void shouldNotEndCaughtUpAsASuccessWhenAPartitionStoppedOnItsPositions() throws Exception
+    {
+        final String s = unique("");
+        final String topic = "eos.recreated." + s;
+        TestServices.createTopic(topic, 2);
+        TOPICS.add(topic);
+        final String table = "recreated_" + s;
+        final String group = "g-recreated-" + s;
+        final String qualified = PostgresIdentifiers.qualified(SCHEMA, table);
+        final String positions = PostgresIdentifiers.qualified(SCHEMA, "sluice_offsets");
+        PostgresSinkIT.sql("CREATE TABLE " + qualified + " (id bigint, kind text)");
+        PostgresSinkIT.sql("CREATE TABLE IF NOT EXISTS " + positions + " (group_id text NOT NULL, table_name text NOT "
+            + "NULL, topic text NOT NULL, partition integer NOT NULL, next_offset bigint NOT NULL, updated_at "
+            + "timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (group_id, table_name, topic, partition))");
+        // the old topic's partition 1 was written up to offset 30; partition 0 has no position
+        PostgresSinkIT.sql("INSERT INTO " + positions + " (group_id, table_name, topic, partition, next_offset) VALUES "
+            + "('" + group + "', '" + qualified.replace("'", "''") + "', '" + topic + "', 1, 30)");
+        final Map<String, String> secrets = TestServices.secrets();
+        final String toml = """
+            [kafka]
+            bootstrap_servers = "%s"
+            [engine]
+            status_interval_ms = 0
+            [[sinks]]
+            name = "pg"
+            kind = "postgres"
+            topics = ["%s"]
+            group_id = "%s"
+            [sinks.plugin_config]
+            url = "%s"
+            username = "%s"
+            password = "%s"
+            schema = "%s"
+            target_table = "%s"
+            delivery = "exactly_once"
+            linger_ms = 50
+            """.formatted(TestServices.bootstrap(), topic, group, PostgresSinkIT.url(),
+            secrets.get("SLUICE_TEST_POSTGRES_USER"), secrets.get("SLUICE_TEST_POSTGRES_PASSWORD"), SCHEMA, table);
+        final SluiceEngine engine = new SluiceEngine(ConfigLoader.parse(toml), c -> new PostgresDriver(),
+            c -> new KafkaScatterDriver(), new GatherPipeline.RunOptions(true));
+        assertEquals(SluiceEngine.EXIT_FAILURE, engine.run(), "a stopped partition is no success");
+        final String f = engine.failure();
+        assertTrue(f.contains("caught up (--until-caught-up), but 1 partition stopped: " + topic + "-1: table "
+            + qualified + " (positions table " + positions + " at ") && f.contains("group " + group + ")")
+            && f.contains("up to offset 30 (next offset), above the partition's end offset 0"), f);
+        assertTrue(!f.contains(topic + "-0"), "partition 0 has no position and did not stop: " + f);
+    }
+
     @Test
     void shouldWriteEachRecordOnceAcrossReReadsWhereAtLeastOnceWritesItTwice() throws Exception
     {

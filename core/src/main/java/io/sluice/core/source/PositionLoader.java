@@ -91,6 +91,7 @@ final class PositionLoader
             final Map<String, Long> held = read.getOrDefault(ps.tp, Map.of());
             final String p = problem != null ? problem : aboveEnd(ps.tp, held, ends.get(ps.tp), store.describe());
             trackers.storePositions(ps.trackerId, new StoredPositions(ps.tracker.generation(), held, p));
+            trackers.positionsRefused(ps.tp, p);
             if (p == null && !held.isEmpty())
             {
                 LOG.atInfo().addKeyValue("topic", ps.tp.topic()).addKeyValue("partition", ps.tp.partition())
