@@ -6,6 +6,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 import org.tomlj.TomlArray;
@@ -163,6 +164,18 @@ final class BranchTargets
                     : target.plugin().positionsPlace();
                 final String database = br.database() == null ? target.plugin().database() : br.database();
                 final String key = place + '\0' + database + '\0' + br.targetTable();
+                // a branch's own target_table (one taken from plugin_config is refused there)
+                if (TableReader.line(tables.getTable(b), "target_table") > 0
+                    && br.targetTable().equals(target.plugin().positionsTable())
+                    && Objects.equals(database, target.plugin().database()))
+                {
+                    problems.add(new ConfigProblem("sinks[" + i + "].branches[" + b + "].target_table",
+                        line(tables.getTable(b)), "branch \"" + br.name() + "\" writes table \"" + br.targetTable()
+                            + "\", which is also offsets_table of sink \"" + target.name() + "\" (its positions "
+                            + "table): the rows and the positions would share one table; give target_table or "
+                            + "offsets_table another name"));
+                    continue;
+                }
                 final Integer earlier = first.putIfAbsent(key, b);
                 if (earlier == null)
                 {

@@ -46,6 +46,15 @@ public interface SinkConnection
         return null;
     }
 
+    /**
+     * @return the name of the table an exactly-once sink keeps its positions in, within its {@link #database()} (for
+     *     PostgreSQL {@code offsets_table}), or null when the kind keeps none: no branch may write rows into it
+     */
+    default String positionsTable()
+    {
+        return null;
+    }
+
     /** @return {@code insert_workers}: insert worker threads per shard, 1..64 */
     int insertWorkers();
 

@@ -152,6 +152,13 @@ public record PostgresConfig(SinkSettings settings, String jdbcUrl, String usern
             : null;
     }
 
+    /** @return {@code offsets_table} when exactly-once, else null */
+    @Override
+    public String positionsTable()
+    {
+        return exactlyOnce() ? offsetsTable() : null;
+    }
+
     /** @return whether {@code insert_mode = "upsert"} */
     public boolean upsert()
     {
