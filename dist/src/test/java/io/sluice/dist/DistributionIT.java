@@ -102,7 +102,8 @@ class DistributionIT
             PosixFilePermission.OWNER_EXECUTE), "bin/sluice is not executable");
         assertTrue(Files.size(home.resolve("lib/engine.jar")) > 10_000_000, "lib/engine.jar is not the shaded jar");
         for (final String f : List.of("config/github-events.toml", "config/github-events.sql",
-            "config/scatter-users.toml", "config/users-three-lines.toml", "examples/data/github-events.jsonl.gz",
+            "config/scatter-users.toml", "config/users-three-lines.toml", "config/orders-exactly-once.toml",
+            "config/orders-exactly-once.sql", "examples/data/github-events.jsonl.gz",
             "systemd/sluice.service", "INSTALL.md", "LICENSE"))
         {
             assertTrue(Files.isRegularFile(home.resolve(f)), f + " is missing");
@@ -148,6 +149,13 @@ class DistributionIT
         for (final String example : List.of("github-events.toml", "scatter-users.toml", "users-three-lines.toml"))
         {
             final Result r = sluice(Map.of(), "check", "--config", "config/" + example);
+            assertEquals(0, r.code(), example + ": " + r.output());
+            assertTrue(r.output().contains("config/" + example + ": ok"), r.output());
+        }
+        // the PostgreSQL examples read the password from the environment
+        for (final String example : List.of("github-events-postgres.toml", "orders-exactly-once.toml"))
+        {
+            final Result r = sluice(Map.of("PGPASSWORD", "unused-by-check"), "check", "--config", "config/" + example);
             assertEquals(0, r.code(), example + ": " + r.output());
             assertTrue(r.output().contains("config/" + example + ": ok"), r.output());
         }

@@ -31,7 +31,7 @@ public final class RunCommand implements Callable<Integer>
     @Option(names = "--config", required = true, paramLabel = "FILE", description = "Pipeline configuration (TOML).")
     Path config;
 
-    @Option(names = "--until-caught-up", description = "Stop (exit 0) once every assigned partition is committed up to its end offset; once every record up to the end is read, open batches are sealed without waiting for linger_ms.")
+    @Option(names = "--until-caught-up", description = "Stop (exit 0) once every assigned partition is committed up to its end offset; once every record up to the end is read, open batches are sealed without waiting for linger_ms. Exit 1 instead when a partition stopped because its exactly-once positions could not be used (e.g. above the end of a re-created topic).")
     boolean untilCaughtUp;
 
     @Override

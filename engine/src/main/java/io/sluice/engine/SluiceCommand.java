@@ -12,7 +12,7 @@ import picocli.CommandLine.TypeConversionException;
 /**
  * The top-level command: {@code engine.jar --config F} runs the pipelines of F (same as {@code run}).
  */
-@Command(name = "engine.jar", mixinStandardHelpOptions = true, versionProvider = Version.class, description = "Sluice: routes JSON records between Kafka and ClickHouse, per record, at-least-once.", subcommands = {
+@Command(name = "engine.jar", mixinStandardHelpOptions = true, versionProvider = Version.class, description = "Sluice: routes JSON records between Kafka and ClickHouse or PostgreSQL, per record, at-least-once (exactly-once into PostgreSQL with delivery = \"exactly_once\").", subcommands = {
     RunCommand.class, CheckCommand.class, ProduceCommand.class, RouteCommand.class, DestinationCommand.class,
     ExplainCommand.class,
     BenchCommand.class}, footer = {"", "Exit codes: 0 ok, 1 runtime failure, 2 bad configuration or usage."})

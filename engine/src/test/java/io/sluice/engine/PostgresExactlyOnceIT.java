@@ -206,7 +206,8 @@ class PostgresExactlyOnceIT
     /**
      * Two branches that write one table through two exactly-once sinks keeping their positions in one place would
      * share its positions row and each take the other's position as its own (hostile review of issue 23): the
-     * second one's first record stops the pipeline naming both branches, and no row of it is written.
+     * second one refused when it resolves the table (check refuses it when both name it the same way; here one
+     * names it by a template), its partition stopped naming both branches, and no row of it written.
      */
     @Test
     void shouldRefuseTwoSinksWritingOneTableWithPositionsInOnePlace() throws Exception
@@ -215,7 +216,10 @@ class PostgresExactlyOnceIT
         final String topic = "eos.twin." + s;
         TestServices.createTopic(topic, 1);
         TOPICS.add(topic);
-        final String twin = "twin_" + s;
+        // the table is named as the topic: branch x names it by the template, y literally, so check cannot see that
+        // they meet (a literal in both, through sinks keeping positions in one place, check refuses:
+        // PostgresConfigTest) and the route stage refuses the second
+        final String twin = topic;
         PostgresSinkIT.sql("CREATE TABLE " + PostgresIdentifiers.qualified(SCHEMA, twin) + " (id bigint, kind text)");
         KafkaRecords.produce(List.of(
             new ProducerRecord<>(topic, 0, null, "{\"id\":1,\"kind\":\"k0\"}".getBytes(StandardCharsets.UTF_8)),
@@ -235,6 +239,8 @@ class PostgresExactlyOnceIT
             bootstrap_servers = "%s"
             [engine]
             status_interval_ms = 0
+            [checkpoint]
+            stalled_fail_after_ms = 5000
             [[sinks]]
             name = "pg"
             kind = "postgres"
@@ -245,7 +251,7 @@ class PostgresExactlyOnceIT
             [[sinks.branches]]
             name = "x"
             when = { path = "kind", equals = "k0" }
-            target_table = "%s"
+            target_table = "{topic}"
             [[sinks.branches]]
             name = "y"
             when = { path = "kind", equals = "k1" }
@@ -256,14 +262,70 @@ class PostgresExactlyOnceIT
             kind = "postgres"
             [sinks.plugin_config]
             %s
-            """.formatted(TestServices.bootstrap(), topic, s, plugin, twin, twin, plugin);
+            """.formatted(TestServices.bootstrap(), topic, s, plugin, twin, plugin);
         final SluiceEngine engine = new SluiceEngine(ConfigLoader.parse(toml), c -> new PostgresDriver(),
             c -> new KafkaScatterDriver(), new GatherPipeline.RunOptions(true));
         assertEquals(SluiceEngine.EXIT_FAILURE, engine.run(), "the shared positions row must stop the pipeline");
         final String f = engine.failure();
-        assertTrue(f.contains("branches x and y both write it") && f.contains("positions kept in one place"), f);
+        // y's literal table is resolved at start, x's template at its first record: x is refused, its partition
+        // stops, and the stall limit ends the run naming why
+        assertTrue(f.contains("branches y and x both write it") && f.contains("positions kept in one place"), f);
         assertEquals(List.of("0"), PostgresSinkIT.rows("SELECT count(*) FROM "
-            + PostgresIdentifiers.qualified(SCHEMA, twin) + " WHERE kind = 'k1'"), "the second branch wrote nothing");
+            + PostgresIdentifiers.qualified(SCHEMA, twin) + " WHERE kind = 'k0'"), "the refused branch wrote nothing");
+    }
+
+    /**
+     * A topic deleted and created again: the stored position (30) lies above the new partition's end offset (0), so
+     * the partition stops. The partition is trivially committed to its end, but --until-caught-up must not report
+     * success for a run that stopped it: exit 1 naming the partition, the table, the positions table and the group.
+     */
+    @Test
+    void shouldNotEndCaughtUpAsASuccessWhenAPartitionStoppedOnItsPositions() throws Exception
+    {
+        final String s = unique("");
+        final String topic = "eos.recreated." + s;
+        TestServices.createTopic(topic, 2);
+        TOPICS.add(topic);
+        final String table = "recreated_" + s;
+        final String group = "g-recreated-" + s;
+        final String qualified = PostgresIdentifiers.qualified(SCHEMA, table);
+        final String positions = PostgresIdentifiers.qualified(SCHEMA, "sluice_offsets");
+        PostgresSinkIT.sql("CREATE TABLE " + qualified + " (id bigint, kind text)");
+        PostgresSinkIT.sql("CREATE TABLE IF NOT EXISTS " + positions + " (group_id text NOT NULL, table_name text NOT "
+            + "NULL, topic text NOT NULL, partition integer NOT NULL, next_offset bigint NOT NULL, updated_at "
+            + "timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (group_id, table_name, topic, partition))");
+        // the old topic's partition 1 was written up to offset 30; partition 0 has no position
+        PostgresSinkIT.sql("INSERT INTO " + positions + " (group_id, table_name, topic, partition, next_offset) VALUES "
+            + "('" + group + "', '" + qualified.replace("'", "''") + "', '" + topic + "', 1, 30)");
+        final Map<String, String> secrets = TestServices.secrets();
+        final String toml = """
+            [kafka]
+            bootstrap_servers = "%s"
+            [engine]
+            status_interval_ms = 0
+            [[sinks]]
+            name = "pg"
+            kind = "postgres"
+            topics = ["%s"]
+            group_id = "%s"
+            [sinks.plugin_config]
+            url = "%s"
+            username = "%s"
+            password = "%s"
+            schema = "%s"
+            target_table = "%s"
+            delivery = "exactly_once"
+            linger_ms = 50
+            """.formatted(TestServices.bootstrap(), topic, group, PostgresSinkIT.url(),
+            secrets.get("SLUICE_TEST_POSTGRES_USER"), secrets.get("SLUICE_TEST_POSTGRES_PASSWORD"), SCHEMA, table);
+        final SluiceEngine engine = new SluiceEngine(ConfigLoader.parse(toml), c -> new PostgresDriver(),
+            c -> new KafkaScatterDriver(), new GatherPipeline.RunOptions(true));
+        assertEquals(SluiceEngine.EXIT_FAILURE, engine.run(), "a stopped partition is no success");
+        final String f = engine.failure();
+        assertTrue(f.contains("caught up (--until-caught-up), but 1 partition stopped: " + topic + "-1: table "
+            + qualified + " (positions table " + positions + " at ") && f.contains("group " + group + ")")
+            && f.contains("up to offset 30 (next offset), above the partition's end offset 0"), f);
+        assertTrue(!f.contains(topic + "-0"), "partition 0 has no position and did not stop: " + f);
     }
 
     @Test

@@ -3,7 +3,9 @@ package io.sluice.core.ack;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 import org.apache.kafka.common.TopicPartition;
 
@@ -37,6 +39,11 @@ public final class PartitionTrackers
     private volatile int live;
     /** Per id: the positions an exactly-once sink's tables hold of the partition (copy-on-write; rarely written). */
     private volatile StoredPositions[] stored = new StoredPositions[0];
+    /**
+     * Partitions whose positions were last refused (a stored position above the end offset, or unreadable), by name:
+     * kept after the partition is released, so a run that stopped one cannot end as a success.
+     */
+    private final Map<String, String> refused = new TreeMap<>();
 
     /** @param windowCapacity offsets a partition may have in flight (power of two) */
     public PartitionTrackers(final int windowCapacity)
@@ -169,6 +176,34 @@ public final class PartitionTrackers
         final StoredPositions[] s = Arrays.copyOf(stored, Math.max(stored.length, id + 1));
         s[id] = positions;
         stored = s;
+    }
+
+    /**
+     * Records that a partition's positions were refused ({@link StoredPositions#problem()} not null), or usable again,
+     * for {@link #refusedPartitions()} (source thread, with {@link #storePositions}).
+     *
+     * @param tp      the partition
+     * @param problem why its positions cannot be used, or null when they can (again)
+     */
+    public synchronized void positionsRefused(final TopicPartition tp, final String problem)
+    {
+        if (problem == null)
+        {
+            refused.remove(tp.toString());
+        }
+        else
+        {
+            refused.put(tp.toString(), problem);
+        }
+    }
+
+    /**
+     * @return the partitions whose records stopped because their positions could not be used, as they were last
+     *     read ({@code topic-partition: why}), in name order; empty when none (any thread)
+     */
+    public synchronized List<String> refusedPartitions()
+    {
+        return refused.entrySet().stream().map(e -> e.getKey() + ": " + e.getValue()).toList();
     }
 
     /**

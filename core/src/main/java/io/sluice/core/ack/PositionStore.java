@@ -25,6 +25,33 @@ public interface PositionStore
      */
     Map<TopicPartition, Map<String, Long>> read(Collection<TopicPartition> partitions) throws Exception;
 
-    /** @return where the positions are kept, for messages (e.g. {@code "public"."sluice_offsets" at ...}) */
+    /**
+     * @return where the positions are kept, in words for messages (e.g. {@code positions table
+     *     "public"."sluice_offsets" at jdbc:postgresql://h:5432/db, group sluice-pg})
+     */
     String describe();
+
+    /**
+     * The position key of a table whose positions are kept in a place (stores of several sinks read as one): never
+     * shown as it is, {@link #describeKey} puts it in words.
+     *
+     * @param place where the table's positions are kept ({@link #describe()} of its store)
+     * @param table the table as its sink's SQL names it
+     * @return the key
+     */
+    static String key(final String place, final String table)
+    {
+        return place + '\0' + table;
+    }
+
+    /**
+     * @param key a position key: {@link #key} of a place and a table, or a table alone (a store read on its own)
+     * @return the key in words, e.g. {@code table "public"."orders" (positions table "public"."sluice_offsets" at
+     *     jdbc:postgresql://h:5432/db, group sluice-pg)}
+     */
+    static String describeKey(final String key)
+    {
+        final int at = key.indexOf('\0');
+        return at < 0 ? "table " + key : "table " + key.substring(at + 1) + " (" + key.substring(0, at) + ")";
+    }
 }

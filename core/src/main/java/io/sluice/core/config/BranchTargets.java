@@ -6,6 +6,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 import org.tomlj.TomlArray;
@@ -156,18 +157,41 @@ final class BranchTargets
                 {
                     continue;
                 }
-                final String key = target.name() + '\0' + br.database() + '\0' + br.targetTable();
+                // one positions row per (group, table, partition): the owner's branches share the group, so two
+                // sinks that keep positions in one place (same server and positions table) share the row too
+                final String place = target.plugin().positionsPlace() == null
+                    ? "sink " + target.name()
+                    : target.plugin().positionsPlace();
+                final String database = br.database() == null ? target.plugin().database() : br.database();
+                final String key = place + '\0' + database + '\0' + br.targetTable();
+                // a branch's own target_table (one taken from plugin_config is refused there)
+                if (TableReader.line(tables.getTable(b), "target_table") > 0
+                    && br.targetTable().equals(target.plugin().positionsTable())
+                    && Objects.equals(database, target.plugin().database()))
+                {
+                    problems.add(new ConfigProblem("sinks[" + i + "].branches[" + b + "].target_table",
+                        line(tables.getTable(b)), "branch \"" + br.name() + "\" writes table \"" + br.targetTable()
+                            + "\", which is also offsets_table of sink \"" + target.name() + "\" (its positions "
+                            + "table): the rows and the positions would share one table; give target_table or "
+                            + "offsets_table another name"));
+                    continue;
+                }
                 final Integer earlier = first.putIfAbsent(key, b);
                 if (earlier == null)
                 {
                     continue;
                 }
                 final Branch other = owner.branches().get(earlier);
+                final SluiceConfig.Sink otherTarget = byName.get(other.sink() == null ? owner.name() : other.sink());
+                final String sinksNamed = otherTarget == null || otherTarget.name().equals(target.name())
+                    ? " of sink \"" + target.name() + "\", which is delivery = \"exactly_once\""
+                    : " of sinks \"" + otherTarget.name() + "\" and \"" + target.name() + "\", both delivery = "
+                        + "\"exactly_once\" with their positions kept in one place (" + place + ")";
                 problems.add(new ConfigProblem("sinks[" + i + "].branches[" + b + "].target_table",
                     line(tables.getTable(b)), "branches \"" + other.name() + "\" (line "
                         + line(tables.getTable(earlier)) + ") and \"" + br.name() + "\" both write table \""
                         + br.targetTable() + "\"" + (br.database() == null ? "" : " of \"" + br.database() + "\"")
-                        + " of sink \"" + target.name() + "\", which is delivery = \"exactly_once\": a table's "
+                        + sinksNamed + ": a table's "
                         + "positions are one chain of batches per partition, and two branches seal their batches "
                         + "apart, so only one branch may write a table (send both kinds of record through one branch, "
                         + "or write them to two tables)"));

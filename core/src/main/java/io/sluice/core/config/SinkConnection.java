@@ -35,6 +35,26 @@ public interface SinkConnection
         return false;
     }
 
+    /**
+     * @return where an exactly-once sink keeps its source positions, independent of the consumer group (for
+     *     PostgreSQL the positions table, as SQL names it, and the server), or null when the kind keeps none: two
+     *     sinks that answer the same keep one positions row per (group, table, partition) for both, so within one
+     *     split their branches may not write one table
+     */
+    default String positionsPlace()
+    {
+        return null;
+    }
+
+    /**
+     * @return the name of the table an exactly-once sink keeps its positions in, within its {@link #database()} (for
+     *     PostgreSQL {@code offsets_table}), or null when the kind keeps none: no branch may write rows into it
+     */
+    default String positionsTable()
+    {
+        return null;
+    }
+
     /** @return {@code insert_workers}: insert worker threads per shard, 1..64 */
     int insertWorkers();
 

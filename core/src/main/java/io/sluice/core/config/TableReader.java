@@ -1,6 +1,8 @@
 package io.sluice.core.config;
 
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,6 +26,8 @@ final class TableReader
     private final int fallbackLine;
     private final Set<String> seen = new HashSet<>();
     private List<ConfigKey> keys;
+    /** Keys that belong in another table, by name: where they go, e.g. {@code [sinks.plugin_config]}. */
+    private final Map<String, String> elsewhere = new HashMap<>();
 
     /**
      * @param table        the TOML table (may be empty, never null)
@@ -353,6 +357,20 @@ final class TableReader
         return raw(key);
     }
 
+    /**
+     * Names where keys that do not belong here go, for the unknown-key message ("did you mean [sinks.plugin_config]
+     * delivery?"), when a key of this table is one of them.
+     *
+     * @param names the keys of the other table
+     * @param table the other table as the file writes it, e.g. {@code [sinks.plugin_config]}
+     * @return this reader
+     */
+    TableReader belongElsewhere(final Collection<String> names, final String table)
+    {
+        names.forEach(n -> elsewhere.putIfAbsent(n, table));
+        return this;
+    }
+
     /** Reports every key of this table that the schema does not define for its section. */
     void finish()
     {
@@ -365,8 +383,10 @@ final class TableReader
         {
             if (!known.contains(k) && !seen.contains(k))
             {
-                final String hint = hint(k, known);
+                final String other = elsewhere.get(k);
+                final String hint = other != null ? other + " " + k : hint(k, known);
                 problem(k, "unknown key" + (hint == null ? "" : "; did you mean " + hint + "?")
+                    + (other == null ? "" : " (" + k + " is a key of " + other + ", not of this table)")
                     + (known.isEmpty()
                         ? ""
                         : " (keys here: " + String.join(", ", known.stream().sorted().toList()) + ")"));

@@ -344,6 +344,16 @@ public final class SluiceEngine
                 failure = "sink " + p.name() + ": " + p.control().failureReason();
             }
         }
+        for (final GatherPipeline<?> p : pipelines)
+        {
+            // caught up to the end offsets, but a partition whose positions were refused wrote nothing of it
+            final List<String> refused = p.caughtUp() ? p.refusedPartitions() : List.of();
+            if (!refused.isEmpty() && failure == null)
+            {
+                failure = "sink " + p.name() + ": caught up (--until-caught-up), but " + refused.size()
+                    + (refused.size() == 1 ? " partition" : " partitions") + " stopped: " + String.join("; ", refused);
+            }
+        }
         for (final ScatterPipeline p : scatters)
         {
             if (p.control().failed() && failure == null)

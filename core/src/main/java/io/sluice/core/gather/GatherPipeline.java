@@ -614,6 +614,16 @@ public final class GatherPipeline<T>
         return source != null && source.caughtUp();
     }
 
+    /**
+     * @return the partitions whose records stopped because an exactly-once sink's stored positions could not be
+     *     used (above the end offset of a re-created topic, or unreadable), as {@code topic-partition: why}; a run
+     *     that caught up with one of them did not write it, so it is no success (any thread)
+     */
+    public List<String> refusedPartitions()
+    {
+        return trackers.refusedPartitions();
+    }
+
     /** What the insert workers had been offered when a flush completed (route stage's thread). */
     private record FlushMark(long sequence, long[] offered)
     {

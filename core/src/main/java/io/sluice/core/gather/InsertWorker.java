@@ -1,5 +1,7 @@
 package io.sluice.core.gather;
 
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -90,6 +92,13 @@ public final class InsertWorker implements Agent, SealedBatchQueue
     /** For a writer that stores positions (exactly-once): what each write moves; null otherwise. */
     private SourcePositions positions;
     private long refusedLogged;
+    /**
+     * Per destination, the non-retriable failure last logged at ERROR (a table's definition that cannot work until a
+     * person changes it, e.g. upsert into a table without a key): each re-read of the partition meets it again, batch
+     * after batch, so it is logged once per streak, until a batch into that table is written or the failure differs.
+     * Worker thread only.
+     */
+    private final Map<Object, String> unwritableLogged = new HashMap<>();
 
     /**
      * @param name          thread/log name, e.g. {@code github/shard-0}
@@ -415,6 +424,10 @@ public final class InsertWorker implements Agent, SealedBatchQueue
             LOG.info("{}: insert into {} succeeded after {} attempts", name, batch.destination(), attempt);
         }
         lastError = null;
+        if (!unwritableLogged.isEmpty())
+        {
+            unwritableLogged.remove(batch.destination());
+        }
         if (part)
         {
             onWritten(batch, split.selected(), split.count(), start, end);
@@ -489,10 +502,19 @@ public final class InsertWorker implements Agent, SealedBatchQueue
                     .log("{}: {} (refused for its data: the {} records are read again and go to the dead-letter "
                         + "topic)", name, reason, batch.rowCount());
             }
-            else
+            else if (!String.valueOf(e.getMessage()).equals(unwritableLogged.put(batch.destination(),
+                String.valueOf(e.getMessage()))))
             {
                 LOG.atError().addKeyValue("table", batch.destination().toString())
-                    .log("{}: {} (not retriable; the partitions of these records stop here)", name, reason);
+                    .log("{}: {} (not retriable; the partitions of these records stop here, are read again after "
+                        + "retry_backoff_ms, doubling up to retry_backoff_max_ms, and stop the run after "
+                        + "checkpoint.stalled_fail_after_ms; this is logged once until a batch into the table is "
+                        + "written)", name, reason);
+            }
+            else
+            {
+                LOG.atDebug().addKeyValue("table", batch.destination().toString())
+                    .log("{}: {} (not retriable, logged before)", name, reason);
             }
             failRows(batch, e.code(), reason);
             batch.release();

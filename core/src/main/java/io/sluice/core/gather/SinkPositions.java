@@ -31,7 +31,7 @@ final class SinkPositions implements PositionStore
      */
     String key(final String sink, final String table)
     {
-        return placeOf.get(sink) + "|" + table;
+        return PositionStore.key(placeOf.get(sink), table);
     }
 
     void add(final String sink, final PositionStore store)
@@ -56,7 +56,7 @@ final class SinkPositions implements PositionStore
             for (final Map.Entry<TopicPartition, Map<String, Long>> p : s.getValue().read(partitions).entrySet())
             {
                 final Map<String, Long> m = all.computeIfAbsent(p.getKey(), k -> new HashMap<>());
-                p.getValue().forEach((table, next) -> m.put(s.getKey() + "|" + table, next));
+                p.getValue().forEach((table, next) -> m.put(PositionStore.key(s.getKey(), table), next));
             }
         }
         return all;

@@ -89,13 +89,14 @@ final class PositionLoader
         for (final KafkaPartition ps : partitions)
         {
             final Map<String, Long> held = read.getOrDefault(ps.tp, Map.of());
-            final String p = problem != null ? problem : aboveEnd(ps.tp, held, ends.get(ps.tp));
+            final String p = problem != null ? problem : aboveEnd(ps.tp, held, ends.get(ps.tp), store.describe());
             trackers.storePositions(ps.trackerId, new StoredPositions(ps.tracker.generation(), held, p));
+            trackers.positionsRefused(ps.tp, p);
             if (p == null && !held.isEmpty())
             {
                 LOG.atInfo().addKeyValue("topic", ps.tp.topic()).addKeyValue("partition", ps.tp.partition())
-                    .log("{}: {}: the exactly-once tables hold it up to (next offset) {}; a record below a table's "
-                        + "position is not written to that table again", pipeline, ps.tp, held);
+                    .log("{}: {}: {}; a record below a table's position is not written to that table again", pipeline,
+                        ps.tp, held(held));
             }
             else if (p != null && problem == null)
             {
@@ -104,7 +105,29 @@ final class PositionLoader
         }
     }
 
-    private String aboveEnd(final TopicPartition tp, final Map<String, Long> held, final Long end)
+    /**
+     * @param held per position key, the next offset each table has not written (not empty)
+     * @return the positions in words, e.g. {@code table "public"."a" (positions table ..., group g) holds it up to
+     *     offset 12 (next offset)}, one clause per table
+     */
+    static String held(final Map<String, Long> held)
+    {
+        final StringBuilder b = new StringBuilder();
+        held.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> b.append(b.length() == 0 ? "" : "; ")
+            .append(PositionStore.describeKey(e.getKey())).append(" holds it up to offset ").append(e.getValue())
+            .append(" (next offset)"));
+        return b.toString();
+    }
+
+    /**
+     * @param tp    the partition
+     * @param held  per position key, the stored next offset
+     * @param end   the partition's end offset, or null when unknown
+     * @param where where the positions are kept ({@link PositionStore#describe()})
+     * @return why the positions cannot be used (one is above the end offset: the topic was re-created), naming the
+     *     table, the positions table and the group in words; or null
+     */
+    static String aboveEnd(final TopicPartition tp, final Map<String, Long> held, final Long end, final String where)
     {
         if (end == null)
         {
@@ -114,11 +137,12 @@ final class PositionLoader
         {
             if (e.getValue() > end)
             {
-                return "table " + e.getKey() + " holds " + tp + " up to offset " + e.getValue() + ", above the "
-                    + "partition's end offset " + end + ": the topic was deleted and created again (or its log "
-                    + "truncated) since that table wrote it, so the stored position belongs to the old log; delete "
-                    + "the positions of this topic from " + store.describe() + " (docs/effectively-once.md, "
-                    + "\"Resetting a group\") to write it again";
+                return PositionStore.describeKey(e.getKey()) + " holds partition " + tp.partition() + " of topic "
+                    + tp.topic() + " up to offset " + e.getValue() + " (next offset), above the partition's end offset "
+                    + end + ": the topic was deleted and created again (or its log truncated) since that table wrote "
+                    + "it, so the stored position belongs to the old log; delete the positions of this topic from "
+                    + where
+                    + " (docs/effectively-once.md, \"Resetting a group, re-creating a topic\") to write it again";
             }
         }
         return null;

@@ -139,6 +139,26 @@ public record PostgresConfig(SinkSettings settings, String jdbcUrl, String usern
         return SinkKeys.EXACTLY_ONCE.equals(delivery);
     }
 
+    /**
+     * @return the positions table as SQL names it ({@code "schema"."offsets_table"}) and the server, as
+     *     {@link PostgresPositions#describe()} names the place without its group; null unless exactly-once
+     */
+    @Override
+    public String positionsPlace()
+    {
+        return exactlyOnce()
+            ? PostgresIdentifiers.qualified(database(), offsetsTable()) + " at "
+                + PostgresProvider.serverOf(jdbcUrl())
+            : null;
+    }
+
+    /** @return {@code offsets_table} when exactly-once, else null */
+    @Override
+    public String positionsTable()
+    {
+        return exactlyOnce() ? offsetsTable() : null;
+    }
+
     /** @return whether {@code insert_mode = "upsert"} */
     public boolean upsert()
     {

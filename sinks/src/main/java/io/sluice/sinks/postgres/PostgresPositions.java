@@ -147,7 +147,7 @@ final class PostgresPositions implements PositionStore
     @Override
     public String describe()
     {
-        return table + " at " + server + " (group " + group + ")";
+        return "positions table " + table + " at " + server + ", group " + group;
     }
 
     /**
@@ -238,13 +238,35 @@ final class PostgresPositions implements PositionStore
     private SinkException mismatch(final String what, final String sqlTable, final SourcePositions positions,
         final int k, final String stored, final String more)
     {
-        final long low = positions.expectedLow(k);
-        final long high = positions.expectedHigh(k);
-        return SinkException.positionMismatch(what + ": " + sqlTable + " holds " + positions.topic(k) + "-"
-            + positions.partition(k) + " up to " + stored + " (next offset) in " + table + ", where this batch expects "
-            + (low == high ? Long.toString(low) : low + ".." + high) + " (group " + positions.group() + "): another "
-            + "member wrote the partition since (it was reassigned), or a batch of it before this one was not written"
-            + more);
+        return SinkException.positionMismatch(mismatchText(what, sqlTable, table, positions.group(),
+            positions.topic(k), positions.partition(k), stored, positions.expectedLow(k), positions.expectedHigh(k),
+            more));
+    }
+
+    /**
+     * @param what       the write
+     * @param sqlTable   the destination as SQL names it
+     * @param positions  the positions table as SQL names it
+     * @param group      the consumer group
+     * @param topic      the partition's topic
+     * @param partition  the partition
+     * @param stored     the stored next offset, or {@code nothing stored}
+     * @param low        lowest expected stored position
+     * @param high       highest expected stored position
+     * @param more       what to add at the end (may be empty)
+     * @return the message of a write whose expected position is not the stored one, in words
+     */
+    static String mismatchText(final String what, final String sqlTable, final String positions, final String group,
+        final String topic, final int partition, final String stored, final long low, final long high,
+        final String more)
+    {
+        final String holds = "nothing stored".equals(stored)
+            ? " holds no position for partition " + partition + " of topic " + topic
+            : " holds partition " + partition + " of topic " + topic + " up to offset " + stored + " (next offset)";
+        return what + ": table " + sqlTable + holds + " in positions table " + positions + " (group " + group
+            + "), where this batch expects " + (low == high ? Long.toString(low) : low + ".." + high)
+            + (high == 0 ? " (no position stored yet)" : "") + ": another member wrote the partition since (it was "
+            + "reassigned), or a batch of it before this one was not written" + more;
     }
 
     private String stored(final Connection c, final String sqlTable, final SourcePositions positions, final int k)

@@ -285,6 +285,12 @@ public final class PostgresProvider implements SinkProvider
         {
             pc.problem(OFFSETS_TABLE.name(), "is not a PostgreSQL table name (1 to 63 bytes in UTF-8, no NUL)");
         }
+        else if (pc.has(OFFSETS_TABLE) && offsetsTable.indexOf('{') >= 0)
+        {
+            pc.problem(OFFSETS_TABLE.name(), "is not a template: \"" + offsetsTable + "\" would be one table named so, "
+                + "braces included; the positions of every topic and table of the sink go in one table of the sink's "
+                + "schema: give a plain name (default \"sluice_offsets\")");
+        }
         if (!SinkKeys.EXACTLY_ONCE.equals(delivery))
         {
             if (pc.has(OFFSETS_TABLE))
@@ -292,6 +298,13 @@ public final class PostgresProvider implements SinkProvider
                 pc.problem(OFFSETS_TABLE.name(), "is read only with delivery = \"exactly_once\"");
             }
             return;
+        }
+        final String target = pc.string(SinkKeys.TARGET_TABLE);
+        if (target != null && target.equals(offsetsTable))
+        {
+            pc.problem(OFFSETS_TABLE.name(), "\"" + offsetsTable + "\" is also this sink's target_table: the rows "
+                + "and the positions would share one table (a write into it would find no table_name column); give "
+                + "offsets_table or target_table another name");
         }
         final String schema = pc.string(SCHEMA);
         if (schema != null && schema.contains("{"))

@@ -382,6 +382,137 @@ class PostgresConfigTest
         assertTrue(elsewhere.get(0).message().contains("branches \"a\" (line 17) and \"b\""), elsewhere.toString());
     }
 
+    /**
+     * Two exactly-once sinks that keep their positions in one place (same server, schema and offsets_table) share
+     * the positions row of a table; two branches of one split writing that table through them are refused by check,
+     * as the run would refuse the second. Positions in another table, or sinks with different groups, are not.
+     */
+    @Test
+    void shouldRefuseBranchesWritingOneTableThroughTwoSinksThatKeepPositionsInOnePlace()
+    {
+        final String toml = """
+            [kafka]
+            bootstrap_servers = "k:9092"
+
+            [[sinks]]
+            name = "pg"
+            kind = "postgres"
+            topics = ["orders"]
+            group_id = "g"
+            [sinks.plugin_config]
+            url = "postgresql://db:5432/a"
+            username = "u"
+            delivery = "exactly_once"
+            [[sinks.branches]]
+            name = "x"
+            when = { path = "k", equals = "x" }
+            target_table = "twin"
+            [[sinks.branches]]
+            name = "y"
+            sink = "pg2"
+            target_table = "twin"
+
+            [[sinks]]
+            name = "pg2"
+            kind = "postgres"
+            [sinks.plugin_config]
+            url = "postgresql://db:5432/a"
+            username = "u2"
+            delivery = "exactly_once"
+            %s
+            """;
+        final List<ConfigProblem> p = assertThrows(ConfigException.class,
+            () -> ConfigLoader.parse(toml.formatted(""))).problems();
+        assertEquals(1, p.size(), p.toString());
+        assertEquals("sinks[0].branches[1].target_table", p.get(0).key());
+        assertTrue(p.get(0).message().contains("branches \"x\" (line 16) and \"y\" both write table \"twin\"")
+            && p.get(0).message().contains("sinks \"pg\" and \"pg2\"")
+            && p.get(0).message().contains("\"public\".\"sluice_offsets\" at jdbc:postgresql://db:5432/a"),
+            p.get(0).message());
+        // the positions kept in another table (or on another server) are another row: accepted
+        assertEquals(2, ConfigLoader.parse(toml.formatted("offsets_table = \"pg2_offsets\"")).sink("pg").branches()
+            .size());
+        assertEquals(2, ConfigLoader.parse(toml.formatted("").replace("db:5432/a\"\nusername = \"u2\"",
+            "other:5432/a\"\nusername = \"u2\"")).sink("pg").branches().size());
+    }
+
+    /** offsets_table is a name, not a template, and never a table the sink writes rows into. */
+    @Test
+    void shouldRefuseAnOffsetsTableThatIsATemplateOrATargetTable()
+    {
+        final String braces = problems("""
+            url = "postgresql://db:5432/analytics"
+            username = "u"
+            target_table = "{topic}"
+            delivery = "exactly_once"
+            offsets_table = "{topic}_offsets"
+            """).toString();
+        assertTrue(braces.contains("sinks[0].plugin_config.offsets_table") && braces.contains("is not a template"),
+            braces);
+
+        final String same = problems("""
+            url = "postgresql://db:5432/analytics"
+            username = "u"
+            target_table = "orders"
+            delivery = "exactly_once"
+            offsets_table = "orders"
+            """).toString();
+        assertTrue(same.contains("sinks[0].plugin_config.offsets_table") && same.contains("is also this sink's "
+            + "target_table"), same);
+
+        final List<ConfigProblem> branch = problems("""
+            url = "postgresql://db:5432/analytics"
+            username = "u"
+            delivery = "exactly_once"
+            offsets_table = "positions"
+
+            [[sinks.branches]]
+            name = "a"
+            target_table = "positions"
+            """);
+        assertEquals(1, branch.size(), branch.toString());
+        assertEquals("sinks[0].branches[0].target_table", branch.get(0).key());
+        assertTrue(branch.get(0).message().contains("also offsets_table of sink \"pg\""), branch.toString());
+        // at least once there is no positions table: the name is free
+        assertEquals(1, ConfigLoader.parse(HEAD + """
+            url = "postgresql://db:5432/analytics"
+            username = "u"
+
+            [[sinks.branches]]
+            name = "a"
+            target_table = "sluice_offsets"
+            """).sink("pg").branches().size());
+    }
+
+    /** A plugin_config key written at the sink level is named with where it goes, for any such key. */
+    @Test
+    void shouldSayWhereAPluginConfigKeyGoesWhenWrittenAtTheSinkLevel()
+    {
+        final List<ConfigProblem> p = assertThrows(ConfigException.class, () -> ConfigLoader.parse("""
+            [kafka]
+            bootstrap_servers = "k:9092"
+
+            [[sinks]]
+            name = "pg"
+            kind = "postgres"
+            topics = ["orders"]
+            group_id = "g"
+            delivery = "exactly_once"
+            insert_mode = "upsert"
+
+            [sinks.plugin_config]
+            url = "postgresql://db:5432/analytics"
+            username = "u"
+            target_table = "orders"
+            """)).problems();
+        assertEquals(2, p.size(), p.toString());
+        final String all = p.toString();
+        assertTrue(all.contains("sinks[0].delivery (line 9): unknown key; did you mean [sinks.plugin_config] "
+            + "delivery?"), all);
+        assertTrue(all.contains("sinks[0].insert_mode (line 10): unknown key; did you mean [sinks.plugin_config] "
+            + "insert_mode?"), all);
+    }
+
     @Test
     void shouldRefuseExactlyOnceOnClickHouseNamingWhy()
     {

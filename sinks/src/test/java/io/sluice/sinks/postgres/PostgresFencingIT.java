@@ -206,7 +206,7 @@ class PostgresFencingIT
 
             final SinkException e = assertThrows(SinkException.class, () -> zombie.write(stale, positions(stale)));
             assertTrue(e.positionMismatch() && !e.retriable(), e.getMessage());
-            assertTrue(e.getMessage().contains("holds orders.fence-2 up to 9 (next offset)")
+            assertTrue(e.getMessage().contains("holds partition 2 of topic orders.fence up to offset 9 (next offset)")
                 && e.getMessage().contains("expects 0"), e.getMessage());
             assertEquals(List.of("9"), rows("SELECT count(*) FROM " + table()));
 
@@ -244,7 +244,7 @@ class PostgresFencingIT
                 c.commit();
                 final SinkException x = blocked.get(20, TimeUnit.SECONDS);
                 assertTrue(x != null && x.positionMismatch(), String.valueOf(x));
-                assertTrue(x.getMessage().contains("up to 11"), x.getMessage());
+                assertTrue(x.getMessage().contains("up to offset 11 (next offset)"), x.getMessage());
             }
             assertEquals(List.of(position + "11"), stored());
             assertEquals(List.of("11|11|0|10"),
@@ -346,7 +346,7 @@ class PostgresFencingIT
             owner.write(first, positions(first));
             final SinkException e = assertThrows(SinkException.class, () -> zombie.write(stale, positions(stale)));
             assertTrue(e.positionMismatch() && !e.recordCaused() && !e.retriable(), e.getMessage());
-            assertTrue(e.getMessage().contains("up to 5 (next offset)") && e.getMessage().contains("23505"),
+            assertTrue(e.getMessage().contains("up to offset 5 (next offset)") && e.getMessage().contains("23505"),
                 e.getMessage());
             sql("INSERT INTO " + keyed + " VALUES (6, -1)");
             final BatchBuffer dup = batch("keyed", tracker, 5, 8, 5, -1);
