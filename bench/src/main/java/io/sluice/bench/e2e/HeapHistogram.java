@@ -59,34 +59,18 @@ record HeapHistogram(List<Entry> classes, long totalInstances, long totalBytes)
         {
             final String line = raw.strip();
             final String[] f = line.split("\\s+");
-            if (f.length >= 3 && f[0].equals("Total") && isNumber(f[1]) && isNumber(f[2]))
+            if (f.length >= 3 && f[0].equals("Total") && ProcFs.isNumber(f[1]) && ProcFs.isNumber(f[2]))
             {
                 totalInstances = Long.parseLong(f[1]);
                 totalBytes = Long.parseLong(f[2]);
             }
-            else if (f.length >= 4 && f[0].endsWith(":") && isNumber(f[0].substring(0, f[0].length() - 1))
-                && isNumber(f[1]) && isNumber(f[2]))
+            else if (f.length >= 4 && f[0].endsWith(":") && ProcFs.isNumber(f[0].substring(0, f[0].length() - 1))
+                && ProcFs.isNumber(f[1]) && ProcFs.isNumber(f[2]))
             {
                 classes.add(new Entry(f[3], Long.parseLong(f[1]), Long.parseLong(f[2])));
             }
         }
         return new HeapHistogram(List.copyOf(classes), totalInstances, totalBytes);
-    }
-
-    private static boolean isNumber(final String s)
-    {
-        if (s.isEmpty())
-        {
-            return false;
-        }
-        for (int i = 0; i < s.length(); i++)
-        {
-            if (s.charAt(i) < '0' || s.charAt(i) > '9')
-            {
-                return false;
-            }
-        }
-        return true;
     }
 
     /**

@@ -382,7 +382,11 @@ final class ProcFs
         return NUMBER.matcher(comm).replaceAll("N");
     }
 
-    private static boolean isNumber(final String s)
+    /**
+     * @param s a field of a text table
+     * @return whether it is a non-empty run of ASCII digits
+     */
+    static boolean isNumber(final String s)
     {
         if (s.isEmpty())
         {
