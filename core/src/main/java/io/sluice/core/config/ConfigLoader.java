@@ -455,12 +455,7 @@ public final class ConfigLoader
             ? List.of()
             : readBranches(r, path, name, plugin, pc, problems, targets);
         final DeadLetterConfig deadLetter = DeadLetterConfigs.readSink(r, unmatched, onError, tombstones);
-        if (sinkKind != null)
-        {
-            // a plugin_config key written at the sink level: say where it goes
-            r.belongElsewhere(sinkKind.pluginConfigKeys().stream().map(ConfigKey::name).toList(),
-                "[sinks.plugin_config]");
-        }
+        r.pluginKeysOf(sinkKind);
         r.finish();
         if (name == null || sinkKind == null || groupId == null && !targetOnly)
         {

@@ -371,6 +371,20 @@ final class TableReader
         return this;
     }
 
+    /**
+     * A sink table's {@code plugin_config} keys written at the sink level: an unknown key that is one of them is
+     * reported with where it goes ({@code [sinks.plugin_config]}).
+     *
+     * @param kind the sink's kind, or null when unknown (nothing to say then)
+     * @return this reader
+     */
+    TableReader pluginKeysOf(final SinkKind kind)
+    {
+        return kind == null
+            ? this
+            : belongElsewhere(kind.pluginConfigKeys().stream().map(ConfigKey::name).toList(), "[sinks.plugin_config]");
+    }
+
     /** Reports every key of this table that the schema does not define for its section. */
     void finish()
     {
