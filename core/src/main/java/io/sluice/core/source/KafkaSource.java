@@ -21,6 +21,7 @@ import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.WakeupException;
@@ -247,6 +248,11 @@ public final class KafkaSource implements Agent
             // /ready names it; the stage's error handler fails the pipeline with it
             stats.kafka.onAuthenticationFailure(e.getMessage());
             throw e;
+        }
+        catch (final KafkaException e)
+        {
+            throw GroupCoordinatorErrors.explain(e, settings.consumerProperties().get(ConsumerConfig.GROUP_ID_CONFIG),
+                assigned.size());
         }
     }
 
