@@ -40,26 +40,11 @@ public final class MetricsEndpoint implements AutoCloseable
     }
 
     /**
-     * Starts the listener.
-     *
-     * @param listen    {@code host:port} or {@code [ipv6]:port}, as {@code metrics.listen} validates it; port 0 takes a
-     *                  free port ({@link #port()} says which)
-     * @param pipelines the gather pipelines to report (read on every scrape)
-     * @param scatters  the scatter pipelines to report (read on every scrape)
-     * @param probes    what answers {@code /live} and {@code /ready}
-     * @return the running endpoint
-     * @throws IOException when the port cannot be bound
-     */
-    public static MetricsEndpoint start(final String listen, final Supplier<List<GatherPipeline<?>>> pipelines,
-        final Supplier<List<ScatterPipeline>> scatters, final Health.Probes probes) throws IOException
-    {
-        return start(new SluiceConfig.Metrics(listen), pipelines, scatters, probes);
-    }
-
-    /**
      * Starts the endpoint as {@code [metrics]} configures it.
      *
-     * @param address   the {@code [metrics]} table: {@code listen} (as above) and what the scrape reports
+     * @param address   the {@code [metrics]} table: {@code listen} ({@code host:port} or {@code [ipv6]:port}, as
+     *                  {@code metrics.listen} validates it; port 0 takes a free port, {@link #port()} says which)
+     *                  and what the scrape reports
      * @param pipelines the gather pipelines to report (read on every scrape)
      * @param scatters  the scatter pipelines to report (read on every scrape)
      * @param probes    what answers {@code /live} and {@code /ready}
