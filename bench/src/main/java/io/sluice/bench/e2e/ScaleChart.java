@@ -43,9 +43,10 @@ final class ScaleChart
             PANEL_W, escape("Sluice cost curve: the three-line design into " + summary.get("sink") + ", "
                 + String.format(Locale.ROOT, "%,d", ((Number)summary.get("records_per_step")).longValue())
                 + " records per step (run " + summary.get("run") + ")")));
-        panel(b, 0, steps, "records_per_s", "records/s (higher is better)", "#1f77b4", "%,.0f");
-        panel(b, PANEL_W, steps, "engine_cpu_us_per_record", "Sluice CPU per record, us (lower is better)",
-            "#d62728", "%.1f");
+        panel(b, 0, steps, List.of("records_per_s", "warm_records_per_s"), "records/s (higher is better)",
+            List.of("#1f77b4", "#9ecae1"), "%,.0f");
+        panel(b, PANEL_W, steps, List.of("engine_cpu_us_per_record", "warm_engine_cpu_us_per_record"),
+            "Sluice CPU per record, us (lower is better)", List.of("#d62728", "#fc9272"), "%.1f");
         b.append(String.format(Locale.ROOT,
             "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%s</text>%n", PANEL_W, PANEL_H + 22,
             escape("machine: " + ((Map<String, Object>)summary.get("machine")).get("summary") + "; load average "
@@ -54,8 +55,12 @@ final class ScaleChart
         return b.toString();
     }
 
+    /**
+     * One panel: a line per key (the first the step's window with the topics' creation, the second its warm pass),
+     * a red cross where a step did not finish.
+     */
     private static void panel(final StringBuilder b, final int x0, final List<Map<String, Object>> steps,
-        final String key, final String title, final String color, final String format)
+        final List<String> keys, final String title, final List<String> colors, final String format)
     {
         final int w = PANEL_W - LEFT - RIGHT;
         final int h = PANEL_H - TOP - BOTTOM;
@@ -69,10 +74,13 @@ final class ScaleChart
             final double k = ((Number)r.get("topics")).doubleValue();
             minK = Math.min(minK, k);
             maxK = Math.max(maxK, k);
-            final double v = BenchReport.num(r, key);
-            if (!Double.isNaN(v) && !Double.isInfinite(v))
+            for (final String key : keys)
             {
-                maxV = Math.max(maxV, v);
+                final double v = BenchReport.num(r, key);
+                if (!Double.isNaN(v) && !Double.isInfinite(v))
+                {
+                    maxV = Math.max(maxV, v);
+                }
             }
         }
         final double lo = Math.log10(minK) - 0.3;
@@ -92,7 +100,6 @@ final class ScaleChart
                     + "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>%n",
                 px, y, px + w, y, px - 6, y + 4, escape(String.format(Locale.ROOT, format, v))));
         }
-        final List<double[]> points = new ArrayList<>();
         for (final Map<String, Object> r : steps)
         {
             final double k = ((Number)r.get("topics")).doubleValue();
@@ -101,18 +108,41 @@ final class ScaleChart
                 "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#333\"/>"
                     + "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>%n",
                 x, py + h, x, py + h + 5, x, py + h + 18, escape(String.format(Locale.ROOT, "%,.0f", k))));
-            final double v = BenchReport.num(r, key);
-            if (Boolean.TRUE.equals(r.get("ok")) && !Double.isNaN(v) && !Double.isInfinite(v))
-            {
-                points.add(new double[]{x, py + h - h * v / top, v});
-            }
-            else
+            if (!Boolean.TRUE.equals(r.get("ok")) || Double.isNaN(BenchReport.num(r, keys.get(0))))
             {
                 b.append(String.format(Locale.ROOT,
                     "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#d00\" font-size=\"16\">x</text>"
                         + "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#d00\" font-size=\"10\">"
                         + "did not finish</text>%n",
                     x, py + h - 4, x, py + h - 20));
+            }
+        }
+        for (int i = 0; i < keys.size(); i++)
+        {
+            line(b, steps, keys.get(i), colors.get(i), format, px, py, w, h, lo, hi, top);
+            b.append(String.format(Locale.ROOT,
+                "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"/>"
+                    + "<text x=\"%d\" y=\"%d\" font-size=\"10\">%s</text>%n",
+                px + 8, py + 12 + 14 * i, px + 28, py + 12 + 14 * i, colors.get(i), px + 32, py + 16 + 14 * i,
+                i == 0 ? "the step (topics and tables created in it)" : "warm pass (they exist)"));
+        }
+        b.append(String.format(Locale.ROOT,
+            "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">topics (= tables), logarithmic</text>%n", px + w / 2,
+            py + h + 38));
+    }
+
+    private static void line(final StringBuilder b, final List<Map<String, Object>> steps, final String key,
+        final String color, final String format, final int px, final int py, final int w, final int h,
+        final double lo, final double hi, final double top)
+    {
+        final List<double[]> points = new ArrayList<>();
+        for (final Map<String, Object> r : steps)
+        {
+            final double x = px + w * (Math.log10(((Number)r.get("topics")).doubleValue()) - lo) / (hi - lo);
+            final double v = BenchReport.num(r, key);
+            if (Boolean.TRUE.equals(r.get("ok")) && !Double.isNaN(v) && !Double.isInfinite(v))
+            {
+                points.add(new double[]{x, py + h - h * v / top, v});
             }
         }
         if (points.size() > 1)
@@ -133,9 +163,6 @@ final class ScaleChart
                     + "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>%n",
                 p[0], p[1], color, p[0], p[1] - 9, escape(String.format(Locale.ROOT, format, p[2]))));
         }
-        b.append(String.format(Locale.ROOT,
-            "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">topics (= tables), logarithmic</text>%n", px + w / 2,
-            py + h + 38));
     }
 
     /** @return the smallest of 1, 2, 2.5, 5 x a power of ten that is at least {@code v} */

@@ -101,6 +101,8 @@ public final class ScaleRun
     private long maxNewTopicsPerMinute = 100_000;
     private String jvm = BenchRun.CONTENDER_JVM;
     private boolean keep;
+    /** After the step: the same records again into the topics and tables that now exist ({@code --no-warm}: not). */
+    private boolean warmPass = true;
     private String command = "scripts/bench.sh --scale";
 
     private Path runDir;
@@ -155,6 +157,8 @@ public final class ScaleRun
             "  --max-new-topics-per-minute N   the source's topic creation guard (default 100,000, its largest)",
             "  --jvm-opts \"...\"        the engine's JVM options (default " + BenchRun.CONTENDER_JVM + ")",
             "  --keep                  keep the steps' topics, groups and databases",
+            "  --no-warm               no warm pass (by default each step then sends its records again, into the",
+            "                          topics and tables that exist by then, and measures that pass on its own)",
             "  --bootstrap-servers H:P, --clickhouse URL, --root DIR, --out DIR, --command TEXT");
     }
 
@@ -167,6 +171,7 @@ public final class ScaleRun
             {
                 case "--quick" -> quick = true;
                 case "--keep" -> keep = true;
+                case "--no-warm" -> warmPass = false;
                 case "-h", "--help" -> {
                     System.out.println(usage());
                     System.exit(0);
@@ -318,6 +323,8 @@ public final class ScaleRun
         volatile double rows;
         volatile double sinkCommitted;
         volatile double sourceCommitted;
+        /** Records the step is done at: the step's records, twice that in the warm pass. */
+        volatile long target;
         volatile double lagRecords = Double.NaN;
         /** The sink's {@code sluice_records_in_total}: records it read, re-reads included. */
         volatile double sinkRecordsIn = Double.NaN;
@@ -401,6 +408,7 @@ public final class ScaleRun
         final Path log = runDir.resolve("step-" + k + ".log");
 
         final Watch w = new Watch();
+        w.target = records;
         final String topicStart = st.topicPrefix() + ".";
         final Map<String, Sampler.Probe> extra = new LinkedHashMap<>();
         final Map<String, Timed> costs = new LinkedHashMap<>();
@@ -497,7 +505,22 @@ public final class ScaleRun
         }
         w.pid.set(p.pid());
         s.contender(p.pid());
-        final String failure = awaitStep(st, p, w, log, launched);
+        String failure = awaitStep(st, p, w, log, launched);
+        long warmStart = Long.MIN_VALUE;
+        if (failure == null && warmPass)
+        {
+            // the running cost of K topics: the same records again (ids records..2*records-1, the same users), into
+            // topics and tables that exist, with the engine warmed up by the first pass; the bench's own producer
+            // sends them inside the window (well under a second for 200,000)
+            warmStart = System.nanoTime();
+            w.target = 2 * records;
+            produce(st, records, 2 * records);
+            failure = awaitStep(st, p, w, log, warmStart);
+            if (failure != null)
+            {
+                failure = "the warm pass: " + failure;
+            }
+        }
         final long finished = System.nanoTime();
         final double hwm = ProcFs.statusBytes(p.pid(), "VmHWM");
         final double cpuAtEnd = ProcFs.cpuSeconds(p.pid());
@@ -541,10 +564,14 @@ public final class ScaleRun
             ScaleReport.tail(log, 15);
         }
         measure(r, s, w, st, launched);
+        if (warmStart != Long.MIN_VALUE)
+        {
+            measureWarm(r, s, warmStart);
+        }
         r.put("probes", probeCosts(costs, r, s, launched));
         r.put("lag_at_end", failure != null ? endLag : groupLag(admin, st));
         r.put("insert_stats", sink.insertStats(st));
-        final Map<String, Object> v = sink.verify(st);
+        final Map<String, Object> v = sink.verify(st.withRecords(w.target));
         r.put("verified", v);
         r.put("ok", failure == null && Boolean.TRUE.equals(v.get("ok")));
         if (!Boolean.TRUE.equals(v.get("ok")))
@@ -573,7 +600,7 @@ public final class ScaleRun
         long movedAt = System.nanoTime();
         while (true)
         {
-            if (w.rows == records && w.sinkCommitted == records && w.sourceCommitted == records)
+            if (w.rows == w.target && w.sinkCommitted == w.target && w.sourceCommitted == w.target)
             {
                 return null;
             }
@@ -627,7 +654,7 @@ public final class ScaleRun
                 + state(st, w);
         }
         final long tablesLeft = st.topics() - w.tableFirstRow.size();
-        if (w.sourceCommitted >= records && tablesLeft > 0 && !Double.isNaN(createTableSeconds)
+        if (w.sourceCommitted >= w.target && tablesLeft > 0 && !Double.isNaN(createTableSeconds)
             && tablesLeft * createTableSeconds > 10)
         {
             return String.format(Locale.ROOT,
@@ -636,7 +663,7 @@ public final class ScaleRun
                     + "them one at a time%s%s",
                 what, tablesLeft, createTableSeconds, tablesLeft * createTableSeconds, logged, state(st, w));
         }
-        final String behind = w.sourceCommitted < records
+        final String behind = w.sourceCommitted < w.target
             ? "sluice (scatter: routing behind)"
             : "sluice (gather: every record routed, rows behind)";
         return behind + ": " + what + logged + state(st, w);
@@ -647,7 +674,7 @@ public final class ScaleRun
         return String.format(Locale.ROOT,
             "; state: %,d of %,d topics listed, %,.0f of %,d records routed (source committed), %,.0f committed "
                 + "by the sink, %,.0f rows, %,d tables with rows",
-            w.topicListed.size(), st.topics(), w.sourceCommitted, records, w.sinkCommitted, w.rows,
+            w.topicListed.size(), st.topics(), w.sourceCommitted, w.target, w.sinkCommitted, w.rows,
             w.tableFirstRow.size());
     }
 
@@ -725,7 +752,7 @@ public final class ScaleRun
         // records the sink read per record: a partition read again (a record waiting for its new table, a failed
         // insert) reads its records again (sluice_records_in_total counts them each time)
         r.put("sink_records_read", w.sinkRecordsIn);
-        r.put("sink_reads_per_record", w.sinkRecordsIn / records);
+        r.put("sink_reads_per_record", w.sinkRecordsIn / w.target);
         r.put("sink_rereads_by_cause", new TreeMap<>(w.sinkRereads));
         final Map<String, Long> pickUp = new TreeMap<>();
         for (final Map.Entry<String, Long> e : w.topicListed.entrySet())
@@ -760,6 +787,33 @@ public final class ScaleRun
         }
     }
 
+    /**
+     * The warm pass on its own: from the moment the bench began sending the second {@code records} to the moment
+     * every row of both passes was visible; the CPU of Sluice, the database server and the broker over it.
+     */
+    private void measureWarm(final Map<String, Object> r, final Sampler s, final long warmStart)
+    {
+        final long end = s.lastRowNanos(2.0 * records);
+        if (end == Long.MIN_VALUE || end <= warmStart)
+        {
+            return;
+        }
+        final double window = (end - warmStart) / 1e9;
+        r.put("warm_window_s", window);
+        r.put("warm_records_per_s", records / window);
+        r.put("warm_engine_cpu_us_per_record", (s.at(Sampler.Sample::contenderCpu, end)
+            - s.at(Sampler.Sample::contenderCpu, warmStart)) / records * 1e6);
+        r.put("warm_server_cpu_us_per_record", (s.at(Sampler.Sample::clickhouseCpu, end)
+            - s.at(Sampler.Sample::clickhouseCpu, warmStart)) / records * 1e6);
+        r.put("warm_broker_cpu_us_per_record", (s.at(Sampler.Sample::brokerCpu, end)
+            - s.at(Sampler.Sample::brokerCpu, warmStart)) / records * 1e6);
+        final Map<String, Double> threads = s.threadsBetween(Sampler.Sample::contenderThreads, warmStart, end);
+        final Map<String, Double> top = new LinkedHashMap<>();
+        threads.entrySet().stream().sorted((a, b) -> Double.compare(b.getValue(), a.getValue())).limit(10)
+            .forEach(e -> top.put(e.getKey(), e.getValue() / records * 1e6));
+        r.put("warm_engine_threads_cpu_us_per_record", top);
+    }
+
     private static double max(final double a, final double b)
     {
         return Double.isNaN(a) ? b : Double.isNaN(b) ? a : Math.max(a, b);
@@ -772,23 +826,7 @@ public final class ScaleRun
     {
         admin.createTopics(List.of(new NewTopic(st.inputTopic(), inputPartitions, (short)-1))).all()
             .get(60, TimeUnit.SECONDS);
-        final Map<String, Object> props = new LinkedHashMap<>();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        props.put(ProducerConfig.ACKS_CONFIG, "all");
-        props.put(ProducerConfig.LINGER_MS_CONFIG, 20);
-        props.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
-        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(),
-            new ByteArraySerializer()))
-        {
-            for (long i = 0; i < records; i++)
-            {
-                producer.send(new ProducerRecord<>(st.inputTopic(), (int)(i % inputPartitions), null,
-                    ("{\"id\":" + i + ",\"user_id\":\"" + (i % st.topics()) + "\",\"event\":\"e" + i + "\"}")
-                        .getBytes(StandardCharsets.UTF_8)));
-            }
-            producer.flush();
-        }
+        produce(st, 0, records);
         final Map<TopicPartition, OffsetSpec> latest = new LinkedHashMap<>();
         for (int p = 0; p < inputPartitions; p++)
         {
@@ -803,6 +841,28 @@ public final class ScaleRun
         {
             throw new IllegalStateException("broker: input topic " + st.inputTopic() + " holds " + n
                 + " records after loading, not " + records);
+        }
+    }
+
+    /** Sends records {@code from} to {@code to - 1} into the step's input topic (record i to partition i mod P). */
+    private void produce(final ScaleSink.Step st, final long from, final long to)
+    {
+        final Map<String, Object> props = new LinkedHashMap<>();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.LINGER_MS_CONFIG, 20);
+        props.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(),
+            new ByteArraySerializer()))
+        {
+            for (long i = from; i < to; i++)
+            {
+                producer.send(new ProducerRecord<>(st.inputTopic(), (int)(i % inputPartitions), null,
+                    ("{\"id\":" + i + ",\"user_id\":\"" + (i % st.topics()) + "\",\"event\":\"e" + i + "\"}")
+                        .getBytes(StandardCharsets.UTF_8)));
+            }
+            producer.flush();
         }
     }
 
@@ -1096,7 +1156,7 @@ public final class ScaleRun
         public double read() throws Exception
         {
             final long start = System.nanoTime();
-            if (last != Long.MIN_VALUE && start - last < periodNanos && watch.rows < records)
+            if (last != Long.MIN_VALUE && start - last < periodNanos && watch.rows < watch.target)
             {
                 return Double.NaN; // not due: the sample has no value of it
             }

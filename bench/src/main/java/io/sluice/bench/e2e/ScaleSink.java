@@ -22,6 +22,15 @@ interface ScaleSink
         {
             return "user_" + user;
         }
+
+        /**
+         * @param n records sent over the step (its warm pass sends them twice: ids 0 to 2n - 1)
+         * @return this step expecting {@code n} records
+         */
+        Step withRecords(final long n)
+        {
+            return new Step(topics, n, topicPrefix, inputTopic, sourceGroup, sinkGroup, database);
+        }
     }
 
     /** @return the sink kind, as in the configuration ({@code clickhouse}) */

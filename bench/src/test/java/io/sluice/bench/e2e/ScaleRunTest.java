@@ -48,6 +48,9 @@ class ScaleRunTest
         assertEquals(8192, withCheck.engine().ackWindow());
         assertEquals(60_000, withCheck.engine().kafkaCheckTimeoutMs());
         assertEquals(4096, withCheck.sinks().get(0).plugin().maxRows());
+        // a topic per user: the scatter producer's small batches, so that every user's partition has one open
+        assertEquals("4096", withCheck.kafka().producerProperties().get("batch.size"));
+        assertEquals("67108864", withCheck.kafka().producerProperties().get("buffer.memory"));
         assertTrue(ScaleRun.withEngineKey("[kafka]\n", "ack_window = 64").endsWith("\n[engine]\nack_window = 64\n"));
         // the example's [metrics] table (histograms summed over the users' tables) gets the step's listener
         final SluiceConfig served = ConfigLoader.parse(ScaleRun.withMetricsListen(toml, "127.0.0.1:9999"));
@@ -63,6 +66,10 @@ class ScaleRunTest
         final List<Map<String, Object>> steps = new ArrayList<>();
         steps.add(step(10, 10_000, 50e6, true));
         steps.add(step(1_000, 6_000, 50e6 + 990 * 80 * 1024, true)); // 0.6 of the records/s, 80 KiB per topic
+        steps.get(0).put("warm_records_per_s", 40_000.0);
+        steps.get(0).put("warm_engine_cpu_us_per_record", 10.0);
+        steps.get(1).put("warm_records_per_s", 30_000.0); // 0.75 of the warm records/s
+        steps.get(1).put("warm_engine_cpu_us_per_record", 15.0);
         steps.add(step(10_000, Double.NaN, Double.NaN, false));
         final Map<String, Object> c = ScaleReport.comparison(steps);
         assertEquals(10, c.get("base_topics"));
@@ -70,6 +77,10 @@ class ScaleRunTest
         final List<Map<String, Object>> per = (List<Map<String, Object>>)c.get("steps");
         assertEquals(0.6, (double)per.get(1).get("records_per_s_vs_base"), 1e-9);
         assertEquals(false, per.get(1).get("goal_records_per_s_met"));
+        assertEquals(0.75, (double)per.get(1).get("warm_records_per_s_vs_base"), 1e-9);
+        assertEquals(true, per.get(1).get("goal_warm_records_per_s_met"));
+        assertEquals(1.5, (double)per.get(1).get("warm_cpu_per_record_vs_base"), 1e-9);
+        assertFalse(per.get(0).containsKey("goal_records_per_s_met"), "the base step has no goal of its own");
         assertEquals(80 * 1024, (double)per.get(1).get("heap_bytes_per_extra_topic"), 1e-6);
         assertEquals(false, per.get(1).get("goal_memory_per_topic_met"));
         assertEquals(false, per.get(2).get("finished_and_verified"));
@@ -102,6 +113,8 @@ class ScaleRunTest
         summary.put("heap_growth_by_class", growth);
         final String text = ScaleReport.text(summary);
         assertTrue(text.contains("x0.60 (goal >= 0.7: NOT met)"), text);
+        assertTrue(text.contains("warm pass records/s x0.75 (met), CPU per record x1.50"), text);
+        assertTrue(text.matches("(?s).*\\|   1,000 \\|     6,000 \\| .*\\|    30,000 \\|      15\\.0 \\| .*"), text);
         assertTrue(text.contains("The bench's own cost, 1,000 topics: probes 61.0 ms of every second"), text);
         assertTrue(text.contains("the engine 27.5 ms CPU per /metrics scrape"), text);
         assertTrue(text.contains(" rows (250: 400 x 12.5, 80) engine_metrics (2000: 50 x 30.3, 90)"), text);
@@ -113,6 +126,17 @@ class ScaleRunTest
         assertTrue(svg.startsWith("<svg") && svg.strip().endsWith("</svg>"), svg);
         assertTrue(svg.contains("did not finish"), svg);
         assertTrue(svg.contains("10,000"), svg);
+        assertTrue(svg.contains("warm pass (they exist)"), svg);
+    }
+
+    @Test
+    void shouldNotCallAGoalMetByARunOfOneStep()
+    {
+        final Map<String, Object> c = ScaleReport.comparison(List.of(step(1_000, 6_000, 50e6, true)));
+        @SuppressWarnings("unchecked")
+        final Map<String, Object> only = ((List<Map<String, Object>>)c.get("steps")).get(0);
+        assertEquals(1.0, (double)only.get("records_per_s_vs_base"), 1e-9);
+        assertFalse(only.containsKey("goal_records_per_s_met"), only.toString());
     }
 
     @Test
