@@ -1,15 +1,24 @@
 package io.sluice.core.engine;
 
+import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
+import com.sun.net.httpserver.Filter;
 import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
 
-import io.prometheus.metrics.exporter.httpserver.HTTPServer;
+import io.prometheus.metrics.exporter.httpserver.MetricsHandler;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -18,7 +27,8 @@ import io.sluice.core.gather.GatherPipeline;
 import io.sluice.core.scatter.internal.ScatterPipeline;
 
 /**
- * The metrics listener ({@code [metrics] listen = "host:port"}), built on the Prometheus Java client's HTTP server:
+ * The metrics listener ({@code [metrics] listen = "host:port"}): the JDK's HTTP server with the Prometheus Java
+ * client's scrape handler:
  * <ul>
  *   <li>{@code /metrics}: Prometheus' text format (or OpenMetrics or protobuf, as the scraper asks): every
  *       {@code sluice_*} series ({@link EngineMetrics}, listed in docs/metrics.md), the JVM and process series of the
@@ -28,15 +38,29 @@ import io.sluice.core.scatter.internal.ScatterPipeline;
  *       503, never a refused connection.</li>
  * </ul>
  * Scraping costs the record path nothing: every series is read from counters and recorders the stages write anyway.
- * Thread-safety: requests run on the HTTP server's threads and only read.
+ *
+ * <p>Memory: the scrape handler renders the whole exposition, then hands it to the connection in one write (unless the
+ * scraper asks for gzip, as Prometheus does), and the JDK server's connection keeps a buffer of twice the largest
+ * write it was given for as long as the connection lives (JDK 17's {@code sun.net.httpserver.Request.WriteStream}).
+ * At 1,000 partitions the exposition is about 14 MiB, so every kept-alive scraper held some 28 MiB. The endpoint hands
+ * the body over in pieces of at most {@link #WRITE_CHUNK_BYTES} instead ({@link BoundedWrites}).
+ *
+ * <p>Thread-safety: requests run on the server's threads ({@code prometheus-http-N}, at most
+ * {@value #MAX_THREADS}) and only read.
  */
 public final class MetricsEndpoint implements AutoCloseable
 {
-    private final HTTPServer server;
+    /** The most bytes of a response handed to the server's connection in one write. */
+    static final int WRITE_CHUNK_BYTES = 64 * 1024;
+    static final int MAX_THREADS = 4;
 
-    private MetricsEndpoint(final HTTPServer server)
+    private final HttpServer server;
+    private final ExecutorService executor;
+
+    private MetricsEndpoint(final HttpServer server, final ExecutorService executor)
     {
         this.server = server;
+        this.executor = executor;
     }
 
     /**
@@ -56,13 +80,65 @@ public final class MetricsEndpoint implements AutoCloseable
         final Health.Probes probes) throws IOException
     {
         final String host = address.host();
-        final HTTPServer server = HTTPServer.builder()
-            .inetAddress(InetAddress.getByName(host.isEmpty() ? "0.0.0.0" : host))
-            .port(address.port())
-            .registry(registry(pipelines, scatters, probes::ready, address.tableHistograms()))
-            .defaultHandler(exchange -> probe(exchange, probes))
-            .buildAndStart();
-        return new MetricsEndpoint(server);
+        final HttpServer server = HttpServer.create(
+            new InetSocketAddress(InetAddress.getByName(host.isEmpty() ? "0.0.0.0" : host), address.port()), 3);
+        server.createContext("/metrics", new MetricsHandler(registry(pipelines, scatters, probes::ready,
+            address.tableHistograms()))).getFilters().add(new BoundedWrites());
+        server.createContext("/", exchange -> probe(exchange, probes));
+        final AtomicInteger threads = new AtomicInteger();
+        final ExecutorService executor = new ThreadPoolExecutor(1, MAX_THREADS, 120, TimeUnit.SECONDS,
+            new ArrayBlockingQueue<>(64), r ->
+            {
+                final Thread t = new Thread(r, "prometheus-http-" + threads.incrementAndGet());
+                t.setDaemon(true);
+                return t;
+            });
+        server.setExecutor(executor);
+        server.start();
+        return new MetricsEndpoint(server, executor);
+    }
+
+    /** Hands a response body to the connection in pieces of at most {@link #WRITE_CHUNK_BYTES} (see the class). */
+    static final class BoundedWrites extends Filter
+    {
+        @Override
+        public void doFilter(final HttpExchange exchange, final Chain chain) throws IOException
+        {
+            exchange.setStreams(null, new ChunkedWrites(exchange.getResponseBody(), WRITE_CHUNK_BYTES));
+            chain.doFilter(exchange);
+        }
+
+        @Override
+        public String description()
+        {
+            return "writes the response body in pieces of at most " + WRITE_CHUNK_BYTES + " bytes";
+        }
+    }
+
+    /** An output stream that splits every write into writes of at most {@code max} bytes. Not thread-safe. */
+    static final class ChunkedWrites extends FilterOutputStream
+    {
+        private final int max;
+
+        ChunkedWrites(final OutputStream out, final int max)
+        {
+            super(out);
+            this.max = max;
+        }
+
+        @Override
+        public void write(final byte[] b, final int off, final int len) throws IOException
+        {
+            int at = off;
+            int left = len;
+            while (left > 0)
+            {
+                final int n = Math.min(left, max);
+                out.write(b, at, n);
+                at += n;
+                left -= n;
+            }
+        }
     }
 
     private static void probe(final HttpExchange exchange, final Health.Probes probes) throws IOException
@@ -109,7 +185,7 @@ public final class MetricsEndpoint implements AutoCloseable
     /** @return the bound port */
     public int port()
     {
-        return server.getPort();
+        return server.getAddress().getPort();
     }
 
     /**
@@ -154,6 +230,7 @@ public final class MetricsEndpoint implements AutoCloseable
     @Override
     public void close()
     {
-        server.close();
+        server.stop(0);
+        executor.shutdownNow();
     }
 }
