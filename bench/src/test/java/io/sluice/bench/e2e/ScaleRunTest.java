@@ -51,6 +51,8 @@ class ScaleRunTest
         // a topic per user: the scatter producer's small batches, so that every user's partition has one open
         assertEquals("4096", withCheck.kafka().producerProperties().get("batch.size"));
         assertEquals("67108864", withCheck.kafka().producerProperties().get("buffer.memory"));
+        assertEquals("false", withCheck.kafka().producerProperties().get("enable.metrics.push"));
+        assertEquals("false", withCheck.kafka().consumerProperties().get("enable.metrics.push"));
         assertTrue(ScaleRun.withEngineKey("[kafka]\n", "ack_window = 64").endsWith("\n[engine]\nack_window = 64\n"));
         // the example's [metrics] table (histograms summed over the users' tables) gets the step's listener
         final SluiceConfig served = ConfigLoader.parse(ScaleRun.withMetricsListen(toml, "127.0.0.1:9999"));
