@@ -45,11 +45,30 @@ import io.sluice.core.scatter.internal.ScatterPipeline;
  * At 1,000 partitions the exposition is about 14 MiB, so every kept-alive scraper held some 28 MiB. The endpoint hands
  * the body over in pieces of at most {@link #WRITE_CHUNK_BYTES} instead ({@link BoundedWrites}).
  *
+ * <p>Slow clients: a request must arrive within 60 s and a response be sent within 600 s, or the connection is closed
+ * (the JDK server's {@code sun.net.httpserver.maxReqTime} and {@code maxRspTime}, set here unless the JVM was given
+ * them, as the Prometheus client's own server does).
+ *
  * <p>Thread-safety: requests run on the server's threads ({@code prometheus-http-N}, at most
  * {@value #MAX_THREADS}) and only read.
  */
 public final class MetricsEndpoint implements AutoCloseable
 {
+    static
+    {
+        // the JDK server closes a connection whose request has not arrived within maxReqTime seconds or whose
+        // response is not sent within maxRspTime (unset, a client that connects and sends nothing holds its
+        // connection for ever); the Prometheus client's own server sets the same values when they are unset
+        if (!System.getProperties().containsKey("sun.net.httpserver.maxReqTime"))
+        {
+            System.setProperty("sun.net.httpserver.maxReqTime", "60");
+        }
+        if (!System.getProperties().containsKey("sun.net.httpserver.maxRspTime"))
+        {
+            System.setProperty("sun.net.httpserver.maxRspTime", "600");
+        }
+    }
+
     /** The most bytes of a response handed to the server's connection in one write. */
     static final int WRITE_CHUNK_BYTES = 64 * 1024;
     static final int MAX_THREADS = 4;

@@ -105,6 +105,12 @@ class MetricsEndpointTest
             final HttpResponse<String> other = http.send(HttpRequest.newBuilder(URI.create(base + "/x")).build(),
                 HttpResponse.BodyHandlers.ofString());
             assertEquals(404, other.statusCode());
+            final HttpResponse<Void> head = http.send(HttpRequest.newBuilder(URI.create(base + "/metrics"))
+                .method("HEAD", HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.discarding());
+            assertEquals(200, head.statusCode());
+            // a client that connects and never sends its request is not kept for ever
+            assertEquals("60", System.getProperty("sun.net.httpserver.maxReqTime"));
+            assertEquals("600", System.getProperty("sun.net.httpserver.maxRspTime"));
         }
     }
 }
