@@ -35,8 +35,11 @@ final class ScaleReport
         final String verified = r.get("verified") instanceof Map<?, ?> v
             ? Boolean.TRUE.equals(v.get("ok"))
                 ? "every row verified once"
-                : "verification FAILED: " + v.get("rows") + " rows, " + v.get("lost") + " lost, " + v.get("duplicates")
-                    + " duplicated, " + v.get("wrong") + " wrong"
+                : v.get("error") != null
+                    ? "not verified: " + v.get("error")
+                    : "verification FAILED: " + v.get("rows") + " rows, " + v.get("lost") + " lost, "
+                        + v.get("duplicates")
+                        + " duplicated, " + v.get("wrong") + " wrong"
             : "not verified";
         final String failure = r.get("failure") != null ? "; DID NOT FINISH: " + r.get("failure") : "";
         return String.format(Locale.ROOT,
@@ -146,7 +149,7 @@ final class ScaleReport
         for (final Map<String, Object> r : steps)
         {
             final String verified = r.get("verified") instanceof Map<?, ?> v
-                ? Boolean.TRUE.equals(v.get("ok")) ? "exact" : "FAILED"
+                ? Boolean.TRUE.equals(v.get("ok")) ? "exact" : v.get("error") != null ? "unchecked" : "FAILED"
                 : "-";
             b.append(String.format(Locale.ROOT,
                 "| %,7d | %9s | %8s | %8s | %8s | %9s | %9s | %8s | %8s | %8s | %8s | %15s | %8s | %8s | %9s | %7s | %8s "

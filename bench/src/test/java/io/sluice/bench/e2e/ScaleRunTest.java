@@ -132,6 +132,20 @@ class ScaleRunTest
     }
 
     @Test
+    void shouldTellAStepWhoseRowsWereNotCheckedFromOneThatFailedTheCheck()
+    {
+        final Map<String, Object> unchecked = step(10_000, 900, 1e9, false);
+        unchecked.remove("failure");
+        unchecked.put("verified", Map.of("ok", false, "error", "database: the verification query failed: timeout"));
+        assertTrue(ScaleReport.line(unchecked).contains("not verified: database: the verification query failed"),
+            ScaleReport.line(unchecked));
+        final Map<String, Object> wrong = step(10_000, 900, 1e9, false);
+        wrong.remove("failure");
+        wrong.put("verified", Map.of("ok", false, "rows", 5L, "lost", 1L, "duplicates", 0L, "wrong", 0L));
+        assertTrue(ScaleReport.line(wrong).contains("verification FAILED: 5 rows, 1 lost"), ScaleReport.line(wrong));
+    }
+
+    @Test
     void shouldNotCallAGoalMetByARunOfOneStep()
     {
         final Map<String, Object> c = ScaleReport.comparison(List.of(step(1_000, 6_000, 50e6, true)));
