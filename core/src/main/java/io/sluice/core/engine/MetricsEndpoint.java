@@ -71,7 +71,10 @@ public final class MetricsEndpoint implements AutoCloseable
 
     /** The most bytes of a response handed to the server's connection in one write. */
     static final int WRITE_CHUNK_BYTES = 64 * 1024;
-    static final int MAX_THREADS = 4;
+    /** Server threads, as the Prometheus client's own server had: the JDK server reads each request on one. */
+    static final int MAX_THREADS = 10;
+    /** Connections the kernel queues before the server accepts them (the JDK's default is 3). */
+    static final int BACKLOG = 64;
 
     private final HttpServer server;
     private final ExecutorService executor;
@@ -100,18 +103,20 @@ public final class MetricsEndpoint implements AutoCloseable
     {
         final String host = address.host();
         final HttpServer server = HttpServer.create(
-            new InetSocketAddress(InetAddress.getByName(host.isEmpty() ? "0.0.0.0" : host), address.port()), 3);
+            new InetSocketAddress(InetAddress.getByName(host.isEmpty() ? "0.0.0.0" : host), address.port()), BACKLOG);
         server.createContext("/metrics", new MetricsHandler(registry(pipelines, scatters, probes::ready,
             address.tableHistograms()))).getFilters().add(new BoundedWrites());
         server.createContext("/", exchange -> probe(exchange, probes));
         final AtomicInteger threads = new AtomicInteger();
-        final ExecutorService executor = new ThreadPoolExecutor(1, MAX_THREADS, 120, TimeUnit.SECONDS,
-            new ArrayBlockingQueue<>(64), r ->
+        // every thread before any queueing (a pool of one core thread would queue the probes behind one slow client)
+        final ThreadPoolExecutor executor = new ThreadPoolExecutor(MAX_THREADS, MAX_THREADS, 120, TimeUnit.SECONDS,
+            new ArrayBlockingQueue<>(100), r ->
             {
                 final Thread t = new Thread(r, "prometheus-http-" + threads.incrementAndGet());
                 t.setDaemon(true);
                 return t;
             });
+        executor.allowCoreThreadTimeOut(true);
         server.setExecutor(executor);
         server.start();
         return new MetricsEndpoint(server, executor);
@@ -178,6 +183,11 @@ public final class MetricsEndpoint implements AutoCloseable
             {
                 final byte[] body = "Sluice: /metrics, /live, /ready\n".getBytes(StandardCharsets.UTF_8);
                 exchange.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
+                if ("HEAD".equals(exchange.getRequestMethod()))
+                {
+                    exchange.sendResponseHeaders("/".equals(path) ? 200 : 404, -1);
+                    return;
+                }
                 exchange.sendResponseHeaders("/".equals(path) ? 200 : 404, body.length);
                 try (OutputStream out = exchange.getResponseBody())
                 {

@@ -108,6 +108,29 @@ class MetricsEndpointTest
             final HttpResponse<Void> head = http.send(HttpRequest.newBuilder(URI.create(base + "/metrics"))
                 .method("HEAD", HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.discarding());
             assertEquals(200, head.statusCode());
+            // clients that send half a request each hold a server thread until maxReqTime: the probes still answer
+            final List<java.net.Socket> slow = new ArrayList<>();
+            try
+            {
+                for (int i = 0; i < MetricsEndpoint.MAX_THREADS - 1; i++)
+                {
+                    final java.net.Socket socket = new java.net.Socket("127.0.0.1", endpoint.port());
+                    socket.getOutputStream().write("GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: a"
+                        .getBytes(StandardCharsets.US_ASCII));
+                    socket.getOutputStream().flush();
+                    slow.add(socket);
+                }
+                final HttpResponse<String> beside = http.send(HttpRequest.newBuilder(URI.create(base + "/live"))
+                    .timeout(java.time.Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
+                assertEquals(200, beside.statusCode(), "/live beside " + slow.size() + " half-sent requests");
+            }
+            finally
+            {
+                for (final java.net.Socket socket : slow)
+                {
+                    socket.close();
+                }
+            }
             // a client that connects and never sends its request is not kept for ever
             assertEquals("60", System.getProperty("sun.net.httpserver.maxReqTime"));
             assertEquals("600", System.getProperty("sun.net.httpserver.maxRspTime"));
