@@ -4,6 +4,7 @@ import java.net.URL;
 import java.util.Locale;
 
 import org.slf4j.LoggerFactory;
+import org.slf4j.bridge.SLF4JBridgeHandler;
 
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.joran.JoranConfigurator;
@@ -49,6 +50,13 @@ public enum LogFormat
         catch (final JoranException e)
         {
             System.err.println("error: cannot configure logging as " + name().toLowerCase(Locale.ROOT) + ": " + e);
+        }
+        // what logs through java.util.logging (the Prometheus client's scrape handler, the JDK's HTTP server) goes to
+        // the same appender and format; logback.xml's LevelChangePropagator keeps JUL's levels in step with it
+        if (!SLF4JBridgeHandler.isInstalled())
+        {
+            SLF4JBridgeHandler.removeHandlersForRootLogger();
+            SLF4JBridgeHandler.install();
         }
     }
 }
