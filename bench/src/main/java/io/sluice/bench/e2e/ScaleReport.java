@@ -175,7 +175,12 @@ final class ScaleReport
             + "full GC at the end; DB RSS+: the server's RSS (its processes' summed) at its most during the step minus before; lag max: records routed "
             + "but not yet committed by the sink, the most sampled; reads/r: records the sink read (its "
             + "sluice_records_in_total, re-reads included) per record; CREATE s: the database's own time per CREATE "
-            + "TABLE of the step's DDL, measured before the step (median of 5).%n"));
+            + "TABLE of the step's DDL, measured before the step (median of 5); pick-up p50/max: ms from a topic's "
+            + "first listing by the broker to its table's first row; rows/ins: rows per INSERT (PostgreSQL: per COPY); "
+            + "parts/t: active parts per table (ClickHouse); verified: exact = every record of both passes once, in "
+            + "its user's table, unchecked = the verification query failed. Memory per extra topic below is the live "
+            + "heap's growth (jvm_memory_used_bytes after a full GC); the class histogram's sum, a second reading of "
+            + "the same heap, differs from it by a few MiB from run to run.%n"));
         for (final Map<String, Object> r : steps)
         {
             if (r.get("probes") instanceof Map<?, ?> probes)
