@@ -113,7 +113,7 @@ class PatternPickUpIT
                 picked.add(t);
                 awaitRows(database, Map.of("fetched_" + n, 1L));
             }
-            Thread.sleep(2 * PickUpClock.PERIOD_MS);
+            clock.awaitRowsSeen(picked, 30_000);
             pickUp = clock.pickUpMs(picked);
             final Set<String> assigned = assignedTopics(group);
             assertEquals(8, assigned.size(), "assigned: " + assigned);

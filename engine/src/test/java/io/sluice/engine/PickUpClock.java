@@ -90,6 +90,33 @@ final class PickUpClock implements AutoCloseable
         }
     }
 
+    /**
+     * Waits until the clock itself has seen rows in every topic's table: the test sees the rows through its own query,
+     * and on a loaded machine one round of the clock (a topic listing and a row count) takes longer than its period.
+     *
+     * @param topics    the topics
+     * @param timeoutMs the longest wait
+     * @throws AssertionError naming the topics whose rows the clock has not seen within {@code timeoutMs}
+     */
+    void awaitRowsSeen(final Set<String> topics, final long timeoutMs) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (!rowNanos.keySet().containsAll(topics))
+        {
+            if (failure != null)
+            {
+                throw new IllegalStateException("the pick-up clock failed", failure);
+            }
+            if (System.nanoTime() - deadline > 0)
+            {
+                final Set<String> missing = new java.util.TreeSet<>(topics);
+                missing.removeAll(rowNanos.keySet());
+                throw new AssertionError("the pick-up clock saw no rows within " + timeoutMs + " ms for " + missing);
+            }
+            Thread.sleep(PERIOD_MS);
+        }
+    }
+
     /** @return every topic's pick-up time in ms (created or first listed -> first row visible), for topics with rows */
     Map<String, Long> pickUpMs(final Set<String> topics)
     {

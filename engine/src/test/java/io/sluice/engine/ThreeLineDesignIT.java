@@ -125,8 +125,8 @@ class ThreeLineDesignIT
                 Thread.sleep(50);
             }
             assertEquals(rows, rowsPerTable(database), "every user's records in the user's table");
-            Thread.sleep(2 * PickUpClock.PERIOD_MS);
             final Set<String> topics = new TreeSet<>(firstProducedNanos.keySet());
+            clock.awaitRowsSeen(topics, 30_000);
             pickUp = clock.listedToRowMs(topics);
             for (final String t : topics)
             {
