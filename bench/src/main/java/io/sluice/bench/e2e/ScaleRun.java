@@ -725,12 +725,7 @@ public final class ScaleRun
                 - s.at(Sampler.Sample::clickhouseCpu, firstTopic)) / records * 1e6);
             r.put("broker_cpu_us_per_record", (s.at(Sampler.Sample::brokerCpu, lastRow)
                 - s.at(Sampler.Sample::brokerCpu, firstTopic)) / records * 1e6);
-            final Map<String, Double> threads = s.threadsBetween(Sampler.Sample::contenderThreads, firstTopic,
-                lastRow);
-            final Map<String, Double> top = new LinkedHashMap<>();
-            threads.entrySet().stream().sorted((a, b) -> Double.compare(b.getValue(), a.getValue())).limit(10)
-                .forEach(e -> top.put(e.getKey(), e.getValue() / records * 1e6));
-            r.put("engine_threads_cpu_us_per_record", top);
+            r.put("engine_threads_cpu_us_per_record", topThreads(s, firstTopic, lastRow));
         }
         double heapMax = Double.NaN;
         double rssMax = Double.NaN;
@@ -819,11 +814,17 @@ public final class ScaleRun
             - s.at(Sampler.Sample::clickhouseCpu, warmStart)) / records * 1e6);
         r.put("warm_broker_cpu_us_per_record", (s.at(Sampler.Sample::brokerCpu, end)
             - s.at(Sampler.Sample::brokerCpu, warmStart)) / records * 1e6);
-        final Map<String, Double> threads = s.threadsBetween(Sampler.Sample::contenderThreads, warmStart, end);
+        r.put("warm_engine_threads_cpu_us_per_record", topThreads(s, warmStart, end));
+    }
+
+    /** @return the engine's ten busiest threads between two moments, in us of CPU per record of a pass */
+    private Map<String, Double> topThreads(final Sampler s, final long from, final long to)
+    {
         final Map<String, Double> top = new LinkedHashMap<>();
-        threads.entrySet().stream().sorted((a, b) -> Double.compare(b.getValue(), a.getValue())).limit(10)
+        s.threadsBetween(Sampler.Sample::contenderThreads, from, to).entrySet().stream()
+            .sorted((a, b) -> Double.compare(b.getValue(), a.getValue())).limit(10)
             .forEach(e -> top.put(e.getKey(), e.getValue() / records * 1e6));
-        r.put("warm_engine_threads_cpu_us_per_record", top);
+        return top;
     }
 
     private static double max(final double a, final double b)
@@ -1149,18 +1150,16 @@ public final class ScaleRun
     {
         private final long periodNanos;
         private final Watch watch;
-        private final long records;
         private final Sampler.Probe probe;
         private long last = Long.MIN_VALUE;
         long calls;
         long nanos;
         long maxNanos;
 
-        Timed(final long periodMillis, final Watch watch, final long records, final Sampler.Probe probe)
+        Timed(final long periodMillis, final Watch watch, final Sampler.Probe probe)
         {
             this.periodNanos = TimeUnit.MILLISECONDS.toNanos(periodMillis);
             this.watch = watch;
-            this.records = records;
             this.probe = probe;
         }
 
@@ -1190,7 +1189,7 @@ public final class ScaleRun
     private Timed timed(final Map<String, Timed> costs, final String name, final long periodMillis, final Watch w,
         final Sampler.Probe p)
     {
-        final Timed t = new Timed(periodMillis, w, records, p);
+        final Timed t = new Timed(periodMillis, w, p);
         costs.put(name, t);
         return t;
     }
